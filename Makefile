@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A thin wrapper over CMake.  The README's two commands:
+#   make demo   install what is missing, build, run the demo A/B suite
+#   make test   install what is missing, build, run ctest
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE    ?= cmake
+CTEST    ?= ctest
+HVBENCH  := $(BUILD)/hvbench
+
+.PHONY: all deps configure build demo test format format-check clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: deps configure
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./scripts/demo.sh $(HVBENCH) results/latest
+
+test: build
+	cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' '*.cc')
+
+clean:
+	rm -rf $(BUILD)

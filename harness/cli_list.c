@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench list [plugins|workloads|slots] [--json]": what can be run and
+ * switched, as text or JSON on stdout.  Negative-control plugins
+ * (HV_PF_TEST_ONLY) are not listed.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <hv/plugin.h>
+#include <hvb/cli.h>
+#include <hvb/params.h>
+#include <hvb/registry.h>
+
+enum {
+    OPT_JSON = 1,
+    OPT_HELP,
+};
+
+static const struct hvb_optdef list_opts[] = {
+    {"json", 0, false, OPT_JSON},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
+};
+
+enum what {
+    LIST_SLOTS = 1u << 0,
+    LIST_PLUGINS = 1u << 1,
+    LIST_WORKLOADS = 1u << 2,
+};
+
+static void list_help(FILE *f)
+{
+    fputs("usage: hvbench list [plugins|workloads|slots] [--json]\n"
+          "\n"
+          "List the slots (switchable strategy points of the model), the\n"
+          "plugins of each slot with their options, and the workloads with\n"
+          "the slots they exercise and their parameters.  Without a topic,\n"
+          "list all three.\n"
+          "\n"
+          "options:\n"
+          "  --json      one JSON object on stdout\n"
+          "  -h, --help  this help\n",
+          f);
+}
+
+/* Visible plugins, by slot order then name; malloc'd, NULL-terminated. */
+static const struct hv_plugin_hdr **visible_plugins(const char *slot)
+{
+    const struct hv_plugin_hdr *h, **v;
+    size_t n = 0, i, j;
+
+    for ( i = 0; hv_plugin_at((unsigned int)i) != NULL; i++ )
+        ;
+    v = calloc(i + 1, sizeof(*v));
+    if ( v == NULL )
+        return NULL;
+    for ( i = 0; (h = hv_plugin_at((unsigned int)i)) != NULL; i++ )
+    {
+        if ( (h->flags & HV_PF_TEST_ONLY) || strcmp(h->slot, slot) != 0 )
+            continue;
+        for ( j = n; j > 0 && strcmp(v[j - 1]->name, h->name) > 0; j-- )
+            v[j] = v[j - 1];
+        v[j] = h;
+        n++;
+    }
+    return v;
+}
+
+static const char *opt_type_name(enum hv_opt_type t)
+{
+    switch ( t )
+    {
+    case HV_OPT_UINT:
+        return "uint";
+    case HV_OPT_BOOL:
+        return "bool";
+    case HV_OPT_ENUM:
+        return "enum";
+    case HV_OPT_END:
+        break;
+    }
+    return "?";
+}
+
+/* "[1, 256]", "a|b|c" or "true|false". */
+static void opt_range(const struct hv_opt *o, char *buf, size_t len)
+{
+    if ( o->type == HV_OPT_UINT )
+        snprintf(buf, len, "[%" PRIu64 ", %" PRIu64 "]", o->min, o->max);
+    else if ( o->type == HV_OPT_ENUM )
+        snprintf(buf, len, "%s", o->choices ? o->choices : "");
+    else
+        snprintf(buf, len, "true|false");
+}
+
+static void param_range(const struct hvb_param *p, char *buf, size_t len)
+{
+    uint64_t min, max;
+
+    if ( p->type == HVB_PARAM_UINT )
+    {
+        hvb_param_bounds(p, &min, &max);
+        snprintf(buf, len, "[%" PRIu64 ", %" PRIu64 "]", min, max);
+    }
+    else
+        snprintf(buf, len, "%s", p->choices ? p->choices : "");
+}
+
+/* ---- text ---- */
+
+static int text_slots(FILE *f)
+{
+    const struct hv_slot *s;
+    char names[512];
+    unsigned int i;
+
+    fprintf(f, "slots:\n");
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        hv_plugin_names(s->name, false, names, sizeof(names));
+        fprintf(f, "  %-12s %s\n", s->name, s->summary);
+        fprintf(f, "  %-12s default %s; plugins: %s\n", "",
+                s->default_plugin ? s->default_plugin : "(none)", names);
+    }
+    return 0;
+}
+
+static int text_plugins(FILE *f)
+{
+    const struct hv_plugin_hdr **v;
+    const struct hv_opt *o;
+    const struct hv_slot *s;
+    char range[256];
+    unsigned int i;
+    size_t k;
+
+    fprintf(f, "plugins:\n");
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        v = visible_plugins(s->name);
+        if ( v == NULL )
+            return -1;
+        for ( k = 0; v[k] != NULL; k++ )
+        {
+            fprintf(
+                f, "  %s=%-12s %s%s%s\n", s->name, v[k]->name, v[k]->summary,
+                s->default_plugin && strcmp(s->default_plugin, v[k]->name) == 0
+                    ? " [default]"
+                    : "",
+                (v[k]->flags & HV_PF_NO_CHURN) ? " [unsafe with churn]" : "");
+            for ( o = v[k]->opts; o != NULL && o->name != NULL; o++ )
+            {
+                opt_range(o, range, sizeof(range));
+                fprintf(f, "      :%s=<%s>  %s, default %s  %s\n", o->name,
+                        opt_type_name(o->type), range, o->def, o->help);
+            }
+        }
+        free(v);
+    }
+    return 0;
+}
+
+static int text_workloads(FILE *f)
+{
+    const struct hvb_workload *w;
+    const struct hvb_param *p;
+    char range[256], slots[256];
+    size_t i;
+
+    fprintf(f, "workloads:\n");
+    for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
+    {
+        hvb_workload_slot_names(w, slots, sizeof(slots));
+        fprintf(f, "  %-14s %s, %s%s\n", w->name,
+                w->kind == HVB_MACRO ? "macro" : "micro", w->summary,
+                (w->flags & HVB_WF_ONE_SHOT) ? " [one iteration per repetition]"
+                                             : "");
+        fprintf(f, "  %-14s slots: %s\n", "", slots);
+        for ( p = w->params; p != NULL && p->name != NULL; p++ )
+        {
+            param_range(p, range, sizeof(range));
+            fprintf(f, "      %s=<%s>  %s, default %s  %s\n", p->name,
+                    hvb_param_type_name(p->type), range, p->def, p->help);
+        }
+    }
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *json_plugin(const struct hv_plugin_hdr *h)
+{
+    json_t *o = json_object(), *opts = json_array(), *flags = json_array();
+    const struct hv_opt *opt;
+
+    json_object_set_new(o, "slot", json_string(h->slot));
+    json_object_set_new(o, "name", json_string(h->name));
+    json_object_set_new(o, "summary", json_string(h->summary));
+    if ( h->flags & HV_PF_NO_CHURN )
+        json_array_append_new(flags, json_string("no_churn"));
+    json_object_set_new(o, "flags", flags);
+    for ( opt = h->opts; opt != NULL && opt->name != NULL; opt++ )
+    {
+        json_t *x = json_object();
+
+        json_object_set_new(x, "name", json_string(opt->name));
+        json_object_set_new(x, "type", json_string(opt_type_name(opt->type)));
+        json_object_set_new(x, "default", json_string(opt->def));
+        json_object_set_new(x, "help", json_string(opt->help));
+        if ( opt->type == HV_OPT_UINT )
+        {
+            json_object_set_new(x, "min", json_integer((json_int_t)opt->min));
+            json_object_set_new(x, "max", json_integer((json_int_t)opt->max));
+        }
+        if ( opt->type == HV_OPT_ENUM )
+            json_object_set_new(x, "choices",
+                                json_string(opt->choices ? opt->choices : ""));
+        json_array_append_new(opts, x);
+    }
+    json_object_set_new(o, "options", opts);
+    return o;
+}
+
+static json_t *json_slots(void)
+{
+    const struct hv_plugin_hdr **v;
+    json_t *a = json_array();
+    const struct hv_slot *s;
+    unsigned int i;
+    size_t k;
+
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        json_t *o = json_object(), *names = json_array();
+
+        json_object_set_new(o, "name", json_string(s->name));
+        json_object_set_new(o, "summary", json_string(s->summary));
+        json_object_set_new(o, "default_plugin",
+                            s->default_plugin ? json_string(s->default_plugin)
+                                              : json_null());
+        v = visible_plugins(s->name);
+        for ( k = 0; v != NULL && v[k] != NULL; k++ )
+            json_array_append_new(names, json_string(v[k]->name));
+        free(v);
+        json_object_set_new(o, "plugins", names);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *json_plugins(void)
+{
+    const struct hv_plugin_hdr **v;
+    json_t *a = json_array();
+    const struct hv_slot *s;
+    unsigned int i;
+    size_t k;
+
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        v = visible_plugins(s->name);
+        for ( k = 0; v != NULL && v[k] != NULL; k++ )
+            json_array_append_new(a, json_plugin(v[k]));
+        free(v);
+    }
+    return a;
+}
+
+static json_t *json_param(const struct hvb_param *p)
+{
+    json_t *x = json_object();
+    uint64_t min, max;
+
+    json_object_set_new(x, "name", json_string(p->name));
+    json_object_set_new(x, "type", json_string(hvb_param_type_name(p->type)));
+    json_object_set_new(x, "default", json_string(p->def));
+    json_object_set_new(x, "help", json_string(p->help));
+    if ( p->type == HVB_PARAM_UINT )
+    {
+        hvb_param_bounds(p, &min, &max);
+        json_object_set_new(x, "min", json_integer((json_int_t)min));
+        json_object_set_new(x, "max",
+                            max > (uint64_t)INT64_MAX
+                                ? json_null()
+                                : json_integer((json_int_t)max));
+    }
+    else
+        json_object_set_new(x, "choices",
+                            json_string(p->choices ? p->choices : ""));
+    return x;
+}
+
+static json_t *json_workloads(void)
+{
+    const struct hvb_workload *w;
+    const struct hvb_param *p;
+    const char *const *s;
+    json_t *a = json_array();
+    size_t i;
+
+    for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
+    {
+        json_t *o = json_object(), *slots = json_array(),
+               *params = json_array();
+
+        json_object_set_new(o, "name", json_string(w->name));
+        json_object_set_new(
+            o, "kind", json_string(w->kind == HVB_MACRO ? "macro" : "micro"));
+        json_object_set_new(o, "summary", json_string(w->summary));
+        json_object_set_new(o, "one_shot",
+                            json_boolean(w->flags & HVB_WF_ONE_SHOT));
+        for ( s = w->slots; s != NULL && *s != NULL; s++ )
+            json_array_append_new(slots, json_string(*s));
+        json_object_set_new(o, "slots", slots);
+        for ( p = w->params; p != NULL && p->name != NULL; p++ )
+            json_array_append_new(params, json_param(p));
+        json_object_set_new(o, "params", params);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static int list_json(unsigned int what)
+{
+    json_t *root = json_object();
+    int rc;
+
+    if ( what & LIST_SLOTS )
+        json_object_set_new(root, "slots", json_slots());
+    if ( what & LIST_PLUGINS )
+        json_object_set_new(root, "plugins", json_plugins());
+    if ( what & LIST_WORKLOADS )
+        json_object_set_new(root, "workloads", json_workloads());
+    rc = json_dumpf(root, stdout, JSON_INDENT(2));
+    json_decref(root);
+    if ( rc || fputc('\n', stdout) == EOF || fflush(stdout) )
+        return hvb_failure("writing the list failed");
+    return HVB_EXIT_OK;
+}
+
+static int list_text(unsigned int what)
+{
+    bool sep = false;
+
+    if ( what & LIST_SLOTS )
+    {
+        text_slots(stdout);
+        sep = true;
+    }
+    if ( what & LIST_PLUGINS )
+    {
+        if ( sep )
+            fputc('\n', stdout);
+        if ( text_plugins(stdout) )
+            return hvb_failure("out of memory");
+        sep = true;
+    }
+    if ( what & LIST_WORKLOADS )
+    {
+        if ( sep )
+            fputc('\n', stdout);
+        text_workloads(stdout);
+    }
+    if ( fflush(stdout) )
+        return hvb_failure("writing the list failed");
+    return HVB_EXIT_OK;
+}
+
+int hvb_cmd_list(int argc, char **argv)
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "list"};
+    unsigned int what = 0;
+    bool json = false;
+    const char *val;
+    int id;
+
+    while ( (id = hvb_getopt(&p, list_opts, &val)) != HVB_OPT_DONE )
+    {
+        switch ( id )
+        {
+        case HVB_OPT_ERROR:
+            return HVB_EXIT_USAGE;
+        case OPT_JSON:
+            json = true;
+            break;
+        case OPT_HELP:
+            list_help(stdout);
+            return HVB_EXIT_OK;
+        case HVB_OPT_POSITIONAL:
+            if ( what != 0 )
+                return hvb_usage_error(
+                    "list takes one topic; '%s' is one too many", val);
+            if ( strcmp(val, "plugins") == 0 )
+                what = LIST_PLUGINS;
+            else if ( strcmp(val, "workloads") == 0 )
+                what = LIST_WORKLOADS;
+            else if ( strcmp(val, "slots") == 0 )
+                what = LIST_SLOTS;
+            else
+                return hvb_usage_error(
+                    "unknown list topic '%s' (valid: plugins, workloads, slots)",
+                    val);
+            break;
+        }
+    }
+    if ( what == 0 )
+        what = LIST_SLOTS | LIST_PLUGINS | LIST_WORKLOADS;
+    return json ? list_json(what) : list_text(what);
+}

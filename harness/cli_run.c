@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench run": parse the command line into run options.  Plugin and
+ * parameter values are validated by the matrix (hvb/matrix.h); this file
+ * checks the rest and names the workload.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <hv/hv.h>
+#include <hvb/cli.h>
+#include <hvb/registry.h>
+#include <hvb/run.h>
+
+#define DEFAULT_REPETITIONS 5
+#define DEFAULT_MIN_TIME_S  0.1
+#define DEFAULT_SEED        1
+#define MAX_REPETITIONS     1000
+#define MAX_MIN_TIME_S      3600.0
+#define MAX_THREAD_COUNTS   64
+
+enum {
+    OPT_PLUGIN = 1,
+    OPT_PARAM,
+    OPT_THREADS,
+    OPT_REPETITIONS,
+    OPT_MIN_TIME,
+    OPT_OUT,
+    OPT_FORMAT,
+    OPT_SEED,
+    OPT_NO_INTERLEAVE,
+    OPT_TEST_PLUGINS,
+    OPT_QUIET,
+    OPT_HELP,
+};
+
+static const struct hvb_optdef run_opts[] = {
+    {"plugin", 0, true, OPT_PLUGIN},
+    {"param", 0, true, OPT_PARAM},
+    {"threads", 't', true, OPT_THREADS},
+    {"repetitions", 'r', true, OPT_REPETITIONS},
+    {"min-time", 0, true, OPT_MIN_TIME},
+    {"out", 'o', true, OPT_OUT},
+    {"format", 'f', true, OPT_FORMAT},
+    {"seed", 0, true, OPT_SEED},
+    {"no-interleave", 0, false, OPT_NO_INTERLEAVE},
+    {"allow-test-plugins", 0, false, OPT_TEST_PLUGINS},
+    {"quiet", 'q', false, OPT_QUIET},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
+};
+
+static void run_help(FILE *f)
+{
+    char names[1024];
+
+    hvb_workload_names(names, sizeof(names));
+    fprintf(
+        f,
+        "usage: hvbench run WORKLOAD [options]\n"
+        "\n"
+        "Measure WORKLOAD for every cell of the cross product of the\n"
+        "plugins, parameter values and thread counts given.  Cells\n"
+        "differing only in plugins form a group; the first plugin of a\n"
+        "group is the reference of its ratio column.\n"
+        "\n"
+        "workloads: %s (see 'hvbench list workloads')\n"
+        "\n"
+        "options:\n"
+        "  --plugin SLOT=SPEC[,SPEC...]  strategies for a slot the\n"
+        "                      workload exercises; SPEC is NAME[:OPT=V...]\n"
+        "                      (e.g. percpu-ref:ncpus=2) or a plugin .so;\n"
+        "                      slots not named run their default plugin\n"
+        "  --param KEY=V[,V...]  workload parameter values; integers take\n"
+        "                      k/M/G suffixes (x1000)\n"
+        "  -t, --threads N[,M...]  measured threads (default 1)\n"
+        "  -r, --repetitions N  repetitions per cell (default %d)\n"
+        "  --min-time S        minimum seconds per repetition (default %g)\n"
+        "  --no-interleave     run each cell's repetitions back to back\n"
+        "                      (default: randomly interleaved across cells)\n"
+        "  --seed N            base seed of the threads' generators (default %d)\n"
+        "  -o, --out FILE      also write the JSON results to FILE (atomically)\n"
+        "  -f, --format console|json  what goes to stdout (default console)\n"
+        "  --allow-test-plugins  allow negative-control plugins (tests)\n"
+        "  -q, --quiet         no progress or context on stderr\n"
+        "  -h, --help          this help\n"
+        "\n"
+        "exit status: 0 success, 1 a cell failed, 2 usage or input error\n",
+        names, DEFAULT_REPETITIONS, DEFAULT_MIN_TIME_S, DEFAULT_SEED);
+}
+
+/* Append the counts of "N[,M...]" to @t. */
+static bool parse_threads(const char *arg, unsigned int *t, size_t *nr)
+{
+    const char *p = arg;
+    char one[32];
+
+    for ( ;; )
+    {
+        size_t n = strcspn(p, ",");
+        uint64_t v;
+
+        if ( n == 0 || n >= sizeof(one) )
+        {
+            hvb_usage_error(
+                "bad value '%s' for --threads (N[,M...], each an integer in [1, %u])",
+                arg, HV_MAX_CPUS - 1);
+            return false;
+        }
+        memcpy(one, p, n);
+        one[n] = '\0';
+        if ( !hvb_parse_u64("--threads", one, 1, HV_MAX_CPUS - 1, &v) )
+            return false;
+        if ( *nr == MAX_THREAD_COUNTS )
+        {
+            hvb_usage_error("more than %d thread counts", MAX_THREAD_COUNTS);
+            return false;
+        }
+        t[(*nr)++] = (unsigned int)v;
+        p += n;
+        if ( *p == '\0' )
+            return true;
+        p++;
+    }
+}
+
+int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "run"};
+    unsigned int threads[MAX_THREAD_COUNTS];
+    const char **plugins = NULL, **params = NULL, *val, *wname = NULL;
+    struct hvb_run_opts o;
+    size_t nr_threads = 0;
+    char names[1024];
+    uint64_t u;
+    int id, status = HVB_EXIT_USAGE;
+
+    memset(&o, 0, sizeof(o));
+    o.repetitions = DEFAULT_REPETITIONS;
+    o.min_time_s = DEFAULT_MIN_TIME_S;
+    o.interleave = true;
+    o.format = HVB_FORMAT_CONSOLE;
+    o.spec.seed = DEFAULT_SEED;
+    o.argc = full_argc;
+    o.argv = full_argv;
+    /* At most one plugin or param argument per argv slot. */
+    plugins = calloc((size_t)argc + 1, sizeof(*plugins));
+    params = calloc((size_t)argc + 1, sizeof(*params));
+    if ( plugins == NULL || params == NULL )
+    {
+        status = hvb_failure("out of memory");
+        goto out;
+    }
+
+    while ( (id = hvb_getopt(&p, run_opts, &val)) != HVB_OPT_DONE )
+    {
+        switch ( id )
+        {
+        case HVB_OPT_ERROR:
+            goto out;
+        case HVB_OPT_POSITIONAL:
+            if ( wname != NULL )
+            {
+                hvb_usage_error("run takes one WORKLOAD; '%s' is one too many",
+                                val);
+                goto out;
+            }
+            wname = val;
+            break;
+        case OPT_PLUGIN:
+            plugins[o.spec.nr_plugin_args++] = val;
+            break;
+        case OPT_PARAM:
+            params[o.spec.nr_param_args++] = val;
+            break;
+        case OPT_THREADS:
+            if ( !parse_threads(val, threads, &nr_threads) )
+                goto out;
+            break;
+        case OPT_REPETITIONS:
+            if ( !hvb_parse_u64("--repetitions", val, 1, MAX_REPETITIONS, &u) )
+                goto out;
+            o.repetitions = (unsigned int)u;
+            break;
+        case OPT_MIN_TIME:
+            if ( !hvb_parse_seconds("--min-time", val, 0.001, MAX_MIN_TIME_S,
+                                    &o.min_time_s) )
+                goto out;
+            break;
+        case OPT_OUT:
+            o.out_path = val;
+            break;
+        case OPT_FORMAT:
+            if ( strcmp(val, "console") == 0 )
+                o.format = HVB_FORMAT_CONSOLE;
+            else if ( strcmp(val, "json") == 0 )
+                o.format = HVB_FORMAT_JSON;
+            else
+            {
+                hvb_usage_error("bad value '%s' for --format (console or json)",
+                                val);
+                goto out;
+            }
+            break;
+        case OPT_SEED:
+            if ( !hvb_parse_u64("--seed", val, 0, UINT64_MAX, &o.spec.seed) )
+                goto out;
+            break;
+        case OPT_NO_INTERLEAVE:
+            o.interleave = false;
+            break;
+        case OPT_TEST_PLUGINS:
+            o.spec.allow_test_only = true;
+            break;
+        case OPT_QUIET:
+            o.quiet = true;
+            break;
+        case OPT_HELP:
+            run_help(stdout);
+            status = HVB_EXIT_OK;
+            goto out;
+        }
+    }
+
+    hvb_workload_names(names, sizeof(names));
+    if ( wname == NULL )
+    {
+        hvb_usage_error("run needs a WORKLOAD (one of: %s)", names);
+        goto out;
+    }
+    o.spec.w = hvb_workload_find(wname);
+    if ( o.spec.w == NULL )
+    {
+        hvb_usage_error("unknown workload '%s' (valid: %s)", wname, names);
+        goto out;
+    }
+    if ( nr_threads == 0 )
+        threads[nr_threads++] = 1;
+    o.spec.threads = threads;
+    o.spec.nr_threads = nr_threads;
+    o.spec.plugin_args = plugins;
+    o.spec.param_args = params;
+    status = hvb_run(&o);
+
+out:
+    free(plugins);
+    free(params);
+    return status;
+}

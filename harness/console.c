@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Console views of a run.  The table goes to stdout (it is the data of
+ * the default format); context, notes and warnings go to stderr.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hvb/console.h>
+
+void hvb_console_context(FILE *err, const json_t *ctx)
+{
+    const json_t *scaling = json_object_get(ctx, "cpu_scaling_enabled");
+    const json_t *load = json_object_get(ctx, "load_avg");
+    const char *build =
+        json_string_value(json_object_get(ctx, "library_build_type"));
+    const json_t *v;
+    size_t i;
+
+    fprintf(err, "hvbench: host %s, %lld CPUs at %lld MHz, CPU scaling %s",
+            json_string_value(json_object_get(ctx, "host_name")) ?: "unknown",
+            (long long)json_integer_value(json_object_get(ctx, "num_cpus")),
+            (long long)json_integer_value(json_object_get(ctx, "mhz_per_cpu")),
+            json_is_boolean(scaling)
+                ? (json_is_true(scaling) ? "enabled" : "disabled")
+                : "unknown");
+    if ( json_array_size(load) > 0 )
+    {
+        fprintf(err, ", load average");
+        json_array_foreach(load, i, v)
+            fprintf(err, " %.2f", json_number_value(v));
+    }
+    fputc('\n', err);
+    if ( build != NULL && strcmp(build, "debug") == 0 )
+        fprintf(
+            err,
+            "hvbench: note: the Google Benchmark library was built as DEBUG (as Debian ships it); it only drives the timed loop, whose code is ours and optimised\n");
+    if ( json_is_true(scaling) )
+        fprintf(
+            err,
+            "hvbench: warning: CPU frequency scaling is enabled; times may drift between repetitions\n");
+}
+
+/*
+ * The counters of a cell worth a glance: non-zero medians, at most
+ * HVB_CONSOLE_COUNTERS of them (the JSON has them all).
+ */
+static void print_counters(FILE *out, const struct hvb_cell_summary *cs)
+{
+    const char *sep = "";
+    size_t c, shown = 0, more = 0;
+
+    for ( c = 0; c < cs->nr_ctrs; c++ )
+    {
+        const struct hvb_ctr_summary *k = &cs->ctrs[c];
+
+        if ( fabs(k->st.median) < 0.0005 )
+            continue;
+        if ( shown == HVB_CONSOLE_COUNTERS )
+        {
+            more++;
+            continue;
+        }
+        fprintf(out, "%s%s=%.3g%s", sep, k->name, k->st.median,
+                (k->flags & HVB_CTR_RATE) ? "/s" : "");
+        sep = " ";
+        shown++;
+    }
+    if ( more )
+        fprintf(out, " (+%zu more)", more);
+}
+
+void hvb_console_table(FILE *out, const struct hvb_matrix *m,
+                       const struct hvb_summary *s)
+{
+    int w = (int)strlen("name");
+    char ratio[32];
+    size_t i;
+
+    for ( i = 0; i < m->nr_cells; i++ )
+        if ( (int)strlen(m->cells[i].name) > w )
+            w = (int)strlen(m->cells[i].name);
+
+    fprintf(out, "%-*s  %14s  %7s  %12s  %7s  %s\n", w, "name", "median ns/op",
+            "CV", "iterations", "ratio", "counters (per op)");
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        const struct hvb_mcell *mc = &m->cells[i];
+        const struct hvb_cell_summary *cs = &s->cells[i];
+
+        if ( i > 0 && m->nr_variants > 1 && mc->variant == 0 )
+            fputc('\n', out);
+        if ( cs->error != NULL || cs->nr_good == 0 )
+        {
+            fprintf(out, "%-*s  ERROR: %s\n", w, mc->name,
+                    cs->error ? cs->error : "no result");
+            continue;
+        }
+        if ( m->nr_variants > 1 && cs->has_ratio )
+            snprintf(ratio, sizeof(ratio), "%.3f", cs->ratio);
+        else
+            snprintf(ratio, sizeof(ratio), "-");
+        fprintf(out, "%-*s  %14.2f  %6.1f%%  %12lld  %7s  ", w, mc->name,
+                cs->real.median, cs->real.cv * 100.0, (long long)cs->iterations,
+                ratio);
+        print_counters(out, cs);
+        fputc('\n', out);
+    }
+    fflush(out);
+}
+
+void hvb_console_warnings(FILE *err, const struct hvb_matrix *m,
+                          const struct hvb_summary *s)
+{
+    size_t i;
+
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        const struct hvb_cell_summary *cs = &s->cells[i];
+        const char *name = m->cells[i].name;
+
+        if ( cs->error != NULL || cs->nr_good == 0 )
+            fprintf(err, "hvbench: error: %s: %s\n", name,
+                    cs->error ? cs->error : "no result");
+        else if ( cs->real.n >= 2 && cs->real.cv >= HVB_NOISY_CV )
+            fprintf(
+                err,
+                "hvbench: warning: %s: noisy, CV %.1f%% over %zu repetitions (min %.2f, max %.2f ns/op)\n",
+                name, cs->real.cv * 100.0, cs->real.n, cs->real.min,
+                cs->real.max);
+    }
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Results: Google-Benchmark-compatible JSON ("context" + "benchmarks", so
+ * Google Benchmark's tools/compare.py reads it) extended with an
+ * "hvbench" object (schema, build, git, command line, and every cell with
+ * its plugins, options, parameters and raw samples).  The layout is
+ * documented in results/SCHEMA.md.  Files are written atomically.
+ */
+#ifndef HVB_RESULTS_H
+#define HVB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include <hvb/buildinfo.h>
+#include <hvb/engine.h>
+#include <hvb/matrix.h>
+#include <hvb/summary.h>
+
+#define HVB_RESULTS_SCHEMA_VERSION 1
+
+/* How the run was asked for. */
+struct hvb_run_meta {
+    int argc;
+    char *const *argv;
+    unsigned int repetitions;
+    double min_time_s;
+    bool interleave;
+    uint64_t seed;
+};
+
+/*
+ * hvb_results_build - the whole results document; NULL with @err on
+ * failure (out of memory, or the engine's context is not JSON).
+ */
+json_t *hvb_results_build(const struct hvb_matrix *m,
+                          const struct hvb_summary *s,
+                          const struct hvb_engine_result *r,
+                          const struct hvb_run_meta *meta,
+                          const struct hvb_buildinfo *bi, char *err,
+                          size_t len);
+
+/*
+ * hvb_results_check_path - can @path be written (its directory exists and
+ * is writable, and it is not a directory)?  0 or -errno with @err.
+ */
+int hvb_results_check_path(const char *path, char *err, size_t len);
+
+/*
+ * hvb_results_write - write @root to @path atomically: a temporary file
+ * in the same directory, fsync, rename over @path, fsync the directory.
+ * 0 or -errno with @err; @path is untouched on failure.
+ */
+int hvb_results_write(const char *path, const json_t *root, char *err,
+                      size_t len);
+
+/* Write @root to @f as the file would hold it.  0 or -EIO. */
+int hvb_results_dump(FILE *f, const json_t *root);
+
+#endif /* HVB_RESULTS_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One "hvbench run": build and check the matrix, create the models, run
+ * every cell through the engine, summarise, print and store the results,
+ * tear everything down.
+ */
+#ifndef HVB_RUN_H
+#define HVB_RUN_H
+
+#include <stdbool.h>
+
+#include <hvb/matrix.h>
+
+enum hvb_format {
+    HVB_FORMAT_CONSOLE,
+    HVB_FORMAT_JSON,
+};
+
+struct hvb_run_opts {
+    struct hvb_matrix_spec spec;
+    unsigned int repetitions;
+    double min_time_s;
+    bool interleave;
+    enum hvb_format format; /* what goes to stdout */
+    const char *out_path;   /* JSON file, or NULL */
+    bool quiet;             /* no progress on stderr */
+    int argc;               /* the whole command line, recorded */
+    char *const *argv;
+};
+
+/* Run; returns the exit status (0, 1 failed run, 2 input error). */
+int hvb_run(const struct hvb_run_opts *o);
+
+#endif /* HVB_RUN_H */

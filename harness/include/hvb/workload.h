@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Workloads.  One file per workload (workloads/micro/<name>.c,
+ * workloads/macro/<name>.c), declared through this header and registered
+ * with HVB_REGISTER_WORKLOAD() at the end of the file:
+ *
+ *   static void lookup_thread(struct hvb_thread *t)
+ *   {
+ *       while ( hvb_keep_running_batch(t, BATCH) )
+ *       {
+ *           for ( i = 0; i < BATCH; i++ ) ... one op ...
+ *           hv_rcu_quiescent(t->cpu);       // leave the hypervisor
+ *       }
+ *   }
+ *   HVB_REGISTER_WORKLOAD(lookup) = { .name = "lookup", ... };
+ *
+ * A "cell" is one point of a run's matrix: workload x plugin set x params
+ * x threads.  prepare() builds its model state once (the harness creates
+ * the struct hv from the cell's plugin set first); thread() runs on every
+ * measured thread for every Google Benchmark run of the cell; background()
+ * (optional) runs beside them, unmeasured, until hvb_bg_should_stop();
+ * cleanup() frees what prepare() made.
+ */
+#ifndef HVB_WORKLOAD_H
+#define HVB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hv/compiler.h>
+#include <hv/hv.h>
+
+enum hvb_kind {
+    HVB_MICRO,
+    HVB_MACRO,
+};
+
+enum hvb_param_type {
+    HVB_PARAM_END = 0,
+    HVB_PARAM_UINT, /* uint64_t in [min, max]; accepts k/M/G suffixes */
+    HVB_PARAM_ENUM, /* one of choices ("hot|uniform") */
+};
+
+struct hvb_param {
+    const char *name;
+    enum hvb_param_type type;
+    const char *def;
+    const char *help;
+    uint64_t min, max;
+    const char *choices;
+};
+
+/* clang-format off */
+#define HVB_PARAM_TABLE_END { .name = NULL, .type = HVB_PARAM_END }
+/* clang-format on */
+
+struct hvb_cell;
+struct hvb_thread;
+
+/* Workload flags. */
+#define HVB_WF_ONE_SHOT (1u << 0) /* macro: one iteration per repetition */
+
+struct hvb_workload {
+    const char *name;
+    enum hvb_kind kind;
+    const char *summary;
+    const char *const *slots;       /* slots it exercises, NULL-ended */
+    const struct hvb_param *params; /* HVB_PARAM_TABLE_END-ended */
+    unsigned int flags;
+    /*
+     * Validate the cell (cross-parameter rules, plugin restrictions);
+     * 0 or -EINVAL with hvb_cell_error().  Runs before anything is built.
+     */
+    int (*check)(struct hvb_cell *c);
+    /* Optional: adjust the model's config before the harness builds it. */
+    void (*configure)(const struct hvb_cell *c, struct hv_config *cfg);
+    int (*prepare)(struct hvb_cell *c);
+    void (*thread)(struct hvb_thread *t);
+    void (*background)(struct hvb_thread *t);
+    void (*cleanup)(struct hvb_cell *c);
+    /* Optional: add workload counters after a run (hvb_counter_set). */
+    void (*report)(struct hvb_cell *c);
+};
+
+#define HVB_REGISTER_WORKLOAD(var)                                      \
+    static const struct hvb_workload var;                               \
+    static const struct hvb_workload *const hvb_workload_entry_##var    \
+        __attribute__((used, retain, section("hvb_workloads"))) = &var; \
+    static const struct hvb_workload var
+
+/* One cell of the matrix, as a workload sees it. */
+struct hvb_cell {
+    const struct hvb_workload *w;
+    struct hv *hv; /* built by the harness before prepare */
+    unsigned int threads;
+    void *priv; /* the workload's state */
+    char error[256];
+};
+
+/* One thread of a run. */
+struct hvb_thread {
+    struct hvb_cell *cell;
+    struct hv_cpu *cpu; /* this thread's model CPU */
+    unsigned int index; /* 0 .. threads-1 */
+    unsigned int nthreads;
+    uint64_t rng; /* per-thread xorshift state */
+    void *state;  /* engine state (opaque) */
+    void *priv;   /* free for the workload */
+};
+
+/* Parameter values of the cell (validated by the harness). */
+uint64_t hvb_param_uint(const struct hvb_cell *c, const char *name);
+const char *hvb_param_str(const struct hvb_cell *c, const char *name);
+/* Index of an enum parameter's value in its choices. */
+unsigned int hvb_param_enum(const struct hvb_cell *c, const char *name);
+
+void hvb_cell_error(struct hvb_cell *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The resolved plugin of @slot in this cell, or NULL. */
+const struct hv_plugin_inst *hvb_cell_plugin(const struct hvb_cell *c,
+                                             const char *slot);
+
+/*
+ * hvb_keep_running_batch - account @n operations and say whether to run
+ * another batch.  The first call starts the clock for this thread (after
+ * every thread is ready); measure whole batches only.
+ */
+bool hvb_keep_running_batch(struct hvb_thread *t, uint64_t n);
+
+/* Background threads: poll this; sleep in short steps. */
+bool hvb_bg_should_stop(const struct hvb_thread *t);
+
+/*
+ * Counters reported with the run.  Values set by several threads are
+ * summed; the harness divides "per op" counters by the operation count.
+ */
+#define HVB_CTR_PER_OP 0x1u /* divide by total operations */
+#define HVB_CTR_RATE   0x2u /* divide by seconds */
+void hvb_counter_add(struct hvb_thread *t, const char *name, double v,
+                     unsigned int flags);
+
+/* xorshift64*: a cheap per-thread generator. */
+static inline uint64_t hvb_rand(struct hvb_thread *t)
+{
+    uint64_t x = t->rng;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    t->rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [0, n) without division bias worth caring about here. */
+static inline uint64_t hvb_rand_below(struct hvb_thread *t, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)hvb_rand(t) * n) >> 64);
+}
+
+#endif /* HVB_WORKLOAD_H */

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The workload registry: walks the "hvb_workloads" linker section that
+ * HVB_REGISTER_WORKLOAD() fills.  Nothing is copied or cached, so there
+ * is no mutable state: workloads are listed sorted by name by ranking
+ * them on every call (there are a few dozen at most).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hv/plugin.h>
+#include <hvb/params.h>
+#include <hvb/registry.h>
+
+/* Weak: a binary that links no workload has no section at all. */
+extern const struct hvb_workload *const __start_hvb_workloads[]
+    __attribute__((weak));
+extern const struct hvb_workload *const __stop_hvb_workloads[]
+    __attribute__((weak));
+
+static size_t section_count(void)
+{
+    if ( __start_hvb_workloads == NULL || __stop_hvb_workloads == NULL )
+        return 0;
+    return (size_t)(__stop_hvb_workloads - __start_hvb_workloads);
+}
+
+static const struct hvb_workload *section_at(size_t i)
+{
+    return i < section_count() ? __start_hvb_workloads[i] : NULL;
+}
+
+/* Total order for listing: by name, then by address (duplicates). */
+static bool before(const struct hvb_workload *a, const struct hvb_workload *b)
+{
+    int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+
+    return c < 0 || (c == 0 && (uintptr_t)a < (uintptr_t)b);
+}
+
+size_t hvb_workload_count(void)
+{
+    size_t i, n = 0;
+
+    for ( i = 0; i < section_count(); i++ )
+        if ( section_at(i) != NULL )
+            n++;
+    return n;
+}
+
+const struct hvb_workload *hvb_workload_at(size_t idx)
+{
+    size_t i, j, n = section_count();
+
+    for ( i = 0; i < n; i++ )
+    {
+        const struct hvb_workload *w = section_at(i);
+        size_t rank = 0;
+
+        if ( w == NULL )
+            continue;
+        for ( j = 0; j < n; j++ )
+            if ( section_at(j) != NULL && before(section_at(j), w) )
+                rank++;
+        if ( rank == idx )
+            return w;
+    }
+    return NULL;
+}
+
+const struct hvb_workload *hvb_workload_find(const char *name)
+{
+    size_t i;
+
+    for ( i = 0; i < section_count(); i++ )
+    {
+        const struct hvb_workload *w = section_at(i);
+
+        if ( w != NULL && w->name != NULL && strcmp(w->name, name) == 0 )
+            return w;
+    }
+    return NULL;
+}
+
+void hvb_workload_names(char *buf, size_t len)
+{
+    const struct hvb_workload *w;
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
+        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                         used ? ", " : "", w->name);
+    if ( used == 0 )
+        snprintf(buf, len, "none");
+}
+
+bool hvb_workload_uses_slot(const struct hvb_workload *w, const char *slot)
+{
+    const char *const *s;
+
+    for ( s = w->slots; s != NULL && *s != NULL; s++ )
+        if ( strcmp(*s, slot) == 0 )
+            return true;
+    return false;
+}
+
+void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,
+                             size_t len)
+{
+    const char *const *s;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for ( s = w->slots; s != NULL && *s != NULL; s++ )
+        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                         used ? ", " : "", *s);
+    if ( used == 0 )
+        snprintf(buf, len, "none");
+}
+
+static bool valid_name(const char *s)
+{
+    if ( s == NULL || *s == '\0' || strlen(s) > 32 )
+        return false;
+    for ( ; *s; s++ )
+        if ( !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+             *s != '-' && *s != '_' )
+            return false;
+    return true;
+}
+
+static int check_params(const struct hvb_workload *w, char *err, size_t len)
+{
+    const struct hvb_param *p, *q;
+    struct hvb_pval v;
+    char why[384];
+
+    for ( p = w->params; p != NULL && p->name != NULL; p++ )
+    {
+        if ( !valid_name(p->name) || p->help == NULL || p->def == NULL ||
+             (p->type != HVB_PARAM_UINT && p->type != HVB_PARAM_ENUM) ||
+             (p->type == HVB_PARAM_UINT && p->min > p->max) ||
+             (p->type == HVB_PARAM_ENUM &&
+              (p->choices == NULL || *p->choices == '\0')) )
+        {
+            snprintf(err, len, "workload %s: bad param table entry '%s'",
+                     w->name, p->name ? p->name : "(null)");
+            return -EINVAL;
+        }
+        for ( q = w->params; q != p; q++ )
+            if ( strcmp(q->name, p->name) == 0 )
+            {
+                snprintf(err, len, "workload %s: param %s twice", w->name,
+                         p->name);
+                return -EINVAL;
+            }
+        if ( hvb_param_parse(w->name, p, p->def, &v, why, sizeof(why)) )
+        {
+            snprintf(err, len, "workload %s: default of param %s: %s", w->name,
+                     p->name, why);
+            return -EINVAL;
+        }
+        hvb_pval_free(&v);
+    }
+    return 0;
+}
+
+static int check_one(const struct hvb_workload *w, char *err, size_t len)
+{
+    const char *const *s, *const *t;
+
+    if ( !valid_name(w->name) || w->summary == NULL || w->thread == NULL ||
+         (w->kind != HVB_MICRO && w->kind != HVB_MACRO) )
+    {
+        snprintf(
+            err, len,
+            "workload '%s' needs a name of [a-z0-9-], a summary, a kind and a thread hook",
+            w->name ? w->name : "(null)");
+        return -EINVAL;
+    }
+    for ( s = w->slots; s != NULL && *s != NULL; s++ )
+    {
+        if ( hv_slot_find(*s) == NULL )
+        {
+            snprintf(err, len, "workload %s uses unknown slot '%s'", w->name,
+                     *s);
+            return -EINVAL;
+        }
+        for ( t = w->slots; t != s; t++ )
+            if ( strcmp(*t, *s) == 0 )
+            {
+                snprintf(err, len, "workload %s lists slot %s twice", w->name,
+                         *s);
+                return -EINVAL;
+            }
+    }
+    return check_params(w, err, len);
+}
+
+int hvb_workload_registry_check(char *err, size_t len)
+{
+    size_t i, j, n = section_count();
+    int rc;
+
+    for ( i = 0; i < n; i++ )
+    {
+        const struct hvb_workload *w = section_at(i);
+
+        if ( w == NULL )
+        {
+            snprintf(err, len, "workload registry entry %zu is NULL", i);
+            return -EINVAL;
+        }
+        rc = check_one(w, err, len);
+        if ( rc )
+            return rc;
+        for ( j = 0; j < i; j++ )
+            if ( section_at(j) != NULL &&
+                 strcmp(section_at(j)->name, w->name) == 0 )
+            {
+                snprintf(err, len, "two workloads named %s", w->name);
+                return -EINVAL;
+            }
+    }
+    return 0;
+}

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The results document (layout: results/SCHEMA.md) and its atomic write.
+ *
+ * "benchmarks" follows Google Benchmark's JSON reporter field for field:
+ * per cell, one "iteration" row per repetition, then "aggregate" rows
+ * (mean, median, stddev, cv) when at least two repetitions succeeded.
+ * Aggregates are ours, computed like the library's.  Names are our cell
+ * names; each row also carries an "hvbench" object naming its cell.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hvb/results.h>
+
+/* Builder state: any failed allocation or insertion sets oom. */
+struct jb {
+    bool oom;
+};
+
+static void set(struct jb *b, json_t *obj, const char *key, json_t *val)
+{
+    if ( val == NULL || obj == NULL || json_object_set_new(obj, key, val) )
+        b->oom = true;
+}
+
+static void push(struct jb *b, json_t *arr, json_t *val)
+{
+    if ( val == NULL || arr == NULL || json_array_append_new(arr, val) )
+        b->oom = true;
+}
+
+/* A number, or null where JSON has none (NaN, infinity). */
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *uint_json(uint64_t v)
+{
+    char buf[32];
+
+    if ( v <= (uint64_t)INT64_MAX )
+        return json_integer((json_int_t)v);
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+    return json_string(buf);
+}
+
+static const char *kind_name(enum hvb_kind k)
+{
+    return k == HVB_MACRO ? "macro" : "micro";
+}
+
+static json_t *ctr_flags(struct jb *b, unsigned int flags)
+{
+    json_t *a = json_array();
+
+    if ( flags & HVB_CTR_PER_OP )
+        push(b, a, json_string("per_op"));
+    if ( flags & HVB_CTR_RATE )
+        push(b, a, json_string("rate"));
+    return a;
+}
+
+/* A plugin's option values, decoded from its parsed option struct. */
+static json_t *plugin_options(struct jb *b, const struct hv_plugin_inst *inst)
+{
+    json_t *o = json_object();
+    const struct hv_opt *opt;
+    char choice[64];
+
+    for ( opt = inst->hdr->opts; opt != NULL && opt->name != NULL; opt++ )
+    {
+        const void *src = (const char *)inst->opts + opt->off;
+
+        if ( inst->opts == NULL )
+            break;
+        switch ( opt->type )
+        {
+        case HV_OPT_UINT:
+            set(b, o, opt->name, json_integer(*(const unsigned int *)src));
+            break;
+        case HV_OPT_BOOL:
+            set(b, o, opt->name, json_boolean(*(const bool *)src));
+            break;
+        case HV_OPT_ENUM:
+            hvb_choice_name(opt->choices, *(const unsigned int *)src, choice,
+                            sizeof(choice));
+            set(b, o, opt->name, json_string(choice));
+            break;
+        case HV_OPT_END:
+            break;
+        }
+    }
+    return o;
+}
+
+static json_t *param_json(const struct hvb_param_axis *a,
+                          const struct hvb_pval *v)
+{
+    return a->p->type == HVB_PARAM_UINT ? uint_json(v->u)
+                                        : json_string(v->text);
+}
+
+/* {slot: plugin name} and {param: value}: the per-row "hvbench" object. */
+static json_t *row_meta(struct jb *b, const struct hvb_mcell *mc)
+{
+    const struct hvb_matrix *m = mc->m;
+    json_t *o = json_object(), *pl = json_object(), *pa = json_object();
+    size_t i;
+
+    set(b, o, "cell", json_integer((json_int_t)mc->index));
+    set(b, o, "workload", json_string(m->w->name));
+    for ( i = 0; i < m->nr_slots; i++ )
+        set(b, pl, m->slots[i].slot,
+            json_string(hvb_mcell_plugin(mc, i)->hdr->name));
+    set(b, o, "plugins", pl);
+    for ( i = 0; i < m->nr_params; i++ )
+        set(b, pa, m->params[i].p->name,
+            param_json(&m->params[i], hvb_mcell_param(mc, i)));
+    set(b, o, "params", pa);
+    return o;
+}
+
+/* The fields every row of a cell starts with. */
+static json_t *row_head(struct jb *b, const struct hvb_mcell *mc,
+                        const char *name, const char *run_type,
+                        unsigned int repetitions)
+{
+    json_t *r = json_object();
+
+    set(b, r, "name", json_string(name));
+    set(b, r, "family_index", json_integer((json_int_t)mc->index));
+    set(b, r, "per_family_instance_index", json_integer(0));
+    set(b, r, "run_name", json_string(mc->name));
+    set(b, r, "run_type", json_string(run_type));
+    set(b, r, "repetitions", json_integer(repetitions));
+    return r;
+}
+
+static void iteration_rows(struct jb *b, json_t *rows,
+                           const struct hvb_mcell *mc,
+                           const struct hvb_cell_summary *cs,
+                           unsigned int repetitions)
+{
+    size_t i, c;
+
+    for ( i = 0; i < cs->nr_samples; i++ )
+    {
+        const struct hvb_engine_sample *s = cs->samples[i];
+        json_t *r = row_head(b, mc, mc->name, "iteration", repetitions);
+
+        set(b, r, "repetition_index", json_integer(s->repetition_index));
+        set(b, r, "threads", json_integer(s->threads));
+        if ( s->error )
+        {
+            set(b, r, "error_occurred", json_true());
+            set(b, r, "error_message",
+                json_string(s->error_message ? s->error_message : ""));
+        }
+        set(b, r, "iterations", json_integer(s->iterations));
+        set(b, r, "real_time", num(s->real_ns));
+        set(b, r, "cpu_time", num(s->cpu_ns));
+        set(b, r, "time_unit", json_string("ns"));
+        for ( c = 0; c < s->nr_counters; c++ )
+            set(b, r, s->counters[c].name, num(s->counters[c].value));
+        set(b, r, "hvbench", row_meta(b, mc));
+        push(b, rows, r);
+    }
+}
+
+enum agg {
+    AGG_MEAN,
+    AGG_MEDIAN,
+    AGG_STDDEV,
+    AGG_CV,
+    AGG_NR
+};
+
+static const char *const agg_names[AGG_NR] = {"mean", "median", "stddev", "cv"};
+
+static double agg_value(const struct hvb_stats *st, enum agg a)
+{
+    switch ( a )
+    {
+    case AGG_MEAN:
+        return st->mean;
+    case AGG_MEDIAN:
+        return st->median;
+    case AGG_STDDEV:
+        return st->stddev;
+    case AGG_CV:
+    case AGG_NR:
+        break;
+    }
+    return st->cv;
+}
+
+static void aggregate_rows(struct jb *b, json_t *rows,
+                           const struct hvb_mcell *mc,
+                           const struct hvb_cell_summary *cs,
+                           unsigned int repetitions)
+{
+    char name[1024];
+    unsigned int a;
+    size_t c;
+
+    if ( cs->nr_good < 2 )
+        return; /* as Google Benchmark: none for one run */
+    for ( a = 0; a < AGG_NR; a++ )
+    {
+        json_t *r;
+
+        snprintf(name, sizeof(name), "%s_%s", mc->name, agg_names[a]);
+        r = row_head(b, mc, name, "aggregate", repetitions);
+        set(b, r, "threads", json_integer(mc->cell.threads));
+        set(b, r, "aggregate_name", json_string(agg_names[a]));
+        set(b, r, "aggregate_unit",
+            json_string(a == AGG_CV ? "percentage" : "time"));
+        set(b, r, "iterations", json_integer((json_int_t)cs->nr_good));
+        set(b, r, "real_time", num(agg_value(&cs->real, a)));
+        set(b, r, "cpu_time", num(agg_value(&cs->cpu, a)));
+        set(b, r, "time_unit", json_string("ns"));
+        for ( c = 0; c < cs->nr_ctrs; c++ )
+            set(b, r, cs->ctrs[c].name, num(agg_value(&cs->ctrs[c].st, a)));
+        set(b, r, "hvbench", row_meta(b, mc));
+        push(b, rows, r);
+    }
+}
+
+static json_t *stats_json(struct jb *b, const struct hvb_stats *st)
+{
+    json_t *o = json_object();
+
+    set(b, o, "n", json_integer((json_int_t)st->n));
+    set(b, o, "median", num(st->median));
+    set(b, o, "mean", num(st->mean));
+    set(b, o, "stddev", num(st->stddev));
+    set(b, o, "cv", num(st->cv));
+    set(b, o, "min", num(st->min));
+    set(b, o, "max", num(st->max));
+    return o;
+}
+
+static json_t *cell_plugins(struct jb *b, const struct hvb_mcell *mc)
+{
+    const struct hvb_matrix *m = mc->m;
+    json_t *o = json_object();
+    size_t i;
+
+    for ( i = 0; i < m->nr_slots; i++ )
+    {
+        const struct hv_plugin_inst *inst = hvb_mcell_plugin(mc, i);
+        json_t *p = json_object();
+
+        set(b, p, "name", json_string(inst->hdr->name));
+        set(b, p, "label", json_string(m->slots[i].labels[mc->slot_sel[i]]));
+        set(b, p, "spec", json_string(inst->spec ? inst->spec : ""));
+        set(b, p, "options", plugin_options(b, inst));
+        set(b, p, "origin", json_string(inst->origin ? inst->origin : ""));
+        set(b, p, "user_named", json_boolean(m->slots[i].user));
+        set(b, o, m->slots[i].slot, p);
+    }
+    return o;
+}
+
+static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
+                         const struct hvb_cell_summary *cs)
+{
+    const struct hvb_matrix *m = mc->m;
+    json_t *o = json_object(), *params = json_object(), *given = json_array(),
+           *iters = json_array(), *real = json_array(), *cpu = json_array(),
+           *ctrs = json_object();
+    size_t i, c, g;
+
+    set(b, o, "index", json_integer((json_int_t)mc->index));
+    set(b, o, "name", json_string(mc->name));
+    set(b, o, "workload", json_string(m->w->name));
+    set(b, o, "group", json_integer((json_int_t)mc->group));
+    set(b, o, "group_name", json_string(mc->group_name));
+    set(b, o, "variant", json_integer((json_int_t)mc->variant));
+    set(b, o, "threads", json_integer(mc->cell.threads));
+    set(b, o, "one_shot", json_boolean(m->w->flags & HVB_WF_ONE_SHOT));
+    set(b, o, "plugins", cell_plugins(b, mc));
+    for ( i = 0; i < m->nr_params; i++ )
+    {
+        set(b, params, m->params[i].p->name,
+            param_json(&m->params[i], hvb_mcell_param(mc, i)));
+        if ( m->params[i].user )
+            push(b, given, json_string(m->params[i].p->name));
+    }
+    set(b, o, "params", params);
+    set(b, o, "params_given", given);
+    set(b, o, "status", json_string(cs->error ? "error" : "ok"));
+    set(b, o, "error", cs->error ? json_string(cs->error) : json_null());
+
+    for ( i = 0; i < cs->nr_samples; i++ )
+    {
+        const struct hvb_engine_sample *s = cs->samples[i];
+
+        push(b, iters, json_integer(s->iterations));
+        push(b, real, s->error ? json_null() : num(s->real_ns));
+        push(b, cpu, s->error ? json_null() : num(s->cpu_ns));
+    }
+    set(b, o, "iterations", iters);
+    set(b, o, "samples_ns_per_op", real);
+    set(b, o, "cpu_samples_ns_per_op", cpu);
+    set(b, o, "summary", stats_json(b, &cs->real));
+    set(b, o, "cpu_summary", stats_json(b, &cs->cpu));
+    set(b, o, "ratio_to_reference",
+        cs->has_ratio ? num(cs->ratio) : json_null());
+
+    for ( c = 0; c < cs->nr_ctrs; c++ )
+    {
+        const struct hvb_ctr_summary *k = &cs->ctrs[c];
+        json_t *co = json_object(), *vals = json_array();
+
+        set(b, co, "flags", ctr_flags(b, k->flags));
+        for ( g = 0; g < k->st.n; g++ )
+            push(b, vals, num(k->vals[g]));
+        set(b, co, "samples", vals);
+        set(b, co, "summary", stats_json(b, &k->st));
+        set(b, ctrs, k->name, co);
+    }
+    set(b, o, "counters", ctrs);
+    return o;
+}
+
+static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
+                            const struct hvb_summary *s,
+                            const struct hvb_run_meta *meta,
+                            const struct hvb_buildinfo *bi,
+                            const char *lib_build_type)
+{
+    json_t *o = json_object(), *git = json_object(), *build = json_object(),
+           *cmd = json_array(), *run = json_object(), *cells = json_array();
+    size_t i;
+    int k;
+
+    set(b, o, "schema_version", json_integer(HVB_RESULTS_SCHEMA_VERSION));
+    set(b, o, "version", json_string(bi->version));
+    set(b, git, "commit", json_string(bi->commit));
+    set(b, git, "dirty", bi->dirty < 0 ? json_null() : json_boolean(bi->dirty));
+    set(b, git, "source_dir", json_string(bi->source_dir));
+    set(b, o, "git", git);
+    set(b, build, "compiler", json_string(bi->compiler));
+    set(b, build, "cflags", json_string(bi->cflags));
+    set(b, build, "build_type", json_string(bi->build_type));
+    set(b, build, "benchmark_library_build_type",
+        lib_build_type ? json_string(lib_build_type) : json_null());
+    set(b, o, "build", build);
+    for ( k = 0; k < meta->argc; k++ )
+        push(b, cmd, json_string(meta->argv[k]));
+    set(b, o, "command_line", cmd);
+
+    set(b, run, "workload", json_string(m->w->name));
+    set(b, run, "kind", json_string(kind_name(m->w->kind)));
+    set(b, run, "repetitions", json_integer(meta->repetitions));
+    set(b, run, "min_time_s", num(meta->min_time_s));
+    set(b, run, "interleaved", json_boolean(meta->interleave));
+    set(b, run, "seed", uint_json(meta->seed));
+    set(b, run, "time", json_string("real"));
+    set(b, run, "time_unit", json_string("ns"));
+    set(b, run, "cells", json_integer((json_int_t)m->nr_cells));
+    set(b, run, "failed_cells", json_integer((json_int_t)s->nr_failed));
+    set(b, o, "run", run);
+
+    for ( i = 0; i < m->nr_cells; i++ )
+        push(b, cells, cell_json(b, &m->cells[i], &s->cells[i]));
+    set(b, o, "cells", cells);
+    return o;
+}
+
+json_t *hvb_results_build(const struct hvb_matrix *m,
+                          const struct hvb_summary *s,
+                          const struct hvb_engine_result *r,
+                          const struct hvb_run_meta *meta,
+                          const struct hvb_buildinfo *bi, char *err, size_t len)
+{
+    struct jb b = {.oom = false};
+    json_t *root, *gb, *ctx, *rows;
+    json_error_t jerr;
+    size_t i;
+
+    gb = json_loads(r->context_json ? r->context_json : "", 0, &jerr);
+    ctx = gb ? json_object_get(gb, "context") : NULL;
+    if ( !json_is_object(ctx) )
+    {
+        snprintf(err, len, "the benchmark library's context is not JSON: %s",
+                 gb ? "no \"context\" object" : jerr.text);
+        json_decref(gb);
+        return NULL;
+    }
+    root = json_object();
+    set(&b, root, "context", json_incref(ctx));
+    rows = json_array();
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        iteration_rows(&b, rows, &m->cells[i], &s->cells[i], meta->repetitions);
+        aggregate_rows(&b, rows, &m->cells[i], &s->cells[i], meta->repetitions);
+    }
+    set(&b, root, "benchmarks", rows);
+    set(&b, root, "hvbench",
+        hvbench_json(
+            &b, m, s, meta, bi,
+            json_string_value(json_object_get(ctx, "library_build_type"))));
+    json_decref(gb);
+    if ( b.oom )
+    {
+        snprintf(err, len, "out of memory building the results");
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(12))
+
+int hvb_results_dump(FILE *f, const json_t *root)
+{
+    if ( json_dumpf(root, f, DUMP_FLAGS) || fputc('\n', f) == EOF || fflush(f) )
+        return -EIO;
+    return 0;
+}
+
+/* The directory part of @path, malloc'd ("." for a bare name). */
+static char *dir_of(const char *path)
+{
+    char *copy = strdup(path), *d;
+
+    if ( copy == NULL )
+        return NULL;
+    d = strdup(dirname(copy));
+    free(copy);
+    return d;
+}
+
+int hvb_results_check_path(const char *path, char *err, size_t len)
+{
+    char *dir = dir_of(path);
+    struct stat st;
+    int rc = 0;
+
+    if ( dir == NULL )
+        return -ENOMEM;
+    if ( *path == '\0' )
+    {
+        snprintf(err, len, "--out needs a file name");
+        rc = -EINVAL;
+    }
+    else if ( stat(path, &st) == 0 && S_ISDIR(st.st_mode) )
+    {
+        snprintf(err, len, "cannot write results to '%s': it is a directory",
+                 path);
+        rc = -EISDIR;
+    }
+    else if ( stat(dir, &st) || !S_ISDIR(st.st_mode) )
+    {
+        snprintf(err, len, "cannot write results to '%s': no directory '%s'",
+                 path, dir);
+        rc = -ENOENT;
+    }
+    else if ( access(dir, W_OK | X_OK) )
+    {
+        rc = -errno;
+        snprintf(err, len, "cannot write results to '%s': %s", path,
+                 strerror(errno));
+    }
+    free(dir);
+    return rc;
+}
+
+int hvb_results_write(const char *path, const json_t *root, char *err,
+                      size_t len)
+{
+    char *dir = dir_of(path), *base_copy = strdup(path), *tmp = NULL;
+    const char *step = "creating a temporary file";
+    FILE *f = NULL;
+    int fd = -1, dfd, rc = 0;
+    size_t n;
+
+    if ( dir == NULL || base_copy == NULL )
+    {
+        rc = -ENOMEM;
+        goto out;
+    }
+    n = strlen(dir) + strlen(path) + 16;
+    tmp = malloc(n);
+    if ( tmp == NULL )
+    {
+        rc = -ENOMEM;
+        goto out;
+    }
+    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, basename(base_copy));
+    fd = mkstemp(tmp);
+    if ( fd < 0 )
+        goto fail;
+    step = "writing";
+    if ( fchmod(fd, 0644) )
+        goto fail;
+    f = fdopen(fd, "w");
+    if ( f == NULL )
+        goto fail;
+    fd = -1;
+    if ( hvb_results_dump(f, root) )
+    {
+        errno = EIO;
+        goto fail;
+    }
+    step = "syncing";
+    if ( fsync(fileno(f)) )
+        goto fail;
+    if ( fclose(f) )
+    {
+        f = NULL;
+        goto fail;
+    }
+    f = NULL;
+    step = "renaming";
+    if ( rename(tmp, path) )
+        goto fail;
+    free(tmp);
+    tmp = NULL;
+    /* Make the rename itself durable. */
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if ( dfd >= 0 )
+    {
+        if ( fsync(dfd) && errno != EINVAL )
+            fprintf(stderr, "hvbench: warning: syncing directory %s: %s\n", dir,
+                    strerror(errno));
+        close(dfd);
+    }
+    goto out;
+
+fail:
+    rc = errno ? -errno : -EIO;
+    snprintf(err, len, "cannot write results to '%s' (%s): %s", path, step,
+             strerror(-rc));
+    if ( f != NULL )
+        fclose(f);
+    if ( fd >= 0 )
+        close(fd);
+    if ( tmp != NULL && strcmp(step, "creating a temporary file") != 0 )
+        unlink(tmp);
+out:
+    if ( rc == -ENOMEM )
+        snprintf(err, len, "out of memory");
+    free(tmp);
+    free(dir);
+    free(base_copy);
+    return rc;
+}

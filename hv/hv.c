@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The machine: create and destroy a model instance, bring threads on and
+ * off line as model CPUs, and the accessors plugins and the harness use.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+
+const char *const hv_perfc_names[HV_PERFC_NR] = {
+#define HV_PERFC(name, descr) #name,
+#include <hv/perfc-defn.h>
+#undef HV_PERFC
+};
+
+const char *const hv_perfc_descr[HV_PERFC_NR] = {
+#define HV_PERFC(name, descr) descr,
+#include <hv/perfc-defn.h>
+#undef HV_PERFC
+};
+
+void hv_config_init(struct hv_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->nr_cpus = 64;
+    cfg->maptrack_entries = 4096;
+}
+
+/* Iterations of a dependent multiply chain per microsecond. */
+static uint64_t calibrate_spin(void)
+{
+    uint64_t best = UINT64_MAX, iters = 1u << 16, x = 1;
+    int round;
+
+    for ( round = 0; round < 5; round++ )
+    {
+        uint64_t t0 = hv_now_ns(), i, dt;
+
+        for ( i = 0; i < iters; i++ )
+        {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            hv_do_not_optimize(x);
+        }
+        dt = hv_now_ns() - t0;
+        if ( dt && dt < best )
+            best = dt;
+    }
+    return best == UINT64_MAX ? 1000 : iters * 1000 / best;
+}
+
+void hv_spin_ns(const struct hv *hv, unsigned int ns)
+{
+    uint64_t n = hv->spin_iters_per_us * ns / 1000, i, x = ns;
+
+    for ( i = 0; i < n; i++ )
+    {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        hv_do_not_optimize(x);
+    }
+}
+
+static void maptrack_init(struct hv_cpu *c)
+{
+    uint32_t i, n = c->hv->cfg.maptrack_entries;
+
+    for ( i = 0; i < n; i++ )
+    {
+        c->maptrack[i].in_use = false;
+        c->maptrack[i].next_free = i + 1 < n ? i + 1 : UINT32_MAX;
+    }
+    c->maptrack_free = n ? 0 : UINT32_MAX;
+}
+
+/* Copy each slot's plugin, resolving the default where none is named. */
+static int resolve_plugins(struct hv *hv, const struct hv_config *cfg,
+                           char *err, size_t len)
+{
+    const struct hv_slot *slot;
+    unsigned int i;
+    int rc;
+
+    for ( i = 0; (slot = hv_slot_at(i)) != NULL; i++ )
+    {
+        const struct hv_plugin_inst *sel = &cfg->plugins[slot->id];
+
+        if ( sel->hdr == NULL )
+            rc = hv_plugin_resolve(slot->name, slot->default_plugin, false,
+                                   &hv->cfg.plugins[slot->id], err, len);
+        else if ( strcmp(sel->hdr->slot, slot->name) != 0 )
+        {
+            snprintf(err, len, "plugin %s/%s given for slot %s", sel->hdr->slot,
+                     sel->hdr->name, slot->name);
+            rc = -EINVAL;
+        }
+        else if ( (rc = hv_plugin_inst_copy(&hv->cfg.plugins[slot->id], sel)) !=
+                  0 )
+            snprintf(err, len, "out of memory creating the model");
+        if ( rc )
+            return rc;
+    }
+    return 0;
+}
+
+static void free_plugins(struct hv *hv)
+{
+    unsigned int i;
+
+    for ( i = 0; i < HV_SLOT_NR; i++ )
+        hv_plugin_inst_free(&hv->cfg.plugins[i]);
+}
+
+int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
+              size_t len)
+{
+    struct hv *hv;
+    unsigned int i;
+    int rc;
+
+    *out = NULL;
+    if ( cfg->nr_cpus == 0 || cfg->nr_cpus > HV_MAX_CPUS )
+    {
+        snprintf(err, len, "nr_cpus must be in [1, %u]", HV_MAX_CPUS);
+        return -EINVAL;
+    }
+    if ( cfg->maptrack_entries == 0 || cfg->maptrack_entries > (1u << 24) )
+    {
+        snprintf(err, len, "maptrack_entries must be in [1, 2^24]");
+        return -EINVAL;
+    }
+
+    hv = aligned_alloc(HV_CACHELINE,
+                       (sizeof(*hv) + HV_CACHELINE - 1) & ~(HV_CACHELINE - 1));
+    if ( hv == NULL )
+    {
+        snprintf(err, len, "out of memory creating the model");
+        return -ENOMEM;
+    }
+    memset(hv, 0, sizeof(*hv));
+    hv->cfg = *cfg;
+    memset(hv->cfg.plugins, 0, sizeof(hv->cfg.plugins));
+    rc = resolve_plugins(hv, cfg, err, len);
+    if ( rc )
+        goto fail;
+    hv->domlookup =
+        (const struct hv_domlookup_ops *)hv->cfg.plugins[HV_SLOT_DOMLOOKUP].hdr;
+    hv->spin_iters_per_us = cfg->gnttab_map_cost_ns ? calibrate_spin() : 0;
+
+    rc = -ENOMEM;
+    hv->cpus = aligned_alloc(HV_CACHELINE, sizeof(*hv->cpus) * cfg->nr_cpus);
+    if ( hv->cpus == NULL )
+        goto fail_nomem;
+    memset(hv->cpus, 0, sizeof(*hv->cpus) * cfg->nr_cpus);
+    for ( i = 0; i < cfg->nr_cpus; i++ )
+    {
+        struct hv_cpu *c = &hv->cpus[i];
+
+        c->hv = hv;
+        c->id = i;
+        c->current_domain = 0;
+        c->maptrack = calloc(cfg->maptrack_entries, sizeof(*c->maptrack));
+        if ( c->maptrack == NULL )
+            goto fail_nomem;
+        maptrack_init(c);
+    }
+    if ( hv_rcu_init(hv) )
+        goto fail_nomem;
+    hv_domtab_init(hv);
+    if ( hv->domlookup->init )
+    {
+        rc = hv->domlookup->init(hv, hv->cfg.plugins[HV_SLOT_DOMLOOKUP].opts,
+                                 &hv->domlookup_priv);
+        if ( rc )
+        {
+            snprintf(err, len, "domlookup/%s: init failed: %s",
+                     hv->domlookup->hdr.name, strerror(-rc));
+            hv_rcu_fini(hv);
+            goto fail;
+        }
+    }
+    *out = hv;
+    return 0;
+
+fail_nomem:
+    snprintf(err, len, "out of memory creating the model");
+fail:
+    if ( hv->cpus )
+        for ( i = 0; i < cfg->nr_cpus; i++ )
+            free(hv->cpus[i].maptrack);
+    free(hv->cpus);
+    free_plugins(hv);
+    free(hv);
+    return rc;
+}
+
+void hv_destroy(struct hv *hv)
+{
+    unsigned int i;
+
+    if ( hv == NULL )
+        return;
+    for ( i = 0; i < hv->cfg.nr_cpus; i++ )
+        HV_BUG_ON(atomic_load(&hv->cpus[i].online));
+    hv_domtab_destroy_all(hv);
+    hv_rcu_barrier(hv);
+    if ( hv->domlookup->fini )
+        hv->domlookup->fini(hv, hv->domlookup_priv);
+    /* Plugins' own deferred frees may have queued model callbacks. */
+    hv_rcu_fini(hv);
+    HV_BUG_ON(atomic_load(&hv->stats.domains_created) !=
+              atomic_load(&hv->stats.domains_freed));
+    for ( i = 0; i < hv->cfg.nr_cpus; i++ )
+        free(hv->cpus[i].maptrack);
+    free(hv->cpus);
+    free_plugins(hv);
+    free(hv);
+}
+
+struct hv_cpu *hv_cpu_enter(struct hv *hv, unsigned int id)
+{
+    struct hv_cpu *c;
+    bool was = false;
+
+    if ( id >= hv->cfg.nr_cpus )
+    {
+        errno = EINVAL;
+        return NULL;
+    }
+    c = &hv->cpus[id];
+    if ( !atomic_compare_exchange_strong(&c->online, &was, true) )
+    {
+        errno = EBUSY;
+        return NULL;
+    }
+    hv_rcu_cpu_online(c);
+    if ( hv->domlookup->cpu_online &&
+         hv->domlookup->cpu_online(c, hv->domlookup_priv) )
+    {
+        hv_rcu_cpu_offline(c);
+        atomic_store(&c->online, false);
+        errno = EIO;
+        return NULL;
+    }
+    return c;
+}
+
+void hv_cpu_leave(struct hv_cpu *cpu)
+{
+    struct hv *hv = cpu->hv;
+
+    if ( hv->domlookup->cpu_offline )
+        hv->domlookup->cpu_offline(cpu, hv->domlookup_priv);
+    hv_rcu_cpu_offline(cpu);
+    atomic_store(&cpu->online, false);
+}
+
+struct hv_domtab *hv_domtab(struct hv *hv)
+{
+    return &hv->domtab;
+}
+
+const struct hv_domlookup_ops *hv_domlookup(struct hv *hv)
+{
+    return hv->domlookup;
+}
+
+void *hv_domlookup_priv(struct hv *hv)
+{
+    return hv->domlookup_priv;
+}
+
+const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id)
+{
+    return id < HV_SLOT_NR ? &hv->cfg.plugins[id] : NULL;
+}
+
+const struct hv_config *hv_config(struct hv *hv)
+{
+    return &hv->cfg;
+}
+
+unsigned int hv_nr_cpus(const struct hv *hv)
+{
+    return hv->cfg.nr_cpus;
+}
+
+struct hv_cpu *hv_cpu_at(struct hv *hv, unsigned int id)
+{
+    return id < hv->cfg.nr_cpus ? &hv->cpus[id] : NULL;
+}
+
+const struct hv_stats *hv_stats(const struct hv *hv)
+{
+    return &hv->stats;
+}
+
+uint64_t hv_perfc_sum(struct hv *hv, enum hv_perfc c)
+{
+    uint64_t sum = 0;
+    unsigned int i;
+
+    for ( i = 0; i < hv->cfg.nr_cpus; i++ )
+        sum += hv->cpus[i].perfc[c];
+    return sum;
+}
+
+void hv_perfc_reset(struct hv *hv)
+{
+    unsigned int i;
+
+    for ( i = 0; i < hv->cfg.nr_cpus; i++ )
+        memset(hv->cpus[i].perfc, 0, sizeof(hv->cpus[i].perfc));
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The reference hypervisor model: one struct hv holds the whole machine
+ * and the active strategy of every slot.  There is no global state, so a
+ * test may run several instances side by side.
+ *
+ * Threads enter the model as CPUs: hv_cpu_enter() makes the calling thread
+ * model CPU @id (an RCU participant and a per-CPU counter block) and
+ * hv_cpu_leave() takes it off line again.  Writers that only create and
+ * destroy domains need not be CPUs.
+ */
+#ifndef HV_HV_H
+#define HV_HV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hv/compiler.h>
+#include <hv/domain.h>
+#include <hv/gnttab.h>
+#include <hv/perfc.h>
+#include <hv/plugin.h>
+#include <hv/types.h>
+
+#define HV_MAX_CPUS 256
+
+struct hv_domlookup_ops;
+
+struct hv_config {
+    unsigned int nr_cpus; /* model CPUs; default 64 */
+    /*
+     * The strategy of each slot, indexed by enum hv_slot_id; a NULL hdr
+     * means the slot's documented default.  hv_create() copies them.
+     */
+    struct hv_plugin_inst plugins[HV_SLOT_NR];
+    unsigned int gnttab_map_cost_ns; /* modelled PTE update; default 0 */
+    unsigned int maptrack_entries;   /* per CPU; default 4096 */
+    /*
+     * Lifetime checking: freed domains are poisoned and kept for this
+     * many further grace periods, aging one step per grace period, before
+     * free().  0 frees at once.  Tests use it to catch early frees.
+     */
+    unsigned int quarantine_gps;
+};
+
+struct hv_maptrack {
+    domid_t dom;
+    grant_ref_t ref;
+    uint32_t next_free; /* free-list link; UINT32_MAX ends */
+    bool in_use;
+};
+
+/* One model CPU.  Written by its own thread only (perfc, rcu nesting). */
+struct hv_cpu {
+    struct hv *hv;
+    unsigned int id;
+    domid_t current_domain; /* "current->domain" */
+    unsigned int rcu_nesting;
+    unsigned int rcu_qs_count;
+    struct hv_maptrack *maptrack;
+    uint32_t maptrack_free;
+    uint64_t perfc[HV_PERFC_NR];
+    _Atomic bool online;
+} __hv_cacheline_aligned;
+
+struct hv_stats {
+    _Atomic uint64_t domains_created;
+    _Atomic uint64_t domains_freed;
+    _Atomic uint64_t retire_ns_total; /* unlink -> free, summed */
+    _Atomic uint64_t retire_ns_max;
+};
+
+/*
+ * hv_create - build a machine from @cfg (copied; plugin options too).
+ * Return 0 or -errno (-EINVAL for a bad config, -ENOMEM); @err names the
+ * problem in one line.
+ */
+int HV_MUST_CHECK hv_create(const struct hv_config *cfg, struct hv **out,
+                            char *err, size_t len);
+
+/* Destroy every domain, wait for every grace period, free everything. */
+void hv_destroy(struct hv *hv);
+
+/* Defaults for every field. */
+void hv_config_init(struct hv_config *cfg);
+
+/*
+ * hv_cpu_enter - the calling thread becomes model CPU @id.
+ * Return the CPU, or NULL with errno EINVAL (bad id) or EBUSY (in use).
+ */
+struct hv_cpu *hv_cpu_enter(struct hv *hv, unsigned int id);
+void hv_cpu_leave(struct hv_cpu *cpu);
+
+/* The domain whose hypercalls @cpu runs (for grant maps). */
+static inline void hv_cpu_set_domain(struct hv_cpu *cpu, domid_t d)
+{
+    cpu->current_domain = d;
+}
+
+/* Accessors for plugins and the harness. */
+struct hv_domtab *hv_domtab(struct hv *hv);
+const struct hv_domlookup_ops *hv_domlookup(struct hv *hv);
+void *hv_domlookup_priv(struct hv *hv);
+/* The resolved plugin of slot @id in this machine. */
+const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id);
+const struct hv_config *hv_config(struct hv *hv);
+unsigned int hv_nr_cpus(const struct hv *hv);
+struct hv_cpu *hv_cpu_at(struct hv *hv, unsigned int id);
+const struct hv_stats *hv_stats(const struct hv *hv);
+
+/* Sum of one perf counter over all CPUs. */
+uint64_t hv_perfc_sum(struct hv *hv, enum hv_perfc c);
+void hv_perfc_reset(struct hv *hv);
+
+/* Burn about @ns nanoseconds of CPU (modelled costs only). */
+void hv_spin_ns(const struct hv *hv, unsigned int ns);
+
+#endif /* HV_HV_H */

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The plugin registry: built-in plugins found in the "hv_plugins" linker
+ * section, external ones loaded with dlopen(), every one validated once
+ * (magic first, then ABI, size, slot, name, options, mandatory hooks) and
+ * looked up by slot and name.  Unknown names are errors that list the
+ * valid ones; nothing ever falls back to a default.
+ *
+ * The registry is process-wide, like the linker section it starts from;
+ * model instances (struct hv) hold no reference to it beyond the const
+ * headers, which live until exit (dlopen handles are never closed).
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hv/plugin.h>
+
+extern const struct hv_plugin_hdr *const __start_hv_plugins[]
+    __attribute__((weak));
+extern const struct hv_plugin_hdr *const __stop_hv_plugins[]
+    __attribute__((weak));
+
+#define MAX_PLUGINS 128
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct hv_plugin_hdr *registry[MAX_PLUGINS];
+static const char *registry_origin[MAX_PLUGINS];
+static unsigned int nr_registered;
+static bool builtins_done;
+static int builtins_rc;
+static char builtins_err[256];
+
+static bool valid_name(const char *s)
+{
+    if ( s == NULL || *s == '\0' || strlen(s) > 32 )
+        return false;
+    for ( ; *s; s++ )
+        if ( !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+             *s != '-' )
+            return false;
+    return true;
+}
+
+static int parse_uint(const char *v, uint64_t *out)
+{
+    char *end;
+    unsigned long long x;
+
+    if ( v == NULL || !isdigit((unsigned char)*v) )
+        return -EINVAL;
+    errno = 0;
+    x = strtoull(v, &end, 0);
+    if ( errno || *end != '\0' )
+        return -EINVAL;
+    *out = x;
+    return 0;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+    if ( !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
+         !strcmp(v, "on") )
+        *out = true;
+    else if ( !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
+              !strcmp(v, "off") )
+        *out = false;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+/* Index of @v in "a|b|c", or -1. */
+static int enum_index(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    const char *p = choices;
+    int i = 0;
+
+    while ( p && *p )
+    {
+        const char *bar = strchr(p, '|');
+        size_t l = bar ? (size_t)(bar - p) : strlen(p);
+
+        if ( l == n && strncmp(p, v, n) == 0 )
+            return i;
+        i++;
+        p = bar ? bar + 1 : NULL;
+    }
+    return -1;
+}
+
+/* Copy choice @idx of "a|b|c" into @buf. */
+static void enum_name(const char *choices, unsigned int idx, char *buf,
+                      size_t len)
+{
+    const char *p = choices;
+
+    while ( idx-- && p )
+    {
+        p = strchr(p, '|');
+        if ( p )
+            p++;
+    }
+    if ( p == NULL )
+    {
+        snprintf(buf, len, "?");
+        return;
+    }
+    snprintf(buf, len, "%.*s", (int)strcspn(p, "|"), p);
+}
+
+/* Store text @v into option @o of @opts; -EINVAL with @err. */
+static int opt_set(const struct hv_plugin_hdr *h, const struct hv_opt *o,
+                   void *opts, const char *v, char *err, size_t len)
+{
+    void *dst = (char *)opts + o->off;
+    uint64_t u;
+    bool b;
+    int i;
+
+    switch ( o->type )
+    {
+    case HV_OPT_UINT:
+        if ( parse_uint(v, &u) || u < o->min || u > o->max || u > UINT32_MAX )
+        {
+            snprintf(err, len,
+                     "bad value '%s' for option %s of plugin %s/%s "
+                     "(an integer in [%" PRIu64 ", %" PRIu64 "])",
+                     v, o->name, h->slot, h->name, o->min, o->max);
+            return -EINVAL;
+        }
+        *(unsigned int *)dst = (unsigned int)u;
+        return 0;
+    case HV_OPT_BOOL:
+        if ( parse_bool(v, &b) )
+        {
+            snprintf(err, len,
+                     "bad value '%s' for option %s of plugin %s/%s "
+                     "(true or false)",
+                     v, o->name, h->slot, h->name);
+            return -EINVAL;
+        }
+        *(bool *)dst = b;
+        return 0;
+    case HV_OPT_ENUM:
+        i = enum_index(o->choices, v);
+        if ( i < 0 )
+        {
+            snprintf(err, len,
+                     "bad value '%s' for option %s of plugin %s/%s "
+                     "(one of %s)",
+                     v, o->name, h->slot, h->name, o->choices);
+            return -EINVAL;
+        }
+        *(unsigned int *)dst = (unsigned int)i;
+        return 0;
+    case HV_OPT_END:
+        break;
+    }
+    snprintf(err, len, "plugin %s/%s: option %s has a bad type", h->slot,
+             h->name, o->name);
+    return -EINVAL;
+}
+
+static size_t opt_size(const struct hv_opt *o)
+{
+    return o->type == HV_OPT_BOOL ? sizeof(bool) : sizeof(unsigned int);
+}
+
+/* Check one header; @origin names it in messages. */
+static int validate(const struct hv_plugin_hdr *h, const char *origin,
+                    char *err, size_t len)
+{
+    const struct hv_slot *slot;
+    const struct hv_opt *o, *p;
+    void *scratch;
+    int rc = 0;
+
+    if ( h == NULL || h->magic != HV_PLUGIN_MAGIC )
+    {
+        snprintf(err, len, "%s: not an hvbench plugin (bad magic)", origin);
+        return -ENOEXEC;
+    }
+    if ( h->abi_version == 0 || h->abi_version > HV_PLUGIN_ABI_VERSION )
+    {
+        snprintf(err, len, "%s: plugin ABI version %u, this hvbench speaks %u",
+                 origin, h->abi_version, HV_PLUGIN_ABI_VERSION);
+        return -EPROTO;
+    }
+    if ( h->slot == NULL || (slot = hv_slot_find(h->slot)) == NULL )
+    {
+        snprintf(err, len, "%s: unknown slot '%s'", origin,
+                 h->slot ? h->slot : "(null)");
+        return -EINVAL;
+    }
+    if ( h->ops_size < slot->min_ops_size )
+    {
+        snprintf(err, len, "%s: ops size %u < %zu for slot %s", origin,
+                 h->ops_size, slot->min_ops_size, h->slot);
+        return -EPROTO;
+    }
+    if ( !valid_name(h->name) || h->summary == NULL )
+    {
+        snprintf(err, len,
+                 "%s: plugin needs a name of [a-z0-9-] and a "
+                 "summary",
+                 origin);
+        return -EINVAL;
+    }
+    if ( slot->validate(h, err, len) )
+    {
+        char why[256];
+
+        snprintf(why, sizeof(why), "%s", err);
+        snprintf(err, len, "%s: %s", origin, why);
+        return -EINVAL;
+    }
+    if ( h->opts == NULL )
+        return 0;
+
+    scratch = calloc(1, h->opts_size ? h->opts_size : 1);
+    if ( scratch == NULL )
+        return -ENOMEM;
+    for ( o = h->opts; o->name != NULL && rc == 0; o++ )
+    {
+        if ( !valid_name(o->name) || o->help == NULL || o->def == NULL ||
+             o->off + opt_size(o) > h->opts_size )
+        {
+            snprintf(err, len,
+                     "%s: plugin %s/%s: bad option table entry "
+                     "'%s'",
+                     origin, h->slot, h->name, o->name);
+            rc = -EINVAL;
+            break;
+        }
+        for ( p = h->opts; p != o; p++ )
+            if ( strcmp(p->name, o->name) == 0 )
+            {
+                snprintf(err, len, "%s: plugin %s/%s: option %s twice", origin,
+                         h->slot, h->name, o->name);
+                rc = -EINVAL;
+            }
+        if ( rc == 0 )
+            rc = opt_set(h, o, scratch, o->def, err, len);
+    }
+    free(scratch);
+    return rc;
+}
+
+/* reg_lock held. */
+static int add_locked(const struct hv_plugin_hdr *h, const char *origin,
+                      char *err, size_t len)
+{
+    unsigned int i;
+
+    for ( i = 0; i < nr_registered; i++ )
+        if ( registry[i] == h )
+            return 0; /* the same object loaded again */
+    for ( i = 0; i < nr_registered; i++ )
+        if ( strcmp(registry[i]->slot, h->slot) == 0 &&
+             strcmp(registry[i]->name, h->name) == 0 )
+        {
+            snprintf(err, len, "%s: plugin %s/%s already registered by %s",
+                     origin, h->slot, h->name, registry_origin[i]);
+            return -EEXIST;
+        }
+    if ( nr_registered == MAX_PLUGINS )
+    {
+        snprintf(err, len, "%s: too many plugins", origin);
+        return -ENOSPC;
+    }
+    registry_origin[nr_registered] = origin;
+    registry[nr_registered++] = h;
+    return 0;
+}
+
+/* reg_lock held. */
+static void builtins_locked(void)
+{
+    const struct hv_plugin_hdr *const *p;
+
+    if ( builtins_done )
+        return;
+    builtins_done = true;
+    if ( __start_hv_plugins == NULL )
+        return;
+    for ( p = __start_hv_plugins; p < __stop_hv_plugins; p++ )
+    {
+        char name[64];
+
+        snprintf(name, sizeof(name), "built-in %s/%s",
+                 *p && (*p)->slot ? (*p)->slot : "?",
+                 *p && (*p)->name ? (*p)->name : "?");
+        builtins_rc = validate(*p, name, builtins_err, sizeof(builtins_err));
+        if ( builtins_rc == 0 )
+            builtins_rc =
+                add_locked(*p, "built-in", builtins_err, sizeof(builtins_err));
+        if ( builtins_rc )
+            return;
+    }
+}
+
+int hv_plugin_registry_init(char *err, size_t len)
+{
+    int rc;
+
+    pthread_mutex_lock(&reg_lock);
+    builtins_locked();
+    rc = builtins_rc;
+    if ( rc )
+        snprintf(err, len, "%s", builtins_err);
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
+}
+
+const struct hv_plugin_hdr *hv_plugin_at(unsigned int i)
+{
+    const struct hv_plugin_hdr *h;
+
+    pthread_mutex_lock(&reg_lock);
+    builtins_locked();
+    h = i < nr_registered ? registry[i] : NULL;
+    pthread_mutex_unlock(&reg_lock);
+    return h;
+}
+
+const struct hv_plugin_hdr *hv_plugin_find(const char *slot, const char *name)
+{
+    const struct hv_plugin_hdr *h;
+    unsigned int i;
+
+    for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
+        if ( strcmp(h->slot, slot) == 0 && strcmp(h->name, name) == 0 )
+            return h;
+    return NULL;
+}
+
+void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
+                     size_t len)
+{
+    const struct hv_plugin_hdr *h;
+    size_t used = 0;
+    unsigned int i;
+
+    buf[0] = '\0';
+    for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
+    {
+        if ( strcmp(h->slot, slot) != 0 ||
+             (!with_test_only && (h->flags & HV_PF_TEST_ONLY)) )
+            continue;
+        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                         used ? ", " : "", h->name);
+    }
+}
+
+int hv_plugin_load(const char *path, const struct hv_plugin_hdr **out,
+                   char *err, size_t len)
+{
+    const struct hv_plugin_hdr *const *list;
+    hv_plugin_entry_fn entry;
+    unsigned int before;
+    char *origin;
+    void *dl;
+    int rc = 0;
+
+    dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if ( dl == NULL )
+    {
+        snprintf(err, len, "cannot load plugin %s: %s", path, dlerror());
+        return -ENOENT;
+    }
+    *(void **)&entry = dlsym(dl, HV_PLUGIN_ENTRY_SYMBOL);
+    if ( entry == NULL )
+    {
+        snprintf(err, len, "%s: no %s() symbol: not an hvbench plugin", path,
+                 HV_PLUGIN_ENTRY_SYMBOL);
+        return -ENOEXEC; /* handle kept: never dlclose */
+    }
+    list = entry();
+    if ( list == NULL || list[0] == NULL )
+    {
+        snprintf(err, len, "%s: %s() returned no plugin", path,
+                 HV_PLUGIN_ENTRY_SYMBOL);
+        return -ENOEXEC;
+    }
+    origin = strdup(path); /* lives as long as the registry */
+    if ( origin == NULL )
+        return -ENOMEM;
+    pthread_mutex_lock(&reg_lock);
+    builtins_locked();
+    before = nr_registered;
+    for ( ; *list != NULL && rc == 0; list++ )
+    {
+        rc = validate(*list, path, err, len);
+        if ( rc == 0 )
+            rc = add_locked(*list, origin, err, len);
+        if ( rc == 0 && *out == NULL )
+            *out = *list;
+    }
+    /* Kept only if a header registered with it (not on a reload). */
+    if ( nr_registered == before )
+        free(origin);
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
+}
+
+static const char *origin_of(const struct hv_plugin_hdr *h)
+{
+    const char *o = "built-in";
+    unsigned int i;
+
+    pthread_mutex_lock(&reg_lock);
+    for ( i = 0; i < nr_registered; i++ )
+        if ( registry[i] == h )
+            o = registry_origin[i];
+    pthread_mutex_unlock(&reg_lock);
+    return o;
+}
+
+/* "name:k=v:..." with every option, from parsed @opts. */
+static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts)
+{
+    const struct hv_opt *o;
+    size_t len = 256, used;
+    char *s, v[64];
+
+    for ( o = h->opts; o && o->name; o++ )
+        len += strlen(o->name) + 64;
+    s = malloc(len);
+    if ( s == NULL )
+        return NULL;
+    used = snprintf(s, len, "%s", h->name);
+    for ( o = h->opts; o && o->name; o++ )
+    {
+        const void *src = (const char *)opts + o->off;
+
+        if ( o->type == HV_OPT_BOOL )
+            snprintf(v, sizeof(v), "%s", *(const bool *)src ? "true" : "false");
+        else if ( o->type == HV_OPT_ENUM )
+            enum_name(o->choices, *(const unsigned int *)src, v, sizeof(v));
+        else
+            snprintf(v, sizeof(v), "%u", *(const unsigned int *)src);
+        used += snprintf(s + used, len - used, ":%s=%s", o->name, v);
+    }
+    return s;
+}
+
+static void option_names(const struct hv_plugin_hdr *h, char *buf, size_t len)
+{
+    const struct hv_opt *o;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for ( o = h->opts; o && o->name; o++ )
+        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                         used ? ", " : "", o->name);
+    if ( used == 0 )
+        snprintf(buf, len, "none");
+}
+
+int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
+                      struct hv_plugin_inst *inst, char *err, size_t len)
+{
+    const struct hv_plugin_hdr *h = NULL;
+    char *copy, *name, *rest, *kv, names[512];
+    const struct hv_opt *o;
+    int rc = 0;
+
+    memset(inst, 0, sizeof(*inst));
+    if ( hv_slot_find(slot) == NULL )
+    {
+        const struct hv_slot *s;
+        size_t used = 0;
+        unsigned int i;
+
+        names[0] = '\0';
+        for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+            used += snprintf(names + used, sizeof(names) - used, "%s%s",
+                             used ? ", " : "", s->name);
+        snprintf(err, len, "unknown slot '%s' (valid: %s)", slot, names);
+        return -EINVAL;
+    }
+    rc = hv_plugin_registry_init(err, len);
+    if ( rc )
+        return rc;
+    copy = strdup(spec);
+    if ( copy == NULL )
+        return -ENOMEM;
+    name = copy;
+    rest = strchr(copy, ':');
+    if ( rest )
+        *rest++ = '\0';
+
+    if ( strchr(name, '/') ||
+         (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".so")) )
+    {
+        const struct hv_plugin_hdr *loaded = NULL;
+
+        rc = hv_plugin_load(name, &loaded, err, len);
+        if ( rc == 0 && strcmp(loaded->slot, slot) != 0 )
+        {
+            snprintf(err, len, "%s is a %s plugin, not a %s plugin", name,
+                     loaded->slot, slot);
+            rc = -EINVAL;
+        }
+        h = loaded;
+    }
+    else
+    {
+        h = hv_plugin_find(slot, name);
+        if ( h != NULL && (h->flags & HV_PF_TEST_ONLY) && !allow_test_only )
+            h = NULL;
+        if ( h == NULL )
+        {
+            hv_plugin_names(slot, allow_test_only, names, sizeof(names));
+            snprintf(err, len, "unknown plugin '%s' for slot %s (valid: %s)",
+                     name, slot, names);
+            rc = -EINVAL;
+        }
+    }
+    if ( rc )
+        goto out;
+
+    inst->hdr = h;
+    if ( h->opts_size )
+    {
+        inst->opts = calloc(1, h->opts_size);
+        if ( inst->opts == NULL )
+        {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    for ( o = h->opts; o && o->name && rc == 0; o++ )
+        rc = opt_set(h, o, inst->opts, o->def, err, len);
+
+    while ( rc == 0 && rest && *rest )
+    {
+        char *eq;
+
+        kv = rest;
+        rest = strchr(rest, ':');
+        if ( rest )
+            *rest++ = '\0';
+        eq = strchr(kv, '=');
+        if ( eq )
+            *eq++ = '\0';
+        for ( o = h->opts; o && o->name; o++ )
+            if ( strcmp(o->name, kv) == 0 )
+                break;
+        if ( o == NULL || o->name == NULL )
+        {
+            option_names(h, names, sizeof(names));
+            snprintf(err, len,
+                     "unknown option '%s' for plugin %s/%s "
+                     "(valid: %s)",
+                     kv, slot, h->name, names);
+            rc = -EINVAL;
+        }
+        else if ( eq == NULL )
+        {
+            snprintf(err, len,
+                     "option %s of plugin %s/%s needs a value "
+                     "(%s=VALUE)",
+                     kv, slot, h->name, kv);
+            rc = -EINVAL;
+        }
+        else
+            rc = opt_set(h, o, inst->opts, eq, err, len);
+    }
+    if ( rc == 0 )
+    {
+        inst->spec = canonical_spec(h, inst->opts);
+        inst->origin = strdup(origin_of(h));
+        if ( inst->spec == NULL || inst->origin == NULL )
+            rc = -ENOMEM;
+    }
+out:
+    free(copy);
+    if ( rc )
+        hv_plugin_inst_free(inst);
+    return rc;
+}
+
+void hv_plugin_inst_free(struct hv_plugin_inst *inst)
+{
+    free(inst->opts);
+    free(inst->spec);
+    free(inst->origin);
+    memset(inst, 0, sizeof(*inst));
+}
+
+int hv_plugin_inst_copy(struct hv_plugin_inst *dst,
+                        const struct hv_plugin_inst *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->hdr = src->hdr;
+    if ( src->hdr == NULL )
+        return 0;
+    if ( src->hdr->opts_size )
+    {
+        dst->opts = malloc(src->hdr->opts_size);
+        if ( dst->opts == NULL )
+            goto nomem;
+        memcpy(dst->opts, src->opts, src->hdr->opts_size);
+    }
+    dst->spec = src->spec ? strdup(src->spec) : NULL;
+    dst->origin = src->origin ? strdup(src->origin) : NULL;
+    if ( (src->spec && !dst->spec) || (src->origin && !dst->origin) )
+        goto nomem;
+    return 0;
+nomem:
+    hv_plugin_inst_free(dst);
+    return -ENOMEM;
+}

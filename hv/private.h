@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The layout of struct hv, private to the model (the files of hv/).  Plugins and the harness use
+ * the accessors of hv/hv.h.
+ */
+#ifndef HV_PRIVATE_H
+#define HV_PRIVATE_H
+
+#include <pthread.h>
+
+#include <hv/domain.h>
+#include <hv/domlookup.h>
+#include <hv/hv.h>
+#include <hv/rcu.h>
+
+/* Per-CPU RCU state, one cache line each: only its CPU writes it. */
+struct hv_rcu_cpu {
+    _Atomic uint64_t qs; /* last gp_seq seen at a QS */
+} __hv_cacheline_aligned;
+
+#define HV_RCU_OFFLINE UINT64_MAX
+
+struct hv_rcu {
+    /* Read by every CPU at each quiescent state: keep it alone. */
+    _Atomic uint64_t gp_seq __hv_cacheline_aligned;
+    _Atomic unsigned long nr_pending __hv_cacheline_aligned;
+    /* Callback queue, ordered by target. */
+    hv_spinlock_t cb_lock __hv_cacheline_aligned;
+    struct hv_rcu_head *cb_head, **cb_tail;
+    /* CPUs coming and going vs the grace-period scan. */
+    pthread_mutex_t registry;
+    /* Serialises callback invocation (poll vs barrier). */
+    pthread_mutex_t run_lock;
+    struct hv_rcu_cpu *cpus;
+    unsigned int nr_cpus;
+};
+
+struct hv {
+    struct hv_config cfg;
+    struct hv_domtab domtab;
+    const struct hv_domlookup_ops *domlookup;
+    void *domlookup_priv;
+    struct hv_rcu rcu;
+    struct hv_cpu *cpus; /* nr_cpus, cache-line aligned */
+    struct hv_stats stats;
+    uint64_t spin_iters_per_us; /* hv_spin_ns calibration */
+};
+
+int hv_rcu_init(struct hv *hv);
+void hv_rcu_fini(struct hv *hv);
+void hv_rcu_cpu_online(struct hv_cpu *cpu);
+void hv_rcu_cpu_offline(struct hv_cpu *cpu);
+
+void hv_domtab_init(struct hv *hv);
+void hv_domtab_destroy_all(struct hv *hv);
+
+#endif /* HV_PRIVATE_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The slots of the model: one entry per switchable strategy point, with
+ * the hooks every plugin of the slot must provide.  Adding a slot means
+ * adding its ops header, its subsystem and one entry here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <hv/domlookup.h>
+#include <hv/plugin.h>
+
+#define REQUIRE(ops, hook)                                                 \
+    do                                                                     \
+    {                                                                      \
+        if ( (ops)->hook == NULL )                                         \
+        {                                                                  \
+            snprintf(err, len, "plugin %s/%s misses .%s", (ops)->hdr.slot, \
+                     (ops)->hdr.name, #hook);                              \
+            return -1;                                                     \
+        }                                                                  \
+    } while ( 0 )
+
+static int domlookup_validate(const struct hv_plugin_hdr *hdr, char *err,
+                              size_t len)
+{
+    const struct hv_domlookup_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, lock);
+    REQUIRE(ops, unlock);
+    REQUIRE(ops, retire);
+    return 0;
+}
+
+static const struct hv_slot slots[] = {
+    {
+        .id = HV_SLOT_DOMLOOKUP,
+        .name = "domlookup",
+        .summary = "find a domain by id and pin it for one operation "
+                   "(seed 004)",
+        .default_plugin = "rcu-noref",
+        .min_ops_size = sizeof(struct hv_domlookup_ops),
+        .validate = domlookup_validate,
+    },
+};
+
+_Static_assert(HV_ARRAY_SIZE(slots) == HV_SLOT_NR, "one entry per slot id");
+
+const struct hv_slot *hv_slot_at(unsigned int i)
+{
+    return i < HV_ARRAY_SIZE(slots) ? &slots[i] : NULL;
+}
+
+const struct hv_slot *hv_slot_find(const char *name)
+{
+    unsigned int i;
+
+    for ( i = 0; i < HV_ARRAY_SIZE(slots); i++ )
+        if ( strcmp(slots[i].name, name) == 0 )
+            return &slots[i];
+    return NULL;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install the Debian 12 packages hvbench needs to build and test.
+# As root: apt-get installs what is missing.  Otherwise: print the one
+# apt-get line to run and exit 2.  Prints nothing when all is there.
+set -eu
+
+PACKAGES="
+    build-essential cmake pkg-config git clang-format
+    libbenchmark-dev
+    liburcu-dev
+    libjansson-dev
+    libcmocka-dev
+"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+            grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "hvbench: missing Debian packages; run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 2
+fi
+
+echo "hvbench: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

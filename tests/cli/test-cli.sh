@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# CLI contract tests: every input error is exit 2 with exactly one line on
+# stderr naming the problem; nothing is written to stdout then; a good run
+# writes valid, complete JSON atomically.
+# Usage: test-cli.sh HVBENCH [EXTERNAL_PLUGIN.so]
+set -u
+hvbench=$1
+skeleton=${2:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_error "PATTERN" ARGS...: exit 2, one stderr line matching PATTERN,
+# empty stdout.
+expect_error() {
+    pattern=$1
+    shift
+    "$hvbench" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ]; then
+        bad "hvbench $*: exit $rc, want 2"
+    elif [ "$lines" -ne 1 ]; then
+        bad "hvbench $*: $lines stderr lines, want 1: $(cat "$tmp/err")"
+    elif ! grep -Eq -e "$pattern" "$tmp/err"; then
+        bad "hvbench $*: stderr '$(cat "$tmp/err")' does not match /$pattern/"
+    elif [ -s "$tmp/out" ]; then
+        bad "hvbench $*: wrote to stdout on error"
+    else
+        ok
+    fi
+}
+
+quick="--min-time 0.01 --repetitions 2 -q"
+
+# Commands and usage.
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "unknown list topic 'bogus'.*plugins" list bogus
+expect_error "unknown workload 'nosuch' \(valid: .*lookup" run nosuch
+expect_error "bad value 'xml' for --format" run lookup --format xml
+expect_error "bad value '0' for --threads" run lookup --threads 0
+expect_error "bad value 'x' for --threads" run lookup --threads 1,x
+expect_error "bad value '0' for --repetitions" run lookup --repetitions 0
+expect_error "bad value '-1' for --min-time" run lookup --min-time -1
+
+# Slots, plugins and plugin options: never a fallback to a default.
+expect_error "unknown slot 'nosuch' \(workload lookup uses: domlookup\)" \
+    run lookup --plugin nosuch=x
+expect_error "unknown plugin 'nosuch' for slot domlookup \(valid: .*rcu-noref" \
+    run lookup --plugin domlookup=nosuch
+expect_error "unknown plugin 'nosuch'" \
+    run lookup --plugin domlookup=rcu-ref,nosuch
+expect_error "unknown option 'bogus' for plugin domlookup/percpu-ref \(valid: ncpus\)" \
+    run lookup --plugin domlookup=percpu-ref:bogus=1
+expect_error "bad value '999' for option ncpus.*\[0, 256\]" \
+    run lookup --plugin domlookup=percpu-ref:ncpus=999
+expect_error "bad value 'x' for option ncpus" \
+    run lookup --plugin domlookup=percpu-ref:ncpus=x
+expect_error "option ncpus .*needs a value" \
+    run lookup --plugin domlookup=percpu-ref:ncpus
+expect_error "unknown plugin 'rcu-broken'" \
+    run lookup --plugin domlookup=rcu-broken
+expect_error "cannot load plugin $tmp/none.so" \
+    run lookup --plugin "domlookup=$tmp/none.so"
+printf 'not an ELF file\n' >"$tmp/junk.so"
+expect_error "cannot load plugin $tmp/junk.so" \
+    run lookup --plugin "domlookup=$tmp/junk.so"
+
+# Workload parameters.
+expect_error "unknown param 'bogus' for workload lookup \(valid: domains, " \
+    run lookup --param bogus=1
+expect_error "bad value '0' for param domains of workload lookup" \
+    run lookup --param domains=0
+expect_error "bad value 'lukewarm' for param distribution.*hot, uniform" \
+    run lookup --param distribution=lukewarm
+expect_error "bad value '12q' for param domains" \
+    run lookup --param domains=12q
+expect_error "param" run lookup --param domains
+expect_error "knownalive is unsafe with churn > 0" \
+    run lookup --plugin domlookup=knownalive --param churn=10
+
+# Output files: an unwritable path is an input error, nothing left behind.
+expect_error "$tmp/nodir/x.json" run lookup $quick --out "$tmp/nodir/x.json"
+
+# A good run: console table on stdout, JSON written atomically.
+if "$hvbench" run lookup $quick --plugin domlookup=rwlock-ref,rcu-noref \
+        --threads 1,2 --param domains=10,20 --out "$tmp/r.json" \
+        >"$tmp/table" 2>"$tmp/err"; then
+    ok
+else
+    bad "good run failed: $(cat "$tmp/err")"
+fi
+rows=$(grep -c '^lookup/' "$tmp/table")
+[ "$rows" -eq 8 ] && ok || bad "console table has $rows cell rows, want 8"
+grep -q 'lookup/domlookup=rcu-noref/domains=20/threads:2' "$tmp/table" &&
+    ok || bad "cell name missing from the table"
+ls "$tmp" | grep -q '\.tmp' && bad "temporary file left behind" || ok
+
+python3 - "$tmp/r.json" <<'PY' && ok || bad "JSON content"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert set(["context", "benchmarks", "hvbench"]) <= set(r), r.keys()
+h = r["hvbench"]
+assert h["schema_version"] == 1
+assert "commit" in json.dumps(h)
+it = [b for b in r["benchmarks"] if b["run_type"] == "iteration"]
+assert len(it) == 8 * 2, len(it)
+for b in it:
+    for k in ("name", "real_time", "cpu_time", "time_unit", "iterations",
+              "threads", "repetitions", "repetition_index"):
+        assert k in b, (k, b)
+    assert b["real_time"] > 0 and b["iterations"] > 0
+agg = [b for b in r["benchmarks"] if b["run_type"] == "aggregate"]
+assert {b["aggregate_name"] for b in agg} >= {"mean", "median", "stddev"}
+text = json.dumps(h)
+assert "rcu-noref" in text and "rwlock-ref" in text
+PY
+
+# --format json on stdout parses, and names the default plugin it ran.
+"$hvbench" run lookup $quick --format json >"$tmp/s.json" 2>/dev/null &&
+python3 - "$tmp/s.json" <<'PY' && ok || bad "--format json / default plugin"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any("domlookup=rcu-noref" in b["name"] for b in r["benchmarks"]), \
+    [b["name"] for b in r["benchmarks"]]
+PY
+
+# Listing.
+"$hvbench" list plugins >"$tmp/l" 2>&1 && grep -q 'percpu-ref' "$tmp/l" &&
+    grep -q 'ncpus' "$tmp/l" && ! grep -q 'rcu-broken' "$tmp/l" &&
+    ok || bad "list plugins"
+"$hvbench" list workloads --json >"$tmp/w.json" &&
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'lookup' in json.dumps(d)" \
+        "$tmp/w.json" && ok || bad "list workloads --json"
+for c in list run; do
+    "$hvbench" $c --help >/dev/null 2>&1 && ok || bad "$c --help"
+done
+
+# An external plugin loaded by path runs and is recorded as such.
+if [ -n "$skeleton" ]; then
+    if "$hvbench" run lookup $quick --plugin "domlookup=$skeleton" \
+            --format json >"$tmp/x.json" 2>"$tmp/err" &&
+        grep -q "$skeleton" "$tmp/x.json"; then
+        ok
+    else
+        bad "external plugin run: $(cat "$tmp/err")"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the model's tests (unit, conformance, stress,
+ * external): build a model instance around one plugin spec, wait for
+ * deferred frees with a deadline, a seeded PRNG, a monotonic clock.
+ *
+ * Nothing here asserts: callers decide what a failure means (cmocka tests
+ * assert, the torture program counts), so the helpers are usable from
+ * worker threads too.
+ */
+#ifndef HVB_TESTLIB_H
+#define HVB_TESTLIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hv/hv.h>
+
+/*
+ * tl_hv_create - a model with @nr_cpus CPUs, @quarantine_gps quarantine
+ * grace periods and the domlookup plugin @spec ("name[:k=v...]", a .so
+ * path, or NULL for the slot's default); test-only plugins allowed.
+ * Returns NULL and prints why on failure.
+ */
+struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
+                        unsigned int quarantine_gps);
+
+static inline uint64_t tl_created(const struct hv *hv)
+{
+    return atomic_load(&hv_stats(hv)->domains_created);
+}
+
+static inline uint64_t tl_freed(const struct hv *hv)
+{
+    return atomic_load(&hv_stats(hv)->domains_freed);
+}
+
+/*
+ * tl_wait_freed - drive grace periods until at least @freed domains have
+ * been freed, or @timeout_s passes.  @cpu (may be NULL) is an online CPU
+ * of the caller's that holds nothing: it reports quiescent states so
+ * grace periods can end.  Every other CPU must be off line or reporting on
+ * its own.  Frees a strategy defers to its own machinery (liburcu's
+ * call_rcu thread) arrive asynchronously, hence the deadline rather than
+ * hv_rcu_barrier().  Returns true if the count was reached.
+ */
+bool tl_wait_freed(struct hv *hv, struct hv_cpu *cpu, uint64_t freed,
+                   double timeout_s);
+
+/*
+ * tl_destroy_all - destroy every live domain.  Returns how many
+ * destructions were started.
+ */
+unsigned int tl_destroy_all(struct hv *hv);
+
+/* Seconds on the monotonic clock. */
+double tl_now(void);
+
+/* xorshift64*: deterministic per seed, one state per thread. */
+static inline uint64_t tl_rand(uint64_t *s)
+{
+    uint64_t x = *s;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* A seed that is never 0 (xorshift's fixed point). */
+static inline uint64_t tl_seed(uint64_t s)
+{
+    return s ? s : 0x9E3779B97F4A7C15ull;
+}
+
+#endif /* HVB_TESTLIB_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers shared by workloads; see wl.h. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <hv/hv.h>
+
+#include "wl.h"
+
+int wl_create_domains(struct hvb_cell *c, domid_t first, unsigned int n,
+                      unsigned int nr_grants)
+{
+    unsigned int i;
+    int rc;
+
+    for ( i = 0; i < n; i++ )
+    {
+        rc = hv_domain_create(c->hv, (domid_t)(first + i), nr_grants, NULL);
+        if ( rc )
+        {
+            hvb_cell_error(c, "creating domain %u: %s", first + i,
+                           strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int wl_grant_all(struct hvb_cell *c, domid_t owner, domid_t grantee,
+                 unsigned int nr)
+{
+    struct hv_cpu *cpu = hv_cpu_enter(c->hv, 0);
+    unsigned int ref;
+    int rc = 0;
+
+    if ( cpu == NULL )
+    {
+        hvb_cell_error(c, "cannot enter CPU 0: %s", strerror(errno));
+        return -errno;
+    }
+    for ( ref = 0; ref < nr && rc == 0; ref++ )
+        rc = hv_gnttab_grant_access(cpu, owner, ref, grantee, ref, false);
+    hv_rcu_quiescent(cpu);
+    hv_cpu_leave(cpu);
+    if ( rc )
+        hvb_cell_error(c, "granting d%u's entries to d%u: %s", owner, grantee,
+                       strerror(-rc));
+    return rc;
+}
+
+static void sleep_until(uint64_t deadline_ns)
+{
+    uint64_t now = hv_now_ns();
+    struct timespec ts;
+
+    if ( deadline_ns <= now )
+        return;
+    deadline_ns -= now;
+    if ( deadline_ns > 1000000 )
+        deadline_ns = 1000000; /* wake at least every ms */
+    ts.tv_sec = 0;
+    ts.tv_nsec = (long)deadline_ns;
+    nanosleep(&ts, NULL);
+}
+
+void wl_churn(struct hvb_thread *t, domid_t first, unsigned int n,
+              uint64_t per_sec, unsigned int nr_grants)
+{
+    struct hv *hv = t->cell->hv;
+    uint64_t period = per_sec ? 1000000000ull / per_sec : 0, next;
+    uint64_t done = 0;
+
+    if ( per_sec == 0 || n == 0 )
+        return;
+    next = hv_now_ns();
+    while ( !hvb_bg_should_stop(t) )
+    {
+        domid_t id = (domid_t)(first + hvb_rand_below(t, n));
+
+        if ( hv_now_ns() < next )
+        {
+            sleep_until(next);
+            continue;
+        }
+        next += period;
+        /*
+         * Destroy, then create whether or not the destroy found it: a
+         * domain still referenced by a reader stays linked (create says
+         * -EEXIST) and one missing from an earlier such tick comes back.
+         * Churn never waits for readers.
+         */
+        if ( hv_domain_destroy(hv, id) == 0 )
+            done++;
+        if ( hv_domain_create(hv, id, nr_grants, NULL) == 0 )
+            done++;
+        hv_rcu_poll(hv);
+    }
+    hvb_counter_add(t, "churn_ops_per_s", (double)done, HVB_CTR_RATE);
+}
+
+int wl_check_churn(struct hvb_cell *c, uint64_t churn)
+{
+    const struct hv_plugin_inst *p = hvb_cell_plugin(c, "domlookup");
+
+    if ( churn && p && (p->hdr->flags & HV_PF_NO_CHURN) )
+    {
+        hvb_cell_error(c,
+                       "plugin domlookup=%s is unsafe with churn > 0 "
+                       "(domains would be freed under readers)",
+                       p->hdr->name);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
+                             struct hv_gnttab_unmap_op *unmap, domid_t guest,
+                             unsigned int batch, unsigned int grants)
+{
+    unsigned int i, failed = 0, base = t->index * batch;
+
+    for ( i = 0; i < batch; i++ )
+    {
+        map[i].dom = guest;
+        map[i].ref = (base + i) % grants;
+        map[i].flags = 0;
+    }
+    hv_gnttab_map(t->cpu, map, batch);
+    hv_rcu_quiescent(t->cpu);
+    for ( i = 0; i < batch; i++ )
+    {
+        if ( map[i].status != GNTST_okay )
+        {
+            failed++;
+            unmap[i].handle = UINT32_MAX; /* rejected as a bad handle */
+        }
+        else
+            unmap[i].handle = map[i].handle;
+    }
+    hv_gnttab_unmap(t->cpu, unmap, batch);
+    hv_rcu_quiescent(t->cpu);
+    for ( i = 0; i < batch; i++ )
+        if ( map[i].status == GNTST_okay && unmap[i].status != GNTST_okay )
+            failed++;
+    return failed;
+}

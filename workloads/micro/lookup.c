@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * lookup: threads look up domains by id and release them, reporting a
+ * quiescent state after every batch as a CPU leaving the hypervisor does.
+ * distribution=hot looks up one backend domain (every CPU shares its
+ * lines: the netback case of seed 004); uniform spreads over all domains.
+ * churn > 0 destroys and re-creates domains beside the readers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <hv/hv.h>
+
+#include "../lib/wl.h"
+
+enum {
+    DIST_HOT,
+    DIST_UNIFORM
+};
+
+#define HOT_DOMID 1
+
+struct lookup {
+    unsigned int domains;
+    unsigned int batch;
+    unsigned int dist;
+    uint64_t churn;
+};
+
+static int lookup_check(struct hvb_cell *c)
+{
+    return wl_check_churn(c, hvb_param_uint(c, "churn"));
+}
+
+static int lookup_prepare(struct hvb_cell *c)
+{
+    struct lookup *s = calloc(1, sizeof(*s));
+
+    if ( s == NULL )
+        return -ENOMEM;
+    s->domains = hvb_param_uint(c, "domains");
+    s->batch = hvb_param_uint(c, "batch");
+    s->dist = hvb_param_enum(c, "distribution");
+    s->churn = hvb_param_uint(c, "churn");
+    c->priv = s;
+    return wl_create_domains(c, HOT_DOMID, s->domains, 0);
+}
+
+static void lookup_thread(struct hvb_thread *t)
+{
+    const struct lookup *s = t->cell->priv;
+    struct hv_cpu *cpu = t->cpu;
+    unsigned int i;
+
+    while ( hvb_keep_running_batch(t, s->batch) )
+    {
+        for ( i = 0; i < s->batch; i++ )
+        {
+            domid_t id = s->dist == DIST_HOT
+                             ? HOT_DOMID
+                             : HOT_DOMID + hvb_rand_below(t, s->domains);
+            struct hv_domain *d = hv_domain_lock_by_id(cpu, id);
+
+            if ( d != NULL )
+            {
+                HV_BUG_ON(d->domain_id != id);
+                hv_domain_unlock(cpu, d);
+            }
+        }
+        hv_rcu_quiescent(cpu);
+    }
+}
+
+/* Churn spares the hot domain, so hot lookups always find it. */
+static void lookup_background(struct hvb_thread *t)
+{
+    const struct lookup *s = t->cell->priv;
+
+    if ( s->dist == DIST_HOT )
+        wl_churn(t, HOT_DOMID + 1, s->domains - 1, s->churn, 0);
+    else
+        wl_churn(t, HOT_DOMID, s->domains, s->churn, 0);
+}
+
+static void lookup_cleanup(struct hvb_cell *c)
+{
+    free(c->priv);
+    c->priv = NULL;
+}
+
+static const struct hvb_param lookup_params[] = {
+    {.name = "domains",
+     .type = HVB_PARAM_UINT,
+     .def = "100",
+     .help = "domains in the table (domids 1..N)",
+     .min = 1,
+     .max = DOMID_FIRST_RESERVED - 1},
+    {.name = "distribution",
+     .type = HVB_PARAM_ENUM,
+     .def = "hot",
+     .help = "hot: every lookup hits domain 1; uniform: random domain",
+     .choices = "hot|uniform"},
+    {.name = "churn",
+     .type = HVB_PARAM_UINT,
+     .def = "0",
+     .help = "domain destroy+create pairs per second in the background",
+     .min = 0,
+     .max = 1000000},
+    {.name = "batch",
+     .type = HVB_PARAM_UINT,
+     .def = "64",
+     .help = "lookups per quiescent state (per hypervisor entry)",
+     .min = 1,
+     .max = 1000000},
+    HVB_PARAM_TABLE_END};
+
+static const char *const lookup_slots[] = {"domlookup", NULL};
+
+HVB_REGISTER_WORKLOAD(lookup_workload) = {
+    .name = "lookup",
+    .kind = HVB_MICRO,
+    .summary = "look up a domain by id and release it (seed 004)",
+    .slots = lookup_slots,
+    .params = lookup_params,
+    .check = lookup_check,
+    .prepare = lookup_prepare,
+    .thread = lookup_thread,
+    .background = lookup_background,
+    .cleanup = lookup_cleanup,
+};
