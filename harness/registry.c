@@ -122,17 +122,6 @@ void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,
         snprintf(buf, len, "none");
 }
 
-static bool valid_name(const char *s)
-{
-    if ( s == NULL || *s == '\0' || strlen(s) > 32 )
-        return false;
-    for ( ; *s; s++ )
-        if ( !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-             *s != '-' && *s != '_' )
-            return false;
-    return true;
-}
-
 static int check_params(const struct hvb_workload *w, char *err, size_t len)
 {
     const struct hvb_param *p, *q;
@@ -141,7 +130,7 @@ static int check_params(const struct hvb_workload *w, char *err, size_t len)
 
     for ( p = w->params; p != NULL && p->name != NULL; p++ )
     {
-        if ( !valid_name(p->name) || p->help == NULL || p->def == NULL ||
+        if ( !hv_name_ok(p->name, "-_") || p->help == NULL || p->def == NULL ||
              (p->type != HVB_PARAM_UINT && p->type != HVB_PARAM_ENUM) ||
              (p->type == HVB_PARAM_UINT && p->min > p->max) ||
              (p->type == HVB_PARAM_ENUM &&
@@ -173,7 +162,7 @@ static int check_one(const struct hvb_workload *w, char *err, size_t len)
 {
     const char *const *s, *const *t;
 
-    if ( !valid_name(w->name) || w->summary == NULL || w->thread == NULL ||
+    if ( !hv_name_ok(w->name, "-") || w->summary == NULL || w->thread == NULL ||
          (w->kind != HVB_MICRO && w->kind != HVB_MACRO) )
     {
         snprintf(

@@ -36,13 +36,13 @@ static bool builtins_done;
 static int builtins_rc;
 static char builtins_err[256];
 
-static bool valid_name(const char *s)
+bool hv_name_ok(const char *s, const char *extra)
 {
     if ( s == NULL || *s == '\0' || strlen(s) > 32 )
         return false;
     for ( ; *s; s++ )
         if ( !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-             *s != '-' )
+             strchr(extra, *s) == NULL )
             return false;
     return true;
 }
@@ -205,7 +205,7 @@ static int validate(const struct hv_plugin_hdr *h, const char *origin,
                  h->ops_size, slot->min_ops_size, h->slot);
         return -EPROTO;
     }
-    if ( !valid_name(h->name) || h->summary == NULL )
+    if ( !hv_name_ok(h->name, "-") || h->summary == NULL )
     {
         snprintf(err, len,
                  "%s: plugin needs a name of [a-z0-9-] and a "
@@ -229,7 +229,7 @@ static int validate(const struct hv_plugin_hdr *h, const char *origin,
         return -ENOMEM;
     for ( o = h->opts; o->name != NULL && rc == 0; o++ )
     {
-        if ( !valid_name(o->name) || o->help == NULL || o->def == NULL ||
+        if ( !hv_name_ok(o->name, "-_") || o->help == NULL || o->def == NULL ||
              o->off + opt_size(o) > h->opts_size )
         {
             snprintf(err, len,

@@ -144,15 +144,11 @@ static void percpu_ref_retire(struct hv *hv, void *priv, struct hv_domain *d)
 }
 
 static const struct hv_opt percpu_ref_opts[] = {
-    {.name = "ncpus",
-     .type = HV_OPT_UINT,
-     .off = offsetof(struct percpu_ref_opts, ncpus),
-     .def = "0",
-     .help = "counters per domain; 0 = one per model CPU (CPU i uses "
-             "counter i mod ncpus)",
-     .min = 0,
-     .max = HV_MAX_CPUS},
-    HV_OPT_TABLE_END};
+    HV_OPT_UINT_ROW(struct percpu_ref_opts, ncpus, "ncpus", "0", 0, HV_MAX_CPUS,
+                    "counters per domain; 0 = one per model CPU (CPU i "
+                    "uses counter i mod ncpus)"),
+    HV_OPT_TABLE_END,
+};
 
 static const struct hv_domlookup_ops percpu_ref_ops = {
     .hdr =

@@ -31,11 +31,6 @@ static int netio_check(struct hvb_cell *c)
     return wl_check_churn(c, hvb_param_uint(c, "churn"));
 }
 
-static void netio_configure(const struct hvb_cell *c, struct hv_config *cfg)
-{
-    cfg->gnttab_map_cost_ns = hvb_param_uint(c, "map_cost_ns");
-}
-
 static int netio_prepare(struct hvb_cell *c)
 {
     struct netio *s = calloc(1, sizeof(*s));
@@ -106,50 +101,22 @@ static void netio_cleanup(struct hvb_cell *c)
 }
 
 static const struct hvb_param netio_params[] = {
-    {.name = "batch",
-     .type = HVB_PARAM_UINT,
-     .def = "64",
-     .help = "packets (grant ops) per hypercall",
-     .min = 1,
-     .max = 4096},
-    {.name = "guests",
-     .type = HVB_PARAM_UINT,
-     .def = "1",
-     .help = "guest domains; thread i serves guest i mod guests "
-             "(1 = every thread on one hot domain)",
-     .min = 1,
-     .max = 1000},
-    {.name = "grants",
-     .type = HVB_PARAM_UINT,
-     .def = "256",
-     .help = "grant entries each guest offers (the ring size)",
-     .min = 1,
-     .max = 65536},
-    {.name = "copy_bytes",
-     .type = HVB_PARAM_UINT,
-     .def = "1500",
-     .help = "bytes copied per packet (0..4096)",
-     .min = 0,
-     .max = 4096},
-    {.name = "map_cost_ns",
-     .type = HVB_PARAM_UINT,
-     .def = "200",
-     .help = "modelled page-table update under the grant lock (ns)",
-     .min = 0,
-     .max = 1000000},
-    {.name = "churn",
-     .type = HVB_PARAM_UINT,
-     .def = "1000",
-     .help = "background domain destroy+create pairs per second",
-     .min = 0,
-     .max = 1000000},
-    {.name = "churn_domains",
-     .type = HVB_PARAM_UINT,
-     .def = "100",
-     .help = "domains the churn recycles (domids 1000..)",
-     .min = 1,
-     .max = 10000},
-    HVB_PARAM_TABLE_END};
+    HVB_PARAM_UINT_ROW("batch", "64", 1, 4096,
+                       "packets (grant ops) per hypercall"),
+    HVB_PARAM_UINT_ROW("guests", "1", 1, 1000,
+                       "guest domains; thread i serves guest i mod guests "
+                       "(1 = every thread on one hot domain)"),
+    HVB_PARAM_UINT_ROW("grants", "256", 1, 65536,
+                       "grant entries each guest offers (the ring size)"),
+    HVB_PARAM_UINT_ROW("copy_bytes", "1500", 0, 4096,
+                       "bytes copied per packet"),
+    WL_PARAM_MAP_COST,
+    HVB_PARAM_UINT_ROW("churn", "1000", 0, 1000000,
+                       "background domain destroy+create pairs per second"),
+    HVB_PARAM_UINT_ROW("churn_domains", "100", 1, 10000,
+                       "domains the churn recycles (domids 1000..)"),
+    HVB_PARAM_TABLE_END,
+};
 
 static const char *const netio_slots[] = {"domlookup", NULL};
 
@@ -161,7 +128,7 @@ HVB_REGISTER_WORKLOAD(netio_workload) = {
     .slots = netio_slots,
     .params = netio_params,
     .check = netio_check,
-    .configure = netio_configure,
+    .configure = wl_configure_map_cost,
     .prepare = netio_prepare,
     .thread = netio_thread,
     .background = netio_background,

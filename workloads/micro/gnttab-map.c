@@ -21,12 +21,6 @@ struct gnttab_map {
     unsigned int grants;
 };
 
-static void gnttab_map_configure(const struct hvb_cell *c,
-                                 struct hv_config *cfg)
-{
-    cfg->gnttab_map_cost_ns = hvb_param_uint(c, "map_cost_ns");
-}
-
 static int gnttab_map_prepare(struct hvb_cell *c)
 {
     struct gnttab_map *s = calloc(1, sizeof(*s));
@@ -65,25 +59,12 @@ static void gnttab_map_cleanup(struct hvb_cell *c)
 }
 
 static const struct hvb_param gnttab_map_params[] = {
-    {.name = "batch",
-     .type = HVB_PARAM_UINT,
-     .def = "16",
-     .help = "grant ops per hypercall",
-     .min = 1,
-     .max = 4096},
-    {.name = "grants",
-     .type = HVB_PARAM_UINT,
-     .def = "1024",
-     .help = "grant entries the guest offers",
-     .min = 1,
-     .max = 1u << 20},
-    {.name = "map_cost_ns",
-     .type = HVB_PARAM_UINT,
-     .def = "200",
-     .help = "modelled page-table update under the grant lock (ns)",
-     .min = 0,
-     .max = 1000000},
-    HVB_PARAM_TABLE_END};
+    HVB_PARAM_UINT_ROW("batch", "16", 1, 4096, "grant ops per hypercall"),
+    HVB_PARAM_UINT_ROW("grants", "1024", 1, 1u << 20,
+                       "grant entries the guest offers"),
+    WL_PARAM_MAP_COST,
+    HVB_PARAM_TABLE_END,
+};
 
 static const char *const gnttab_map_slots[] = {"domlookup", NULL};
 
@@ -93,7 +74,7 @@ HVB_REGISTER_WORKLOAD(gnttab_map_workload) = {
     .summary = "batched grant map + unmap, one domain lookup per op",
     .slots = gnttab_map_slots,
     .params = gnttab_map_params,
-    .configure = gnttab_map_configure,
+    .configure = wl_configure_map_cost,
     .prepare = gnttab_map_prepare,
     .thread = gnttab_map_thread,
     .cleanup = gnttab_map_cleanup,

@@ -89,30 +89,18 @@ static void lookup_cleanup(struct hvb_cell *c)
 }
 
 static const struct hvb_param lookup_params[] = {
-    {.name = "domains",
-     .type = HVB_PARAM_UINT,
-     .def = "100",
-     .help = "domains in the table (domids 1..N)",
-     .min = 1,
-     .max = DOMID_FIRST_RESERVED - 1},
-    {.name = "distribution",
-     .type = HVB_PARAM_ENUM,
-     .def = "hot",
-     .help = "hot: every lookup hits domain 1; uniform: random domain",
-     .choices = "hot|uniform"},
-    {.name = "churn",
-     .type = HVB_PARAM_UINT,
-     .def = "0",
-     .help = "domain destroy+create pairs per second in the background",
-     .min = 0,
-     .max = 1000000},
-    {.name = "batch",
-     .type = HVB_PARAM_UINT,
-     .def = "64",
-     .help = "lookups per quiescent state (per hypervisor entry)",
-     .min = 1,
-     .max = 1000000},
-    HVB_PARAM_TABLE_END};
+    HVB_PARAM_UINT_ROW("domains", "100", 1, DOMID_FIRST_RESERVED - 1,
+                       "domains in the table (domids 1..N)"),
+    HVB_PARAM_ENUM_ROW("distribution", "hot", "hot|uniform",
+                       "hot: every lookup hits domain 1; uniform: random "
+                       "domain"),
+    HVB_PARAM_UINT_ROW("churn", "0", 0, 1000000,
+                       "domain destroy+create pairs per second in the "
+                       "background"),
+    HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000,
+                       "lookups per quiescent state (per hypervisor entry)"),
+    HVB_PARAM_TABLE_END,
+};
 
 static const char *const lookup_slots[] = {"domlookup", NULL};
 

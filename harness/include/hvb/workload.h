@@ -51,7 +51,14 @@ struct hvb_param {
     const char *choices;
 };
 
+/* Table rows: an integer in [min, max], and one of "a|b|c". */
 /* clang-format off */
+#define HVB_PARAM_UINT_ROW(name_, def_, min_, max_, help_)                     \
+    { .name = (name_), .type = HVB_PARAM_UINT, .def = (def_),                  \
+      .help = (help_), .min = (min_), .max = (max_) }
+#define HVB_PARAM_ENUM_ROW(name_, def_, choices_, help_)                       \
+    { .name = (name_), .type = HVB_PARAM_ENUM, .def = (def_),                  \
+      .help = (help_), .choices = (choices_) }
 #define HVB_PARAM_TABLE_END { .name = NULL, .type = HVB_PARAM_END }
 /* clang-format on */
 

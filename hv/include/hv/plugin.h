@@ -52,7 +52,11 @@ struct hv_opt {
     const char *choices; /* HV_OPT_ENUM */
 };
 
+/* Table rows: field @f of option struct @st, an integer in [min, max]. */
 /* clang-format off */
+#define HV_OPT_UINT_ROW(st, f, name_, def_, min_, max_, help_)                 \
+    { .name = (name_), .type = HV_OPT_UINT, .off = offsetof(st, f),           \
+      .def = (def_), .help = (help_), .min = (min_), .max = (max_) }
 #define HV_OPT_TABLE_END { .name = NULL, .type = HV_OPT_END }
 /* clang-format on */
 
@@ -163,6 +167,12 @@ int HV_MUST_CHECK hv_plugin_inst_copy(struct hv_plugin_inst *dst,
 /* "a, b, c": the valid names of @slot (test-only ones if asked). */
 void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
                      size_t len);
+
+/*
+ * hv_name_ok - a name of 1..32 characters of [a-z0-9] and @extra: the
+ * rule for plugin, option, workload and parameter names.
+ */
+bool hv_name_ok(const char *s, const char *extra);
 
 /* Typed option access for plugins' init hooks. */
 static inline unsigned int hv_opt_uint(const void *opts, size_t off)
