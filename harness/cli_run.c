@@ -29,6 +29,7 @@ enum {
     OPT_FORMAT,
     OPT_SEED,
     OPT_NO_INTERLEAVE,
+    OPT_AFFINITY,
     OPT_TEST_PLUGINS,
     OPT_QUIET,
     OPT_HELP,
@@ -44,6 +45,7 @@ static const struct hvb_optdef run_opts[] = {
     {"format", 'f', true, OPT_FORMAT},
     {"seed", 0, true, OPT_SEED},
     {"no-interleave", 0, false, OPT_NO_INTERLEAVE},
+    {"affinity", 0, true, OPT_AFFINITY},
     {"allow-test-plugins", 0, false, OPT_TEST_PLUGINS},
     {"quiet", 'q', false, OPT_QUIET},
     {"help", 'h', false, OPT_HELP},
@@ -78,6 +80,8 @@ static void run_help(FILE *f)
         "  --min-time S        minimum seconds per repetition (default %g)\n"
         "  --no-interleave     run each cell's repetitions back to back\n"
         "                      (default: randomly interleaved across cells)\n"
+        "  --affinity spread|none  pin measured thread i to the i-th usable\n"
+        "                      CPU (default spread), or let it float\n"
         "  --seed N            base seed of the threads' generators (default %d)\n"
         "  -o, --out FILE      also write the JSON results to FILE (atomically)\n"
         "  -f, --format console|json  what goes to stdout (default console)\n"
@@ -208,6 +212,15 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
             break;
         case OPT_NO_INTERLEAVE:
             o.interleave = false;
+            break;
+        case OPT_AFFINITY:
+            if ( !hvb_affinity_parse(val, &o.spec.affinity) )
+            {
+                hvb_usage_error("bad value '%s' for --affinity (spread or "
+                                "none)",
+                                val);
+                goto out;
+            }
             break;
         case OPT_TEST_PLUGINS:
             o.spec.allow_test_only = true;

@@ -471,6 +471,7 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
         return -ENOMEM;
     m->w = spec->w;
     m->seed = spec->seed;
+    m->affinity = spec->affinity;
     rc = build_slots(m, spec, err, len);
     if ( rc == 0 )
         rc = build_params(m, spec, err, len);

@@ -365,6 +365,7 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, "min_time_s", num(meta->min_time_s));
     set(b, run, "interleaved", json_boolean(meta->interleave));
     set(b, run, "seed", uint_json(meta->seed));
+    set(b, run, "affinity", json_string(meta->affinity));
     set(b, run, "time", json_string("real"));
     set(b, run, "time_unit", json_string("ns"));
     set(b, run, "cells", json_integer((json_int_t)m->nr_cells));

@@ -115,6 +115,7 @@ static int report(const struct hvb_matrix *m, const struct hvb_run_opts *o,
         .min_time_s = o->min_time_s,
         .interleave = o->interleave,
         .seed = o->spec.seed,
+        .affinity = hvb_affinity_name(o->spec.affinity),
     };
     struct hvb_summary s;
     json_t *root = NULL;

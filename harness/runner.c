@@ -210,6 +210,10 @@ void hvb_runner_body(void *arg, struct hvb_engine_thread *et)
         hvb_engine_fail(et, msg);
         return;
     }
+    rc = hvb_affinity_apply(mc->m->affinity, et->index);
+    if ( rc )
+        warn_once(mc, &mc->rt.warned_affinity,
+                  "cannot pin measured threads; they run unpinned");
     cpu = hv_cpu_enter(mc->cell.hv, et->index);
     if ( cpu == NULL )
     {

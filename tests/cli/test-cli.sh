@@ -48,6 +48,7 @@ expect_error "bad value '0' for --threads" run lookup --threads 0
 expect_error "bad value 'x' for --threads" run lookup --threads 1,x
 expect_error "bad value '0' for --repetitions" run lookup --repetitions 0
 expect_error "bad value '-1' for --min-time" run lookup --min-time -1
+expect_error "bad value 'everywhere' for --affinity" run lookup --affinity everywhere
 
 # Slots, plugins and plugin options: never a fallback to a default.
 expect_error "unknown slot 'nosuch' \(workload lookup uses: domlookup\)" \
@@ -108,6 +109,7 @@ r = json.load(open(sys.argv[1]))
 assert set(["context", "benchmarks", "hvbench"]) <= set(r), r.keys()
 h = r["hvbench"]
 assert h["schema_version"] == 1
+assert h["run"]["affinity"] == "spread"
 assert "commit" in json.dumps(h)
 it = [b for b in r["benchmarks"] if b["run_type"] == "iteration"]
 assert len(it) == 8 * 2, len(it)

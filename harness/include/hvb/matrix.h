@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <hv/plugin.h>
+#include <hvb/affinity.h>
 #include <hvb/params.h>
 #include <hvb/runner.h>
 #include <hvb/workload.h>
@@ -74,6 +75,7 @@ struct hvb_matrix {
     size_t nr_groups;
     size_t nr_variants;
     uint64_t seed;
+    enum hvb_affinity affinity;
 };
 
 struct hvb_matrix_spec {
@@ -86,6 +88,7 @@ struct hvb_matrix_spec {
     size_t nr_threads;
     bool allow_test_only; /* resolve HV_PF_TEST_ONLY plugins */
     uint64_t seed;
+    enum hvb_affinity affinity; /* placement of measured threads */
 };
 
 /*

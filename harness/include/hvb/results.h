@@ -31,6 +31,7 @@ struct hvb_run_meta {
     double min_time_s;
     bool interleave;
     uint64_t seed;
+    const char *affinity;
 };
 
 /*

@@ -37,6 +37,7 @@ struct hvb_cell_rt {
     _Atomic bool in_report;       /* thread 0 is inside report() */
     _Atomic bool warned_flags;
     _Atomic bool warned_dropped;
+    _Atomic bool warned_affinity;
     _Atomic bool warned_set;
 };
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Thread placement.  With "spread" (the default), measured thread i runs
+ * pinned to the i-th CPU the process may use (modulo their number), as
+ * will-it-scale places its tasks: two threads of a contention benchmark
+ * then really run on two CPUs, instead of the scheduler stacking them on
+ * one and timing them without contention.
+ */
+#ifndef HVB_AFFINITY_H
+#define HVB_AFFINITY_H
+
+#include <stdbool.h>
+
+enum hvb_affinity {
+    HVB_AFFINITY_SPREAD,
+    HVB_AFFINITY_NONE,
+};
+
+/* Parse "spread" or "none"; false if neither. */
+bool hvb_affinity_parse(const char *s, enum hvb_affinity *out);
+const char *hvb_affinity_name(enum hvb_affinity a);
+
+/* CPUs the process may run on (at least 1). */
+unsigned int hvb_affinity_cpus(void);
+
+/*
+ * hvb_affinity_apply - place the calling thread, measured thread @index.
+ * Returns 0 or -errno (the thread then runs unpinned).
+ */
+int hvb_affinity_apply(enum hvb_affinity a, unsigned int index);
+
+#endif /* HVB_AFFINITY_H */
