@@ -8,8 +8,8 @@
  * frame named after the cell.  Writes per cell DIR/<cell>.folded, then
  * harness/render/flamegraph.py draws the SVG flame graph and speedscope
  * JSON, and for --diff the differential flame graphs and the ranked
- * table.  DIR/results.json is the run's results; DIR/profile.json lists
- * the files.
+ * table.  DIR/results.json is the run's results (hvbench.profile lists
+ * the files).
  */
 #include <errno.h>
 #include <inttypes.h>
