@@ -7,7 +7,7 @@
  * open per CPU.  Each ring buffer is 1 + 2^n pages; the reader loads
  * data_head with acquire semantics, walks the records (copying one that
  * wraps around the end), and publishes data_tail with release semantics
- * so the kernel can reuse the space.  It wakes every 2 ms: at 1 kHz and
+ * so the kernel can reuse the space.  It wakes every 10 ms: at 1 kHz and
  * 127 frames a sample is at most about 1 KiB, far below the buffer.
  */
 #include <errno.h>
@@ -180,7 +180,7 @@ static void drain(struct hvb_sampler *s, struct ring *r)
 static void *reader_main(void *arg)
 {
     struct hvb_sampler *s = arg;
-    const struct timespec nap = {0, 2000000};
+    const struct timespec nap = {0, 10000000};
     unsigned int i;
 
     while ( !atomic_load(&s->go) )
