@@ -130,7 +130,14 @@ static bool parse_threads(const char *arg, unsigned int *t, size_t *nr)
 
 int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "run"};
+    return hvb_cmd_run_as("run", argc, argv, full_argc, full_argv, NULL, NULL);
+}
+
+int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
+                   char **full_argv, const struct hvb_run_hooks *hooks,
+                   void (*help)(FILE *f))
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
     unsigned int threads[MAX_THREAD_COUNTS];
     const char **plugins = NULL, **params = NULL, *val, *wname = NULL;
     struct hvb_run_opts o;
@@ -147,6 +154,7 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     o.spec.seed = DEFAULT_SEED;
     o.argc = full_argc;
     o.argv = full_argv;
+    o.hooks = hooks;
     /* At most one plugin or param argument per argv slot. */
     plugins = calloc((size_t)argc + 1, sizeof(*plugins));
     params = calloc((size_t)argc + 1, sizeof(*params));
@@ -165,8 +173,8 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
         case HVB_OPT_POSITIONAL:
             if ( wname != NULL )
             {
-                hvb_usage_error("run takes one WORKLOAD; '%s' is one too many",
-                                val);
+                hvb_usage_error("%s takes one WORKLOAD; '%s' is one too many",
+                                cmd, val);
                 goto out;
             }
             wname = val;
@@ -229,7 +237,7 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
             o.quiet = true;
             break;
         case OPT_HELP:
-            run_help(stdout);
+            (help ? help : run_help)(stdout);
             status = HVB_EXIT_OK;
             goto out;
         }
@@ -238,7 +246,7 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
     hvb_workload_names(names, sizeof(names));
     if ( wname == NULL )
     {
-        hvb_usage_error("run needs a WORKLOAD (one of: %s)", names);
+        hvb_usage_error("%s needs a WORKLOAD (one of: %s)", cmd, names);
         goto out;
     }
     o.spec.w = hvb_workload_find(wname);

@@ -18,9 +18,15 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
         return hvb_cmd_list(argc, argv);
     if ( strcmp(cmd, "run") == 0 )
         return hvb_cmd_run(argc, argv, full_argc, full_argv);
-    return hvb_usage_error(
-        "unknown command '%s' (commands: list, run; see 'hvbench --help')",
-        cmd);
+    if ( strcmp(cmd, "lockstat") == 0 )
+        return hvb_cmd_lockstat(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "profile") == 0 )
+        return hvb_cmd_profile(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "report") == 0 )
+        return hvb_cmd_report(argc, argv, full_argc, full_argv);
+    return hvb_usage_error("unknown command '%s' (commands: list, run, "
+                           "profile, lockstat, report; see 'hvbench --help')",
+                           cmd);
 }
 
 int main(int argc, char **argv)

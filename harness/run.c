@@ -84,6 +84,12 @@ static int measure(struct hvb_matrix *m, const struct hvb_run_opts *o,
         b[i].body = hvb_runner_body;
         b[i].arg = &m->cells[i];
     }
+    if ( o->hooks != NULL && o->hooks->before != NULL &&
+         o->hooks->before(o->hooks->ctx, m, b, m->nr_cells) )
+    {
+        free(b);
+        return HVB_EXIT_FAIL;
+    }
     if ( !o->quiet && (m->w->flags & HVB_WF_ONE_SHOT) )
         fprintf(
             stderr,
@@ -97,6 +103,8 @@ static int measure(struct hvb_matrix *m, const struct hvb_run_opts *o,
             m->w->name, m->nr_cells, o->repetitions, o->min_time_s,
             o->interleave && m->nr_cells > 1 ? ", interleaved" : "");
     rc = hvb_engine_run(b, m->nr_cells, &eo, res, err, sizeof(err));
+    if ( o->hooks != NULL && o->hooks->after != NULL )
+        o->hooks->after(o->hooks->ctx, m);
     free(b);
     if ( rc )
         return hvb_failure("%s", err);
@@ -132,6 +140,8 @@ static int report(const struct hvb_matrix *m, const struct hvb_run_opts *o,
             hvb_summary_free(&s);
             return hvb_failure("%s", err);
         }
+        if ( o->hooks != NULL && o->hooks->annotate != NULL )
+            o->hooks->annotate(o->hooks->ctx, m, &s, root);
     }
     if ( o->format == HVB_FORMAT_JSON )
     {
@@ -141,6 +151,8 @@ static int report(const struct hvb_matrix *m, const struct hvb_run_opts *o,
     }
     else
         hvb_console_table(stdout, m, &s);
+    if ( o->hooks != NULL && o->hooks->print != NULL )
+        o->hooks->print(o->hooks->ctx, m, &s);
     if ( o->out_path != NULL &&
          hvb_results_write(o->out_path, root, err, sizeof(err)) )
         status = hvb_failure("%s", err);

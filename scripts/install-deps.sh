@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install the Debian 12 packages hvbench needs to build and test.
+# With --test: only the heavy test-only ones (chromium, for the report
+# page test); ctest's report-browser-setup runs this.
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -12,7 +14,12 @@ PACKAGES="
     liburcu-dev
     libjansson-dev
     libcmocka-dev
+    libdw-dev
+    python3-matplotlib python3-numpy
 "
+if [ "${1:-}" = "--test" ]; then
+    PACKAGES="chromium"
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -24,6 +31,10 @@ done
 
 [ -z "$missing" ] && exit 0
 
+if [ "$(id -u)" -ne 0 ] && [ "${1:-}" = "--test" ]; then
+    echo "hvbench: note: not root; tests needing$missing will be skipped" >&2
+    exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
     echo "hvbench: missing Debian packages; run:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2

@@ -58,5 +58,8 @@ bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
 /* Subcommands: argv[0] is the subcommand's name.  Return an exit code. */
 int hvb_cmd_list(int argc, char **argv);
 int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv);
+int hvb_cmd_lockstat(int argc, char **argv, int full_argc, char **full_argv);
+int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv);
+int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv);
 
 #endif /* HVB_CLI_H */

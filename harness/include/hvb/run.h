@@ -9,11 +9,33 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
+#include <hvb/engine.h>
 #include <hvb/matrix.h>
+#include <hvb/summary.h>
 
 enum hvb_format {
     HVB_FORMAT_CONSOLE,
     HVB_FORMAT_JSON,
+};
+
+/*
+ * What "profile" and "lockstat" add to a run; every hook is optional.
+ * before: after the models exist, before measuring; may wrap the
+ * benches' bodies (each b[i].arg is &m->cells[i]).  Non-zero aborts.
+ * annotate: add to the results document before it is written.
+ * print: after the console table (stdout).
+ */
+struct hvb_run_hooks {
+    void *ctx;
+    int (*before)(void *ctx, struct hvb_matrix *m, struct hvb_engine_bench *b,
+                  size_t n);
+    void (*after)(void *ctx, struct hvb_matrix *m);
+    void (*annotate)(void *ctx, const struct hvb_matrix *m,
+                     const struct hvb_summary *s, json_t *root);
+    void (*print)(void *ctx, const struct hvb_matrix *m,
+                  const struct hvb_summary *s);
 };
 
 struct hvb_run_opts {
@@ -26,9 +48,19 @@ struct hvb_run_opts {
     bool quiet;             /* no progress on stderr */
     int argc;               /* the whole command line, recorded */
     char *const *argv;
+    const struct hvb_run_hooks *hooks; /* or NULL */
 };
 
 /* Run; returns the exit status (0, 1 failed run, 2 input error). */
 int hvb_run(const struct hvb_run_opts *o);
+
+/*
+ * hvb_cmd_run_as - "hvbench run"'s option parser and run, for commands
+ * that take the run options (@cmd names it in messages; @help prints its
+ * usage, NULL for run's).
+ */
+int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
+                   char **full_argv, const struct hvb_run_hooks *hooks,
+                   void (*help)(FILE *f));
 
 #endif /* HVB_RUN_H */

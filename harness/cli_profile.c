@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]":
+ * a run (the run options of 'hvbench run') under the in-process sampler
+ * (hvb/sampler.h).  Every measured thread's body is wrapped to record the
+ * CLOCK_MONOTONIC window it ran in; cells run one at a time, so a
+ * sample's time names its cell, and every cell's stacks are rooted at a
+ * frame named after the cell.  Writes per cell DIR/<cell>.folded, then
+ * harness/render/flamegraph.py draws the SVG flame graph and speedscope
+ * JSON, and for --diff the differential flame graphs and the ranked
+ * table.  DIR/results.json is the run's results (hvbench.profile lists
+ * the files).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <hvb/cli.h>
+#include <hvb/render.h>
+#include <hvb/results.h>
+#include <hvb/run.h>
+#include <hvb/sampler.h>
+#include <hvb/symbols.h>
+
+#define DEFAULT_FREQ 997 /* about 1 kHz, not in step with 1 ms ticks */
+
+struct window {
+    uint64_t t0, t1;
+    size_t cell;
+};
+
+struct wrap {
+    void (*body)(void *arg, struct hvb_engine_thread *et);
+    void *arg;
+    size_t cell;
+    struct prof *p;
+};
+
+struct cell_prof {
+    char *slug;
+    uint64_t samples;
+    double mean_depth;
+    double cpu_ns_per_op;
+};
+
+struct prof {
+    const char *dir;
+    const char *diff; /* SLOT=A,B or NULL */
+    enum hvb_sample_event ev;
+    unsigned int freq;
+    struct hvb_sampler *s;
+    struct wrap *w;
+    pthread_mutex_t lock;
+    struct window *win;
+    size_t nr_win, cap_win;
+    struct cell_prof *cells;
+    size_t nr_cells;
+    uint64_t unattributed;
+    const char *event;
+    int status;
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void wrapped_body(void *arg, struct hvb_engine_thread *et)
+{
+    struct wrap *w = arg;
+    struct prof *p = w->p;
+    uint64_t t0 = mono_ns(), t1;
+
+    w->body(w->arg, et);
+    t1 = mono_ns();
+    pthread_mutex_lock(&p->lock);
+    if ( p->nr_win == p->cap_win )
+    {
+        size_t cap = p->cap_win ? 2 * p->cap_win : 256;
+        struct window *n = realloc(p->win, cap * sizeof(*n));
+
+        if ( n != NULL )
+        {
+            p->win = n;
+            p->cap_win = cap;
+        }
+    }
+    if ( p->nr_win < p->cap_win )
+        p->win[p->nr_win++] = (struct window){t0, t1, w->cell};
+    pthread_mutex_unlock(&p->lock);
+}
+
+static int pr_before(void *ctx, struct hvb_matrix *m,
+                     struct hvb_engine_bench *b, size_t n)
+{
+    struct prof *p = ctx;
+    char err[256] = "";
+    size_t i;
+    int rc;
+
+    p->w = calloc(n, sizeof(*p->w));
+    if ( p->w == NULL )
+    {
+        hvb_failure("out of memory");
+        return -1;
+    }
+    for ( i = 0; i < n; i++ )
+    {
+        p->w[i] = (struct wrap){b[i].body, b[i].arg, i, p};
+        b[i].body = wrapped_body;
+        b[i].arg = &p->w[i];
+    }
+    rc = hvb_sampler_open(&p->s, p->ev, p->freq, err, sizeof(err));
+    if ( rc == 0 )
+        rc = hvb_sampler_enable(p->s);
+    if ( rc )
+    {
+        hvb_failure("profile: %s", err[0] ? err : strerror(-rc));
+        return -1;
+    }
+    p->event = hvb_sampler_event_name(p->s);
+    return 0;
+}
+
+static int win_cmp(const void *a, const void *b)
+{
+    const struct window *x = a, *y = b;
+
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* The cell whose window holds @t, or SIZE_MAX. */
+static size_t cell_at(const struct window *w, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+
+    while ( lo < hi ) /* first window with t0 > t */
+    {
+        size_t mid = (lo + hi) / 2;
+
+        if ( w[mid].t0 <= t )
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while ( lo-- > 0 )
+    {
+        if ( w[lo].t0 <= t && t <= w[lo].t1 )
+            return w[lo].cell;
+        if ( lo + 64 < n && w[lo].t1 + 5000000000ull < t )
+            break; /* no body runs that long */
+    }
+    return SIZE_MAX;
+}
+
+static void slugify(const char *name, char *out, size_t len)
+{
+    size_t i;
+
+    for ( i = 0; name[i] && i + 1 < len; i++ )
+    {
+        char c = name[i];
+
+        out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '.' || c == '=' ||
+                         c == '-'
+                     ? c
+                     : '_';
+    }
+    out[i] = '\0';
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Write the folded stacks of cell @c; returns 0 or -errno. */
+static int write_folded(struct prof *p, struct hvb_symbols *sym,
+                        const struct hvb_matrix *m, size_t c,
+                        const size_t *owner)
+{
+    const struct hvb_sample_buf *b = hvb_sampler_samples(p->s);
+    struct cell_prof *cp = &p->cells[c];
+    char **lines = NULL, path[4096];
+    size_t nr = 0, cap = 0, off, k, i, idx = 0;
+    uint64_t depth = 0;
+    FILE *f;
+
+    for ( off = 0; off < b->len; off += 3 + b->v[off + 2], idx++ )
+    {
+        const uint64_t *r = &b->v[off];
+        size_t len, pos;
+        char *line;
+
+        if ( owner[idx] != c )
+            continue;
+        len = strlen(m->cells[c].name) + 1;
+        for ( k = r[2]; k-- > 0; )
+            len += strlen(hvb_symbols_name(sym, r[3 + k], k > 0)) + 1;
+        line = malloc(len + 1);
+        if ( line == NULL )
+            goto oom;
+        pos = (size_t)sprintf(line, "%s", m->cells[c].name);
+        for ( k = r[2]; k-- > 0; )
+            pos += (size_t)sprintf(line + pos, ";%s",
+                                   hvb_symbols_name(sym, r[3 + k], k > 0));
+        if ( nr == cap )
+        {
+            char **n;
+
+            cap = cap ? 2 * cap : 1024;
+            n = realloc(lines, cap * sizeof(*n));
+            if ( n == NULL )
+            {
+                free(line);
+                goto oom;
+            }
+            lines = n;
+        }
+        lines[nr++] = line;
+        depth += r[2];
+    }
+    cp->samples = nr;
+    cp->mean_depth = nr ? (double)depth / (double)nr : 0;
+    qsort(lines, nr, sizeof(*lines), str_cmp);
+    snprintf(path, sizeof(path), "%s/%s.folded", p->dir, cp->slug);
+    f = fopen(path, "w");
+    if ( f == NULL )
+    {
+        for ( i = 0; i < nr; i++ )
+            free(lines[i]);
+        free(lines);
+        return -errno;
+    }
+    for ( i = 0; i < nr; )
+    {
+        size_t j = i + 1;
+
+        while ( j < nr && strcmp(lines[j], lines[i]) == 0 )
+            j++;
+        fprintf(f, "%s %zu\n", lines[i], j - i);
+        i = j;
+    }
+    for ( i = 0; i < nr; i++ )
+        free(lines[i]);
+    free(lines);
+    return fclose(f) ? -errno : 0;
+oom:
+    for ( i = 0; i < nr; i++ )
+        free(lines[i]);
+    free(lines);
+    return -ENOMEM;
+}
+
+static void pr_after(void *ctx, struct hvb_matrix *m)
+{
+    struct prof *p = ctx;
+    const struct hvb_sample_buf *b;
+    struct hvb_symbols *sym = NULL;
+    size_t *owner = NULL, off, idx, c;
+    char slug[1024];
+    int rc;
+
+    rc = hvb_sampler_stop(p->s);
+    if ( rc )
+        hvb_failure("profile: samples dropped: out of memory");
+    b = hvb_sampler_samples(p->s);
+    qsort(p->win, p->nr_win, sizeof(*p->win), win_cmp);
+    p->nr_cells = m->nr_cells;
+    p->cells = calloc(m->nr_cells, sizeof(*p->cells));
+    owner = calloc(b->nr_samples + 1, sizeof(*owner));
+    if ( p->cells == NULL || owner == NULL ||
+         (rc = hvb_symbols_open(&sym)) != 0 )
+    {
+        p->status = hvb_failure("profile: cannot symbolise: %s",
+                                strerror(rc ? -rc : ENOMEM));
+        free(owner);
+        return;
+    }
+    for ( off = 0, idx = 0; off < b->len; off += 3 + b->v[off + 2], idx++ )
+    {
+        owner[idx] = cell_at(p->win, p->nr_win, b->v[off]);
+        if ( owner[idx] == SIZE_MAX )
+            p->unattributed++;
+    }
+    for ( c = 0; c < m->nr_cells; c++ )
+    {
+        slugify(m->cells[c].name, slug, sizeof(slug));
+        p->cells[c].slug = strdup(slug);
+        if ( p->cells[c].slug == NULL ||
+             (rc = write_folded(p, sym, m, c, owner)) != 0 )
+        {
+            p->status = hvb_failure("profile: writing %s/%s.folded: %s", p->dir,
+                                    slug, strerror(-rc));
+            break;
+        }
+    }
+    hvb_symbols_close(sym);
+    free(owner);
+}
+
+static void pr_annotate(void *ctx, const struct hvb_matrix *m,
+                        const struct hvb_summary *s, json_t *root)
+{
+    struct prof *p = ctx;
+    json_t *hv = json_object_get(root, "hvbench");
+    json_t *cells = json_object_get(hv, "cells");
+    size_t i;
+
+    json_object_set_new(
+        hv, "profile",
+        json_pack("{s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "event", p->event,
+                  "frequency_hz", p->freq, "lost_samples",
+                  (json_int_t)(p->s ? hvb_sampler_lost(p->s) : 0),
+                  "unattributed_samples", (json_int_t)p->unattributed));
+    for ( i = 0; p->cells && i < p->nr_cells && i < json_array_size(cells);
+          i++ )
+    {
+        char f[1100], svg[1100], ss[1100];
+
+        if ( p->cells[i].slug == NULL )
+            continue;
+        snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
+        snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
+        snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
+        json_object_set_new(
+            json_array_get(cells, i), "profile",
+            json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
+                      svg, "speedscope", ss, "samples",
+                      (json_int_t)p->cells[i].samples, "mean_stack_depth",
+                      p->cells[i].mean_depth));
+    }
+}
+
+/* The slot axis index and labels A, B of --diff SLOT=A,B. */
+static int parse_diff(const struct hvb_matrix *m, const char *spec,
+                      size_t *slot, char *a, char *b, size_t len)
+{
+    const char *eq = strchr(spec, '='), *comma;
+    size_t i;
+
+    if ( eq == NULL || (comma = strchr(eq + 1, ',')) == NULL ||
+         strchr(comma + 1, ',') != NULL || comma == eq + 1 || !comma[1] )
+        return -1;
+    for ( i = 0; i < m->nr_slots; i++ )
+        if ( strlen(m->slots[i].slot) == (size_t)(eq - spec) &&
+             strncmp(m->slots[i].slot, spec, (size_t)(eq - spec)) == 0 )
+            break;
+    if ( i == m->nr_slots )
+        return -1;
+    *slot = i;
+    snprintf(a, len, "%.*s", (int)(comma - eq - 1), eq + 1);
+    snprintf(b, len, "%s", comma + 1);
+    return 0;
+}
+
+static bool same_but(const struct hvb_mcell *x, const struct hvb_mcell *y,
+                     size_t slot)
+{
+    size_t i;
+
+    if ( x->cell.threads != y->cell.threads )
+        return false;
+    for ( i = 0; i < x->m->nr_slots; i++ )
+        if ( i != slot && x->slot_sel[i] != y->slot_sel[i] )
+            return false;
+    for ( i = 0; i < x->m->nr_params; i++ )
+        if ( x->param_sel[i] != y->param_sel[i] )
+            return false;
+    return true;
+}
+
+static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
+{
+    char folded[1200], svg[1200], ss[1200], title[600], sub[300];
+    char *args[] = {"render",  "--title", title, "--subtitle", sub, "--unit",
+                    "samples", folded,    svg,   ss,           NULL};
+
+    snprintf(folded, sizeof(folded), "%s/%s.folded", p->dir, p->cells[c].slug);
+    snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, p->cells[c].slug);
+    snprintf(ss, sizeof(ss), "%s/%s.speedscope.json", p->dir, p->cells[c].slug);
+    snprintf(title, sizeof(title), "%s", m->cells[c].name);
+    snprintf(sub, sizeof(sub), "%s samples at %u Hz, %" PRIu64 " samples",
+             p->event, p->freq, p->cells[c].samples);
+    if ( hvb_render_run("flamegraph.py", args) != 0 )
+        p->status = hvb_failure("profile: drawing %s failed", svg);
+}
+
+static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
+                        size_t b)
+{
+    char fa[1200], fb[1200], prefix[2400], sa[64], sb[64], title[600];
+    char *args[] = {"diff",      "--title", title,    "--scale-a", sa,
+                    "--scale-b", sb,        "--unit", "CPU ns/op", fa,
+                    fb,          prefix,    NULL};
+
+    snprintf(fa, sizeof(fa), "%s/%s.folded", p->dir, p->cells[a].slug);
+    snprintf(fb, sizeof(fb), "%s/%s.folded", p->dir, p->cells[b].slug);
+    snprintf(prefix, sizeof(prefix), "%s/diff-%s--vs--%s", p->dir,
+             p->cells[a].slug, p->cells[b].slug);
+    /* Per op: a sample is worth (cpu ns/op) / (samples of the cell). */
+    snprintf(sa, sizeof(sa), "%.9g",
+             p->cells[a].samples
+                 ? p->cells[a].cpu_ns_per_op / (double)p->cells[a].samples
+                 : 0.0);
+    snprintf(sb, sizeof(sb), "%.9g",
+             p->cells[b].samples
+                 ? p->cells[b].cpu_ns_per_op / (double)p->cells[b].samples
+                 : 0.0);
+    snprintf(title, sizeof(title), "%s -> %s", m->cells[a].name,
+             m->cells[b].name);
+    if ( hvb_render_run("flamegraph.py", args) != 0 )
+        p->status = hvb_failure("profile: drawing %s failed", prefix);
+}
+
+static void pr_print(void *ctx, const struct hvb_matrix *m,
+                     const struct hvb_summary *s)
+{
+    struct prof *p = ctx;
+    char la[256], lb[256];
+    size_t c, d, slot;
+
+    if ( p->cells == NULL || p->status )
+        return;
+    fprintf(stderr,
+            "hvbench: profile: %s at %u Hz, %zu samples, %" PRIu64
+            " lost, %" PRIu64 " outside the cells\n",
+            p->event, p->freq, hvb_sampler_samples(p->s)->nr_samples,
+            hvb_sampler_lost(p->s), p->unattributed);
+    for ( c = 0; c < p->nr_cells; c++ )
+    {
+        p->cells[c].cpu_ns_per_op =
+            s->cells[c].nr_good ? s->cells[c].cpu.median : 0;
+        if ( p->cells[c].samples > 0 && p->cells[c].mean_depth < 4 )
+            fprintf(stderr,
+                    "hvbench: warning: %s: mean stack depth %.1f: frame "
+                    "pointers missing? (build with -fno-omit-frame-pointer)\n",
+                    m->cells[c].name, p->cells[c].mean_depth);
+        if ( p->cells[c].samples < 100 )
+            fprintf(stderr,
+                    "hvbench: warning: %s: only %" PRIu64
+                    " samples; raise --min-time or --frequency\n",
+                    m->cells[c].name, p->cells[c].samples);
+        render_cell(p, m, c);
+    }
+    if ( p->diff == NULL )
+        return;
+    if ( parse_diff(m, p->diff, &slot, la, lb, sizeof(la)) )
+        return; /* checked before the run */
+    for ( c = 0; c < m->nr_cells; c++ )
+    {
+        if ( strcmp(m->slots[slot].labels[m->cells[c].slot_sel[slot]], la) )
+            continue;
+        for ( d = 0; d < m->nr_cells; d++ )
+            if ( strcmp(m->slots[slot].labels[m->cells[d].slot_sel[slot]],
+                        lb) == 0 &&
+                 same_but(&m->cells[c], &m->cells[d], slot) )
+                render_diff(p, m, c, d);
+    }
+}
+
+/*
+ * Option @l (or @s) at argv[*i], "--l=V" included: 1 with its value in
+ * @v, 0 if it is another, -1 after printing that the value is missing.
+ */
+static int take(int argc, char **argv, int *i, const char *l, const char *s,
+                const char **v)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(l);
+
+    if ( strncmp(a, l, n) == 0 && a[n] == '=' )
+    {
+        *v = a + n + 1;
+        return 1;
+    }
+    if ( strcmp(a, l) && (!*s || strcmp(a, s)) )
+        return 0;
+    if ( *i + 1 >= argc )
+    {
+        hvb_usage_error("option %s needs a value", l);
+        return -1;
+    }
+    *v = argv[++*i];
+    return 1;
+}
+
+static void profile_help(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: hvbench profile WORKLOAD [run options] --out DIR\n"
+        "                       [--diff SLOT=A,B] [--frequency HZ]\n"
+        "                       [--event auto|cpu-clock|cycles]\n"
+        "                       [--backend inprocess|perf]\n"
+        "\n"
+        "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
+        "sampling profiler and write, per cell, into DIR:\n"
+        "  <cell>.folded           folded stacks (flamegraph.pl, inferno,\n"
+        "                          speedscope), rooted at the cell's name\n"
+        "  <cell>.svg              interactive flame graph (hover, click to\n"
+        "                          zoom, search; works offline)\n"
+        "  <cell>.speedscope.json  for https://www.speedscope.app (local)\n"
+        "and results.json (the run; hvbench.profile lists the files).\n"
+        "\n"
+        "options:\n"
+        "  -o, --out DIR       output directory (created)\n"
+        "  --diff SLOT=A,B     for every pair of cells differing only in\n"
+        "                      SLOT's plugin A -> B: differential flame\n"
+        "                      graphs (widths before and after; red grew,\n"
+        "                      blue shrank) normalised to CPU ns per op,\n"
+        "                      and a ranked table of functions that grew,\n"
+        "                      shrank, appeared and vanished (stdout and\n"
+        "                      DIR/diff-*.md)\n"
+        "  -F, --frequency HZ  samples per second per thread (default %d)\n"
+        "  --event E           auto (cycles where a PMU exists, else\n"
+        "                      cpu-clock; default), cpu-clock, cycles\n"
+        "  --backend B         inprocess (perf_event_open; default) or perf\n"
+        "                      (perf record -g + perf script)\n"
+        "\n"
+        "exit status: 0 success, 1 a cell or the profiler failed, 2 usage\n",
+        DEFAULT_FREQ);
+}
+
+int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
+{
+    struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
+    struct hvb_run_hooks h = {
+        .ctx = &p,
+        .before = pr_before,
+        .after = pr_after,
+        .annotate = pr_annotate,
+        .print = pr_print,
+    };
+    char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
+    char results[4096];
+    const char *backend = "inprocess";
+    int i, rc, nargc = 0, status;
+    uint64_t u = DEFAULT_FREQ;
+
+    if ( nargv == NULL )
+        return hvb_failure("out of memory");
+    pthread_mutex_init(&p.lock, NULL);
+    for ( i = 0; i < argc; i++ )
+    {
+        const char *a = argv[i], *v = NULL;
+
+        if ( i > 0 && (!strcmp(a, "--help") || !strcmp(a, "-h")) )
+        {
+            profile_help(stdout);
+            free(nargv);
+            return HVB_EXIT_OK;
+        }
+        if ( i > 0 && (rc = take(argc, argv, &i, "--out", "-o", &p.dir)) )
+            goto taken;
+        if ( i > 0 && (rc = take(argc, argv, &i, "--diff", "", &p.diff)) )
+            goto taken;
+        if ( i > 0 && (rc = take(argc, argv, &i, "--backend", "", &backend)) )
+            goto taken;
+        if ( i > 0 && (rc = take(argc, argv, &i, "--frequency", "-F", &v)) )
+        {
+            if ( rc > 0 && !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
+                rc = -1;
+            p.freq = (unsigned int)u;
+            goto taken;
+        }
+        if ( i > 0 && (rc = take(argc, argv, &i, "--event", "", &v)) )
+        {
+            if ( rc < 0 )
+                goto taken;
+            if ( !strcmp(v, "auto") )
+                p.ev = HVB_EV_AUTO;
+            else if ( !strcmp(v, "cpu-clock") )
+                p.ev = HVB_EV_CPU_CLOCK;
+            else if ( !strcmp(v, "cycles") )
+                p.ev = HVB_EV_CYCLES;
+            else
+            {
+                hvb_usage_error(
+                    "bad value '%s' for --event (auto, cpu-clock or cycles)",
+                    v);
+                rc = -1;
+            }
+            goto taken;
+        }
+        if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
+        {
+            free(nargv);
+            return hvb_usage_error("profile does not take --format");
+        }
+        nargv[nargc++] = argv[i];
+        continue;
+    taken:
+        if ( rc < 0 )
+        {
+            free(nargv);
+            return HVB_EXIT_USAGE;
+        }
+    }
+    if ( p.dir == NULL )
+    {
+        free(nargv);
+        return hvb_usage_error("profile needs --out DIR");
+    }
+    if ( p.diff != NULL && (strchr(p.diff, '=') == NULL ||
+                            strchr(strchr(p.diff, '='), ',') == NULL) )
+    {
+        free(nargv);
+        return hvb_usage_error("bad value '%s' for --diff (SLOT=A,B)", p.diff);
+    }
+    if ( mkdir(p.dir, 0777) && errno != EEXIST )
+    {
+        free(nargv);
+        return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
+                               strerror(errno));
+    }
+    if ( strcmp(backend, "perf") == 0 )
+    {
+        status = hvb_usage_error("profile: --backend perf is not built yet");
+        free(nargv);
+        return status;
+    }
+    if ( strcmp(backend, "inprocess") != 0 )
+    {
+        free(nargv);
+        return hvb_usage_error(
+            "bad value '%s' for --backend (inprocess or perf)", backend);
+    }
+    snprintf(results, sizeof(results), "%s/results.json", p.dir);
+    nargv[nargc++] = "--out";
+    nargv[nargc++] = results;
+    status = hvb_cmd_run_as("profile", nargc, nargv, full_argc, full_argv, &h,
+                            profile_help);
+    if ( status == HVB_EXIT_OK && p.status )
+        status = p.status;
+    if ( p.s != NULL )
+        hvb_sampler_close(p.s);
+    for ( i = 0; p.cells && (size_t)i < p.nr_cells; i++ )
+        free(p.cells[i].slug);
+    free(p.cells);
+    free(p.win);
+    free(p.w);
+    free(nargv);
+    return status;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench report RESULT.json... --out DIR": charts and an offline HTML
+ * page, drawn by harness/render/report.py (matplotlib).  This side checks
+ * the command line and hands over.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hvb/cli.h>
+#include <hvb/render.h>
+
+static void report_help(FILE *f)
+{
+    fputs("usage: hvbench report RESULT.json... --out DIR\n"
+          "\n"
+          "Draw charts of one or more results files (from 'hvbench run',\n"
+          "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
+          "intervals, ratios to the reference on a log scale centred on\n"
+          "1.0, scaling curves over thread counts, per-sample\n"
+          "distributions (PNG and SVG), and DIR/index.html, a page that\n"
+          "works offline with the charts, the comparison table, noise\n"
+          "warnings, the environment, and links to flame graphs and lock\n"
+          "tables when the inputs have them.\n"
+          "\n"
+          "options:\n"
+          "  -o, --out DIR       the output directory (created)\n"
+          "  -h, --help          this help\n"
+          "\n"
+          "Needs /usr/bin/python3 with python3-matplotlib (Debian).\n"
+          "exit status: 0 success, 1 drawing failed, 2 usage or input error\n",
+          f);
+}
+
+int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
+{
+    static const struct hvb_optdef defs[] = {
+        {"out", 'o', true, 1},
+        {"help", 'h', false, 2},
+        {NULL, 0, false, 0},
+    };
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
+    const char *val, *out = NULL;
+    char **args = calloc((size_t)argc + 4, sizeof(*args));
+    size_t n = 0;
+    int id, rc, status = HVB_EXIT_USAGE;
+    struct stat st;
+
+    if ( args == NULL )
+        return hvb_failure("out of memory");
+    args[n++] = "--out";
+    args[n++] = NULL; /* filled below */
+    while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
+    {
+        switch ( id )
+        {
+        case HVB_OPT_ERROR:
+            goto out;
+        case HVB_OPT_POSITIONAL:
+            if ( stat(val, &st) || !S_ISREG(st.st_mode) )
+            {
+                hvb_usage_error("report: cannot read results file '%s'", val);
+                goto out;
+            }
+            args[n++] = (char *)val;
+            break;
+        case 1:
+            out = val;
+            break;
+        case 2:
+            report_help(stdout);
+            status = HVB_EXIT_OK;
+            goto out;
+        }
+    }
+    if ( n == 2 )
+    {
+        hvb_usage_error("report needs at least one RESULT.json");
+        goto out;
+    }
+    if ( out == NULL )
+    {
+        hvb_usage_error("report needs --out DIR");
+        goto out;
+    }
+    args[1] = (char *)out;
+    rc = hvb_render_run("report.py", args);
+    if ( rc < 0 )
+        status =
+            hvb_failure("report: no render script in %s", hvb_render_dir());
+    else if ( rc == 2 )
+        status = HVB_EXIT_USAGE; /* the script printed the one line */
+    else if ( rc != 0 )
+        status = hvb_failure("report: drawing failed (exit %d)", rc);
+    else
+        status = HVB_EXIT_OK;
+out:
+    free(args);
+    return status;
+}

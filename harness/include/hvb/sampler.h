@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The in-process sampling profiler: perf_event_open on every online CPU
+ * for this process (pid 0, inherit: the measured threads the engine
+ * starts later are followed), frame-pointer call chains, CLOCK_MONOTONIC
+ * sample times, mmap ring buffers drained by a reader thread started
+ * before the events (so it is never sampled itself).  Lost samples are
+ * counted from PERF_RECORD_LOST.
+ */
+#ifndef HVB_SAMPLER_H
+#define HVB_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hvb_sample_event {
+    HVB_EV_AUTO,      /* cycles where a PMU exists, else cpu-clock */
+    HVB_EV_CPU_CLOCK, /* software cpu-clock */
+    HVB_EV_CYCLES,    /* hardware cycles */
+};
+
+struct hvb_sampler;
+
+/*
+ * One sample: rec[0] time (ns, CLOCK_MONOTONIC), rec[1] tid, rec[2] nr,
+ * rec[3..3+nr) the user call chain, leaf first.
+ */
+struct hvb_sample_buf {
+    uint64_t *v;
+    size_t len, cap;
+    size_t nr_samples;
+};
+
+/*
+ * hvb_sampler_open - open (disabled) and start the reader.  @freq in Hz.
+ * 0 or -errno with @err ("cycles: no hardware PMU", ...).
+ */
+int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
+                     unsigned int freq, char *err, size_t len);
+int hvb_sampler_enable(struct hvb_sampler *s);
+/* Disable, drain, stop the reader; the samples stay until close. */
+int hvb_sampler_stop(struct hvb_sampler *s);
+const struct hvb_sample_buf *hvb_sampler_samples(const struct hvb_sampler *s);
+uint64_t hvb_sampler_lost(const struct hvb_sampler *s);
+const char *hvb_sampler_event_name(const struct hvb_sampler *s);
+void hvb_sampler_close(struct hvb_sampler *s);
+
+#endif /* HVB_SAMPLER_H */

@@ -1,0 +1,381 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""hvbench report: charts and an offline HTML page from results files.
+
+  report.py --out DIR RESULT.json...
+
+Reads the hvbench results (results/SCHEMA.md): per cell the raw samples
+(hvbench.cells[].samples_ns_per_op), the summary, the ratio to the
+group's reference, and when present confidence intervals
+(cells[].ci / cells[].ratio_ci, [low, high]), lock tables
+(cells[].lockstat) and profiles (cells[].profile, hvbench.profile).
+Without CIs in the file, a bootstrap 95% CI of the median is computed
+here from the samples (seeded: the output is deterministic).
+
+Charts (PNG and SVG, no timestamps or software tags in the metadata):
+bars.*   grouped bars per group (workload, params, threads) and plugin,
+         median ns/op with CI error bars (bars offset by hand: Debian's
+         matplotlib 3.6 has no grouped_bar)
+ratio.*  ratio to the reference, log scale centred on 1.0; filled when
+         the CI excludes 1.0, hollow otherwise
+scaling.* ns/op against threads, when a run has several thread counts
+dist.*   per-sample distributions (box plot + the points)
+"""
+import argparse
+import html
+import json
+import os
+import random
+import shutil
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams["svg.hashsalt"] = "hvbench"
+plt.rcParams["figure.dpi"] = 100
+PNG_META = {"Software": None}
+SVG_META = {"Date": None, "Creator": None}
+
+
+def die(msg):
+    print(f"hvbench: report: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(paths):
+    runs = []
+    for p in paths:
+        try:
+            with open(p, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            die(f"cannot read '{p}': {e}")
+        hv = doc.get("hvbench") if isinstance(doc, dict) else None
+        if not isinstance(hv, dict) or not isinstance(hv.get("cells"), list):
+            die(f"'{p}' is not an hvbench results file (no hvbench.cells)")
+        runs.append((p, doc))
+    return runs
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2) if n else float("nan")
+
+
+def boot_ci(xs, rng, n=1000):
+    if len(xs) < 2:
+        return None
+    meds = sorted(median([rng.choice(xs) for _ in xs]) for _ in range(n))
+    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
+
+
+def ratio_ci(xs, ref, rng, n=1000):
+    if len(xs) < 2 or len(ref) < 2:
+        return None
+    rs = sorted(median([rng.choice(xs) for _ in xs]) / median([rng.choice(ref) for _ in ref])
+                for _ in range(n))
+    return rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
+
+
+def plugin_label(cell):
+    parts = []
+    for slot, p in (cell.get("plugins") or {}).items():
+        parts.append(p.get("label") or p.get("name") or "?")
+    return ",".join(parts) or "-"
+
+
+def collect(runs):
+    """One row per cell of every run."""
+    rows = []
+    rng = random.Random(20260101)
+    for path, doc in runs:
+        cells = doc["hvbench"]["cells"]
+        refs = {}
+        for c in cells:
+            if c.get("variant") == 0:
+                refs[c.get("group")] = c
+        for c in cells:
+            xs = [x for x in (c.get("samples_ns_per_op") or []) if x is not None]
+            med = (c.get("summary") or {}).get("median")
+            if med is None and xs:
+                med = median(xs)
+            ci = c.get("ci") or boot_ci(xs, rng)
+            ref = refs.get(c.get("group"))
+            rxs = [x for x in ((ref or {}).get("samples_ns_per_op") or []) if x is not None]
+            rci = c.get("ratio_ci") or (ratio_ci(xs, rxs, rng) if ref is not c else None)
+            rows.append({
+                "file": path, "run": doc, "cell": c, "name": c.get("name", "?"),
+                "group": f"{os.path.basename(path)}:{c.get('group_name', c.get('group'))}",
+                "group_label": c.get("group_name", str(c.get("group"))),
+                "plugins": plugin_label(c), "threads": c.get("threads", 1),
+                "samples": xs, "median": med, "ci": ci,
+                "ratio": c.get("ratio_to_reference"), "ratio_ci": rci,
+                "cv": (c.get("summary") or {}).get("cv"),
+                "is_ref": c.get("variant") == 0, "status": c.get("status", "ok"),
+            })
+    return rows
+
+
+def save(fig, out, stem):
+    fig.savefig(os.path.join(out, stem + ".png"), metadata=PNG_META)
+    fig.savefig(os.path.join(out, stem + ".svg"), metadata=SVG_META)
+    plt.close(fig)
+    return [stem + ".png", stem + ".svg"]
+
+
+def chart_bars(rows, out):
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    plugins = list(dict.fromkeys(r["plugins"] for r in rows))
+    w = 0.8 / max(1, len(plugins))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(groups) + 2), 4.5))
+    for i, p in enumerate(plugins):
+        xs, ys, lo, hi = [], [], [], []
+        for gi, g in enumerate(groups):
+            for r in rows:
+                if r["group"] == g and r["plugins"] == p and r["median"] is not None:
+                    xs.append(gi + (i - (len(plugins) - 1) / 2) * w)
+                    ys.append(r["median"])
+                    ci = r["ci"] or (r["median"], r["median"])
+                    lo.append(max(0, r["median"] - ci[0]))
+                    hi.append(max(0, ci[1] - r["median"]))
+        ax.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=p)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g.split(":", 1)[1] for g in groups], rotation=20, ha="right",
+                       fontsize=8)
+    ax.set_ylabel("median ns/op (95% CI)")
+    ax.set_yscale("log")
+    ax.set_title("Time per operation by plugin (lower is better)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, out, "bars")
+
+
+def chart_ratio(rows, out):
+    rr = [r for r in rows if not r["is_ref"] and r["ratio"]]
+    if not rr:
+        return []
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rr) + 1.5))
+    for i, r in enumerate(rr):
+        ci = r["ratio_ci"]
+        sig = ci is not None and (ci[1] < 1.0 or ci[0] > 1.0)
+        colour = "tab:green" if r["ratio"] < 1 else "tab:red"
+        if ci:
+            ax.plot([ci[0], ci[1]], [i, i], color=colour, lw=2)
+        ax.plot([r["ratio"]], [i], "o", color=colour, mfc=colour if sig else "white",
+                ms=8)
+        ax.annotate(f"{r['ratio']:.3g}{'' if sig else ' ~'}", (r["ratio"], i),
+                    textcoords="offset points", xytext=(8, 4), fontsize=8)
+    ax.axvline(1.0, color="black", lw=1)
+    ax.set_xscale("log")
+    lo = min(min(r["ratio"], (r["ratio_ci"] or [r["ratio"]])[0]) for r in rr)
+    hi = max(max(r["ratio"], (r["ratio_ci"] or [0, r["ratio"]])[1]) for r in rr)
+    span = max(abs(__import__("math").log10(lo)), abs(__import__("math").log10(hi)), 0.05) * 1.15
+    ax.set_xlim(10 ** -span, 10 ** span)
+    ax.set_yticks(range(len(rr)))
+    ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
+    ax.set_xlabel("ratio to the group's reference (log; < 1 faster); filled: CI excludes 1, ~: not significant")
+    ax.set_title("A/B ratio with 95% CI")
+    fig.tight_layout()
+    return save(fig, out, "ratio")
+
+
+def chart_scaling(rows, out):
+    threads = sorted(set(r["threads"] for r in rows))
+    if len(threads) < 2:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for p in dict.fromkeys(r["plugins"] for r in rows):
+        pts = sorted((r["threads"], r["median"], r["ci"]) for r in rows
+                     if r["plugins"] == p and r["median"] is not None)
+        if not pts:
+            continue
+        xs = [t for t, _, _ in pts]
+        ys = [m for _, m, _ in pts]
+        lo = [m - (c or (m, m))[0] for _, m, c in pts]
+        hi = [(c or (m, m))[1] - m for _, m, c in pts]
+        ax.errorbar(xs, ys, yerr=[lo, hi], capsize=2, marker="o", label=p)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(threads)
+    ax.set_xticklabels([str(t) for t in threads])
+    ax.set_xlabel("measured threads")
+    ax.set_ylabel("median ns/op (wall time / all threads' ops)")
+    ax.set_title("Scaling")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, out, "scaling")
+
+
+def chart_dist(rows, out):
+    rr = [r for r in rows if r["samples"]]
+    if not rr:
+        return []
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rr) + 1.5))
+    ax.boxplot([r["samples"] for r in rr], vert=False, widths=0.5)
+    for i, r in enumerate(rr, 1):
+        ax.plot(r["samples"], [i] * len(r["samples"]), "k.", alpha=0.5, ms=4)
+    ax.set_yticks(range(1, len(rr) + 1))
+    ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("ns/op, one point per repetition")
+    ax.set_title("Per-sample distributions")
+    fig.tight_layout()
+    return save(fig, out, "dist")
+
+
+def fmt(x, d=4):
+    return "-" if x is None else f"{x:.{d}g}"
+
+
+def page(runs, rows, images, out, linked):
+    e = html.escape
+    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         "<title>hvbench report</title>",
+         "<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+         "table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;"
+         "padding:3px 6px;text-align:right}td.l,th.l{text-align:left}"
+         ".warn{color:#a40}.good{color:#070}.bad{color:#a00}img{max-width:100%}</style>",
+         "</head><body>", "<h1>hvbench report</h1>"]
+    h.append("<h2>Results</h2><table><tr><th class=l>cell</th><th>median ns/op</th>"
+             "<th>95% CI</th><th>CV</th><th>n</th><th>ratio</th><th>ratio CI</th><th class=l>notes</th></tr>")
+    warnings = []
+    for r in rows:
+        notes = []
+        if r["cv"] is not None and r["cv"] >= 0.10:
+            notes.append(f"noisy (CV {r['cv'] * 100:.0f}%)")
+        if r["status"] != "ok":
+            notes.append("failed: " + str(r["cell"].get("error")))
+        if len(r["samples"]) < 3:
+            notes.append("few samples")
+        if notes:
+            warnings.append(f"{r['name']}: {', '.join(notes)}")
+        rc = r["ratio_ci"]
+        cls = ""
+        if rc and rc[1] < 1:
+            cls = "good"
+        elif rc and rc[0] > 1:
+            cls = "bad"
+        ci = r["ci"]
+        cv = "-" if r["cv"] is None else f"{r['cv'] * 100:.1f}%"
+        h.append(f"<tr><td class=l>{e(r['name'])}</td><td>{fmt(r['median'])}</td>"
+                 f"<td>{'-' if not ci else fmt(ci[0]) + ' - ' + fmt(ci[1])}</td>"
+                 f"<td>{cv}</td>"
+                 f"<td>{len(r['samples'])}</td><td class='{cls}'>{fmt(r['ratio'])}</td>"
+                 f"<td>{'-' if not rc else fmt(rc[0]) + ' - ' + fmt(rc[1])}</td>"
+                 f"<td class=l>{e('; '.join(notes))}</td></tr>")
+    h.append("</table>")
+    if warnings:
+        h.append("<h2>Noise warnings</h2><ul>")
+        h.extend(f"<li class=warn>{e(w)}</li>" for w in warnings)
+        h.append("</ul>")
+    h.append("<h2>Charts</h2>")
+    for png in images:
+        if png.endswith(".png"):
+            svg = png[:-4] + ".svg"
+            h.append(f'<p><a href="{e(svg)}"><img src="{e(png)}" alt="{e(png)}"></a></p>')
+    if linked:
+        h.append("<h2>Flame graphs and lock tables</h2><ul>")
+        for label, href in linked:
+            h.append(f'<li><a href="{e(href)}">{e(label)}</a></li>')
+        h.append("</ul>")
+    locks = [r for r in rows if r["cell"].get("lockstat")]
+    if locks:
+        h.append("<h2>Lock contention</h2>")
+        for r in locks:
+            h.append(f"<h3 id='lock-{r['cell'].get('index')}'>{e(r['name'])}</h3><table><tr>"
+                     "<th class=l>lock (kind)</th><th class=l>call site</th><th>acquired</th>"
+                     "<th>contended</th><th>wait total ns</th><th>wait avg ns</th>"
+                     "<th>wait max ns</th><th>hold total ns</th><th>hold max ns</th></tr>")
+            for x in r["cell"]["lockstat"]:
+                h.append(f"<tr><td class=l>{e(x['class'])} ({e(x['kind'])})</td>"
+                         f"<td class=l>{e(x['site'])}</td><td>{x['acquisitions']}</td>"
+                         f"<td>{x['contended']}</td><td>{x['wait_ns_total']}</td>"
+                         f"<td>{x['wait_ns_avg']:.0f}</td><td>{x['wait_ns_max']}</td>"
+                         f"<td>{x['hold_ns_total']}</td><td>{x['hold_ns_max']}</td></tr>")
+            h.append("</table>")
+    h.append("<h2>Environment</h2>")
+    for path, doc in runs:
+        hv, ctx = doc["hvbench"], doc.get("context", {})
+        git = hv.get("git", {})
+        b = hv.get("build", {})
+        h.append(f"<h3>{e(os.path.basename(path))}</h3><ul>"
+                 f"<li>host {e(str(ctx.get('host_name')))}, {e(str(ctx.get('num_cpus')))} CPUs at "
+                 f"{e(str(ctx.get('mhz_per_cpu')))} MHz, CPU scaling "
+                 f"{e(str(ctx.get('cpu_scaling_enabled', 'unknown')))}, load "
+                 f"{e(str(ctx.get('load_avg')))}</li>"
+                 f"<li>commit {e(str(git.get('commit')))}{' (dirty)' if git.get('dirty') else ''}</li>"
+                 f"<li>{e(str(b.get('compiler')))} {e(str(b.get('cflags')))} "
+                 f"({e(str(b.get('build_type')))})</li>"
+                 f"<li>command: <code>{e(' '.join(hv.get('command_line', [])))}</code></li></ul>")
+    # Self-check: a broken image is a console error (the page test fails on it).
+    h.append("<script>window.addEventListener('load', function () {"
+             " var bad = []; var im = document.images;"
+             " for (var i = 0; i < im.length; i++)"
+             "  if (!im[i].complete || im[i].naturalWidth === 0) bad.push(im[i].getAttribute('src'));"
+             " document.body.setAttribute('data-images', bad.length ? 'missing' : 'ok');"
+             " if (bad.length) console.error('hvbench report: missing images: ' + bad.join(', '));"
+             "});</script>")
+    h.append("</body></html>")
+    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(h) + "\n")
+
+
+def link_profiles(runs, out):
+    """Copy flame graphs next to the page; return (label, href) pairs."""
+    links = []
+    for path, doc in runs:
+        src = os.path.dirname(os.path.abspath(path))
+        for c in doc["hvbench"]["cells"]:
+            prof = c.get("profile")
+            if not prof:
+                continue
+            for key in ("flamegraph", "speedscope", "folded"):
+                f = prof.get(key)
+                if f and os.path.exists(os.path.join(src, f)):
+                    dst = os.path.join(out, "profiles", f)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    if os.path.abspath(dst) != os.path.abspath(os.path.join(src, f)):
+                        shutil.copyfile(os.path.join(src, f), dst)
+                    links.append((f"{c.get('name')}: {key}", f"profiles/{f}"))
+        for f in sorted(os.listdir(src)):
+            if f.startswith("diff-") and (f.endswith(".svg") or f.endswith(".md")):
+                dst = os.path.join(out, "profiles", f)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                if os.path.abspath(dst) != os.path.abspath(os.path.join(src, f)):
+                    shutil.copyfile(os.path.join(src, f), dst)
+                links.append((f"differential: {f}", f"profiles/{f}"))
+        for c in doc["hvbench"]["cells"]:
+            if c.get("lockstat"):
+                links.append((f"{c.get('name')}: lock table", f"#lock-{c.get('index')}"))
+    return links
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="hvbench report")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("results", nargs="+")
+    a = ap.parse_args()
+    runs = load(a.results)
+    try:
+        os.makedirs(a.out, exist_ok=True)
+    except OSError as e:
+        die(f"cannot create '{a.out}': {e}")
+    rows = collect(runs)
+    if not rows:
+        die("no cells in the results")
+    images = []
+    images += chart_bars(rows, a.out)
+    images += chart_ratio(rows, a.out)
+    images += chart_scaling(rows, a.out)
+    images += chart_dist(rows, a.out)
+    links = link_profiles(runs, a.out)
+    page(runs, rows, images, a.out, links)
+    print(f"hvbench: report written to {os.path.join(a.out, 'index.html')}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Symbolising addresses of this process with libdw (hvb/symbols.h). */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hvb/symbols.h>
+
+struct slot {
+    uint64_t key; /* addr << 1 | ret; 0 = free */
+    char *name;
+};
+
+struct hvb_symbols {
+    Dwfl *dwfl;
+    struct slot *tab;
+    size_t cap, nr;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &debuginfo_path,
+};
+
+int hvb_symbols_open(struct hvb_symbols **out)
+{
+    struct hvb_symbols *s = calloc(1, sizeof(*s));
+
+    if ( s == NULL )
+        return -ENOMEM;
+    s->cap = 4096;
+    s->tab = calloc(s->cap, sizeof(*s->tab));
+    s->dwfl = dwfl_begin(&callbacks);
+    if ( s->tab == NULL || s->dwfl == NULL )
+    {
+        hvb_symbols_close(s);
+        return -ENOMEM;
+    }
+    if ( dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
+         dwfl_report_end(s->dwfl, NULL, NULL) != 0 )
+    {
+        hvb_symbols_close(s);
+        return -EIO;
+    }
+    *out = s;
+    return 0;
+}
+
+static char *resolve(struct hvb_symbols *s, uint64_t addr)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    const char *name = NULL, *mname;
+    char buf[512], *p;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    Dwarf_Addr start;
+
+    if ( mod == NULL )
+        return strdup("[unknown]");
+    name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+    if ( name != NULL && *name )
+        snprintf(buf, sizeof(buf), "%s", name);
+    else
+    {
+        mname =
+            dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+        p = mname ? strrchr(mname, '/') : NULL;
+        snprintf(buf, sizeof(buf), "[%s+0x%llx]",
+                 p ? p + 1 : (mname ? mname : "?"),
+                 (unsigned long long)(addr - start));
+    }
+    for ( p = buf; *p; p++ )
+        if ( *p == ';' || *p == '\n' || *p == '\r' )
+            *p = ':';
+    return strdup(buf);
+}
+
+static bool grow(struct hvb_symbols *s)
+{
+    struct slot *old = s->tab, *n = calloc(s->cap * 2, sizeof(*n));
+    size_t i, cap = s->cap * 2;
+
+    if ( n == NULL )
+        return false;
+    for ( i = 0; i < s->cap; i++ )
+        if ( old[i].key )
+        {
+            size_t j = (old[i].key * 0x9E3779B97F4A7C15ull) >> 20;
+
+            for ( j &= cap - 1; n[j].key; j = (j + 1) & (cap - 1) )
+                ;
+            n[j] = old[i];
+        }
+    free(old);
+    s->tab = n;
+    s->cap = cap;
+    return true;
+}
+
+const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret)
+{
+    uint64_t a = ret && addr ? addr - 1 : addr;
+    uint64_t key = (a << 1) | 1;
+    size_t j;
+
+    if ( s->nr * 2 >= s->cap && !grow(s) )
+        return "[unknown]";
+    j = ((key * 0x9E3779B97F4A7C15ull) >> 20) & (s->cap - 1);
+    for ( ; s->tab[j].key; j = (j + 1) & (s->cap - 1) )
+        if ( s->tab[j].key == key )
+            return s->tab[j].name;
+    s->tab[j].name = resolve(s, a);
+    if ( s->tab[j].name == NULL )
+        return "[unknown]";
+    s->tab[j].key = key;
+    s->nr++;
+    return s->tab[j].name;
+}
+
+void hvb_symbols_close(struct hvb_symbols *s)
+{
+    size_t i;
+
+    if ( s == NULL )
+        return;
+    for ( i = 0; s->tab && i < s->cap; i++ )
+        free(s->tab[i].name);
+    free(s->tab);
+    if ( s->dwfl )
+        dwfl_end(s->dwfl);
+    free(s);
+}
