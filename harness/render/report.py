@@ -32,6 +32,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 plt.rcParams["svg.hashsalt"] = "hvbench"
@@ -120,9 +121,26 @@ def collect(runs):
     return rows
 
 
+def instrumented(doc):
+    """A lockstat or profile run: its timings include the instrument."""
+    h = doc["hvbench"]
+    return "lockstat" in h or "profile" in h
+
+
+def log_axis_labels(axis):
+    """Plain numbers on a log axis, minor ticks labelled too."""
+    fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(fmt)
+    axis.set_minor_formatter(fmt)
+    axis.set_tick_params(which="minor", labelsize=7)
+
+
 def save(fig, out, stem):
-    fig.savefig(os.path.join(out, stem + ".png"), metadata=PNG_META)
-    fig.savefig(os.path.join(out, stem + ".svg"), metadata=SVG_META)
+    # bbox_inches="tight" keeps long labels and outside legends in frame.
+    fig.savefig(os.path.join(out, stem + ".png"), metadata=PNG_META,
+                bbox_inches="tight")
+    fig.savefig(os.path.join(out, stem + ".svg"), metadata=SVG_META,
+                bbox_inches="tight")
     plt.close(fig)
     return [stem + ".png", stem + ".svg"]
 
@@ -148,8 +166,9 @@ def chart_bars(rows, out):
                        fontsize=8)
     ax.set_ylabel("median ns/op (95% CI)")
     ax.set_yscale("log")
+    log_axis_labels(ax.yaxis)
     ax.set_title("Time per operation by plugin (lower is better)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return save(fig, out, "bars")
 
@@ -177,7 +196,9 @@ def chart_ratio(rows, out):
     ax.set_xlim(10 ** -span, 10 ** span)
     ax.set_yticks(range(len(rr)))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
-    ax.set_xlabel("ratio to the group's reference (log; < 1 faster); filled: CI excludes 1, ~: not significant")
+    log_axis_labels(ax.xaxis)
+    ax.set_xlabel("ratio to the group's reference (log; < 1 faster)\n"
+                  "filled: CI excludes 1, ~: not significant")
     ax.set_title("A/B ratio with 95% CI")
     fig.tight_layout()
     return save(fig, out, "ratio")
@@ -231,7 +252,7 @@ def fmt(x, d=4):
     return "-" if x is None else f"{x:.{d}g}"
 
 
-def page(runs, rows, images, out, linked):
+def page(runs, rows, images, out, linked, lock_rows):
     e = html.escape
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          "<title>hvbench report</title>",
@@ -240,7 +261,12 @@ def page(runs, rows, images, out, linked):
          "padding:3px 6px;text-align:right}td.l,th.l{text-align:left}"
          ".warn{color:#a40}.good{color:#070}.bad{color:#a00}img{max-width:100%}</style>",
          "</head><body>", "<h1>hvbench report</h1>"]
-    h.append("<h2>Results</h2><table><tr><th class=l>cell</th><th>median ns/op</th>"
+    h.append("<h2>Results</h2>")
+    if any(instrumented(d) for _, d in runs) and not all(r["run"] is None or instrumented(r["run"]) for r in rows):
+        h.append("<p>Timings of lockstat and profile runs include their "
+                 "instrument and are not shown here; those runs feed the lock "
+                 "tables and flame graphs below.</p>")
+    h.append("<table><tr><th class=l>cell</th><th>median ns/op</th>"
              "<th>95% CI</th><th>CV</th><th>n</th><th>ratio</th><th>ratio CI</th><th class=l>notes</th></tr>")
     warnings = []
     for r in rows:
@@ -282,7 +308,7 @@ def page(runs, rows, images, out, linked):
         for label, href in linked:
             h.append(f'<li><a href="{e(href)}">{e(label)}</a></li>')
         h.append("</ul>")
-    locks = [r for r in rows if r["cell"].get("lockstat")]
+    locks = [r for r in lock_rows if r["cell"].get("lockstat")]
     if locks:
         h.append("<h2>Lock contention</h2>")
         for r in locks:
@@ -364,16 +390,20 @@ def main():
         os.makedirs(a.out, exist_ok=True)
     except OSError as e:
         die(f"cannot create '{a.out}': {e}")
-    rows = collect(runs)
-    if not rows:
+    all_rows = collect(runs)
+    if not all_rows:
         die("no cells in the results")
+    # Timings come from plain runs; lockstat and profile runs add their
+    # instrument's cost, so they only feed the lock tables and flame graphs
+    # (unless nothing else was given).
+    rows = [r for r in all_rows if not instrumented(r["run"])] or all_rows
     images = []
     images += chart_bars(rows, a.out)
     images += chart_ratio(rows, a.out)
     images += chart_scaling(rows, a.out)
     images += chart_dist(rows, a.out)
     links = link_profiles(runs, a.out)
-    page(runs, rows, images, a.out, links)
+    page(runs, rows, images, a.out, links, all_rows)
     print(f"hvbench: report written to {os.path.join(a.out, 'index.html')}", file=sys.stderr)
 
 
