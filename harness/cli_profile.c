@@ -191,6 +191,7 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
     char **lines = NULL, path[4096];
     size_t nr = 0, cap = 0, off, k, i, idx = 0;
     uint64_t depth = 0;
+    const char *prev;
     FILE *f;
 
     for ( off = 0; off < b->len; off += 3 + b->v[off + 2], idx++ )
@@ -208,9 +209,21 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
         if ( line == NULL )
             goto oom;
         pos = (size_t)sprintf(line, "%s", m->cells[c].name);
+        prev = NULL;
         for ( k = r[2]; k-- > 0; )
-            pos += (size_t)sprintf(line + pos, ";%s",
-                                   hvb_symbols_name(sym, r[3 + k], k > 0));
+        {
+            const char *name = hvb_symbols_name(sym, r[3 + k], k > 0);
+
+            /*
+             * A chain walked through code without frame pointers reads
+             * garbage up to the depth limit: keep one [unknown] per run.
+             */
+            if ( prev && strcmp(name, "[unknown]") == 0 &&
+                 strcmp(prev, name) == 0 )
+                continue;
+            pos += (size_t)sprintf(line + pos, ";%s", name);
+            prev = name;
+        }
         if ( nr == cap )
         {
             char **n;
