@@ -13,7 +13,9 @@
  *    take the *owner of the deepest existing ancestor* over maxent (an
  *    owner of 0 is exempt); then WRITE on the node, or on that ancestor
  *    when new.  New nodes copy the ancestor's perms (owner included) and
- *    are charged to that owner.
+ *    are charged to that owner.  In a transaction, the write lowpath of
+ *    a creation is that ancestor (oxenstored: the parent, which is the
+ *    same node unless intermediates are created too).
  *  - mkdir: an existing node is success, unchecked; else as a write of "".
  *  - rm: READ of nothing, WRITE on the node; a missing node is success;
  *    "/" is EINVAL; every removed node is uncharged from its own owner.
@@ -157,8 +159,12 @@ static int do_write(struct hv_xs *xs, struct xs_store *s, domid_t caller,
     else
     {
         rc = create(xs, s, p, n, depth, value, vlen);
-        /* mkdir records the path itself, write a new node's parent */
-        low->len = mkdir ? p->len : xs_path_parent_len(p);
+        /*
+         * oxenstored records the parent of a new node; with missing
+         * intermediates that is not enough: the deepest existing ancestor
+         * is what changed (the parent when it exists, as there).
+         */
+        low->len = depth ? (size_t)p->off[depth - 1] + p->clen[depth - 1] : 1;
     }
     if ( rc == 0 )
         low->kind = XS_LOW_WRITE;
