@@ -27,6 +27,7 @@ void hv_config_init(struct hv_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->nr_cpus = 64;
     cfg->maptrack_entries = 4096;
+    hv_xs_config_init(&cfg->xs);
 }
 
 /* Iterations of a dependent multiply chain per microsecond. */
@@ -180,6 +181,18 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
             goto fail;
         }
     }
+    rc = hv_xs_create(
+        &cfg->xs,
+        (const struct hv_quota_ops *)hv->cfg.plugins[HV_SLOT_QUOTA].hdr,
+        hv->cfg.plugins[HV_SLOT_QUOTA].opts, &hv->xs);
+    if ( rc )
+    {
+        snprintf(err, len, "xenstore: %s", strerror(-rc));
+        if ( hv->domlookup->fini )
+            hv->domlookup->fini(hv, hv->domlookup_priv);
+        hv_rcu_fini(hv);
+        goto fail;
+    }
     *out = hv;
     return 0;
 
@@ -203,6 +216,7 @@ void hv_destroy(struct hv *hv)
         return;
     for ( i = 0; i < hv->cfg.nr_cpus; i++ )
         HV_BUG_ON(atomic_load(&hv->cpus[i].online));
+    hv_xs_destroy(hv->xs);
     hv_domtab_destroy_all(hv);
     hv_rcu_barrier(hv);
     if ( hv->domlookup->fini )
@@ -254,6 +268,11 @@ void hv_cpu_leave(struct hv_cpu *cpu)
         hv->domlookup->cpu_offline(cpu, hv->domlookup_priv);
     hv_rcu_cpu_offline(cpu);
     atomic_store(&cpu->online, false);
+}
+
+struct hv_xs *hv_xs(struct hv *hv)
+{
+    return hv->xs;
 }
 
 struct hv_domtab *hv_domtab(struct hv *hv)

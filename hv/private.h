@@ -12,6 +12,7 @@
 #include <hv/domlookup.h>
 #include <hv/hv.h>
 #include <hv/rcu.h>
+#include <hv/xenstore.h>
 
 /* Per-CPU RCU state, one cache line each: only its CPU writes it. */
 struct hv_rcu_cpu {
@@ -44,6 +45,7 @@ struct hv {
     struct hv_cpu *cpus; /* nr_cpus, cache-line aligned */
     struct hv_stats stats;
     uint64_t spin_iters_per_us; /* hv_spin_ns calibration */
+    struct hv_xs *xs;           /* hv/xenstore/ */
 };
 
 int hv_rcu_init(struct hv *hv);

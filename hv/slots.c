@@ -9,6 +9,7 @@
 
 #include <hv/domlookup.h>
 #include <hv/plugin.h>
+#include <hv/quota.h>
 
 #define REQUIRE(ops, hook)                                                 \
     do                                                                     \
@@ -32,6 +33,22 @@ static int domlookup_validate(const struct hv_plugin_hdr *hdr, char *err,
     return 0;
 }
 
+static int quota_validate(const struct hv_plugin_hdr *hdr, char *err,
+                          size_t len)
+{
+    const struct hv_quota_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, create);
+    REQUIRE(ops, copy);
+    REQUIRE(ops, release);
+    REQUIRE(ops, get);
+    REQUIRE(ops, add);
+    REQUIRE(ops, del);
+    REQUIRE(ops, foreach);
+    REQUIRE(ops, size);
+    return 0;
+}
+
 static const struct hv_slot slots[] = {
     {
         .id = HV_SLOT_DOMLOOKUP,
@@ -41,6 +58,15 @@ static const struct hv_slot slots[] = {
         .default_plugin = "rcu-noref",
         .min_ops_size = sizeof(struct hv_domlookup_ops),
         .validate = domlookup_validate,
+    },
+    {
+        .id = HV_SLOT_QUOTA,
+        .name = "quota",
+        .summary = "xenstore per-domain quota map and its per-request "
+                   "copy (seed 000)",
+        .default_plugin = "persistent",
+        .min_ops_size = sizeof(struct hv_quota_ops),
+        .validate = quota_validate,
     },
 };
 

@@ -22,6 +22,7 @@
 #include <hv/perfc.h>
 #include <hv/plugin.h>
 #include <hv/types.h>
+#include <hv/xenstore.h>
 
 #define HV_MAX_CPUS 256
 
@@ -42,6 +43,7 @@ struct hv_config {
      * free().  0 frees at once.  Tests use it to catch early frees.
      */
     unsigned int quarantine_gps;
+    struct hv_xs_config xs; /* xenstore limits; oxenstored's by default */
 };
 
 struct hv_maptrack {

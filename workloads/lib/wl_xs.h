@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers of the xenstore workloads: give domains quota (nodes they own)
+ * so the quota map holds one entry per domain, as on a host with that
+ * many guests.
+ */
+#ifndef HVB_WL_XS_H
+#define HVB_WL_XS_H
+
+#include <hv/xenstore.h>
+#include <hvb/workload.h>
+
+#define WL_XS_FIRST_DOMID 1
+
+/*
+ * For each domid in [WL_XS_FIRST_DOMID, +@domains): dom0 creates
+ * /local/domain/<id>/data/0 .. data/<nodes - 1> ("val") in one
+ * transaction and gives the home directory and its nodes to the domain
+ * (owner <id>, others none).  0 or -errno with an error on @c.
+ */
+int wl_xs_populate(struct hvb_cell *c, unsigned int domains,
+                   unsigned int nodes);
+
+/* The quota-holder count, every xenstore workload's main axis. */
+#define WL_XS_PARAM_DOMAINS                                            \
+    HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED - 1, \
+                       "domains holding quota (entries in the quota map)")
+
+#endif /* HVB_WL_XS_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * xs-write: a guest rewrites one of its own nodes (relative "data/0"),
+ * outside any transaction: 3 quota copies per request in oxenstored
+ * (Transaction.make, then Store.copy before and after for History).
+ * One operation = one write request.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <hv/hv.h>
+#include <hv/xenstore.h>
+
+#include "../lib/wl_xs.h"
+
+struct xs_write {
+    unsigned int domains, batch;
+};
+
+static int xs_write_prepare(struct hvb_cell *c)
+{
+    struct xs_write *s = calloc(1, sizeof(*s));
+
+    if ( s == NULL )
+        return -ENOMEM;
+    s->domains = hvb_param_uint(c, "domains");
+    s->batch = hvb_param_uint(c, "batch");
+    c->priv = s;
+    return wl_xs_populate(c, s->domains, 1);
+}
+
+static void xs_write_thread(struct hvb_thread *t)
+{
+    const struct xs_write *s = t->cell->priv;
+    struct hv_xs *xs = hv_xs(t->cell->hv);
+    unsigned int i, bad = 0;
+
+    while ( hvb_keep_running_batch(t, s->batch) )
+        for ( i = 0; i < s->batch; i++ )
+        {
+            domid_t id = WL_XS_FIRST_DOMID + hvb_rand_below(t, s->domains);
+
+            bad += hv_xs_write(xs, id, 0, "data/0", "val") != 0;
+        }
+    if ( bad )
+        hvb_counter_add(t, "failed", bad, 0);
+}
+
+static void xs_write_cleanup(struct hvb_cell *c)
+{
+    free(c->priv);
+    c->priv = NULL;
+}
+
+static const struct hvb_param xs_write_params[] = {
+    WL_XS_PARAM_DOMAINS,
+    HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000, "writes per batch"),
+    HVB_PARAM_TABLE_END,
+};
+
+static const char *const xs_write_slots[] = {"quota", NULL};
+
+HVB_REGISTER_WORKLOAD(xs_write_workload) = {
+    .name = "xs-write",
+    .kind = HVB_MICRO,
+    .summary = "a guest rewrites its own xenstore node: 3 quota copies "
+               "per request (seed 000)",
+    .slots = xs_write_slots,
+    .params = xs_write_params,
+    .prepare = xs_write_prepare,
+    .thread = xs_write_thread,
+    .cleanup = xs_write_cleanup,
+};
