@@ -10,6 +10,7 @@ set -eu
 
 PACKAGES="
     build-essential cmake pkg-config git clang-format
+    clang libclang-rt-14-dev
     libbenchmark-dev
     liburcu-dev
     libjansson-dev
