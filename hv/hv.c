@@ -27,6 +27,7 @@ void hv_config_init(struct hv_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->nr_cpus = 64;
     cfg->maptrack_entries = 4096;
+    cfg->mem_bytes = 256ull << 20;
 }
 
 /* Iterations of a dependent multiply chain per microsecond. */
@@ -146,7 +147,18 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
         goto fail;
     hv->domlookup =
         (const struct hv_domlookup_ops *)hv->cfg.plugins[HV_SLOT_DOMLOOKUP].hdr;
+    hv->pgalloc =
+        (const struct hv_pgalloc_ops *)hv->cfg.plugins[HV_SLOT_PGALLOC].hdr;
     hv->spin_iters_per_us = cfg->gnttab_map_cost_ns ? calibrate_spin() : 0;
+    /* The strings need not outlive hv_create(). */
+    hv->cfg.topology = hv->cfg.distance = NULL;
+    rc = hv_topology_parse(&hv->topo, cfg->topology, cfg->distance,
+                           cfg->mem_bytes, cfg->nr_cpus, err, len);
+    if ( rc )
+        goto fail;
+    rc = hv_heap_init(hv, err, len);
+    if ( rc )
+        goto fail;
 
     rc = -ENOMEM;
     hv->cpus = aligned_alloc(HV_CACHELINE, sizeof(*hv->cpus) * cfg->nr_cpus);
@@ -180,6 +192,20 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
             goto fail;
         }
     }
+    if ( hv->pgalloc->init )
+    {
+        rc = hv->pgalloc->init(hv, hv->cfg.plugins[HV_SLOT_PGALLOC].opts,
+                               &hv->pgalloc_priv);
+        if ( rc )
+        {
+            snprintf(err, len, "pgalloc/%s: init failed: %s",
+                     hv->pgalloc->hdr.name, strerror(-rc));
+            if ( hv->domlookup->fini )
+                hv->domlookup->fini(hv, hv->domlookup_priv);
+            hv_rcu_fini(hv);
+            goto fail;
+        }
+    }
     *out = hv;
     return 0;
 
@@ -190,6 +216,7 @@ fail:
         for ( i = 0; i < cfg->nr_cpus; i++ )
             free(hv->cpus[i].maptrack);
     free(hv->cpus);
+    hv_heap_fini(hv);
     free_plugins(hv);
     free(hv);
     return rc;
@@ -214,6 +241,9 @@ void hv_destroy(struct hv *hv)
     for ( i = 0; i < hv->cfg.nr_cpus; i++ )
         free(hv->cpus[i].maptrack);
     free(hv->cpus);
+    if ( hv->pgalloc->fini )
+        hv->pgalloc->fini(hv, hv->pgalloc_priv);
+    hv_heap_fini(hv);
     free_plugins(hv);
     free(hv);
 }

@@ -12,6 +12,7 @@ PACKAGES="
     liburcu-dev
     libjansson-dev
     libcmocka-dev
+    libnuma-dev
 "
 
 missing=""

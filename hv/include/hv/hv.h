@@ -42,6 +42,16 @@ struct hv_config {
      * free().  0 frees at once.  Tests use it to catch early frees.
      */
     unsigned int quarantine_gps;
+    /*
+     * Memory and NUMA topology (hv/topology.h has the syntax).  The
+     * strings need only live until hv_create() returns.  NULL topology:
+     * "host"; NULL distance: "10:20".  mem_bytes: the memory of a "host"
+     * topology (default 256 MiB).  scrub: zero every extent on allocation.
+     */
+    const char *topology;
+    const char *distance;
+    uint64_t mem_bytes;
+    bool scrub;
 };
 
 struct hv_maptrack {

@@ -32,6 +32,7 @@
 /* The slots of the model (hv/slots.c describes each). */
 enum hv_slot_id {
     HV_SLOT_DOMLOOKUP,
+    HV_SLOT_PGALLOC,
     HV_SLOT_NR
 };
 
