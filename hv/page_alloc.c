@@ -38,10 +38,18 @@ static HV_LOCK_CLASS(heap_lock_class, "heap_lock");
             hv_perfc_incr((cpu), x); \
     } while ( 0 )
 
-static inline unsigned int mfn_zone(uint32_t mfn)
+/*
+ * Zone of a frame: its bit width, fls(mfn), as in Xen today
+ * (HV_ZONES_BITWIDTH); or, as in 2006, one zone for all domain memory
+ * (HV_ZONES_DOM: zone 1, MFN 0 alone in zone 0).
+ */
+static inline unsigned int mfn_zone_of(bool bitwidth, uint32_t mfn)
 {
-    return mfn ? 32u - (unsigned int)__builtin_clz(mfn) : 0;
+    if ( mfn == 0 )
+        return 0;
+    return bitwidth ? 32u - (unsigned int)__builtin_clz(mfn) : 1;
 }
+#define mfn_zone(mfn) mfn_zone_of(hs->zones_bitwidth, (mfn))
 
 static inline unsigned int phys_to_nid(const struct hv_heap_state *hs,
                                        uint32_t mfn)
@@ -387,6 +395,7 @@ int hv_heap_init(struct hv *hv, char *err, size_t len)
     int rc;
 
     hv_spin_init(&hs->lock, &heap_lock_class);
+    hs->zones_bitwidth = hv->cfg.zones == HV_ZONES_BITWIDTH;
     h->topo = t;
     h->nr_nodes = t->nr_nodes;
     for ( n = 0; n < t->nr_nodes; n++ )

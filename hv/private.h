@@ -48,6 +48,7 @@ struct hv_heap_state {
     uint8_t *memnodemap; /* phys_to_nid: mfn >> memnode_shift */
     unsigned int memnode_shift;
     uint64_t reserved[HV_MAX_NUMNODES];
+    bool zones_bitwidth; /* HV_ZONES_BITWIDTH */
 };
 
 struct hv {

@@ -6,11 +6,10 @@
  * vCPU i mod nr_vcpus), then from the other nodes nearest first.  The costs
  * the seed measured are all here, and all real work:
  *
- *  1. num_online_nodes() is recomputed by walking the MAX_NUMNODES online
- *     map, on every call and in the loop condition;
- *  2. the CPU's node is found by scanning every node's CPU mask, and the
- *     whole fallback order is sorted by SLIT distance on every call, even
- *     when the first node will serve it;
+ *  1. num_online_nodes() (a software hweight of the MAX_NUMNODES online
+ *     map, as 2006's bitmap_weight) is recomputed in every loop condition;
+ *  2. the whole fallback order is sorted by SLIT distance on every call,
+ *     even when the first node will serve it;
  *  3. pages are spread across vCPUs, extent by extent;
  *  4. no avail[] pre-check: a node that cannot serve the request (empty,
  *     memory-less or exhausted) still has every free list of order..
@@ -24,11 +23,9 @@
 
 #include <hv/pgalloc.h>
 
-#define CPU_WORDS (HV_MAX_CPUS / 64)
-
 struct numa2006 {
-    uint64_t node_online[HV_MAX_NUMNODES]; /* test_bit map, one word each */
-    uint64_t node_to_cpumask[HV_MAX_NUMNODES][CPU_WORDS];
+    uint64_t node_online_map; /* MAX_NUMNODES = 64 bits */
+    uint8_t cpu_to_node[HV_MAX_CPUS];
 };
 
 static int numa2006_init(struct hv *hv, const void *opts, void **priv)
@@ -40,9 +37,9 @@ static int numa2006_init(struct hv *hv, const void *opts, void **priv)
     if ( s == NULL )
         return -ENOMEM;
     for ( n = 0; n < t->nr_nodes; n++ )
-        s->node_online[n] = 1;
+        s->node_online_map |= 1ull << n;
     for ( c = 0; c < t->nr_cpus; c++ )
-        s->node_to_cpumask[t->cpu_to_node[c]][c / 64] |= 1ull << (c % 64);
+        s->cpu_to_node[c] = t->cpu_to_node[c];
     *priv = s;
     return 0;
 }
@@ -52,23 +49,15 @@ static void numa2006_fini(struct hv *hv, void *priv)
     free(priv);
 }
 
+/* 2006's generic hweight64 (no popcnt instruction assumed). */
 static unsigned int num_online_nodes(const struct numa2006 *s)
 {
-    unsigned int n, nr = 0;
+    uint64_t w = *(volatile const uint64_t *)&s->node_online_map;
 
-    for ( n = 0; n < HV_MAX_NUMNODES; n++ )
-        nr += *(volatile const uint64_t *)&s->node_online[n] != 0;
-    return nr;
-}
-
-static unsigned int cpu_to_node(const struct numa2006 *s, unsigned int cpu)
-{
-    unsigned int n;
-
-    for ( n = 0; n < HV_MAX_NUMNODES; n++ )
-        if ( s->node_to_cpumask[n][cpu / 64] & (1ull << (cpu % 64)) )
-            return n;
-    return 0;
+    w -= (w >> 1) & 0x5555555555555555ull;
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned int)((w * 0x0101010101010101ull) >> 56);
 }
 
 static struct hv_page_info *
@@ -86,7 +75,7 @@ numa2006_get_free_buddy(struct hv_heap *h, void *priv,
         cpu = d->vcpu_processor[req->extent % d->nr_vcpus];
     else
         cpu = req->cpu->id;
-    node = req_node < h->nr_nodes ? req_node : cpu_to_node(s, cpu);
+    node = req_node < h->nr_nodes ? req_node : s->cpu_to_node[cpu];
 
     /* Fallback order, nearest first: computed on every call. */
     for ( i = 0; i < num_online_nodes(s); i++ )

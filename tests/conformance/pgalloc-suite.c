@@ -21,6 +21,7 @@
 #include "testlib.h"
 
 static const char *suite_spec;
+unsigned int pgalloc_model_zones = HV_ZONES_DOM;
 
 struct hv *pgalloc_model(const char *spec, const char *topology)
 {
@@ -32,6 +33,7 @@ struct hv *pgalloc_model(const char *spec, const char *topology)
     hv_config_init(&cfg);
     cfg.nr_cpus = 4;
     cfg.topology = topology;
+    cfg.zones = pgalloc_model_zones;
     rc = hv_plugin_resolve("pgalloc", spec, true, &cfg.plugins[HV_SLOT_PGALLOC],
                            err, sizeof(err));
     if ( rc == 0 )
@@ -337,6 +339,18 @@ static void test_random(void **state)
         pgalloc_random_ops(f->hv, f->cpu, 4, 100000, 10, 20000, 42), 0);
 }
 
+/* Today's zone layout: many zones, so the strategy's zone scan shows. */
+static void test_random_bitwidth(void **state)
+{
+    struct fixture *f;
+
+    pgalloc_model_zones = HV_ZONES_BITWIDTH;
+    f = setup_topo(state, "8M+8M+0+6M");
+    pgalloc_model_zones = HV_ZONES_DOM;
+    assert_int_equal(pgalloc_random_ops(f->hv, f->cpu, 4, 100000, 10, 20000, 7),
+                     0);
+}
+
 int pgalloc_suite_run(const char *spec, const char *label)
 {
     char group[128];
@@ -347,6 +361,7 @@ int pgalloc_suite_run(const char *spec, const char *label)
         cmocka_unit_test_teardown(test_preempt, teardown),
         cmocka_unit_test_teardown(test_destroy_frees, teardown),
         cmocka_unit_test_teardown(test_random, teardown),
+        cmocka_unit_test_teardown(test_random_bitwidth, teardown),
     };
 
     suite_spec = spec;

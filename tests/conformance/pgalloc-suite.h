@@ -18,6 +18,9 @@
  */
 struct hv *pgalloc_model(const char *spec, const char *topology);
 
+/* The zone layout pgalloc_model() uses (HV_ZONES_DOM by default). */
+extern unsigned int pgalloc_model_zones;
+
 /* Domain @id with one vCPU on the first CPU of @node. */
 struct hv_domain *pgalloc_domain(struct hv *hv, domid_t id, unsigned int node);
 

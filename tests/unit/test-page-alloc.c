@@ -98,12 +98,31 @@ static void test_random_million(void **state)
     hv_destroy(hv);
 }
 
+/* The same with today's zones: no buddy across zones either. */
+static void test_random_million_bitwidth(void **state)
+{
+    struct hv *hv;
+    struct hv_cpu *cpu;
+
+    pgalloc_model_zones = HV_ZONES_BITWIDTH;
+    hv = pgalloc_model("numa", "12M+10M+0+8M");
+    pgalloc_model_zones = HV_ZONES_DOM;
+    assert_non_null(hv);
+    cpu = hv_cpu_enter(hv, 0);
+    assert_non_null(cpu);
+    assert_int_equal(pgalloc_random_ops(hv, cpu, 6, 1000000, 10, 100000, 1007),
+                     0);
+    hv_cpu_leave(cpu);
+    hv_destroy(hv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_topology_parse),
         cmocka_unit_test(test_boundary_reservation),
         cmocka_unit_test(test_random_million),
+        cmocka_unit_test(test_random_million_bitwidth),
     };
     char err[256];
 

@@ -52,7 +52,12 @@ struct hv_config {
     const char *distance;
     uint64_t mem_bytes;
     bool scrub;
+    unsigned int zones; /* HV_ZONES_DOM (default) or HV_ZONES_BITWIDTH */
 };
+
+/* Zone layouts of the page heap (hv/page_alloc.c). */
+#define HV_ZONES_DOM      0 /* 2006: one zone holds all domain memory */
+#define HV_ZONES_BITWIDTH 1 /* Xen today: zone = fls(mfn), up to 41 */
 
 struct hv_maptrack {
     domid_t dom;
