@@ -108,12 +108,8 @@ numa2006_get_free_buddy(struct hv_heap *h, void *priv,
         /* No avail[] check: probe every list of the node. */
         for ( zone = h->node_zone_hi[n]; zone >= zlo; zone-- )
             for ( j = req->order; j <= HV_MAX_ORDER; j++ )
-                if ( !hv_heap_list_empty(h, req->cpu, n, zone, j) )
-                {
-                    pg = hv_heap_take(h, req->cpu, n, zone, j);
-                    if ( pg != NULL )
-                        return pg;
-                }
+                if ( (pg = hv_heap_take(h, req->cpu, n, zone, j)) != NULL )
+                    return pg;
     }
     return NULL;
 }
