@@ -60,6 +60,19 @@ static int allocx_prepare(struct hvb_cell *c)
         if ( rc == -ENOMEM )
             rc = 0; /* 100%: the node is now exhausted */
     }
+    /* The domains' batches must still fit somewhere. */
+    for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
+    {
+        rc = wl_mem_op(cpu, s->d[i], true, s->batch, s->order, s->batch, 0);
+        if ( rc == -ENOMEM )
+            hvb_cell_error(c,
+                           "prefill_pct=%u leaves no room for the "
+                           "domains' batches: use a topology with "
+                           "another node",
+                           (unsigned int)pct);
+    }
+    for ( i = 0; i < c->threads && i < HV_MAX_CPUS; i++ )
+        hv_domain_relinquish_memory(cpu, s->d[i]);
     hv_cpu_leave(cpu);
     return rc;
 }
