@@ -114,6 +114,29 @@ struct hv_page_info *hv_heap_take(struct hv_heap *h, struct hv_cpu *cpu,
     return &h->frame_table[mfn];
 }
 
+struct hv_page_info *hv_heap_take_from_node(struct hv_heap *h,
+                                            struct hv_cpu *cpu,
+                                            unsigned int node,
+                                            unsigned int order)
+{
+    struct hv_page_info *pg;
+    unsigned int zone, j;
+
+    hv_perfc_incr(cpu, pgalloc_node_scan);
+    if ( h->avail[node] == NULL )
+        return NULL;
+    for ( zone = h->zone_hi; zone >= h->zone_lo; zone-- )
+    {
+        /* Check if target node can support the allocation. */
+        if ( h->avail[node][zone] < (1ull << order) )
+            continue;
+        for ( j = order; j <= HV_MAX_ORDER; j++ )
+            if ( (pg = hv_heap_take(h, cpu, node, zone, j)) != NULL )
+                return pg;
+    }
+    return NULL;
+}
+
 /* Merge with free buddies of the same node and zone, then list it. */
 static void free_heap_pages(struct hv_heap_state *hs, struct hv_cpu *cpu,
                             uint32_t mfn, unsigned int order)

@@ -9,25 +9,6 @@
  */
 #include <hv/pgalloc.h>
 
-static struct hv_page_info *search_node(struct hv_heap *h,
-                                        const struct hv_alloc_req *req,
-                                        unsigned int node)
-{
-    unsigned int zone, j;
-    struct hv_page_info *pg;
-
-    hv_perfc_incr(req->cpu, pgalloc_node_scan);
-    for ( zone = h->zone_hi; zone >= h->zone_lo; zone-- )
-    {
-        if ( hv_heap_avail(h, node, zone) < (1ull << req->order) )
-            continue;
-        for ( j = req->order; j <= HV_MAX_ORDER; j++ )
-            if ( (pg = hv_heap_take(h, req->cpu, node, zone, j)) != NULL )
-                return pg;
-    }
-    return NULL;
-}
-
 static struct hv_page_info *
 first_node_get_free_buddy(struct hv_heap *h, void *priv,
                           const struct hv_alloc_req *req)
@@ -37,12 +18,14 @@ first_node_get_free_buddy(struct hv_heap *h, void *priv,
 
     if ( req_node < h->nr_nodes )
     {
-        if ( (pg = search_node(h, req, req_node)) != NULL ||
+        if ( (pg = hv_heap_take_from_node(h, req->cpu, req_node, req->order)) !=
+                 NULL ||
              (req->memflags & HV_MEMF_exact_node) )
             return pg;
     }
     for ( node = 0; node < h->nr_nodes; node++ )
-        if ( node != req_node && (pg = search_node(h, req, node)) != NULL )
+        if ( node != req_node && (pg = hv_heap_take_from_node(
+                                      h, req->cpu, node, req->order)) != NULL )
             return pg;
     return NULL;
 }

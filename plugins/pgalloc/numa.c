@@ -16,27 +16,6 @@
  */
 #include <hv/pgalloc.h>
 
-static struct hv_page_info *
-try_node(struct hv_heap *h, const struct hv_alloc_req *req, unsigned int node)
-{
-    unsigned int zone, j;
-    struct hv_page_info *pg;
-
-    hv_perfc_incr(req->cpu, pgalloc_node_scan);
-    if ( h->avail[node] == NULL )
-        return NULL;
-    for ( zone = h->zone_hi; zone >= h->zone_lo; zone-- )
-    {
-        /* Check if target node can support the allocation. */
-        if ( h->avail[node][zone] < (1ull << req->order) )
-            continue;
-        for ( j = req->order; j <= HV_MAX_ORDER; j++ )
-            if ( (pg = hv_heap_take(h, req->cpu, node, zone, j)) != NULL )
-                return pg;
-    }
-    return NULL;
-}
-
 static struct hv_page_info *numa_get_free_buddy(struct hv_heap *h, void *priv,
                                                 const struct hv_alloc_req *req)
 {
@@ -62,7 +41,8 @@ static struct hv_page_info *numa_get_free_buddy(struct hv_heap *h, void *priv,
 
     for ( ;; )
     {
-        if ( (pg = try_node(h, req, node)) != NULL )
+        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) !=
+             NULL )
             return pg;
         if ( (req->memflags & HV_MEMF_exact_node) &&
              req_node != HV_NUMA_NO_NODE )

@@ -12,18 +12,13 @@ static struct hv_page_info *
 inexact_get_free_buddy(struct hv_heap *h, void *priv,
                        const struct hv_alloc_req *req)
 {
-    unsigned int node, zone, j;
+    unsigned int node;
     struct hv_page_info *pg;
 
     for ( node = 0; node < h->nr_nodes; node++ )
-        for ( zone = h->zone_hi; zone >= h->zone_lo; zone-- )
-        {
-            if ( hv_heap_avail(h, node, zone) < (1ull << req->order) )
-                continue;
-            for ( j = req->order; j <= HV_MAX_ORDER; j++ )
-                if ( (pg = hv_heap_take(h, req->cpu, node, zone, j)) != NULL )
-                    return pg;
-        }
+        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) !=
+             NULL )
+            return pg;
     return NULL;
 }
 

@@ -84,36 +84,33 @@ static void test_boundary_reservation(void **state)
     hv_destroy(hv);
 }
 
-static void test_random_million(void **state)
-{
-    struct hv *hv = pgalloc_model("numa", "12M+10M+0+8M");
-    struct hv_cpu *cpu;
-
-    assert_non_null(hv);
-    cpu = hv_cpu_enter(hv, 0);
-    assert_non_null(cpu);
-    assert_int_equal(pgalloc_random_ops(hv, cpu, 6, 1000000, 10, 100000, 2006),
-                     0);
-    hv_cpu_leave(cpu);
-    hv_destroy(hv);
-}
-
-/* The same with today's zones: no buddy across zones either. */
-static void test_random_million_bitwidth(void **state)
+/* 10^6 random ops with zone layout @zones. */
+static void random_million(unsigned int zones, uint64_t seed)
 {
     struct hv *hv;
     struct hv_cpu *cpu;
 
-    pgalloc_model_zones = HV_ZONES_BITWIDTH;
+    pgalloc_model_zones = zones;
     hv = pgalloc_model("numa", "12M+10M+0+8M");
     pgalloc_model_zones = HV_ZONES_DOM;
     assert_non_null(hv);
     cpu = hv_cpu_enter(hv, 0);
     assert_non_null(cpu);
-    assert_int_equal(pgalloc_random_ops(hv, cpu, 6, 1000000, 10, 100000, 1007),
+    assert_int_equal(pgalloc_random_ops(hv, cpu, 6, 1000000, 10, 100000, seed),
                      0);
     hv_cpu_leave(cpu);
     hv_destroy(hv);
+}
+
+static void test_random_million(void **state)
+{
+    random_million(HV_ZONES_DOM, 2006);
+}
+
+/* The same with today's zones: no buddy across zones either. */
+static void test_random_million_bitwidth(void **state)
+{
+    random_million(HV_ZONES_BITWIDTH, 1007);
 }
 
 int main(void)

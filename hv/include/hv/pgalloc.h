@@ -110,6 +110,17 @@ struct hv_page_info *hv_heap_take(struct hv_heap *h, struct hv_cpu *cpu,
                                   unsigned int node, unsigned int zone,
                                   unsigned int order);
 
+/*
+ * hv_heap_take_from_node - Xen's per-node inner loop: for each zone, high
+ * to low, skip it in O(1) unless avail[node][zone] can hold 2^@order pages,
+ * else take the first non-empty list of order @order..MAX_ORDER.  Counts
+ * the node (pgalloc_node_scan) and every list probed.  NULL if none.
+ */
+struct hv_page_info *hv_heap_take_from_node(struct hv_heap *h,
+                                            struct hv_cpu *cpu,
+                                            unsigned int node,
+                                            unsigned int order);
+
 /* Next node of @mask after @node, wrapping; HV_MAX_NUMNODES if empty. */
 static inline unsigned int hv_cycle_node(unsigned int node, uint64_t mask)
 {
