@@ -18,15 +18,18 @@ first_node_get_free_buddy(struct hv_heap *h, void *priv,
 
     if ( req_node < h->nr_nodes )
     {
-        if ( (pg = hv_heap_take_from_node(h, req->cpu, req_node, req->order)) !=
-                 NULL ||
-             (req->memflags & HV_MEMF_exact_node) )
+        pg = hv_heap_take_from_node(h, req->cpu, req_node, req->order);
+        if ( pg != NULL || (req->memflags & HV_MEMF_exact_node) )
             return pg;
     }
     for ( node = 0; node < h->nr_nodes; node++ )
-        if ( node != req_node && (pg = hv_heap_take_from_node(
-                                      h, req->cpu, node, req->order)) != NULL )
+    {
+        if ( node == req_node )
+            continue;
+        pg = hv_heap_take_from_node(h, req->cpu, node, req->order);
+        if ( pg != NULL )
             return pg;
+    }
     return NULL;
 }
 

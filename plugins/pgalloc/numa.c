@@ -41,8 +41,7 @@ static struct hv_page_info *numa_get_free_buddy(struct hv_heap *h, void *priv,
 
     for ( ;; )
     {
-        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) !=
-             NULL )
+        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) )
             return pg;
         if ( (req->memflags & HV_MEMF_exact_node) &&
              req_node != HV_NUMA_NO_NODE )

@@ -16,8 +16,7 @@ inexact_get_free_buddy(struct hv_heap *h, void *priv,
     struct hv_page_info *pg;
 
     for ( node = 0; node < h->nr_nodes; node++ )
-        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) !=
-             NULL )
+        if ( (pg = hv_heap_take_from_node(h, req->cpu, node, req->order)) )
             return pg;
     return NULL;
 }

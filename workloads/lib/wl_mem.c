@@ -83,6 +83,23 @@ int wl_mem_op(struct hv_cpu *cpu, struct hv_domain *d, bool up,
     return 0;
 }
 
+int wl_mem_fits(struct hvb_cell *c, uint64_t bytes)
+{
+    const struct hv_topology *t = hv_topology(c->hv);
+    uint64_t pages = 0;
+    unsigned int n;
+
+    for ( n = 0; n < t->nr_nodes; n++ )
+        pages += t->node_pages[n] ? t->node_pages[n] - 1 : 0;
+    if ( pages >= bytes >> HV_PAGE_SHIFT )
+        return 0;
+    hvb_cell_error(c, "topology '%s' has %llu MiB, the workload needs %llu",
+                   hvb_param_str(c, "topology"),
+                   (unsigned long long)(pages >> (20 - HV_PAGE_SHIFT)),
+                   (unsigned long long)(bytes >> 20));
+    return -ENOMEM;
+}
+
 struct hv_cpu *wl_mem_prepare_cpu(struct hvb_cell *c)
 {
     return hv_cpu_enter(c->hv, hv_nr_cpus(c->hv) - 1);

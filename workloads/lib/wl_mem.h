@@ -60,6 +60,12 @@ int wl_mem_op(struct hv_cpu *cpu, struct hv_domain *d, bool up,
               unsigned long nr, unsigned int order, unsigned long batch,
               unsigned int memflags);
 
+/*
+ * 0 if the machine's memory can hold @bytes (besides the pages reserved
+ * at node boundaries), else -ENOMEM with a cell error naming the topology.
+ */
+int wl_mem_fits(struct hvb_cell *c, uint64_t bytes);
+
 /* A model CPU for prepare(): the machine's last one.  Leave it after. */
 struct hv_cpu *wl_mem_prepare_cpu(struct hvb_cell *c);
 

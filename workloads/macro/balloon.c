@@ -59,6 +59,9 @@ static int balloon_prepare(struct hvb_cell *c)
     s->batch = hvb_param_uint(c, "batch");
     s->domains = hvb_param_uint(c, "domains");
     s->d = calloc(s->domains, sizeof(*s->d));
+    rc = wl_mem_fits(c, (uint64_t)s->domains * s->full_pages << HV_PAGE_SHIFT);
+    if ( rc )
+        return rc;
     cpu = wl_mem_prepare_cpu(c);
     if ( s->d == NULL || cpu == NULL )
         return -ENOMEM;

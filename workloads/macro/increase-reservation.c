@@ -51,6 +51,7 @@ static int incres_prepare(struct hvb_cell *c)
     c->priv = s;
     s->order = hvb_param_uint(c, "order");
     s->extents = size_bytes(c) >> (HV_PAGE_SHIFT + s->order);
+    rc = wl_mem_fits(c, size_bytes(c) * c->threads);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
                            &s->d[i]);

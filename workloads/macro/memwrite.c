@@ -58,6 +58,7 @@ static int memwrite_prepare(struct hvb_cell *c)
         return -ENOMEM;
     c->priv = s;
     s->pages = hvb_param_uint(c, "size_mb") << (20 - HV_PAGE_SHIFT);
+    rc = wl_mem_fits(c, (uint64_t)s->pages * c->threads << HV_PAGE_SHIFT);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
                            &s->d[i]);
