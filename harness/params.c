@@ -20,6 +20,8 @@ const char *hvb_param_type_name(enum hvb_param_type t)
         return "uint";
     case HVB_PARAM_ENUM:
         return "enum";
+    case HVB_PARAM_STR:
+        return "string";
     case HVB_PARAM_END:
         break;
     }
@@ -103,6 +105,9 @@ void hvb_param_allowed(const struct hvb_param *p, char *buf, size_t len)
     case HVB_PARAM_ENUM:
         choices_list(p->choices ? p->choices : "", list, sizeof(list));
         snprintf(buf, len, "one of: %s", list);
+        return;
+    case HVB_PARAM_STR:
+        snprintf(buf, len, "%s", p->choices ? p->choices : "a word");
         return;
     case HVB_PARAM_END:
         break;
@@ -215,6 +220,13 @@ int hvb_param_parse(const char *workload, const struct hvb_param *p,
         if ( i < 0 )
             goto bad;
         out->idx = (unsigned int)i;
+        snprintf(canon, sizeof(canon), "%s", text);
+        break;
+    case HVB_PARAM_STR:
+        if ( *text == '\0' || strlen(text) >= sizeof(canon) ||
+             text[strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789.:+_-")] )
+            goto bad;
         snprintf(canon, sizeof(canon), "%s", text);
         break;
     case HVB_PARAM_END:

@@ -131,7 +131,8 @@ static int check_params(const struct hvb_workload *w, char *err, size_t len)
     for ( p = w->params; p != NULL && p->name != NULL; p++ )
     {
         if ( !hv_name_ok(p->name, "-_") || p->help == NULL || p->def == NULL ||
-             (p->type != HVB_PARAM_UINT && p->type != HVB_PARAM_ENUM) ||
+             (p->type != HVB_PARAM_UINT && p->type != HVB_PARAM_ENUM &&
+              p->type != HVB_PARAM_STR) ||
              (p->type == HVB_PARAM_UINT && p->min > p->max) ||
              (p->type == HVB_PARAM_ENUM &&
               (p->choices == NULL || *p->choices == '\0')) )

@@ -121,6 +121,7 @@ int hv_domain_create(struct hv *hv, domid_t id, unsigned int nr_grants,
     atomic_init(&d->is_dying, false);
     atomic_init(&d->magic, HV_DOMAIN_MAGIC);
     atomic_init(&d->pipe_age, 0);
+    d->extent_head = HV_MFN_NONE;
     d->grant_table = hv_gnttab_alloc(nr_grants);
     if ( d->grant_table == NULL )
     {
@@ -238,6 +239,7 @@ void hv_domain_free(struct hv_domain *d)
     HV_BUG_ON(atomic_load(&d->magic) != HV_DOMAIN_MAGIC);
     if ( hv->domlookup->domain_fini )
         hv->domlookup->domain_fini(hv, hv->domlookup_priv, d);
+    hv_domain_relinquish_memory(NULL, d);
     hv_gnttab_free(d->grant_table);
     d->grant_table = NULL;
 

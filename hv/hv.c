@@ -28,6 +28,7 @@ void hv_config_init(struct hv_config *cfg)
     cfg->nr_cpus = 64;
     cfg->maptrack_entries = 4096;
     hv_xs_config_init(&cfg->xs);
+    cfg->mem_bytes = 256ull << 20;
 }
 
 /* Iterations of a dependent multiply chain per microsecond. */
@@ -113,11 +114,53 @@ static void free_plugins(struct hv *hv)
         hv_plugin_inst_free(&hv->cfg.plugins[i]);
 }
 
+/* Steps of hv_create() done so far; teardown undoes exactly these. */
+enum {
+    INIT_plugins = 1u << 0,
+    INIT_heap = 1u << 1,
+    INIT_cpus = 1u << 2,
+    INIT_rcu = 1u << 3,
+    INIT_domlookup = 1u << 4,
+    INIT_pgalloc = 1u << 5,
+    INIT_xs = 1u << 6,
+};
+
+static void hv_teardown(struct hv *hv, unsigned int init_status)
+{
+    unsigned int i;
+
+    if ( init_status & INIT_xs )
+        hv_xs_destroy(hv->xs);
+    if ( init_status & INIT_domlookup )
+    {
+        hv_domtab_destroy_all(hv);
+        hv_rcu_barrier(hv);
+        if ( hv->domlookup->fini )
+            hv->domlookup->fini(hv, hv->domlookup_priv);
+    }
+    /* Plugins' own deferred frees may have queued model callbacks. */
+    if ( init_status & INIT_rcu )
+        hv_rcu_fini(hv);
+    if ( init_status & INIT_domlookup )
+        HV_BUG_ON(atomic_load(&hv->stats.domains_created) !=
+                  atomic_load(&hv->stats.domains_freed));
+    if ( init_status & INIT_pgalloc && hv->pgalloc->fini )
+        hv->pgalloc->fini(hv, hv->pgalloc_priv);
+    if ( hv->cpus )
+        for ( i = 0; i < hv->cfg.nr_cpus; i++ )
+            free(hv->cpus[i].maptrack);
+    free(hv->cpus);
+    if ( init_status & INIT_heap )
+        hv_heap_fini(hv);
+    free_plugins(hv);
+    free(hv);
+}
+
 int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
               size_t len)
 {
+    unsigned int i, init_status = 0;
     struct hv *hv;
-    unsigned int i;
     int rc;
 
     *out = NULL;
@@ -142,12 +185,27 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
     memset(hv, 0, sizeof(*hv));
     hv->cfg = *cfg;
     memset(hv->cfg.plugins, 0, sizeof(hv->cfg.plugins));
+    /* The strings need not outlive hv_create(). */
+    hv->cfg.topology = hv->cfg.distance = NULL;
+
     rc = resolve_plugins(hv, cfg, err, len);
     if ( rc )
         goto fail;
+    init_status |= INIT_plugins;
     hv->domlookup =
         (const struct hv_domlookup_ops *)hv->cfg.plugins[HV_SLOT_DOMLOOKUP].hdr;
+    hv->pgalloc =
+        (const struct hv_pgalloc_ops *)hv->cfg.plugins[HV_SLOT_PGALLOC].hdr;
     hv->spin_iters_per_us = cfg->gnttab_map_cost_ns ? calibrate_spin() : 0;
+
+    rc = hv_topology_parse(&hv->topo, cfg->topology, cfg->distance,
+                           cfg->mem_bytes, cfg->nr_cpus, err, len);
+    if ( rc )
+        goto fail;
+    rc = hv_heap_init(hv, err, len);
+    if ( rc )
+        goto fail;
+    init_status |= INIT_heap;
 
     rc = -ENOMEM;
     hv->cpus = aligned_alloc(HV_CACHELINE, sizeof(*hv->cpus) * cfg->nr_cpus);
@@ -166,21 +224,32 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
             goto fail_nomem;
         maptrack_init(c);
     }
+    init_status |= INIT_cpus;
     if ( hv_rcu_init(hv) )
         goto fail_nomem;
+    init_status |= INIT_rcu;
+
     hv_domtab_init(hv);
-    if ( hv->domlookup->init )
+    if ( hv->domlookup->init &&
+         (rc = hv->domlookup->init(hv, hv->cfg.plugins[HV_SLOT_DOMLOOKUP].opts,
+                                   &hv->domlookup_priv)) != 0 )
     {
-        rc = hv->domlookup->init(hv, hv->cfg.plugins[HV_SLOT_DOMLOOKUP].opts,
-                                 &hv->domlookup_priv);
-        if ( rc )
-        {
-            snprintf(err, len, "domlookup/%s: init failed: %s",
-                     hv->domlookup->hdr.name, strerror(-rc));
-            hv_rcu_fini(hv);
-            goto fail;
-        }
+        snprintf(err, len, "domlookup/%s: init failed: %s",
+                 hv->domlookup->hdr.name, strerror(-rc));
+        goto fail;
     }
+    init_status |= INIT_domlookup;
+
+    if ( hv->pgalloc->init &&
+         (rc = hv->pgalloc->init(hv, hv->cfg.plugins[HV_SLOT_PGALLOC].opts,
+                                 &hv->pgalloc_priv)) != 0 )
+    {
+        snprintf(err, len, "pgalloc/%s: init failed: %s", hv->pgalloc->hdr.name,
+                 strerror(-rc));
+        goto fail;
+    }
+    init_status |= INIT_pgalloc;
+
     rc = hv_xs_create(
         &cfg->xs,
         (const struct hv_quota_ops *)hv->cfg.plugins[HV_SLOT_QUOTA].hdr,
@@ -188,23 +257,17 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
     if ( rc )
     {
         snprintf(err, len, "xenstore: %s", strerror(-rc));
-        if ( hv->domlookup->fini )
-            hv->domlookup->fini(hv, hv->domlookup_priv);
-        hv_rcu_fini(hv);
         goto fail;
     }
+    init_status |= INIT_xs;
+
     *out = hv;
     return 0;
 
 fail_nomem:
     snprintf(err, len, "out of memory creating the model");
 fail:
-    if ( hv->cpus )
-        for ( i = 0; i < cfg->nr_cpus; i++ )
-            free(hv->cpus[i].maptrack);
-    free(hv->cpus);
-    free_plugins(hv);
-    free(hv);
+    hv_teardown(hv, init_status);
     return rc;
 }
 
@@ -216,20 +279,7 @@ void hv_destroy(struct hv *hv)
         return;
     for ( i = 0; i < hv->cfg.nr_cpus; i++ )
         HV_BUG_ON(atomic_load(&hv->cpus[i].online));
-    hv_xs_destroy(hv->xs);
-    hv_domtab_destroy_all(hv);
-    hv_rcu_barrier(hv);
-    if ( hv->domlookup->fini )
-        hv->domlookup->fini(hv, hv->domlookup_priv);
-    /* Plugins' own deferred frees may have queued model callbacks. */
-    hv_rcu_fini(hv);
-    HV_BUG_ON(atomic_load(&hv->stats.domains_created) !=
-              atomic_load(&hv->stats.domains_freed));
-    for ( i = 0; i < hv->cfg.nr_cpus; i++ )
-        free(hv->cpus[i].maptrack);
-    free(hv->cpus);
-    free_plugins(hv);
-    free(hv);
+    hv_teardown(hv, ~0u);
 }
 
 struct hv_cpu *hv_cpu_enter(struct hv *hv, unsigned int id)

@@ -11,8 +11,10 @@
 #include <hv/domain.h>
 #include <hv/domlookup.h>
 #include <hv/hv.h>
+#include <hv/pgalloc.h>
 #include <hv/rcu.h>
 #include <hv/xenstore.h>
+#include <hv/topology.h>
 
 /* Per-CPU RCU state, one cache line each: only its CPU writes it. */
 struct hv_rcu_cpu {
@@ -36,6 +38,20 @@ struct hv_rcu {
     unsigned int nr_cpus;
 };
 
+/* The page heap (hv/page_alloc.c). */
+struct hv_heap_state {
+    hv_spinlock_t lock; /* Xen's heap_lock: ONE for every node */
+    struct hv_heap h;   /* what strategies read */
+    void *mem;          /* the machine's memory, reserved lazily */
+    size_t mem_len;
+    uint64_t total_pages;
+    uint64_t node_start[HV_MAX_NUMNODES], node_end[HV_MAX_NUMNODES];
+    uint8_t *memnodemap; /* phys_to_nid: mfn >> memnode_shift */
+    unsigned int memnode_shift;
+    uint64_t reserved[HV_MAX_NUMNODES];
+    bool zones_bitwidth; /* HV_ZONES_BITWIDTH */
+};
+
 struct hv {
     struct hv_config cfg;
     struct hv_domtab domtab;
@@ -46,12 +62,19 @@ struct hv {
     struct hv_stats stats;
     uint64_t spin_iters_per_us; /* hv_spin_ns calibration */
     struct hv_xs *xs;           /* hv/xenstore/ */
+    struct hv_topology topo;
+    struct hv_heap_state heap;
+    const struct hv_pgalloc_ops *pgalloc;
+    void *pgalloc_priv;
 };
 
 int hv_rcu_init(struct hv *hv);
 void hv_rcu_fini(struct hv *hv);
 void hv_rcu_cpu_online(struct hv_cpu *cpu);
 void hv_rcu_cpu_offline(struct hv_cpu *cpu);
+
+int hv_heap_init(struct hv *hv, char *err, size_t len);
+void hv_heap_fini(struct hv *hv);
 
 void hv_domtab_init(struct hv *hv);
 void hv_domtab_destroy_all(struct hv *hv);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hv/domlookup.h>
+#include <hv/pgalloc.h>
 #include <hv/plugin.h>
 #include <hv/quota.h>
 
@@ -49,6 +50,15 @@ static int quota_validate(const struct hv_plugin_hdr *hdr, char *err,
     return 0;
 }
 
+static int pgalloc_validate(const struct hv_plugin_hdr *hdr, char *err,
+                            size_t len)
+{
+    const struct hv_pgalloc_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, get_free_buddy);
+    return 0;
+}
+
 static const struct hv_slot slots[] = {
     {
         .id = HV_SLOT_DOMLOOKUP,
@@ -67,6 +77,15 @@ static const struct hv_slot slots[] = {
         .default_plugin = "persistent",
         .min_ops_size = sizeof(struct hv_quota_ops),
         .validate = quota_validate,
+    },
+    {
+        .id = HV_SLOT_PGALLOC,
+        .name = "pgalloc",
+        .summary = "choose the node a page allocation comes from and search "
+                   "the free lists (seed 001)",
+        .default_plugin = "numa",
+        .min_ops_size = sizeof(struct hv_pgalloc_ops),
+        .validate = pgalloc_validate,
     },
 };
 

@@ -17,6 +17,7 @@ PACKAGES="
     libcmocka-dev
     libdw-dev
     python3-matplotlib python3-numpy
+    libnuma-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

@@ -40,6 +40,12 @@ enum hvb_param_type {
     HVB_PARAM_END = 0,
     HVB_PARAM_UINT, /* uint64_t in [min, max]; accepts k/M/G suffixes */
     HVB_PARAM_ENUM, /* one of choices ("hot|uniform") */
+    /*
+     * A short word of [A-Za-z0-9.:+_-] (at most 63): a spec the workload
+     * parses itself in check() (a NUMA topology "2x1G+0").  choices, if
+     * set, is its syntax in one line for `hvbench list` and errors.
+     */
+    HVB_PARAM_STR,
 };
 
 struct hvb_param {
@@ -59,6 +65,9 @@ struct hvb_param {
 #define HVB_PARAM_ENUM_ROW(name_, def_, choices_, help_)                       \
     { .name = (name_), .type = HVB_PARAM_ENUM, .def = (def_),                  \
       .help = (help_), .choices = (choices_) }
+#define HVB_PARAM_STR_ROW(name_, def_, syntax_, help_)                         \
+    { .name = (name_), .type = HVB_PARAM_STR, .def = (def_),                   \
+      .help = (help_), .choices = (syntax_) }
 #define HVB_PARAM_TABLE_END { .name = NULL, .type = HVB_PARAM_END }
 /* clang-format on */
 

@@ -59,6 +59,14 @@ struct hv_domain {
     _Atomic bool is_dying;
     uint64_t retire_ns; /* when it was unlinked */
     struct hv_rcu_head rcu;
+
+    /* Memory (hv/page_alloc.c, hv/topology.c): under the heap lock. */
+    uint64_t node_affinity;       /* nodemask of the vCPUs; 0: all */
+    unsigned int last_alloc_node; /* round-robin cursor of the allocator */
+    unsigned int nr_vcpus;
+    uint16_t vcpu_processor[8]; /* HV_MAX_VCPUS model CPUs */
+    unsigned long tot_pages;
+    uint32_t extent_head; /* MFN of the newest extent; HV_MFN_NONE ends */
 };
 
 /* The table.  Readers: the strategy's read side.  Writers: update_lock. */

@@ -44,7 +44,22 @@ struct hv_config {
      */
     unsigned int quarantine_gps;
     struct hv_xs_config xs; /* xenstore limits; oxenstored's by default */
+    /*
+     * Memory and NUMA topology (hv/topology.h has the syntax).  The
+     * strings need only live until hv_create() returns.  NULL topology:
+     * "host"; NULL distance: "10:20".  mem_bytes: the memory of a "host"
+     * topology (default 256 MiB).  scrub: zero every extent on allocation.
+     */
+    const char *topology;
+    const char *distance;
+    uint64_t mem_bytes;
+    bool scrub;
+    unsigned int zones; /* HV_ZONES_DOM (default) or HV_ZONES_BITWIDTH */
 };
+
+/* Zone layouts of the page heap (hv/page_alloc.c). */
+#define HV_ZONES_DOM      0 /* 2006: one zone holds all domain memory */
+#define HV_ZONES_BITWIDTH 1 /* Xen today: zone = fls(mfn), up to 41 */
 
 struct hv_maptrack {
     domid_t dom;

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers of the memory workloads; see wl_mem.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_mem.h"
+
+int wl_mem_check(struct hvb_cell *c)
+{
+    static struct hv_topology t;
+    char err[256];
+
+    if ( hv_topology_parse(&t, hvb_param_str(c, "topology"),
+                           hvb_param_str(c, "distance"), 1ull << 20, 4, err,
+                           sizeof(err)) )
+    {
+        hvb_cell_error(c, "%s", err);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void wl_mem_configure(const struct hvb_cell *c, struct hv_config *cfg,
+                      uint64_t need_bytes)
+{
+    cfg->topology = hvb_param_str(c, "topology");
+    cfg->distance = hvb_param_str(c, "distance");
+    cfg->scrub = hvb_param_enum(c, "scrub") == 1;
+    cfg->zones =
+        hvb_param_enum(c, "zones") == 1 ? HV_ZONES_BITWIDTH : HV_ZONES_DOM;
+    /* Slack: reserved pages, buddy remainders, a filler domain. */
+    cfg->mem_bytes = need_bytes + (need_bytes >> 4) + (16ull << 20);
+    cfg->mem_bytes &= ~(HV_PAGE_SIZE - 1);
+}
+
+int wl_mem_domain(struct hvb_cell *c, domid_t id, unsigned int node,
+                  struct hv_domain **out)
+{
+    const struct hv_topology *t = hv_topology(c->hv);
+    unsigned int i, cpu;
+    int first = -1, rc;
+
+    for ( i = 0; i < t->nr_nodes; i++ )
+    {
+        unsigned int n = (node + i) % t->nr_nodes;
+
+        if ( (first = hv_node_first_cpu(c->hv, n)) >= 0 )
+            break;
+    }
+    cpu = first < 0 ? 0 : (unsigned int)first;
+    rc = hv_domain_create(c->hv, id, 0, out);
+    if ( rc == 0 )
+        rc = hv_domain_set_vcpus(*out, &cpu, 1);
+    return rc;
+}
+
+int wl_mem_op(struct hv_cpu *cpu, struct hv_domain *d, bool up,
+              unsigned long nr, unsigned int order, unsigned long batch,
+              unsigned int memflags)
+{
+    unsigned long done = 0;
+    int rc;
+
+    while ( done < nr )
+    {
+        struct hv_memop op = {
+            .nr_extents = nr - done < batch ? nr - done : batch,
+            .extent_order = order,
+            .memflags = memflags,
+        };
+
+        do
+            rc = up ? hv_increase_reservation(cpu, d, &op)
+                    : hv_decrease_reservation(cpu, d, &op);
+        while ( rc == -ERESTART );
+        if ( rc )
+            return rc;
+        done += op.nr_extents;
+    }
+    return 0;
+}
+
+int wl_mem_fits(struct hvb_cell *c, uint64_t bytes)
+{
+    const struct hv_topology *t = hv_topology(c->hv);
+    uint64_t pages = 0;
+    unsigned int n;
+
+    for ( n = 0; n < t->nr_nodes; n++ )
+        pages += t->node_pages[n] ? t->node_pages[n] - 1 : 0;
+    if ( pages >= bytes >> HV_PAGE_SHIFT )
+        return 0;
+    hvb_cell_error(c, "topology '%s' has %llu MiB, the workload needs %llu",
+                   hvb_param_str(c, "topology"),
+                   (unsigned long long)(pages >> (20 - HV_PAGE_SHIFT)),
+                   (unsigned long long)(bytes >> 20));
+    return -ENOMEM;
+}
+
+struct hv_cpu *wl_mem_prepare_cpu(struct hvb_cell *c)
+{
+    return hv_cpu_enter(c->hv, hv_nr_cpus(c->hv) - 1);
+}
+
+void wl_mem_snap(const struct hv_cpu *cpu, struct wl_mem_snap *s)
+{
+    memcpy(s->v, cpu->perfc, sizeof(s->v));
+}
+
+void wl_mem_counters(struct hvb_thread *t, const struct wl_mem_snap *before)
+{
+    const uint64_t *now = t->cpu->perfc, *b = before->v;
+    double n = (double)(now[HV_PERFC_pgalloc_alloc] -
+                        b[HV_PERFC_pgalloc_alloc]),
+           div = n * t->nthreads;
+
+    if ( n == 0 )
+        return;
+#define PER_EXTENT(name, c)  \
+    hvb_counter_add(t, name, \
+                    (double)(now[HV_PERFC_##c] - b[HV_PERFC_##c]) / div, 0)
+    PER_EXTENT("probes_per_extent", pgalloc_probe);
+    PER_EXTENT("nodes_per_extent", pgalloc_node_scan);
+    PER_EXTENT("remote_per_extent", pgalloc_remote);
+#undef PER_EXTENT
+}
+
+double wl_mem_locality(struct hvb_thread *t, struct hv_domain *d,
+                       unsigned int node, uint64_t pages[HV_MAX_NUMNODES])
+{
+    uint64_t total = hv_domain_node_pages(d, pages);
+    double frac = total ? (double)pages[node] / (double)total : 0;
+
+    hvb_counter_add(t, "local_frac", frac / t->nthreads, 0);
+    return frac;
+}
+
+unsigned int wl_mem_vcpu_node(struct hv_domain *d)
+{
+    return hv_topology(d->hv)->cpu_to_node[d->vcpu_processor[0]];
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * increase-reservation: seed 001's second table.  A domain's memory is
+ * populated at once, as at domain build: one increase_reservation of
+ * size_mb (x scale_pct / 100) in extents of 2^order pages, continued when
+ * preempted.  The seed's table is the axis
+ *   --param size_mb=128,512,1024,2048,3072
+ * One iteration = one population; the memory is given back after the
+ * clock stops.  Each thread populates its own domain (vCPU on node).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "../lib/wl_mem.h"
+
+struct incres {
+    unsigned long extents;
+    unsigned int order;
+    struct hv_domain *d[HV_MAX_CPUS];
+};
+
+static uint64_t size_bytes(const struct hvb_cell *c)
+{
+    return (hvb_param_uint(c, "size_mb") << 20) *
+           hvb_param_uint(c, "scale_pct") / 100;
+}
+
+static int incres_check(struct hvb_cell *c)
+{
+    if ( size_bytes(c) < (HV_PAGE_SIZE << hvb_param_uint(c, "order")) )
+    {
+        hvb_cell_error(c, "size_mb x scale_pct is below one extent");
+        return -EINVAL;
+    }
+    return wl_mem_check(c);
+}
+
+static void incres_configure(const struct hvb_cell *c, struct hv_config *cfg)
+{
+    wl_mem_configure(c, cfg, size_bytes(c) * c->threads);
+}
+
+static int incres_prepare(struct hvb_cell *c)
+{
+    struct incres *s = calloc(1, sizeof(*s));
+    unsigned int i;
+    int rc = 0;
+
+    if ( s == NULL )
+        return -ENOMEM;
+    c->priv = s;
+    s->order = hvb_param_uint(c, "order");
+    s->extents = size_bytes(c) >> (HV_PAGE_SHIFT + s->order);
+    rc = wl_mem_fits(c, size_bytes(c) * c->threads);
+    for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
+        rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
+                           &s->d[i]);
+    return rc;
+}
+
+static void incres_thread(struct hvb_thread *t)
+{
+    const struct incres *s = t->cell->priv;
+    struct hv_domain *d = s->d[t->index];
+    uint64_t pages[HV_MAX_NUMNODES];
+    struct wl_mem_snap snap;
+    int rc = 0;
+
+    wl_mem_snap(t->cpu, &snap);
+    while ( hvb_keep_running_batch(t, 1) )
+        rc = wl_mem_op(t->cpu, d, true, s->extents, s->order, s->extents, 0);
+    if ( rc )
+        hvb_counter_add(t, "enomem", 1, 0);
+    wl_mem_counters(t, &snap);
+    wl_mem_locality(t, d, wl_mem_vcpu_node(d), pages);
+    hv_domain_relinquish_memory(t->cpu, d);
+}
+
+static void incres_cleanup(struct hvb_cell *c)
+{
+    free(c->priv);
+    c->priv = NULL;
+}
+
+static const struct hvb_param incres_params[] = {
+    HVB_PARAM_UINT_ROW("size_mb", "512", 1, 1u << 22,
+                       "memory to populate (MiB); seed: 128,512,1024,2048,"
+                       "3072"),
+    HVB_PARAM_UINT_ROW("scale_pct", "100", 1, 10000,
+                       "scale every size by this percentage (small hosts)"),
+    HVB_PARAM_UINT_ROW("order", "0", 0, HV_MAX_ORDER,
+                       "extent order (domU max 9)"),
+    HVB_PARAM_UINT_ROW("node", "0", 0, HV_MAX_NUMNODES - 1,
+                       "node of the domain's vCPU"),
+    WL_MEM_PARAMS,
+    HVB_PARAM_TABLE_END,
+};
+
+static const char *const incres_slots[] = {"pgalloc", NULL};
+
+HVB_REGISTER_WORKLOAD(incres_workload) = {
+    .name = "increase-reservation",
+    .kind = HVB_MACRO,
+    .summary = "populate a domain's memory in one increase_reservation "
+               "(seed 001 table)",
+    .slots = incres_slots,
+    .params = incres_params,
+    .flags = HVB_WF_ONE_SHOT,
+    .check = incres_check,
+    .configure = incres_configure,
+    .prepare = incres_prepare,
+    .thread = incres_thread,
+    .cleanup = incres_cleanup,
+};
