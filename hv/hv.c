@@ -130,7 +130,10 @@ static void hv_teardown(struct hv *hv, unsigned int init_status)
     unsigned int i;
 
     if ( init_status & INIT_xs )
+    {
         hv_xs_destroy(hv->xs);
+        hv->xs = NULL; /* domains destroyed below release nothing */
+    }
     if ( init_status & INIT_domlookup )
     {
         hv_domtab_destroy_all(hv);
