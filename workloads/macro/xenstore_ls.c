@@ -38,7 +38,8 @@
  * strategy alone, 52729 its weight in a real request.
  *
  * One operation = one request; "listing_ms" is the time of one whole
- * listing.
+ * listing; "bytes_per_node" the memory of the committed tree (nodes and
+ * children maps, malloc_usable_size) over its node count.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +54,8 @@
 struct xs_ls {
     struct hv *hv;
     unsigned int domains, dirs, leaves, subtrees, request_ns;
-    uint64_t requests; /* per listing */
+    uint64_t requests;     /* per listing */
+    double bytes_per_node; /* the committed tree after setup */
 };
 
 static int xs_ls_check(struct hvb_cell *c)
@@ -70,6 +72,7 @@ static int xs_ls_prepare(struct hvb_cell *c)
 {
     struct xs_ls *s = calloc(1, sizeof(*s));
     struct hv_xs *xs = hv_xs(c->hv);
+    struct hv_xs_stats st;
     char path[96];
     unsigned int i, j, k;
     uint32_t tid;
@@ -107,6 +110,8 @@ static int xs_ls_prepare(struct hvb_cell *c)
         hvb_cell_error(c, "creating /quotatest: %s", strerror(-rc));
         return rc;
     }
+    hv_xs_get_stats(xs, &st);
+    s->bytes_per_node = st.nodes ? (double)st.node_bytes / st.nodes : 0;
     /* Per subtree: dir(i) + per j (read + dir) + per k (read + dir) + x */
     s->requests =
         (uint64_t)s->subtrees * (1 + s->dirs * (2 + s->leaves * (2 + 2)));
@@ -163,6 +168,7 @@ static void xs_ls_thread(struct hvb_thread *t)
         }
         hvb_counter_add(t, "listing_ms", (hv_now_ns() - t0) / 1e6, 0);
     }
+    hvb_counter_add(t, "bytes_per_node", s->bytes_per_node, 0);
     if ( bad || nreq != s->requests )
         hvb_counter_add(t, "failed", bad + (nreq != s->requests), 0);
 }
