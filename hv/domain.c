@@ -11,6 +11,8 @@
  *      so no get_domain() can succeed any more;
  *   2. the domain is unlinked and handed to the strategy's retire(), which
  *      calls hv_domain_free() when no reader can still hold it.
+ * hv_domain_destroy() also releases the domain's xenstore state
+ * (hv_xs_domain_release) before dropping the creation reference.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -192,6 +194,16 @@ int hv_domain_destroy(struct hv *hv, domid_t id)
         return -ESRCH;
     }
     hv_spin_unlock(&hv->domtab.update_lock);
+    /*
+     * xenstored's part of the death (@releaseDomain): the domain's
+     * transactions, nodes, quota and ACL entries go (XSA-419), before the
+     * domain is unlinked, so its id cannot be reused while the store
+     * still knows it (XSA-322).  Only -ENOMEM can fail it, which leaves
+     * the store as it was: the domain dies all the same.  hv->xs is NULL
+     * during hv_destroy(), which drops the whole store first.
+     */
+    if ( id != 0 && hv->xs )
+        (void)hv_xs_domain_release(hv->xs, id);
     /* is_dying was set by us alone: the creation reference is ours. */
     hv_put_domain(d);
     return 0;

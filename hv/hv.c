@@ -53,10 +53,30 @@ static uint64_t calibrate_spin(void)
     return best == UINT64_MAX ? 1000 : iters * 1000 / best;
 }
 
+void hv_spin_calibrate(struct hv *hv)
+{
+    if ( atomic_load_explicit(&hv->spin_iters_per_us, memory_order_relaxed) )
+        return;
+    /* Racing callers both calibrate; either result will do. */
+    atomic_store_explicit(&hv->spin_iters_per_us, calibrate_spin(),
+                          memory_order_relaxed);
+}
+
 void hv_spin_ns(const struct hv *hv, unsigned int ns)
 {
-    uint64_t n = hv->spin_iters_per_us * ns / 1000, i, x = ns;
+    uint64_t rate, n, i, x = ns;
 
+    if ( ns == 0 )
+        return;
+    rate = atomic_load_explicit(&hv->spin_iters_per_us, memory_order_relaxed);
+    if ( unlikely(rate == 0) )
+    {
+        /* First modelled cost of this machine: calibrate now. */
+        hv_spin_calibrate((struct hv *)hv);
+        rate =
+            atomic_load_explicit(&hv->spin_iters_per_us, memory_order_relaxed);
+    }
+    n = rate * ns / 1000;
     for ( i = 0; i < n; i++ )
     {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -130,7 +150,10 @@ static void hv_teardown(struct hv *hv, unsigned int init_status)
     unsigned int i;
 
     if ( init_status & INIT_xs )
+    {
         hv_xs_destroy(hv->xs);
+        hv->xs = NULL; /* domains destroyed below release nothing */
+    }
     if ( init_status & INIT_domlookup )
     {
         hv_domtab_destroy_all(hv);
@@ -196,7 +219,8 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
         (const struct hv_domlookup_ops *)hv->cfg.plugins[HV_SLOT_DOMLOOKUP].hdr;
     hv->pgalloc =
         (const struct hv_pgalloc_ops *)hv->cfg.plugins[HV_SLOT_PGALLOC].hdr;
-    hv->spin_iters_per_us = cfg->gnttab_map_cost_ns ? calibrate_spin() : 0;
+    if ( cfg->gnttab_map_cost_ns )
+        hv_spin_calibrate(hv);
 
     rc = hv_topology_parse(&hv->topo, cfg->topology, cfg->distance,
                            cfg->mem_bytes, cfg->nr_cpus, err, len);

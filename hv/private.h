@@ -60,8 +60,8 @@ struct hv {
     struct hv_rcu rcu;
     struct hv_cpu *cpus; /* nr_cpus, cache-line aligned */
     struct hv_stats stats;
-    uint64_t spin_iters_per_us; /* hv_spin_ns calibration */
-    struct hv_xs *xs;           /* hv/xenstore/ */
+    _Atomic uint64_t spin_iters_per_us; /* hv_spin_ns; 0: not yet */
+    struct hv_xs *xs;                   /* hv/xenstore/ */
     struct hv_topology topo;
     struct hv_heap_state heap;
     const struct hv_pgalloc_ops *pgalloc;

@@ -15,13 +15,15 @@
  *      |            |
  *      c            c'
  *
+ * A copied node shares its children map with the original (children.c:
+ * a persistent tree, so the copy is one reference and changing one child
+ * copies O(log n) tree nodes, not an n-entry array).
+ *
  * In place: a node reached from an exclusively held root through nodes
  * of refcnt 1 only is visible to no one else (no snapshot holds it), so
- * xs_tree_set() edits it instead of copying.  This is what makes the
- * 261 writes of one transaction in xenstore-ls cost one path copy each
- * rather than a copy of /quotatest's 1000-entry child array each.  It
- * never changes what a snapshot sees: a snapshot holds a reference, so
- * every node it can reach has refcnt >= 2 on the writer's path.
+ * xs_tree_set() edits it instead of copying.  It never changes what a
+ * snapshot sees: a snapshot holds a reference, so every node it can
+ * reach has refcnt >= 2 on the writer's path.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -41,7 +43,6 @@ struct xs_node *xs_node_new(const char *name, size_t name_len,
     if ( n == NULL )
         return NULL;
     n->refcnt = 1;
-    n->nr_children = n->cap_children = 0;
     n->children = NULL;
     n->nr_perms = nr_perms;
     n->perms = (struct hv_xs_perm *)(n + 1);
@@ -59,68 +60,10 @@ struct xs_node *xs_node_new(const char *name, size_t name_len,
 
 void xs_node_put(struct xs_node *n)
 {
-    uint32_t i;
-
     if ( n == NULL || --n->refcnt )
         return;
-    for ( i = 0; i < n->nr_children; i++ )
-        xs_node_put(n->children[i]);
-    free(n->children);
+    xs_children_put(n->children);
     free(n);
-}
-
-/* strcmp(@name, comp) where comp is @len bytes without a NUL. */
-static int name_cmp(const char *name, const char *comp, size_t len)
-{
-    int c = strncmp(name, comp, len);
-
-    if ( c )
-        return c;
-    return name[len] ? 1 : 0;
-}
-
-long xs_node_find(const struct xs_node *n, const char *name, size_t len)
-{
-    long lo = 0, hi = (long)n->nr_children - 1;
-
-    while ( lo <= hi )
-    {
-        long mid = lo + (hi - lo) / 2;
-        int c = name_cmp(n->children[mid]->name, name, len);
-
-        if ( c == 0 )
-            return mid;
-        if ( c < 0 )
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
-}
-
-struct xs_node *xs_node_child(const struct xs_node *n, const char *name,
-                              size_t len)
-{
-    long i = xs_node_find(n, name, len);
-
-    return i >= 0 ? n->children[i] : NULL;
-}
-
-static int copy_children(struct xs_node *dst, const struct xs_node *src)
-{
-    uint32_t i;
-
-    dst->nr_children = dst->cap_children = 0;
-    dst->children = NULL;
-    if ( src->nr_children == 0 )
-        return 0;
-    dst->children = malloc(sizeof(*dst->children) * src->nr_children);
-    if ( dst->children == NULL )
-        return -ENOMEM;
-    for ( i = 0; i < src->nr_children; i++ )
-        dst->children[i] = xs_node_get(src->children[i]);
-    dst->nr_children = dst->cap_children = src->nr_children;
-    return 0;
 }
 
 struct xs_node *xs_node_clone(const struct xs_node *n, const void *value,
@@ -141,31 +84,9 @@ struct xs_node *xs_node_clone(const struct xs_node *n, const void *value,
     }
     c = xs_node_new(n->name, strlen(n->name), value, value_len, perms,
                     nr_perms);
-    if ( c == NULL )
-        return NULL;
-    if ( copy_children(c, n) )
-    {
-        free(c);
-        return NULL;
-    }
+    if ( c )
+        c->children = xs_children_get(n->children); /* O(1): shared */
     return c;
-}
-
-/* Make room for one more child of exclusively held @n. */
-static int grow(struct xs_node *n)
-{
-    struct xs_node **a;
-    uint32_t cap;
-
-    if ( n->nr_children < n->cap_children )
-        return 0;
-    cap = n->cap_children ? n->cap_children * 2 : 4;
-    a = realloc(n->children, sizeof(*a) * cap);
-    if ( a == NULL )
-        return -ENOMEM;
-    n->children = a;
-    n->cap_children = cap;
-    return 0;
 }
 
 /* *@slot made exclusively ours: itself if refcnt 1, else a copy. */
@@ -186,9 +107,9 @@ static int own(struct xs_node **slot)
 int xs_tree_set(struct xs_node **root, const struct xs_path *p, unsigned int k,
                 struct xs_node *sub)
 {
-    struct xs_node **slot = root, *n;
+    struct xs_node **slot = root;
     unsigned int i;
-    long idx;
+    int rc = -ENOMEM;
 
     if ( k == 0 )
     {
@@ -196,49 +117,32 @@ int xs_tree_set(struct xs_node **root, const struct xs_path *p, unsigned int k,
         *root = sub;
         return 0;
     }
-    for ( i = 0;; i++ )
+    for ( i = 0; i + 1 < k; i++ )
     {
-        const char *name = p->buf + p->off[i];
-
         if ( own(slot) )
-            goto nomem;
-        n = *slot;
-        idx = xs_node_find(n, name, p->clen[i]);
-        if ( i + 1 < k )
-        {
-            if ( idx < 0 ) /* caller's bug: the parent must exist */
-                goto nomem;
-            slot = &n->children[idx];
-            continue;
-        }
-        if ( idx >= 0 )
-        {
-            xs_node_put(n->children[idx]);
-            if ( sub )
-                n->children[idx] = sub;
-            else
-            {
-                memmove(&n->children[idx], &n->children[idx + 1],
-                        sizeof(*n->children) * (n->nr_children - idx - 1));
-                n->nr_children--;
-            }
-        }
-        else if ( sub )
-        {
-            idx = -idx - 1;
-            if ( grow(n) )
-                goto nomem;
-            memmove(&n->children[idx + 1], &n->children[idx],
-                    sizeof(*n->children) * (n->nr_children - idx));
-            n->children[idx] = sub;
-            n->nr_children++;
-        }
-        return 0;
+            goto fail;
+        /* -ENOENT: the caller's bug, the parent must exist */
+        slot = xs_children_slot(&(*slot)->children, p->buf + p->off[i],
+                                p->clen[i], &rc);
+        if ( slot == NULL )
+            goto fail;
     }
-
-nomem:
+    if ( own(slot) )
+        goto fail;
+    if ( sub )
+        rc = xs_children_set(&(*slot)->children, sub);
+    else
+    {
+        rc = xs_children_del(&(*slot)->children, p->buf + p->off[k - 1],
+                             p->clen[k - 1]);
+        if ( rc == -ENOENT )
+            rc = 0; /* nothing to remove */
+    }
+    if ( rc == 0 )
+        return 0;
+fail:
     xs_node_put(sub);
-    return -ENOMEM;
+    return rc;
 }
 
 struct xs_node *xs_tree_get(struct xs_node *root, const struct xs_path *p,
@@ -254,6 +158,5 @@ struct xs_node *xs_tree_get(struct xs_node *root, const struct xs_path *p,
 
 size_t xs_node_bytes(const struct xs_node *n)
 {
-    return malloc_usable_size((void *)n) +
-           (n->children ? malloc_usable_size(n->children) : 0);
+    return malloc_usable_size((void *)n) + xs_children_bytes(n->children);
 }

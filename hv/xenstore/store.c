@@ -103,16 +103,11 @@ static int create(struct hv_xs *xs, struct xs_store *s, const struct xs_path *p,
         n = xs_node_new(p->buf + p->off[j], p->clen[j],
                         j + 1 == p->n ? value : "", j + 1 == p->n ? vlen : 0,
                         anc->perms, anc->nr_perms);
-        if ( n == NULL || (top && (n->children = malloc(sizeof(top))) == NULL) )
+        if ( n == NULL || (top && xs_children_set(&n->children, top)) )
         {
-            free(n);
+            xs_node_put(n);
             xs_node_put(top);
             return -ENOMEM;
-        }
-        if ( top )
-        {
-            n->children[0] = top;
-            n->nr_children = n->cap_children = 1;
         }
         top = n;
     }
@@ -182,8 +177,9 @@ struct uncharge {
     int rc;
 };
 
-static void count_owners(const struct xs_node *n, struct uncharge *u)
+static int count_owners(struct xs_node *n, void *arg)
 {
+    struct uncharge *u = arg;
     domid_t id = n->perms[0].id;
     unsigned int i;
 
@@ -198,10 +194,7 @@ static void count_owners(const struct xs_node *n, struct uncharge *u)
             struct owner_count *v = realloc(u->v, sizeof(*v) * cap);
 
             if ( v == NULL )
-            {
-                u->rc = -ENOMEM;
-                return;
-            }
+                return u->rc = -ENOMEM;
             u->v = v;
             u->cap = cap;
         }
@@ -209,8 +202,7 @@ static void count_owners(const struct xs_node *n, struct uncharge *u)
         u->v[u->nr++].n = 0;
     }
     u->v[i].n++;
-    for ( i = 0; i < n->nr_children; i++ )
-        count_owners(n->children[i], u);
+    return xs_children_foreach(n->children, count_owners, u);
 }
 
 static int do_rm(struct hv_xs *xs, struct xs_store *s, domid_t caller,
@@ -227,8 +219,7 @@ static int do_rm(struct hv_xs *xs, struct xs_store *s, domid_t caller,
         return -EACCES;
     if ( p->n == 0 )
         return -EINVAL;
-    count_owners(n, &u);
-    rc = u.rc;
+    rc = count_owners(n, &u);
     for ( i = 0; rc == 0 && i < u.nr; i++ )
         rc = xs_quota_add(xs, &s->quota, u.v[i].id, -u.v[i].n);
     if ( rc == 0 )
@@ -282,23 +273,37 @@ static int do_setperms(struct hv_xs *xs, struct xs_store *s, domid_t caller,
     return 0;
 }
 
+struct dir_answer {
+    struct hv_xs_rsp *rsp;
+    size_t len;
+};
+
+static int dir_len(struct xs_node *c, void *arg)
+{
+    ((struct dir_answer *)arg)->len += strlen(c->name) + 1;
+    return 0;
+}
+
+static int dir_copy(struct xs_node *c, void *arg)
+{
+    struct dir_answer *d = arg;
+    size_t l = strlen(c->name) + 1;
+
+    memcpy(d->rsp->buf + d->len, c->name, l);
+    d->len += l;
+    return 0;
+}
+
 static int do_directory(const struct xs_node *n, struct hv_xs_rsp *rsp)
 {
-    size_t len = 0, l;
-    uint32_t i;
+    struct dir_answer d = {rsp, 0};
 
-    for ( i = 0; i < n->nr_children; i++ )
-        len += strlen(n->children[i]->name) + 1;
-    rsp->len = len;
-    if ( len > rsp->cap || len > HV_XS_PAYLOAD_MAX )
+    xs_children_foreach(n->children, dir_len, &d);
+    rsp->len = d.len;
+    if ( d.len > rsp->cap || d.len > HV_XS_PAYLOAD_MAX )
         return -E2BIG;
-    len = 0;
-    for ( i = 0; i < n->nr_children; i++ )
-    {
-        l = strlen(n->children[i]->name) + 1;
-        memcpy(rsp->buf + len, n->children[i]->name, l);
-        len += l;
-    }
+    d.len = 0;
+    xs_children_foreach(n->children, dir_copy, &d);
     return 0;
 }
 

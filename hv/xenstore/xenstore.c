@@ -214,11 +214,40 @@ struct reown {
     int rc;
 };
 
+static struct xs_node *reown(struct reown *r, struct xs_node *n);
+
+struct reown_kids {
+    struct reown *r;
+    const struct xs_node *n; /* the original */
+    struct xs_node *c;       /* its new version, once one is needed */
+};
+
+static int reown_child(struct xs_node *child, void *arg)
+{
+    struct reown_kids *k = arg;
+    struct xs_node *nc = reown(k->r, child);
+
+    if ( nc == NULL )
+        return k->r->rc;
+    if ( k->c == NULL &&
+         (k->c = xs_node_clone(k->n, NULL, 0, NULL, 0)) == NULL )
+    {
+        xs_node_put(nc);
+        return k->r->rc = -ENOMEM;
+    }
+    if ( xs_children_set(&k->c->children, nc) )
+    {
+        xs_node_put(nc);
+        return k->r->rc = -ENOMEM;
+    }
+    return 0;
+}
+
 /* @n with @id's perms entries dropped and its ownership given to dom0. */
 static struct xs_node *reown(struct reown *r, struct xs_node *n)
 {
     struct hv_xs_perm perms[HV_XS_MAX_PERMS + 1];
-    struct xs_node *c = NULL, *nc;
+    struct reown_kids k = {r, n, NULL};
     unsigned int i, np = 0;
     bool change = false;
 
@@ -235,31 +264,18 @@ static struct xs_node *reown(struct reown *r, struct xs_node *n)
         else
             perms[np++] = n->perms[i];
     }
-    if ( change && (c = xs_node_clone(n, NULL, 0, perms, np)) == NULL )
+    if ( change && (k.c = xs_node_clone(n, NULL, 0, perms, np)) == NULL )
     {
         r->rc = -ENOMEM;
         return NULL;
     }
-    for ( i = 0; i < n->nr_children && r->rc == 0; i++ )
-    {
-        nc = reown(r, n->children[i]);
-        if ( nc == NULL )
-            continue;
-        if ( c == NULL && (c = xs_node_clone(n, NULL, 0, NULL, 0)) == NULL )
-        {
-            xs_node_put(nc);
-            r->rc = -ENOMEM;
-            break;
-        }
-        xs_node_put(c->children[i]);
-        c->children[i] = nc;
-    }
+    xs_children_foreach(n->children, reown_child, &k);
     if ( r->rc )
     {
-        xs_node_put(c);
+        xs_node_put(k.c);
         return NULL;
     }
-    return c;
+    return k.c;
 }
 
 int hv_xs_domain_release(struct hv_xs *xs, domid_t id)
@@ -324,17 +340,20 @@ int hv_xs_quota(struct hv_xs *xs, domid_t id)
 struct recount {
     int *count; /* indexed by domid */
     uint64_t nodes, bytes;
+    unsigned int bad_tree; /* children maps out of order or balance */
 };
 
-static void count(const struct xs_node *n, struct recount *r)
+static int count(struct xs_node *n, void *arg)
 {
-    uint32_t i;
+    struct recount *r = arg;
+    int h;
 
     r->count[n->perms[0].id]++;
     r->nodes++;
     r->bytes += xs_node_bytes(n);
-    for ( i = 0; i < n->nr_children; i++ )
-        count(n->children[i], r);
+    if ( xs_children_check(n->children, &h) )
+        r->bad_tree++;
+    return xs_children_foreach(n->children, count, r);
 }
 
 struct qcheck {
@@ -355,7 +374,7 @@ static void qcheck(domid_t id, int n, void *arg)
 
 int hv_xs_check(struct hv_xs *xs, char *err, size_t len)
 {
-    struct recount r = {calloc(DOMID_FIRST_RESERVED, sizeof(int)), 0, 0};
+    struct recount r = {calloc(DOMID_FIRST_RESERVED, sizeof(int)), 0, 0, 0};
     struct qcheck q = {r.count, -1, 0};
     unsigned int i, present = 0;
     int rc = 0;
@@ -367,7 +386,14 @@ int hv_xs_check(struct hv_xs *xs, char *err, size_t len)
     xs->qops->foreach (xs->qpriv, xs->store.quota, qcheck, &q);
     for ( i = 0; i < DOMID_FIRST_RESERVED; i++ )
         present += r.count[i] != 0;
-    if ( q.bad_id >= 0 )
+    if ( r.bad_tree )
+    {
+        if ( err )
+            snprintf(err, len, "%u children maps out of order or balance",
+                     r.bad_tree);
+        rc = -EINVAL;
+    }
+    else if ( q.bad_id >= 0 )
     {
         if ( err )
             snprintf(err, len, "quota of dom%d is %d, the tree holds %d",
@@ -390,7 +416,7 @@ int hv_xs_check(struct hv_xs *xs, char *err, size_t len)
 
 void hv_xs_get_stats(struct hv_xs *xs, struct hv_xs_stats *st)
 {
-    struct recount r = {calloc(DOMID_FIRST_RESERVED, sizeof(int)), 0, 0};
+    struct recount r = {calloc(DOMID_FIRST_RESERVED, sizeof(int)), 0, 0, 0};
 
     pthread_mutex_lock(&xs->lock);
     *st = xs->stats;
@@ -402,31 +428,45 @@ void hv_xs_get_stats(struct hv_xs *xs, struct hv_xs_stats *st)
     free(r.count);
 }
 
-static void walk(const struct xs_node *n, char *path, size_t len,
-                 hv_xs_walk_fn fn, void *arg)
+struct walk {
+    char *path; /* HV_XS_ABS_PATH_MAX + 2 bytes */
+    size_t len;
+    hv_xs_walk_fn fn;
+    void *arg;
+};
+
+static int walk_child(struct xs_node *c, void *arg);
+
+static void walk(const struct xs_node *n, struct walk *w)
 {
-    uint32_t i;
+    w->fn(w->len ? w->path : "/", n->value, n->value_len, n->perms, n->nr_perms,
+          w->arg);
+    xs_children_foreach(n->children, walk_child, w);
+}
 
-    fn(len ? path : "/", n->value, n->value_len, n->perms, n->nr_perms, arg);
-    for ( i = 0; i < n->nr_children; i++ )
-    {
-        size_t l = strlen(n->children[i]->name);
+static int walk_child(struct xs_node *c, void *arg)
+{
+    struct walk *w = arg;
+    size_t len = w->len, l = strlen(c->name);
 
-        if ( len + 1 + l > HV_XS_ABS_PATH_MAX )
-            continue;
-        path[len] = '/';
-        memcpy(path + len + 1, n->children[i]->name, l + 1);
-        walk(n->children[i], path, len + 1 + l, fn, arg);
-        path[len] = '\0';
-    }
+    if ( len + 1 + l > HV_XS_ABS_PATH_MAX )
+        return 0;
+    w->path[len] = '/';
+    memcpy(w->path + len + 1, c->name, l + 1);
+    w->len = len + 1 + l;
+    walk(c, w);
+    w->len = len;
+    w->path[len] = '\0';
+    return 0;
 }
 
 void hv_xs_walk(struct hv_xs *xs, hv_xs_walk_fn fn, void *arg)
 {
     char path[HV_XS_ABS_PATH_MAX + 2] = "";
+    struct walk w = {path, 0, fn, arg};
 
     pthread_mutex_lock(&xs->lock);
-    walk(xs->store.root, path, 0, fn, arg);
+    walk(xs->store.root, &w);
     pthread_mutex_unlock(&xs->lock);
 }
 

@@ -3,6 +3,7 @@
  * Internals of the model's xenstore, shared by the files of hv/xenstore/:
  *
  *   node.c         immutable refcounted nodes, path copying
+ *   children.c     a node's children: a persistent AVL tree by name
  *   path.c         path validation and resolution
  *   store.c        the operations on one (root, quota) pair
  *   transaction.c  transactions and the three commit paths
@@ -26,14 +27,15 @@
  * A node whose every ancestor up to an exclusively held root has refcnt 1
  * is visible to nobody else and is changed in place (node.c).
  * One allocation holds the struct, the perms, the value and the name;
- * the sorted child array is a second one.
+ * the children are a persistent tree of their own (children.c), shared
+ * between versions of the node.
  */
+struct xs_cnode;
 struct xs_node {
     unsigned int refcnt; /* under the xenstore lock */
-    uint32_t nr_children, cap_children;
     uint32_t value_len;
     uint16_t nr_perms;
-    struct xs_node **children; /* sorted by name (strcmp) */
+    struct xs_cnode *children; /* by name (strcmp); NULL: none */
     struct hv_xs_perm *perms;  /* [0] = owner and default */
     char *value;               /* value_len bytes + NUL */
     char *name;                /* "" for the root */
@@ -89,10 +91,8 @@ static inline struct xs_node *xs_node_get(struct xs_node *n)
     return n;
 }
 void xs_node_put(struct xs_node *n);
-/* Index of child @name (@len bytes) or -(insertion point) - 1. */
-long xs_node_find(const struct xs_node *n, const char *name, size_t len);
-struct xs_node *xs_node_child(const struct xs_node *n, const char *name,
-                              size_t len);
+static inline struct xs_node *xs_node_child(const struct xs_node *n,
+                                            const char *name, size_t len);
 /* A copy of @n with a new value or perms (NULL: keep), children shared. */
 struct xs_node *xs_node_clone(const struct xs_node *n, const void *value,
                               size_t value_len, const struct hv_xs_perm *perms,
@@ -109,6 +109,36 @@ int xs_tree_set(struct xs_node **root, const struct xs_path *p, unsigned int k,
 struct xs_node *xs_tree_get(struct xs_node *root, const struct xs_path *p,
                             unsigned int k);
 size_t xs_node_bytes(const struct xs_node *n);
+
+/* children.c: the map name -> child of one node */
+/* strcmp(@name, comp) where comp is @len bytes without a NUL. */
+int xs_name_cmp(const char *name, const char *comp, size_t len);
+struct xs_cnode *xs_children_get(struct xs_cnode *t);
+void xs_children_put(struct xs_cnode *t);
+struct xs_node *xs_children_find(const struct xs_cnode *t, const char *name,
+                                 size_t len);
+/*
+ * On a map held exclusively (the children of an exclusively held node):
+ * set inserts or replaces the child named like @sub (the reference
+ * passes on success only); del removes one; slot makes the path to a
+ * child exclusive and returns where its pointer lives (NULL: *@rc).
+ */
+int xs_children_set(struct xs_cnode **t, struct xs_node *sub);
+int xs_children_del(struct xs_cnode **t, const char *name, size_t len);
+struct xs_node **xs_children_slot(struct xs_cnode **t, const char *name,
+                                  size_t len, int *rc);
+/* In name order; a non-zero return of @fn stops the walk and is returned. */
+typedef int (*xs_child_fn)(struct xs_node *child, void *arg);
+int xs_children_foreach(const struct xs_cnode *t, xs_child_fn fn, void *arg);
+size_t xs_children_bytes(const struct xs_cnode *t);
+/* Order, heights and balance of the tree; 0 / -EINVAL.  *@h: height. */
+int xs_children_check(const struct xs_cnode *t, int *h);
+
+static inline struct xs_node *xs_node_child(const struct xs_node *n,
+                                            const char *name, size_t len)
+{
+    return xs_children_find(n->children, name, len);
+}
 
 /* path.c */
 int xs_path_resolve(const char *path, domid_t caller, struct xs_path *out);

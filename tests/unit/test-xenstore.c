@@ -4,7 +4,8 @@
  * plugin (every test runs under each registered quota strategy):
  * permission matrix incl. "/" (XSA-353), quota boundaries (N ok, N+1
  * fails with the errno and no state change), transaction commit paths,
- * and the XSA regressions 421, 440, 419, 322.  After every test the
+ * and the XSA regressions 421, 440, 419 (hv_xs_domain_release, and
+ * through hv_domain_destroy), 322.  After every test the
  * quota equals a recount of owners over the tree (hv_xs_check).
  */
 #include <errno.h>
@@ -364,6 +365,58 @@ static void test_domain_release(void **state)
     assert_int_equal(st1.nodes, st0.nodes + 2); /* /local, /local/domain */
 }
 
+/* XSA-419 through the domain lifecycle: hv_domain_destroy() alone
+ * returns the node count and quota to baseline, and the recreated
+ * domain sees nothing of the old one. */
+static void test_domain_destroy(void **state)
+{
+    struct fx *f = *state;
+    struct hv_xs *xs = f->xs;
+    struct hv_xs_perm acl[] = {{0, 0}, {5, HV_XS_PERM_BOTH}};
+    struct hv_xs_stats st0, st1;
+    uint32_t t;
+    char v[64];
+    int i;
+
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, "/local/domain"), 0);
+    hv_xs_get_stats(xs, &st0);
+    assert_int_equal(hv_domain_create(f->hv, 5, 16, NULL), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, "/local/domain/5"), 0);
+    own(xs, "/local/domain/5", 5, 0);
+    for ( i = 0; i < 20; i++ )
+    {
+        snprintf(v, sizeof(v), "device/vif/%d/state", i);
+        assert_int_equal(hv_xs_write(xs, 5, 0, v, "4"), 0);
+    }
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/vm/5/g", "v"), 0);
+    assert_int_equal(hv_xs_set_perms(xs, 0, 0, "/vm/5/g", acl, 2), 0);
+    assert_int_equal(hv_xs_txn_start(xs, 5, &t), 0);
+    assert_int_equal(hv_xs_write(xs, 5, t, "pending", "1"), 0);
+    assert_int_equal(hv_xs_quota(xs, 5), 1 + 1 + 1 + 20 * 2);
+
+    assert_int_equal(hv_domain_destroy(f->hv, 5), 0);
+    assert_int_equal(hv_xs_quota(xs, 5), 0);
+    hv_xs_get_stats(xs, &st1);
+    assert_int_equal(st1.open_txns, 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/vm"), 0);
+    hv_xs_get_stats(xs, &st1);
+    assert_int_equal(st1.nodes, st0.nodes);
+
+    /* the recycled domid */
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/vm/5/g", "v"), 0);
+    assert_int_equal(hv_xs_set_perms(xs, 0, 0, "/vm/5/g", acl, 2), 0);
+    assert_int_equal(hv_domain_destroy(f->hv, 5), -ESRCH);
+    hv_rcu_barrier(f->hv);
+    assert_int_equal(hv_domain_create(f->hv, 5, 16, NULL), 0);
+    assert_int_equal(rd(xs, 5, 0, "device/vif/0/state", v), -ENOENT);
+    assert_int_equal(hv_xs_txn_end(xs, 5, t, true), -ENOENT);
+    assert_int_equal(hv_domain_destroy(f->hv, 5), 0);
+    assert_int_equal(rd(xs, 5, 0, "/vm/5/g", v), -EACCES);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/vm"), 0);
+    hv_xs_get_stats(xs, &st1);
+    assert_int_equal(st1.nodes, st0.nodes);
+}
+
 /* The copy schedule: read 1, write 3, txn start 3, inside 0. */
 static void test_copy_schedule(void **state)
 {
@@ -397,6 +450,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_xsa421, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xsa440, setup, teardown),
         cmocka_unit_test_setup_teardown(test_domain_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_domain_destroy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_schedule, setup, teardown),
     };
     const struct hv_plugin_hdr *h;

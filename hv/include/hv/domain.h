@@ -7,7 +7,9 @@
  *
  * Lifetime of a domain:
  *   hv_domain_create()   refcnt = 1 (the creation reference), published
- *   hv_domain_destroy()  is_dying = 1, drops the creation reference
+ *   hv_domain_destroy()  is_dying = 1, releases its xenstore state
+ *                        (hv_xs_domain_release), drops the creation
+ *                        reference
  *   last reference gone  refcnt: 0 -> HV_DOMAIN_DESTROYED (cmpxchg), the
  *                        domain is unlinked under the writer side and the
  *                        domlookup strategy retires it
@@ -134,7 +136,9 @@ int HV_MUST_CHECK hv_domain_create(struct hv *hv, domid_t id,
                                    struct hv_domain **out);
 
 /*
- * hv_domain_destroy - mark @id dying and drop its creation reference.
+ * hv_domain_destroy - mark @id dying, release its xenstore state (nodes,
+ * quota, transactions, ACL entries: hv_xs_domain_release) and drop its
+ * creation reference.
  * Return 0, -ESRCH (no such domain or already dying) or -EINVAL.
  */
 int HV_MUST_CHECK hv_domain_destroy(struct hv *hv, domid_t id);

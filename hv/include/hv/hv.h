@@ -130,7 +130,15 @@ const struct hv_stats *hv_stats(const struct hv *hv);
 uint64_t hv_perfc_sum(struct hv *hv, enum hv_perfc c);
 void hv_perfc_reset(struct hv *hv);
 
-/* Burn about @ns nanoseconds of CPU (modelled costs only). */
+/*
+ * hv_spin_ns - burn about @ns nanoseconds of CPU (modelled costs only).
+ * The rate is calibrated once per machine: by hv_create() when a cost
+ * of the config is set (gnttab_map_cost_ns), by hv_spin_calibrate(),
+ * or else by the first hv_spin_ns() with @ns > 0.  A workload that
+ * models a cost of its own (a parameter) calls hv_spin_calibrate() in
+ * prepare, so the calibration (about 1 ms) is not measured.
+ */
 void hv_spin_ns(const struct hv *hv, unsigned int ns);
+void hv_spin_calibrate(struct hv *hv);
 
 #endif /* HV_HV_H */

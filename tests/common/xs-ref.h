@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * xs-ref: a naive reference xenstore for differential tests.  The rules
+ * of hv/xenstore/ (paths, permissions, quota, limits, transactions and
+ * their three commit paths), written the simplest way: the store is an
+ * unsorted array of (path, value, perms) records searched linearly, a
+ * transaction holds deep copies, quota is a recount over the records.
+ *
+ * What the real store decides by pointer identity ("is this subtree the
+ * same object in the transaction's snapshot and in the committed
+ * tree?") is a stamp here: every change gives the changed node and all
+ * its ancestors fresh stamps, as path copying gives them new copies.
+ *
+ * Same API shape as the model's: hv_xs_request's answers, errnos and
+ * tids, hv_xs_domain_release, hv_xs_quota, hv_xs_walk (same order), and
+ * the commit counters of hv_xs_get_stats.
+ */
+#ifndef HVB_XS_REF_H
+#define HVB_XS_REF_H
+
+#include <hv/xenstore.h>
+
+struct xs_ref;
+
+struct xs_ref *xs_ref_create(const struct hv_xs_config *cfg);
+void xs_ref_destroy(struct xs_ref *x);
+int xs_ref_request(struct xs_ref *x, const struct hv_xs_req *req,
+                   struct hv_xs_rsp *rsp);
+int xs_ref_domain_release(struct xs_ref *x, domid_t id);
+int xs_ref_quota(struct xs_ref *x, domid_t id);
+void xs_ref_walk(struct xs_ref *x, hv_xs_walk_fn fn, void *arg);
+/* nodes, commits_*, conflicts and open_txns (no bytes, no copies). */
+void xs_ref_stats(struct xs_ref *x, struct hv_xs_stats *st);
+
+#endif /* HVB_XS_REF_H */
