@@ -45,12 +45,13 @@ unsigned int hvb_affinity_cpus(void)
     return nr_allowed ? nr_allowed : 1;
 }
 
-int hvb_affinity_apply(enum hvb_affinity a, unsigned int index)
+int hvb_affinity_apply(enum hvb_affinity a, unsigned int index,
+                       unsigned int nthreads)
 {
     unsigned int want, cpu, seen = 0;
     cpu_set_t one;
 
-    if ( a == HVB_AFFINITY_NONE )
+    if ( a == HVB_AFFINITY_NONE || nthreads < 2 )
         return 0;
     want = index % hvb_affinity_cpus();
     for ( cpu = 0; cpu < CPU_SETSIZE; cpu++ )

@@ -210,7 +210,7 @@ void hvb_runner_body(void *arg, struct hvb_engine_thread *et)
         hvb_engine_fail(et, msg);
         return;
     }
-    rc = hvb_affinity_apply(mc->m->affinity, et->index);
+    rc = hvb_affinity_apply(mc->m->affinity, et->index, et->nthreads);
     if ( rc )
         warn_once(mc, &mc->rt.warned_affinity,
                   "cannot pin measured threads; they run unpinned");

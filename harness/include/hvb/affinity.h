@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Thread placement.  With "spread" (the default), measured thread i runs
- * pinned to the i-th CPU the process may use (modulo their number), as
- * will-it-scale places its tasks: two threads of a contention benchmark
- * then really run on two CPUs, instead of the scheduler stacking them on
- * one and timing them without contention.
+ * Thread placement.  With "spread" (the default), measured thread i of a
+ * cell of several threads runs pinned to the i-th CPU the process may use
+ * (modulo their number), as will-it-scale places its tasks: two threads
+ * of a contention benchmark then really run on two CPUs, instead of the
+ * scheduler stacking them on one and timing them without contention.  A
+ * single-thread cell is left to the scheduler, so that it does not sit on
+ * CPU 0 beside whatever else is pinned there.
  */
 #ifndef HVB_AFFINITY_H
 #define HVB_AFFINITY_H
@@ -24,9 +26,10 @@ const char *hvb_affinity_name(enum hvb_affinity a);
 unsigned int hvb_affinity_cpus(void);
 
 /*
- * hvb_affinity_apply - place the calling thread, measured thread @index.
- * Returns 0 or -errno (the thread then runs unpinned).
+ * hvb_affinity_apply - place the calling thread, measured thread @index
+ * of @nthreads.  Returns 0 or -errno (the thread then runs unpinned).
  */
-int hvb_affinity_apply(enum hvb_affinity a, unsigned int index);
+int hvb_affinity_apply(enum hvb_affinity a, unsigned int index,
+                       unsigned int nthreads);
 
 #endif /* HVB_AFFINITY_H */
