@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by workloads; see wl.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -149,4 +150,10 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
 void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg)
 {
     cfg->gnttab_map_cost_ns = hvb_param_uint(c, "map_cost_ns");
+}
+
+void wl_free_priv(struct hvb_cell *c)
+{
+    free(c->priv);
+    c->priv = NULL;
 }

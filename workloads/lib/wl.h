@@ -41,6 +41,9 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                        "(ns)")
 void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg);
 
+/* A cleanup hook for workloads whose state is one malloc'd block. */
+void wl_free_priv(struct hvb_cell *c);
+
 /* 0, or -EINVAL with an error if a NO_CHURN plugin meets churn > 0. */
 int wl_check_churn(struct hvb_cell *c, uint64_t churn);
 

@@ -13,6 +13,8 @@
 #include <hv/topology.h>
 #include <hvb/workload.h>
 
+#include "wl.h"
+
 /*
  * The topology params, spelt without commas so they survive --param
  * splitting: topology=2x1G (or 1G+0+1G-nocpu), distance=10:21.

@@ -10,6 +10,8 @@
 #include <hv/xenstore.h>
 #include <hvb/workload.h>
 
+#include "wl.h"
+
 #define WL_XS_FIRST_DOMID 1
 
 /*

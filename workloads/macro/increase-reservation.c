@@ -76,12 +76,6 @@ static void incres_thread(struct hvb_thread *t)
     hv_domain_relinquish_memory(t->cpu, d);
 }
 
-static void incres_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param incres_params[] = {
     HVB_PARAM_UINT_ROW("size_mb", "512", 1, 1u << 22,
                        "memory to populate (MiB); seed: 128,512,1024,2048,"
@@ -110,5 +104,5 @@ HVB_REGISTER_WORKLOAD(incres_workload) = {
     .configure = incres_configure,
     .prepare = incres_prepare,
     .thread = incres_thread,
-    .cleanup = incres_cleanup,
+    .cleanup = wl_free_priv,
 };

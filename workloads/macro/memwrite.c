@@ -113,12 +113,6 @@ static void memwrite_thread(struct hvb_thread *t)
     hv_domain_relinquish_memory(t->cpu, d);
 }
 
-static void memwrite_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param memwrite_params[] = {
     HVB_PARAM_UINT_ROW("size_mb", "512", 1, 1u << 20,
                        "memory the domain gets and writes (MiB; seed: 512)"),
@@ -143,5 +137,5 @@ HVB_REGISTER_WORKLOAD(memwrite_workload) = {
     .configure = memwrite_configure,
     .prepare = memwrite_prepare,
     .thread = memwrite_thread,
-    .cleanup = memwrite_cleanup,
+    .cleanup = wl_free_priv,
 };

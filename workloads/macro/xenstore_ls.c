@@ -173,12 +173,6 @@ static void xs_ls_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad + (nreq != s->requests), 0);
 }
 
-static void xs_ls_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param xs_ls_params[] = {
     HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED - 1,
                        "domains i, each owning dirs x leaves nodes "
@@ -206,5 +200,5 @@ HVB_REGISTER_WORKLOAD(xenstore_ls_workload) = {
     .check = xs_ls_check,
     .prepare = xs_ls_prepare,
     .thread = xs_ls_thread,
-    .cleanup = xs_ls_cleanup,
+    .cleanup = wl_free_priv,
 };

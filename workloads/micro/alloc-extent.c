@@ -94,12 +94,6 @@ static void allocx_thread(struct hvb_thread *t)
     wl_mem_counters(t, &snap);
 }
 
-static void allocx_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param allocx_params[] = {
     HVB_PARAM_UINT_ROW("order", "0", 0, HV_MAX_ORDER,
                        "extent order (0: 4 KiB, 9: 2 MiB)"),
@@ -125,5 +119,5 @@ HVB_REGISTER_WORKLOAD(allocx_workload) = {
     .configure = allocx_configure,
     .prepare = allocx_prepare,
     .thread = allocx_thread,
-    .cleanup = allocx_cleanup,
+    .cleanup = wl_free_priv,
 };

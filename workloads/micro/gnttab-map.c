@@ -52,12 +52,6 @@ static void gnttab_map_thread(struct hvb_thread *t)
     free(unmap);
 }
 
-static void gnttab_map_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param gnttab_map_params[] = {
     HVB_PARAM_UINT_ROW("batch", "16", 1, 4096, "grant ops per hypercall"),
     HVB_PARAM_UINT_ROW("grants", "1024", 1, 1u << 20,
@@ -77,5 +71,5 @@ HVB_REGISTER_WORKLOAD(gnttab_map_workload) = {
     .configure = wl_configure_map_cost,
     .prepare = gnttab_map_prepare,
     .thread = gnttab_map_thread,
-    .cleanup = gnttab_map_cleanup,
+    .cleanup = wl_free_priv,
 };

@@ -82,12 +82,6 @@ static void lookup_background(struct hvb_thread *t)
         wl_churn(t, HOT_DOMID, s->domains, s->churn, 0);
 }
 
-static void lookup_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param lookup_params[] = {
     HVB_PARAM_UINT_ROW("domains", "100", 1, DOMID_FIRST_RESERVED - 1,
                        "domains in the table (domids 1..N)"),
@@ -114,5 +108,5 @@ HVB_REGISTER_WORKLOAD(lookup_workload) = {
     .prepare = lookup_prepare,
     .thread = lookup_thread,
     .background = lookup_background,
-    .cleanup = lookup_cleanup,
+    .cleanup = wl_free_priv,
 };

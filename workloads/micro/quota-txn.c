@@ -55,12 +55,6 @@ static void quota_txn_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static void quota_txn_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param quota_txn_params[] = {
     WL_XS_PARAM_DOMAINS,
     HVB_PARAM_UINT_ROW("writes", "1", 0, 64,
@@ -80,5 +74,5 @@ HVB_REGISTER_WORKLOAD(quota_txn_workload) = {
     .params = quota_txn_params,
     .prepare = quota_txn_prepare,
     .thread = quota_txn_thread,
-    .cleanup = quota_txn_cleanup,
+    .cleanup = wl_free_priv,
 };

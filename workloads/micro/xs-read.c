@@ -50,12 +50,6 @@ static void xs_read_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static void xs_read_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param xs_read_params[] = {
     WL_XS_PARAM_DOMAINS,
     HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000, "reads per batch"),
@@ -73,5 +67,5 @@ HVB_REGISTER_WORKLOAD(xs_read_workload) = {
     .params = xs_read_params,
     .prepare = xs_read_prepare,
     .thread = xs_read_thread,
-    .cleanup = xs_read_cleanup,
+    .cleanup = wl_free_priv,
 };

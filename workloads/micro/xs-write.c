@@ -46,12 +46,6 @@ static void xs_write_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static void xs_write_cleanup(struct hvb_cell *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 static const struct hvb_param xs_write_params[] = {
     WL_XS_PARAM_DOMAINS,
     HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000, "writes per batch"),
@@ -69,5 +63,5 @@ HVB_REGISTER_WORKLOAD(xs_write_workload) = {
     .params = xs_write_params,
     .prepare = xs_write_prepare,
     .thread = xs_write_thread,
-    .cleanup = xs_write_cleanup,
+    .cleanup = wl_free_priv,
 };
