@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <hvb/symbols.h>
+#include <hvb/symname.h>
 
 struct slot {
     uint64_t key; /* addr << 1 | ret; 0 = free */
@@ -64,16 +65,11 @@ static char *resolve(struct hvb_symbols *s, uint64_t addr)
         return strdup("[unknown]");
     name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
     if ( name != NULL && *name )
-        snprintf(buf, sizeof(buf), "%s", name);
-    else
-    {
-        mname =
-            dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-        p = mname ? strrchr(mname, '/') : NULL;
-        snprintf(buf, sizeof(buf), "[%s+0x%llx]",
-                 p ? p + 1 : (mname ? mname : "?"),
-                 (unsigned long long)(addr - start));
-    }
+        return hvb_symname_pretty(name);
+    mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    p = mname ? strrchr(mname, '/') : NULL;
+    snprintf(buf, sizeof(buf), "[%s+0x%llx]", p ? p + 1 : (mname ? mname : "?"),
+             (unsigned long long)(addr - start));
     for ( p = buf; *p; p++ )
         if ( *p == ';' || *p == '\n' || *p == '\r' )
             *p = ':';
