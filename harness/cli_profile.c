@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <hvb/cli.h>
+#include <hvb/perf_backend.h>
 #include <hvb/render.h>
 #include <hvb/results.h>
 #include <hvb/run.h>
@@ -52,6 +53,9 @@ struct prof {
     enum hvb_sample_event ev;
     unsigned int freq;
     struct hvb_sampler *s;
+    struct hvb_perf *pf; /* --backend perf */
+    struct hvb_sample_buf pbuf;
+    uint64_t lost;
     struct wrap *w;
     pthread_mutex_t lock;
     struct window *win;
@@ -62,6 +66,11 @@ struct prof {
     const char *event;
     int status;
 };
+
+static const struct hvb_sample_buf *samples(const struct prof *p)
+{
+    return p->pf != NULL ? &p->pbuf : hvb_sampler_samples(p->s);
+}
 
 static uint64_t mono_ns(void)
 {
@@ -115,6 +124,16 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
         p->w[i] = (struct wrap){b[i].body, b[i].arg, i, p};
         b[i].body = wrapped_body;
         b[i].arg = &p->w[i];
+    }
+    if ( p->pf != NULL )
+    {
+        if ( hvb_perf_enable(p->pf, err, sizeof(err)) )
+        {
+            hvb_failure("profile: %s", err);
+            return -1;
+        }
+        p->event = hvb_perf_event_name(p->pf);
+        return 0;
     }
     rc = hvb_sampler_open(&p->s, p->ev, p->freq, err, sizeof(err));
     if ( rc == 0 )
@@ -186,33 +205,42 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
                         const struct hvb_matrix *m, size_t c,
                         const size_t *owner)
 {
-    const struct hvb_sample_buf *b = hvb_sampler_samples(p->s);
+    const struct hvb_sample_buf *b = samples(p);
     struct cell_prof *cp = &p->cells[c];
+    uint64_t chain[HVB_SAMPLE_HDR + 128 + 1];
     char **lines = NULL, path[4096];
     size_t nr = 0, cap = 0, off, k, i, idx = 0;
     uint64_t depth = 0;
     const char *prev;
     FILE *f;
 
-    for ( off = 0; off < b->len; off += 3 + b->v[off + 2], idx++ )
+    for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
         const uint64_t *r = &b->v[off];
-        size_t len, pos;
+        size_t len, pos, nf = 0;
         char *line;
 
-        if ( owner[idx] != c )
+        if ( owner[idx] != c || r[2] == 0 )
             continue;
+        /* The leaf, its caller when the frame walk skipped it, the rest. */
+        chain[nf++] = r[HVB_SAMPLE_HDR];
+        chain[nf] = hvb_symbols_leaf_caller(sym, chain[0], r[3], &r[4],
+                                            HVB_SAMPLE_STACK);
+        if ( chain[nf] && (r[2] < 2 || chain[nf] != r[HVB_SAMPLE_HDR + 1]) )
+            nf++;
+        for ( k = 1; k < r[2] && nf < sizeof(chain) / sizeof(chain[0]); k++ )
+            chain[nf++] = r[HVB_SAMPLE_HDR + k];
         len = strlen(m->cells[c].name) + 1;
-        for ( k = r[2]; k-- > 0; )
-            len += strlen(hvb_symbols_name(sym, r[3 + k], k > 0)) + 1;
+        for ( k = nf; k-- > 0; )
+            len += strlen(hvb_symbols_name(sym, chain[k], k > 0)) + 1;
         line = malloc(len + 1);
         if ( line == NULL )
             goto oom;
         pos = (size_t)sprintf(line, "%s", m->cells[c].name);
         prev = NULL;
-        for ( k = r[2]; k-- > 0; )
+        for ( k = nf; k-- > 0; )
         {
-            const char *name = hvb_symbols_name(sym, r[3 + k], k > 0);
+            const char *name = hvb_symbols_name(sym, chain[k], k > 0);
 
             /*
              * A chain walked through code without frame pointers reads
@@ -238,7 +266,7 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
             lines = n;
         }
         lines[nr++] = line;
-        depth += r[2];
+        depth += nf;
     }
     cp->samples = nr;
     cp->mean_depth = nr ? (double)depth / (double)nr : 0;
@@ -278,13 +306,25 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     const struct hvb_sample_buf *b;
     struct hvb_symbols *sym = NULL;
     size_t *owner = NULL, off, idx, c;
-    char slug[1024];
-    int rc;
+    char slug[1024], err[512];
+    int rc = 0;
 
-    rc = hvb_sampler_stop(p->s);
-    if ( rc )
-        hvb_failure("profile: samples dropped: out of memory");
-    b = hvb_sampler_samples(p->s);
+    if ( p->pf != NULL )
+    {
+        if ( hvb_perf_stop(p->pf, &p->pbuf, &p->lost, err, sizeof(err)) )
+        {
+            p->status = hvb_failure("profile: %s", err);
+            return;
+        }
+    }
+    else
+    {
+        rc = hvb_sampler_stop(p->s);
+        if ( rc )
+            hvb_failure("profile: samples dropped: out of memory");
+        p->lost = hvb_sampler_lost(p->s);
+    }
+    b = samples(p);
     qsort(p->win, p->nr_win, sizeof(*p->win), win_cmp);
     p->nr_cells = m->nr_cells;
     p->cells = calloc(m->nr_cells, sizeof(*p->cells));
@@ -297,7 +337,8 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
         free(owner);
         return;
     }
-    for ( off = 0, idx = 0; off < b->len; off += 3 + b->v[off + 2], idx++ )
+    for ( off = 0, idx = 0; off < b->len;
+          off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
         owner[idx] = cell_at(p->win, p->nr_win, b->v[off]);
         if ( owner[idx] == SIZE_MAX )
@@ -329,9 +370,9 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
 
     json_object_set_new(
         hv, "profile",
-        json_pack("{s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "event", p->event,
-                  "frequency_hz", p->freq, "lost_samples",
-                  (json_int_t)(p->s ? hvb_sampler_lost(p->s) : 0),
+        json_pack("{s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "backend",
+                  p->pf != NULL ? "perf" : "inprocess", "event", p->event,
+                  "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
                   "unattributed_samples", (json_int_t)p->unattributed));
     for ( i = 0; p->cells && i < p->nr_cells && i < json_array_size(cells);
           i++ )
@@ -445,8 +486,8 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
     fprintf(stderr,
             "hvbench: profile: %s at %u Hz, %zu samples, %" PRIu64
             " lost, %" PRIu64 " outside the cells\n",
-            p->event, p->freq, hvb_sampler_samples(p->s)->nr_samples,
-            hvb_sampler_lost(p->s), p->unattributed);
+            p->event, p->freq, samples(p)->nr_samples, p->lost,
+            p->unattributed);
     for ( c = 0; c < p->nr_cells; c++ )
     {
         p->cells[c].cpu_ns_per_op =
@@ -634,17 +675,21 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
                                strerror(errno));
     }
-    if ( strcmp(backend, "perf") == 0 )
-    {
-        status = hvb_usage_error("profile: --backend perf is not built yet");
-        free(nargv);
-        return status;
-    }
-    if ( strcmp(backend, "inprocess") != 0 )
+    if ( strcmp(backend, "perf") != 0 && strcmp(backend, "inprocess") != 0 )
     {
         free(nargv);
         return hvb_usage_error(
             "bad value '%s' for --backend (inprocess or perf)", backend);
+    }
+    if ( strcmp(backend, "perf") == 0 )
+    {
+        char err[512];
+
+        if ( hvb_perf_start(&p.pf, p.dir, p.ev, p.freq, err, sizeof(err)) )
+        {
+            free(nargv);
+            return hvb_usage_error("profile: %s", err);
+        }
     }
     snprintf(results, sizeof(results), "%s/results.json", p.dir);
     nargv[nargc++] = "--out";
@@ -655,6 +700,8 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         status = p.status;
     if ( p.s != NULL )
         hvb_sampler_close(p.s);
+    hvb_perf_close(p.pf);
+    free(p.pbuf.v);
     for ( i = 0; p.cells && (size_t)i < p.nr_cells; i++ )
         free(p.cells[i].slug);
     free(p.cells);

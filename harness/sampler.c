@@ -25,6 +25,13 @@
 
 #include <hvb/sampler.h>
 
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define SAMPLE_REGS (1ull << PERF_REG_X86_SP)
+#else
+#define SAMPLE_REGS 0ull /* no leaf-caller repair elsewhere */
+#endif
+
 #define DATA_PAGES 128 /* a power of two */
 #define MAX_CPUS   256
 #define MAX_STACK  127
@@ -79,14 +86,19 @@ static void fill_attr(struct perf_event_attr *a, bool cycles, unsigned int freq)
     a->exclude_hv = 1;
     a->exclude_callchain_kernel = 1;
     a->sample_max_stack = MAX_STACK;
+    if ( SAMPLE_REGS )
+    {
+        /* The stack pointer and the words above it: see take_sample(). */
+        a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = SAMPLE_REGS;
+        a->sample_stack_user = 8 * HVB_SAMPLE_STACK;
+    }
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
 }
 
-static bool buf_push(struct hvb_sampler *s, const uint64_t *v, size_t n)
+bool hvb_sample_buf_push(struct hvb_sample_buf *b, const uint64_t *v, size_t n)
 {
-    struct hvb_sample_buf *b = &s->buf;
-
     if ( b->len + n > b->cap )
     {
         size_t cap = b->cap ? b->cap * 2 : 1 << 16;
@@ -106,26 +118,48 @@ static bool buf_push(struct hvb_sampler *s, const uint64_t *v, size_t n)
     return true;
 }
 
-/* One PERF_RECORD_SAMPLE: ip, pid/tid, time, nr, ips[nr]. */
+/*
+ * One PERF_RECORD_SAMPLE: ip, pid/tid, time, nr, ips[nr], then with
+ * SAMPLE_REGS: abi, sp (if abi), size, stack[size / 8], dyn_size (if
+ * size).  The stack pointer and the words at it are kept: for a sample in
+ * a function that has not pushed its frame yet (or has popped it), the
+ * frame-pointer walk skips the caller, whose return address is there.
+ */
 static void take_sample(struct hvb_sampler *s, const uint64_t *p, size_t words)
 {
-    uint64_t rec[3 + MAX_STACK + 8];
-    uint64_t nr, i, k = 0;
+    uint64_t rec[HVB_SAMPLE_HDR + MAX_STACK];
+    uint64_t nr, i, k = 0, w, size, dyn;
 
     if ( words < 4 )
         return;
     nr = p[3];
     if ( nr > words - 4 )
         nr = words - 4;
+    memset(rec, 0, HVB_SAMPLE_HDR * sizeof(rec[0]));
     for ( i = 0; i < nr && k < MAX_STACK; i++ )
         if ( p[4 + i] < (uint64_t)PERF_CONTEXT_MAX ) /* skip context marks */
-            rec[3 + k++] = p[4 + i];
+            rec[HVB_SAMPLE_HDR + k++] = p[4 + i];
     if ( k == 0 )
-        rec[3 + k++] = p[0];
+        rec[HVB_SAMPLE_HDR + k++] = p[0];
+    w = 4 + nr;
+    if ( SAMPLE_REGS && w + 3 <= words && p[w] != PERF_SAMPLE_REGS_ABI_NONE )
+    {
+        rec[3] = p[w + 1]; /* sp */
+        size = p[w + 2] / 8;
+        dyn = w + 3 + size < words ? p[w + 3 + size] / 8 : 0;
+        if ( dyn < size )
+            size = dyn;
+        if ( size > HVB_SAMPLE_STACK )
+            size = HVB_SAMPLE_STACK;
+        if ( w + 3 + size <= words )
+            memcpy(&rec[4], &p[w + 3], size * sizeof(rec[0]));
+        else
+            rec[3] = 0;
+    }
     rec[0] = p[2];
     rec[1] = p[1] >> 32;
     rec[2] = k;
-    if ( !buf_push(s, rec, 3 + k) )
+    if ( !hvb_sample_buf_push(&s->buf, rec, HVB_SAMPLE_HDR + k) )
         s->oom = true;
 }
 
@@ -135,8 +169,10 @@ static void drain(struct hvb_sampler *s, struct ring *r)
     char *data = (char *)r->base + s->page;
     uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = mp->data_tail;
-    uint64_t
-        tmp[(sizeof(struct perf_event_header) + 8 * (MAX_STACK + 8)) / 8 + 64];
+    uint64_t tmp[(sizeof(struct perf_event_header) +
+                  8 * (MAX_STACK + 8 + HVB_SAMPLE_STACK)) /
+                     8 +
+                 64];
 
     pthread_mutex_lock(&s->lock);
     while ( tail < head )
@@ -198,7 +234,7 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-static bool pmu_present(void)
+bool hvb_sampler_pmu_present(void)
 {
     static const char *const names[] = {"cpu", "cpu_core", "cpu_atom",
                                         "armv8_pmuv3"};
@@ -221,7 +257,8 @@ int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
     struct hvb_sampler *s = calloc(1, sizeof(*s));
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     struct perf_event_attr a;
-    bool cycles = ev == HVB_EV_CYCLES || (ev == HVB_EV_AUTO && pmu_present());
+    bool cycles =
+        ev == HVB_EV_CYCLES || (ev == HVB_EV_AUTO && hvb_sampler_pmu_present());
     unsigned int cpu;
     int rc;
 

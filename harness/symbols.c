@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Symbolising addresses of this process with libdw (hvb/symbols.h). */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <hvb/symbols.h>
+#include <hvb/symname.h>
 
 struct slot {
     uint64_t key; /* addr << 1 | ret; 0 = free */
@@ -64,16 +66,11 @@ static char *resolve(struct hvb_symbols *s, uint64_t addr)
         return strdup("[unknown]");
     name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
     if ( name != NULL && *name )
-        snprintf(buf, sizeof(buf), "%s", name);
-    else
-    {
-        mname =
-            dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-        p = mname ? strrchr(mname, '/') : NULL;
-        snprintf(buf, sizeof(buf), "[%s+0x%llx]",
-                 p ? p + 1 : (mname ? mname : "?"),
-                 (unsigned long long)(addr - start));
-    }
+        return hvb_symname_pretty(name);
+    mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    p = mname ? strrchr(mname, '/') : NULL;
+    snprintf(buf, sizeof(buf), "[%s+0x%llx]", p ? p + 1 : (mname ? mname : "?"),
+             (unsigned long long)(addr - start));
     for ( p = buf; *p; p++ )
         if ( *p == ';' || *p == '\n' || *p == '\r' )
             *p = ':';
@@ -120,6 +117,38 @@ const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret)
     s->tab[j].key = key;
     s->nr++;
     return s->tab[j].name;
+}
+
+uint64_t hvb_symbols_leaf_caller(struct hvb_symbols *s, uint64_t ip,
+                                 uint64_t sp, const uint64_t *stack, size_t nr)
+{
+#if defined(__x86_64__)
+    Dwfl_Module *mod = sp ? dwfl_addrmodule(s->dwfl, ip) : NULL;
+    Dwarf_Frame *frame = NULL;
+    Dwarf_CFI *cfi = NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Op *ops;
+    size_t nops;
+    uint64_t ret = 0;
+
+    if ( mod == NULL )
+        return 0;
+    cfi = dwfl_module_eh_cfi(mod, &bias);
+    if ( cfi == NULL )
+        cfi = dwfl_module_dwarf_cfi(mod, &bias);
+    if ( cfi == NULL || dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0 )
+        return 0;
+    /* CFA = rsp + off (DWARF register 7): the return address at CFA - 8. */
+    if ( dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
+         ops[0].atom == DW_OP_bregx && ops[0].number == 7 &&
+         ops[0].number2 >= 8 && ops[0].number2 % 8 == 0 &&
+         (ops[0].number2 - 8) / 8 < nr )
+        ret = stack[(ops[0].number2 - 8) / 8];
+    free(frame);
+    return ret;
+#else
+    return 0;
+#endif
 }
 
 void hvb_symbols_close(struct hvb_symbols *s)

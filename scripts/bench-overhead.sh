@@ -1,38 +1,76 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The cost of seeing: ABAB rounds of the same lookup cell plain, under
-# `hvbench profile` (sampler at 1 kHz) and under `hvbench lockstat`, and,
-# given a second binary built with -DHVB_LOCKSTAT=OFF, with the lockstat
-# hooks compiled out.  Prints the median of the per-round ratios (paired
-# rounds cancel most of a noisy machine's drift).
-# Usage: scripts/bench-overhead.sh HVBENCH [HVBENCH_NO_LOCKSTAT] [ROUNDS] [PLUGIN]
+# The cost of seeing, measured in paired, interleaved rounds: each round
+# runs the same lookup cell (1 thread) plain, under `hvbench profile` (the
+# in-process sampler at ~1 kHz) and under `hvbench lockstat`, in an order
+# that rotates from round to round, and, given a second binary built with
+# -DHVB_LOCKSTAT=OFF, with the lockstat hooks compiled out.  Per plugin it
+# prints the median of the per-round ratios of median ns/op with a 95%
+# bootstrap confidence interval (paired rounds cancel most of a shared
+# machine's drift; the interval says how much is left).
+# Usage: scripts/bench-overhead.sh HVBENCH [HVBENCH_NO_LOCKSTAT] [ROUNDS]
+#                                  [PLUGIN...]
+# (default: 15 rounds, plugins rcu-noref rwlock-ref)
 set -eu
 hv=${1:-build/hvbench}
 nols=${2:-}
-rounds=${3:-7}
-plugin=${4:-rwlock-ref}
+rounds=${3:-15}
+[ $# -gt 3 ] && shift 3 || set --
+plugins=${*:-rcu-noref rwlock-ref}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-opts="lookup --plugin domlookup=$plugin --threads 1 --min-time 0.2 -r 3 -q"
-med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ns() { awk 'NR==2 {print $2}'; }
-i=0
-while [ $i -lt "$rounds" ]; do
-    base=$("$hv" run $opts | ns)
-    prof=$("$hv" profile $opts --out "$tmp/p" 2>/dev/null | ns)
-    ls=$("$hv" lockstat $opts | ns)
-    echo "$prof $base" | awk '{print $1/$2}' >>"$tmp/prof"
-    echo "$ls $base" | awk '{print $1/$2}' >>"$tmp/ls"
-    if [ -n "$nols" ]; then
-        off=$("$nols" run $opts | ns)
-        echo "$base $off" | awk '{print $1/$2}' >>"$tmp/in"
-    fi
-    i=$((i + 1))
+
+one() { # ARM PLUGIN: median ns/op of one run
+    opts="lookup --plugin domlookup=$2 --threads 1 --min-time 0.2 -r 3 -q"
+    case $1 in
+    plain) "$hv" run $opts | ns ;;
+    prof) "$hv" profile $opts -F 1000 --out "$tmp/p" 2>/dev/null | ns ;;
+    ls) "$hv" lockstat $opts | ns ;;
+    off) "$nols" run $opts | ns ;;
+    esac
+}
+
+arms="plain prof ls"
+[ -n "$nols" ] && arms="$arms off"
+for pl in $plugins; do
+    i=0
+    while [ $i -lt "$rounds" ]; do
+        # Rotate the order: round i starts with arm i mod (number of arms).
+        order=$(echo $arms | awk -v r=$i '{for (k = 0; k < NF; k++)
+            printf "%s ", $((k + r) % NF + 1)}')
+        for a in $order; do
+            eval "v_$a=\$(one $a $pl)"
+        done
+        echo "$v_plain $v_prof $v_ls ${v_off:-0}" >>"$tmp/$pl"
+        i=$((i + 1))
+    done
 done
-echo "lookup/$plugin, $rounds paired rounds, median ratio of ns/op:"
-echo "  profile at ~1 kHz / plain run:            $(med <"$tmp/prof")"
-echo "  lockstat enabled / plain run:             $(med <"$tmp/ls")"
-[ -n "$nols" ] &&
-    echo "  lockstat compiled in (off) / compiled out: $(med <"$tmp/in")"
-exit 0
+
+/usr/bin/python3 - "$tmp" "$rounds" ${nols:+off} $plugins <<'PY'
+import random, statistics, sys
+d, rounds, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+off = bool(args) and args[0] == "off"
+plugins = args[1:] if off else args
+rng = random.Random(1)
+
+def ci(r):
+    m = [statistics.median(rng.choices(r, k=len(r))) for _ in range(2000)]
+    m.sort()
+    return m[int(0.025 * len(m))], m[int(0.975 * len(m)) - 1]
+
+for pl in plugins:
+    rows = [list(map(float, l.split())) for l in open(f"{d}/{pl}")]
+    print(f"lookup/{pl}, 1 thread, {rounds} paired rounds "
+          f"(plain median {statistics.median(r[0] for r in rows):.2f} ns/op):")
+    arms = [("profile ~1 kHz / plain", 1, 0), ("lockstat on / plain", 2, 0)]
+    if off:
+        arms.append(("lockstat compiled in / out", 0, 3))
+    for name, a, b in arms:
+        r = [x[a] / x[b] for x in rows]
+        lo, hi = ci(r)
+        print(f"  {name:28s} median ratio {statistics.median(r):.4f} "
+              f"(95% CI {lo:.4f}..{hi:.4f}; "
+              f"{100 * (statistics.median(r) - 1):+.1f}%)")
+PY

@@ -16,6 +16,7 @@ PACKAGES="
     libjansson-dev
     libcmocka-dev
     libdw-dev
+    linux-perf
     python3-matplotlib python3-numpy
     libnuma-dev
 "

@@ -5,7 +5,8 @@
 # lookup/rwlock-ref contain its known frames (static functions of the
 # plugin and the workload included) under the cell's root frame; the SVG
 # is well-formed; speedscope samples and weights match; --diff lists
-# rwlock_ref_lock as vanished going to rcu-noref.  lockstat: at 2
+# rwlock_ref_lock as vanished going to rcu-noref; a leaf sampled before
+# its frame is set up keeps its caller; C++ names are demangled.  lockstat: at 2
 # threads rwlock-ref's domlist_lock shows contended read acquisitions;
 # rcu-noref takes no domlist_lock on the lookup path.
 # Usage: test-profile.sh HVBENCH
@@ -27,6 +28,10 @@ else
     for fr in rwlock_ref_lock lookup_thread hvb_runner_body; do
         grep -q ";$fr[; ]" "$f" || bad "frame $fr not in $f"
     done
+    # hv_put_domain's fast path has no frame: its caller is restored.
+    grep -q ';hvb_runner_body;hv_put_domain ' "$f" &&
+        bad "hv_put_domain's caller lookup_thread missing in $f"
+    grep -q '_ZN' "$f" && bad "mangled C++ names in $f"
     grep -qv '^lookup/domlookup=rwlock-ref/threads:2;' "$f" &&
         bad "a stack of $f is not rooted at its cell"
     grep -q '^vanished  *rwlock_ref_lock' "$tmp/out" ||

@@ -24,13 +24,22 @@ struct hvb_sampler;
 
 /*
  * One sample: rec[0] time (ns, CLOCK_MONOTONIC), rec[1] tid, rec[2] nr,
- * rec[3..3+nr) the user call chain, leaf first.
+ * rec[3] the user stack pointer (0: not recorded), rec[4..HVB_SAMPLE_HDR)
+ * the HVB_SAMPLE_STACK words at that stack pointer, then rec[HVB_SAMPLE_HDR
+ * ..+nr) the user call chain, leaf first.  The stack words let the
+ * caller of a leaf that has not set up its frame be found
+ * (hvb_symbols_leaf_caller()).
  */
+#define HVB_SAMPLE_STACK 8
+#define HVB_SAMPLE_HDR   (4 + HVB_SAMPLE_STACK)
 struct hvb_sample_buf {
     uint64_t *v;
     size_t len, cap;
     size_t nr_samples;
 };
+
+/* Append one sample of @n words; false when out of memory. */
+bool hvb_sample_buf_push(struct hvb_sample_buf *b, const uint64_t *v, size_t n);
 
 /*
  * hvb_sampler_open - open (disabled) and start the reader.  @freq in Hz.
@@ -44,6 +53,8 @@ int hvb_sampler_stop(struct hvb_sampler *s);
 const struct hvb_sample_buf *hvb_sampler_samples(const struct hvb_sampler *s);
 uint64_t hvb_sampler_lost(const struct hvb_sampler *s);
 const char *hvb_sampler_event_name(const struct hvb_sampler *s);
+/* Whether a hardware PMU is there (what HVB_EV_AUTO samples). */
+bool hvb_sampler_pmu_present(void);
 void hvb_sampler_close(struct hvb_sampler *s);
 
 #endif /* HVB_SAMPLER_H */

@@ -8,6 +8,7 @@
 #define HVB_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct hvb_symbols;
@@ -21,6 +22,20 @@ int hvb_symbols_open(struct hvb_symbols **out);
  * "[unknown]" outside every module.  Never contains ';' or a newline.
  */
 const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret);
+
+/*
+ * hvb_symbols_leaf_caller - the return address into the caller of the
+ * function at @ip when that function's frame is not set up at @ip (its
+ * CFA, from the module's CFI, is the stack pointer plus an offset: before
+ * "push %rbp; mov %rsp,%rbp", after the epilogue's "pop %rbp", or all
+ * through a shrink-wrapped fast path or code built without frame
+ * pointers).  A frame-pointer walk then reads the caller's frame as if it
+ * were the leaf's and skips the caller.  Read from @nr words @stack at
+ * stack pointer @sp; 0 when the frame is set up or it cannot tell
+ * (x86-64 only).
+ */
+uint64_t hvb_symbols_leaf_caller(struct hvb_symbols *s, uint64_t ip,
+                                 uint64_t sp, const uint64_t *stack, size_t nr);
 
 void hvb_symbols_close(struct hvb_symbols *s);
 
