@@ -12,6 +12,7 @@ PACKAGES="
     liburcu-dev
     libjansson-dev
     libcmocka-dev
+    libjemalloc-dev libpfm4-dev valgrind python3-scipy
 "
 
 missing=""

@@ -13,6 +13,8 @@
 #define HVB_EXIT_OK    0
 #define HVB_EXIT_FAIL  1 /* a run failed */
 #define HVB_EXIT_USAGE 2 /* usage or input error */
+#define HVB_EXIT_REGRESSION 1 /* gate: a regression */
+#define HVB_EXIT_UNSTABLE   3 /* gate: too unstable to judge */
 
 /* "hvbench: <message>" on stderr; return HVB_EXIT_USAGE / _FAIL. */
 int hvb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
