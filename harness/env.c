@@ -44,7 +44,9 @@ static json_t *hypervisor(void)
         return json_string("none");
     if ( access("/sys/hypervisor/type", R_OK) == 0 )
         return first_line("/sys/hypervisor/type");
-    return first_line("/sys/class/dmi/id/sys_vendor");
+    if ( access("/sys/class/dmi/id/sys_vendor", R_OK) == 0 )
+        return first_line("/sys/class/dmi/id/sys_vendor");
+    return json_string("yes (cpuinfo 'hypervisor' flag; vendor unknown)");
 }
 
 /* Total steal time (USER_HZ ticks) of all CPUs, or -1. */

@@ -18,8 +18,13 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
         return hvb_cmd_list(argc, argv);
     if ( strcmp(cmd, "run") == 0 )
         return hvb_cmd_run(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "compare") == 0 )
+        return hvb_cmd_compare(argc, argv);
+    if ( strcmp(cmd, "gate") == 0 )
+        return hvb_cmd_gate(argc, argv);
     return hvb_usage_error(
-        "unknown command '%s' (commands: list, run; see 'hvbench --help')",
+        "unknown command '%s' (commands: list, run, compare, gate; see "
+        "'hvbench --help')",
         cmd);
 }
 

@@ -111,8 +111,7 @@ static void probe_perf(void)
     for ( i = 0; i < 2; i++ )
     {
         cfg.hw[i].name = hw_keys[i];
-        if ( hvb_perfev_encode(hw_names[i], &cfg.hw[i].attr, why,
-                               sizeof(why)) )
+        if ( hvb_perfev_encode(hw_names[i], &cfg.hw[i].attr, why, sizeof(why)) )
         {
             snprintf(cfg.hw_why, sizeof(cfg.hw_why), "%s", why);
             return;
@@ -136,10 +135,12 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
     memset(&cfg, 0, sizeof(cfg));
     cfg.probed = true;
     cfg.mode = mode;
-    cfg.tsc_invariant = cpuinfo_has("constant_tsc") && cpuinfo_has("nonstop_tsc");
+    cfg.tsc_invariant =
+        cpuinfo_has("constant_tsc") && cpuinfo_has("nonstop_tsc");
     if ( mode == HVB_COUNTERS_NONE )
     {
-        snprintf(cfg.tsc_why, sizeof(cfg.tsc_why), "not asked (--counters none)");
+        snprintf(cfg.tsc_why, sizeof(cfg.tsc_why),
+                 "not asked (--counters none)");
         snprintf(cfg.sw_why, sizeof(cfg.sw_why), "not asked (--counters none)");
         snprintf(cfg.hw_why, sizeof(cfg.hw_why), "not asked (--counters none)");
         snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
@@ -162,12 +163,14 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
     if ( cfg.callgrind )
         snprintf(cfg.cg_dir, sizeof(cfg.cg_dir), "%s", cg_dir ? cg_dir : ".");
     else
-        snprintf(cfg.cg_why, sizeof(cfg.cg_why), "not asked (--instrument callgrind)");
+        snprintf(cfg.cg_why, sizeof(cfg.cg_why),
+                 "not asked (--instrument callgrind)");
     if ( mode == HVB_COUNTERS_HW && cfg.nr_hw == 0 )
     {
-        snprintf(err, len,
-                 "--counters hw: no hardware counters here: %s (use --counters auto or tsc)",
-                 cfg.hw_why);
+        snprintf(
+            err, len,
+            "--counters hw: no hardware counters here: %s (use --counters auto or tsc)",
+            cfg.hw_why);
         return -EINVAL;
     }
     return 0;
@@ -180,7 +183,8 @@ double hvb_meter_tsc_hz(void)
 
 void hvb_meter_probe_line(FILE *f)
 {
-    fprintf(f, "hvbench: counters: time%s%s%s%s%s", cfg.tsc ? ", tsc_cycles" : "",
+    fprintf(f, "hvbench: counters: time%s%s%s%s%s",
+            cfg.tsc ? ", tsc_cycles" : "",
             cfg.nr_hw ? ", cycles, instructions" : "",
             cfg.nr_sw ? ", software events" : "",
             cfg.mallctl ? ", alloc_bytes" : "",
@@ -216,27 +220,28 @@ json_t *hvb_meter_probe_json(void)
     static const char *const mode_names[] = {"auto", "hw", "tsc", "none"};
 
     json_object_set_new(o, "mode", json_string(mode_names[cfg.mode]));
-    json_object_set_new(o, "tsc_hz", cfg.tsc_hz > 0 ? json_real(cfg.tsc_hz)
-                                                   : json_null());
+    json_object_set_new(o, "tsc_hz",
+                        cfg.tsc_hz > 0 ? json_real(cfg.tsc_hz) : json_null());
     json_object_set_new(o, "tsc_invariant", json_boolean(cfg.tsc_invariant));
-    json_object_set_new(c, "tsc_cycles_per_op",
-                        one(cfg.tsc, "rdtsc, thread 0's measured window",
-                            cfg.tsc_why));
-    json_object_set_new(c, "cycles_per_op",
-                        one(cfg.nr_hw, "perf_event_open, libpfm4 'cycles'",
-                            cfg.hw_why));
-    json_object_set_new(c, "instructions_per_op",
-                        one(cfg.nr_hw, "perf_event_open, libpfm4 'instructions'",
-                            cfg.hw_why));
-    json_object_set_new(c, "software_events",
-                        one(cfg.nr_sw, "perf_event_open software group",
-                            cfg.sw_why));
-    json_object_set_new(c, "alloc_bytes_per_op",
-                        one(cfg.mallctl != NULL, "jemalloc thread.allocatedp",
-                            cfg.alloc_why));
-    json_object_set_new(c, "allocs_per_op",
-                        one(false, "",
-                            "jemalloc keeps per-thread byte counts, not call counts"));
+    json_object_set_new(
+        c, "tsc_cycles_per_op",
+        one(cfg.tsc, "rdtsc, thread 0's measured window", cfg.tsc_why));
+    json_object_set_new(
+        c, "cycles_per_op",
+        one(cfg.nr_hw, "perf_event_open, libpfm4 'cycles'", cfg.hw_why));
+    json_object_set_new(
+        c, "instructions_per_op",
+        one(cfg.nr_hw, "perf_event_open, libpfm4 'instructions'", cfg.hw_why));
+    json_object_set_new(
+        c, "software_events",
+        one(cfg.nr_sw, "perf_event_open software group", cfg.sw_why));
+    json_object_set_new(
+        c, "alloc_bytes_per_op",
+        one(cfg.mallctl != NULL, "jemalloc thread.allocatedp", cfg.alloc_why));
+    json_object_set_new(
+        c, "allocs_per_op",
+        one(false, "",
+            "jemalloc keeps per-thread byte counts, not call counts"));
     json_object_set_new(c, "sim_instructions_per_op",
                         one(cfg.callgrind,
                             "valgrind callgrind Ir between client requests",

@@ -6,8 +6,8 @@
 #include <hvb/noise.h>
 
 static const char *const names[HVB_NOISE_NR] = {
-    "cv>=10%",  "min/max>=50%-from-mean", "samples<1ms",
-    "outliers", "cpu-scaling",            "fewer-than-3-samples",
+    "cv>=10%",     "min/max>=50%-from-mean", "samples<1ms", "outliers",
+    "cpu-scaling", "fewer-than-3-samples",
 };
 
 unsigned int hvb_noise_flags(const struct hvb_stats *st, double shortest_s,
@@ -58,7 +58,8 @@ unsigned int hvb_noise_parse(const json_t *a)
     json_array_foreach(a, k, v)
     {
         for ( i = 0; i < HVB_NOISE_NR; i++ )
-            if ( json_is_string(v) && strcmp(json_string_value(v), names[i]) == 0 )
+            if ( json_is_string(v) &&
+                 strcmp(json_string_value(v), names[i]) == 0 )
                 f |= 1u << i;
     }
     return f;

@@ -26,8 +26,7 @@ double hvb_perfev_scale(uint64_t raw, uint64_t enabled, uint64_t running,
     if ( running >= enabled )
         return (double)raw;
     x = (unsigned __int128)raw * enabled;
-    return (double)(x / running) +
-           (double)(x % running) / (double)running;
+    return (double)(x / running) + (double)(x % running) / (double)running;
 }
 
 double hvb_perfev_delta(const struct hvb_perfev_read *a,
@@ -56,8 +55,8 @@ static bool pfm_ready(char *why, size_t len)
     return state > 0;
 }
 
-int hvb_perfev_encode(const char *name, struct perf_event_attr *attr,
-                      char *why, size_t len)
+int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
+                      size_t len)
 {
     pfm_perf_encode_arg_t arg;
     int rc;
@@ -155,7 +154,7 @@ int hvb_perfev_open(struct hvb_perfev_group *g,
         {
             e = errno;
             snprintf(why, len, "perf_event_open(%s)=%s: %s", defs[i].name,
-                     e == ENOENT ? "ENOENT"
+                     e == ENOENT   ? "ENOENT"
                      : e == EACCES ? "EACCES"
                      : e == EPERM  ? "EPERM"
                      : e == EINVAL ? "EINVAL"

@@ -613,9 +613,10 @@ json_t *hvb_results_load(const char *path, char *err, size_t len)
     if ( !json_is_object(h) || !json_is_integer(v) ||
          !json_is_array(json_object_get(h, "cells")) ||
          !json_is_array(json_object_get(root, "benchmarks")) )
-        snprintf(err, len,
-                 "'%s' is not an hvbench results file (no hvbench.schema_version, cells or benchmarks)",
-                 path);
+        snprintf(
+            err, len,
+            "'%s' is not an hvbench results file (no hvbench.schema_version, cells or benchmarks)",
+            path);
     else if ( json_integer_value(v) > HVB_RESULTS_SCHEMA_VERSION )
         snprintf(
             err, len,

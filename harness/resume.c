@@ -103,7 +103,8 @@ int hvb_resume_load(const char *path, const struct hvb_matrix *m,
     h = json_object_get(root, "hvbench");
     run = json_object_get(h, "run");
     cells = json_object_get(h, "cells");
-    rounds = (unsigned int)json_integer_value(json_object_get(run, "rounds_done"));
+    rounds =
+        (unsigned int)json_integer_value(json_object_get(run, "rounds_done"));
     if ( json_array_size(cells) != m->nr_cells ||
          json_integer_value(json_object_get(run, "repetitions")) !=
              repetitions )
@@ -124,9 +125,10 @@ int hvb_resume_load(const char *path, const struct hvb_matrix *m,
                  rounds ||
              !json_is_integer(json_object_get(c, "shared_iterations")) )
         {
-            snprintf(err, len,
-                     "--resume: '%s' is not a run of these cells (cell %zu differs)",
-                     path, i);
+            snprintf(
+                err, len,
+                "--resume: '%s' is not a run of these cells (cell %zu differs)",
+                path, i);
             rc = -EINVAL;
             goto out;
         }

@@ -60,8 +60,7 @@ static int append(struct hvb_engine_result *res, struct hvb_engine_result *add,
 
     if ( add->nr_samples == 0 )
         return 0;
-    s = realloc(res->samples,
-                (res->nr_samples + add->nr_samples) * sizeof(*s));
+    s = realloc(res->samples, (res->nr_samples + add->nr_samples) * sizeof(*s));
     if ( s == NULL )
         return -ENOMEM;
     res->samples = s;
@@ -157,8 +156,8 @@ static int calibrate(const struct hvb_matrix *m, struct rctx *c,
             iters[i] = c->o->iterations;
         else
             /* A group whose every calibration failed runs 1 op: it fails. */
-            iters[i] = cnt[g] ? (int64_t)ceil(exp(logsum[g] / (double)cnt[g]))
-                              : 1;
+            iters[i] =
+                cnt[g] ? (int64_t)ceil(exp(logsum[g] / (double)cnt[g])) : 1;
     }
 out:
     hvb_engine_result_free(&r);

@@ -227,11 +227,10 @@ static int measure_and_report(struct hvb_matrix *m,
                     o->out_path, ro.first, o->repetitions);
     }
     if ( status == HVB_EXIT_OK && !o->quiet )
-        fprintf(stderr,
-                "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
+        fprintf(stderr, "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
                 m->w->name, m->nr_cells, o->repetitions,
                 (m->w->flags & HVB_WF_ONE_SHOT) ? "one iteration each"
-                : ro.iterations ? "fixed iterations"
+                : ro.iterations                 ? "fixed iterations"
                                 : "one calibrated count per group");
     if ( status == HVB_EXIT_OK )
     {

@@ -172,9 +172,8 @@ static int pair(struct hvb_cell_summary *cs, const struct hvb_cell_summary *ref)
                                  HVB_BOOTSTRAP_RESAMPLES, HVB_BOOTSTRAP_SEED,
                                  &cs->pair_lo, &cs->pair_hi) == -ENOMEM )
         return -ENOMEM;
-    cs->pair_p =
-        hvb_mannwhitneyu(ref->real_ns, ref->nr_good, cs->real_ns, cs->nr_good,
-                         NULL);
+    cs->pair_p = hvb_mannwhitneyu(ref->real_ns, ref->nr_good, cs->real_ns,
+                                  cs->nr_good, NULL);
     return 0;
 }
 

@@ -19,9 +19,9 @@ static void flags_str(const json_t *c, char *buf, size_t len)
     json_t *v;
 
     buf[0] = '\0';
-    json_array_foreach(json_object_get(c, "noise_flags"), i, v)
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-                              n ? ";" : "", json_string_value(v));
+    json_array_foreach(json_object_get(c, "noise_flags"), i, v) n +=
+        (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ";" : "",
+                         json_string_value(v));
 }
 
 static void ctrs_str(const json_t *c, char *buf, size_t len)
@@ -35,9 +35,9 @@ static void ctrs_str(const json_t *c, char *buf, size_t len)
     {
         if ( strncmp(k, "perfc.", 6) == 0 )
             continue;
-        n += (size_t)snprintf(
-            buf + n, n < len ? len - n : 0, "%s%s=%.6g", n ? ";" : "", k,
-            numv(json_object_get(v, "summary"), "median"));
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%.6g",
+                              n ? ";" : "", k,
+                              numv(json_object_get(v, "summary"), "median"));
     }
 }
 
@@ -87,9 +87,9 @@ void hvb_tabular_csv(FILE *f, const json_t *root)
 
     fprintf(f, "name,median_ns,mad_ns,cv,min_ns,max_ns,n,ratio,ratio_ci_lo,"
                "ratio_ci_hi,mannwhitney_p,noise_flags,counters\n");
-    json_array_foreach(json_object_get(json_object_get(root, "hvbench"),
-                                       "cells"),
-                       i, c) row(f, c, false);
+    json_array_foreach(
+        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
+        row(f, c, false);
 }
 
 void hvb_tabular_markdown(FILE *f, const json_t *root)
@@ -100,7 +100,7 @@ void hvb_tabular_markdown(FILE *f, const json_t *root)
     fprintf(f, "| benchmark | median ns/op | MAD | CV | min | max | n | "
                "ratio [95%% CI] | MWU p | noise | counters (median per op) |\n"
                "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
-    json_array_foreach(json_object_get(json_object_get(root, "hvbench"),
-                                       "cells"),
-                       i, c) row(f, c, true);
+    json_array_foreach(
+        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
+        row(f, c, true);
 }

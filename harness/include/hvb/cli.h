@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HVB_EXIT_OK    0
-#define HVB_EXIT_FAIL  1 /* a run failed */
-#define HVB_EXIT_USAGE 2 /* usage or input error */
+#define HVB_EXIT_OK         0
+#define HVB_EXIT_FAIL       1 /* a run failed */
+#define HVB_EXIT_USAGE      2 /* usage or input error */
 #define HVB_EXIT_REGRESSION 1 /* gate: a regression */
 #define HVB_EXIT_UNSTABLE   3 /* gate: too unstable to judge */
 
@@ -60,5 +60,7 @@ bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
 /* Subcommands: argv[0] is the subcommand's name.  Return an exit code. */
 int hvb_cmd_list(int argc, char **argv);
 int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv);
+int hvb_cmd_compare(int argc, char **argv);
+int hvb_cmd_gate(int argc, char **argv);
 
 #endif /* HVB_CLI_H */

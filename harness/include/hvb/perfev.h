@@ -54,8 +54,8 @@ double hvb_perfev_delta(const struct hvb_perfev_read *a,
                         double *coverage);
 
 /* Encode libpfm4 event @name into @attr.  0 or -errno with @why set. */
-int hvb_perfev_encode(const char *name, struct perf_event_attr *attr,
-                      char *why, size_t len);
+int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
+                      size_t len);
 
 /* A software event by perf's name ("task-clock", ...); NULL if unknown. */
 int hvb_perfev_software(const char *name, struct perf_event_attr *attr);

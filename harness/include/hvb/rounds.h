@@ -21,12 +21,12 @@
 #include <hvb/matrix.h>
 
 struct hvb_rounds_opts {
-    unsigned int rounds;  /* repetitions, >= 1 */
-    double min_time_s;    /* calibration target per repetition */
-    int64_t iterations;   /* fixed per-thread count for all; 0: calibrate */
-    unsigned int first;   /* rounds already in the result (--resume) */
+    unsigned int rounds; /* repetitions, >= 1 */
+    double min_time_s;   /* calibration target per repetition */
+    int64_t iterations;  /* fixed per-thread count for all; 0: calibrate */
+    unsigned int first;  /* rounds already in the result (--resume) */
     const char *argv0;
-    bool quiet;           /* no progress */
+    bool quiet; /* no progress */
     /* Once the library's context is known (first engine run only). */
     void (*on_context)(void *ctx, const char *context_json);
     /* After each round; non-zero stops the run with that status. */

@@ -44,7 +44,7 @@ struct hvb_run_opts {
     enum hvb_instrument instrument;
     int64_t iterations; /* --iterations: fixed per-thread count, 0: calibrate */
     bool resume;        /* --resume: keep the finished rounds of --out */
-    int argc;               /* the whole command line, recorded */
+    int argc;           /* the whole command line, recorded */
     char *const *argv;
 };
 

@@ -36,7 +36,7 @@ struct hvb_cell_summary {
     int64_t iterations; /* of the first good sample */
     const char *error;  /* the first error, or NULL */
     bool has_ratio;
-    double ratio;                 /* median / median of variant 0 */
+    double ratio; /* median / median of variant 0 */
     /*
      * Paired rounds (variant > 0): the ratio of each round present in
      * both this cell and its reference, their median and bootstrap 95%
@@ -45,8 +45,8 @@ struct hvb_cell_summary {
     double *pair_ratios;
     size_t nr_pairs;
     double pair_median, pair_lo, pair_hi, pair_p;
-    double shortest_s;  /* wall time of the shortest good sample */
-    unsigned int noise; /* HVB_NOISE_* of real time */
+    double shortest_s;            /* wall time of the shortest good sample */
+    unsigned int noise;           /* HVB_NOISE_* of real time */
     struct hvb_ctr_summary *ctrs; /* sorted by name */
     size_t nr_ctrs;
 };

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Comparing two results files (hvbench compare / gate).  Benchmarks are
+ * matched by cell name.  For each, the metric's samples of both files
+ * give the ratio NEW / BASE of the medians, its percentile bootstrap 95%
+ * CI (both sides resampled independently: two runs are not paired), the
+ * Mann-Whitney U p-value, and a verdict against a threshold t:
+ *
+ *   regressed   CI lower bound > 1 + t
+ *   improved    CI upper bound < 1 - t
+ *   unstable    neither, and a side is noisy (CV >= 10%, min/max >= 50%
+ *               from the mean, fewer than 3 samples) or the CI reaches
+ *               beyond 1 + t (a regression cannot be ruled out)
+ *   unchanged   otherwise
+ */
+#ifndef HVB_COMPARE_H
+#define HVB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+enum hvb_verdict {
+    HVB_UNCHANGED,
+    HVB_IMPROVED,
+    HVB_REGRESSED,
+    HVB_UNSTABLE,
+};
+
+struct hvb_cmp_row {
+    const char *name;  /* borrowed from the base document */
+    double base, new_; /* medians */
+    double ratio, lo, hi, p;
+    unsigned int base_noise, new_noise; /* HVB_NOISE_* */
+    enum hvb_verdict verdict;
+};
+
+struct hvb_cmp {
+    const char *metric; /* as asked: "time", "cycles", ... */
+    const char *key;    /* what was read: "time" or a counter name */
+    const char *source; /* a sentence: where the numbers come from */
+    const char *unit;   /* "ns/op", "TSC cycles/op", ... */
+    double threshold;   /* t, a fraction */
+    struct hvb_cmp_row *rows;
+    size_t nr_rows;
+    size_t nr[4]; /* rows per verdict */
+    size_t only_base, only_new;
+};
+
+/* The default threshold of @metric (fraction); -1 for an unknown one. */
+double hvb_cmp_default_threshold(const char *metric);
+
+/*
+ * hvb_cmp_run - compare @base with @new_ on @metric with threshold @t
+ * (< 0: the metric's default).  -EINVAL with @err (one line) for an
+ * unknown metric, a metric a file lacks (with the probe's reason), or no
+ * benchmark in common; -ENOMEM.
+ */
+int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
+                struct hvb_cmp *out, char *err, size_t len);
+void hvb_cmp_free(struct hvb_cmp *c);
+
+const char *hvb_verdict_name(enum hvb_verdict v);
+
+#endif /* HVB_COMPARE_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * domlookup/slowdown: a tests-only external plugin for the gate self-test
+ * (tests/harness/test-gate.sh).  It is rcu-noref plus a known amount of
+ * real work per lookup, set by environment variables so that the cell
+ * names of a "slow" run match the base run's:
+ *
+ *   HVB_SLOWDOWN_WORK=K    K work units (a dependent loop step, a few
+ *                          instructions each) ...
+ *   HVB_SLOWDOWN_EVERY=N   ... on every N-th lookup (default 1), so that
+ *                          fractions of a unit per op are possible
+ *   HVB_SLOWDOWN_JITTER=J  J x (0..7) extra units, the factor changing
+ *                          every 2^26 TSC ticks (~25 ms): a deliberately
+ *                          jittery cell
+ *
+ * Build: cc -shared -fPIC -fvisibility=hidden -DHV_PLUGIN_SHARED ...
+ */
+#include <stdlib.h>
+#include <x86intrin.h>
+
+#include <hv/domlookup.h>
+#include <hv/hv.h>
+
+static unsigned long work, every = 1, jitter;
+static __thread unsigned long calls;
+
+static void spin(unsigned long n)
+{
+    unsigned long i;
+
+    for ( i = 0; i < n; i++ )
+        __asm__ volatile("" ::: "memory");
+}
+
+static struct hv_domain *slowdown_lock(struct hv_cpu *cpu, void *priv,
+                                       domid_t id)
+{
+    struct hv_domain *d;
+
+    if ( work && ++calls % every == 0 )
+        spin(work);
+    if ( jitter )
+        spin(jitter * ((__rdtsc() >> 26) & 7));
+    hv_rcu_read_lock(cpu);
+    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    if ( d == NULL )
+        hv_rcu_read_unlock(cpu);
+    return d;
+}
+
+static void slowdown_unlock(struct hv_cpu *cpu, void *priv, struct hv_domain *d)
+{
+    hv_rcu_read_unlock(cpu);
+}
+
+static void slowdown_retire(struct hv *hv, void *priv, struct hv_domain *d)
+{
+    hv_domain_free_rcu(d);
+}
+
+static unsigned long env(const char *name, unsigned long def)
+{
+    const char *v = getenv(name);
+
+    return v != NULL && *v ? strtoul(v, NULL, 0) : def;
+}
+
+static int slowdown_init(struct hv *hv, const void *opts, void **priv)
+{
+    work = env("HVB_SLOWDOWN_WORK", 0);
+    every = env("HVB_SLOWDOWN_EVERY", 1);
+    jitter = env("HVB_SLOWDOWN_JITTER", 0);
+    if ( every == 0 )
+        every = 1;
+    *priv = NULL;
+    return 0;
+}
+
+static const struct hv_domlookup_ops slowdown_ops = {
+    .hdr =
+        {
+            HV_PLUGIN_HDR("domlookup", "slowdown", struct hv_domlookup_ops),
+            .summary = "tests only: rcu-noref plus HVB_SLOWDOWN_* work per "
+                       "lookup",
+        },
+    .init = slowdown_init,
+    .lock = slowdown_lock,
+    .unlock = slowdown_unlock,
+    .retire = slowdown_retire,
+};
+
+HV_REGISTER_PLUGIN(slowdown_ops);
