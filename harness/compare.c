@@ -152,12 +152,14 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
         r->ratio = r->lo = r->hi = INFINITY;
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
 
-    if ( r->lo > 1 + t )
+    /* Noisy samples are never judged, however large the change. */
+    if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
+        r->verdict = HVB_UNSTABLE;
+    else if ( r->lo > 1 + t )
         r->verdict = HVB_REGRESSED;
     else if ( r->hi < 1 - t )
         r->verdict = HVB_IMPROVED;
-    else if ( ((r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE) ||
-              r->hi > 1 + t )
+    else if ( r->hi > 1 + t )
         r->verdict = HVB_UNSTABLE;
     else
         r->verdict = HVB_UNCHANGED;

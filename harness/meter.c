@@ -32,6 +32,7 @@ static struct {
     char cg_dir[PATH_MAX];
     char cg_why[160];
     _Atomic unsigned int cg_dumps;
+    double bracket_ns; /* start() + stop(): inside the timed window */
 } cfg;
 
 static const char *const hw_names[] = {"cycles", "instructions"};
@@ -159,6 +160,29 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
             snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
                      "not linked with jemalloc");
     }
+    if ( mode != HVB_COUNTERS_NONE )
+    {
+        /* What start() and stop() add to each sample, best of 5. */
+        struct hvb_ctr_table t;
+        struct hvb_meter mt;
+        int i;
+
+        cfg.bracket_ns = -1;
+        for ( i = 0; i < 5; i++ )
+        {
+            double t0, t1;
+
+            hvb_meter_begin(&mt);
+            t0 = mono();
+            hvb_meter_start(&mt);
+            hvb_meter_stop(&mt);
+            t1 = mono();
+            memset(&t, 0, sizeof(t));
+            hvb_meter_end(&mt, false, &t);
+            if ( cfg.bracket_ns < 0 || (t1 - t0) * 1e9 < cfg.bracket_ns )
+                cfg.bracket_ns = (t1 - t0) * 1e9;
+        }
+    }
     cfg.callgrind = callgrind && RUNNING_ON_VALGRIND;
     if ( cfg.callgrind )
         snprintf(cfg.cg_dir, sizeof(cfg.cg_dir), "%s", cg_dir ? cg_dir : ".");
@@ -174,6 +198,11 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
         return -EINVAL;
     }
     return 0;
+}
+
+double hvb_meter_bracket_ns(void)
+{
+    return cfg.bracket_ns;
 }
 
 double hvb_meter_tsc_hz(void)
@@ -223,6 +252,7 @@ json_t *hvb_meter_probe_json(void)
     json_object_set_new(o, "tsc_hz",
                         cfg.tsc_hz > 0 ? json_real(cfg.tsc_hz) : json_null());
     json_object_set_new(o, "tsc_invariant", json_boolean(cfg.tsc_invariant));
+    json_object_set_new(o, "bracket_ns", json_real(cfg.bracket_ns));
     json_object_set_new(
         c, "tsc_cycles_per_op",
         one(cfg.tsc, "rdtsc, thread 0's measured window", cfg.tsc_why));

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hvb/meter.h>
 #include <hvb/noise.h>
 #include <hvb/summary.h>
 
@@ -94,6 +95,30 @@ static int ctr_stats(struct hvb_cell_summary *cs)
     return 0;
 }
 
+/*
+ * The measured threads' CPU share of the wall time (task-clock over
+ * real time x threads), median over samples: under 90% the samples were
+ * descheduled (other load, steal) and time is suspect.
+ */
+static unsigned int cpu_share(const struct hvb_cell_summary *cs)
+{
+    size_t c;
+
+    for ( c = 0; c < cs->nr_ctrs; c++ )
+    {
+        const struct hvb_ctr_summary *k = &cs->ctrs[c];
+        double threads, wall;
+
+        if ( strcmp(k->name, "sw_task_clock_ns_per_op") != 0 ||
+             cs->nr_good == 0 || cs->real.median <= 0 )
+            continue;
+        threads = (double)cs->samples[0]->threads;
+        wall = cs->real.median * (threads > 0 ? threads : 1);
+        return k->st.median < 0.9 * wall ? HVB_NOISE_DESCHED : 0;
+    }
+    return 0;
+}
+
 static int summarise_cell(struct hvb_cell_summary *cs)
 {
     size_t i;
@@ -133,12 +158,17 @@ static int summarise_cell(struct hvb_cell_summary *cs)
     }
     rc = hvb_stats_compute(cs->real_ns, cs->nr_good, &cs->real);
     cs->noise = hvb_noise_flags(&cs->real, cs->shortest_s, false);
+    if ( cs->shortest_s > 0 &&
+         hvb_meter_bracket_ns() > 0.005 * cs->shortest_s * 1e9 )
+        cs->noise |= HVB_NOISE_TIMER;
     if ( rc == 0 )
         rc = hvb_stats_compute(cs->cpu_ns, cs->nr_good, &cs->cpu);
     if ( rc == 0 )
         rc = ctr_names(cs);
     if ( rc == 0 )
         rc = ctr_stats(cs);
+    if ( rc == 0 )
+        cs->noise |= cpu_share(cs);
     return rc;
 }
 

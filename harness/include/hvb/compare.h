@@ -6,11 +6,12 @@
  * CI (both sides resampled independently: two runs are not paired), the
  * Mann-Whitney U p-value, and a verdict against a threshold t:
  *
+ *   unstable    a side is noisy (CV >= 10%, min/max >= 50% from the
+ *               mean, fewer than 3 samples): never judged
  *   regressed   CI lower bound > 1 + t
  *   improved    CI upper bound < 1 - t
- *   unstable    neither, and a side is noisy (CV >= 10%, min/max >= 50%
- *               from the mean, fewer than 3 samples) or the CI reaches
- *               beyond 1 + t (a regression cannot be ruled out)
+ *   unstable    the CI reaches beyond 1 + t (a regression can be
+ *               neither shown nor ruled out)
  *   unchanged   otherwise
  */
 #ifndef HVB_COMPARE_H

@@ -58,6 +58,12 @@ void hvb_meter_probe_line(FILE *f);
 /* The probe as JSON (hvbench.counters of the results). */
 json_t *hvb_meter_probe_json(void);
 
+/*
+ * What the counter bracket (start + stop) adds to every sample, in ns,
+ * measured at the probe; 0 with --counters none.
+ */
+double hvb_meter_bracket_ns(void);
+
 /* Measured TSC frequency in Hz (0 before the probe). */
 double hvb_meter_tsc_hz(void);
 

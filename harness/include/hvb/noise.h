@@ -22,7 +22,9 @@ enum {
     HVB_NOISE_OUTLIERS = 1u << 3, /* "outliers" */
     HVB_NOISE_SCALING = 1u << 4,  /* "cpu-scaling" */
     HVB_NOISE_FEW = 1u << 5,      /* "fewer-than-3-samples" */
-    HVB_NOISE_NR = 6,
+    HVB_NOISE_DESCHED = 1u << 6,  /* "cpu-share<90%": task-clock / wall */
+    HVB_NOISE_TIMER = 1u << 7,    /* "timer-cost>0.5%" of a sample */
+    HVB_NOISE_NR = 8,
 };
 
 /* Flags that make a comparison too unstable to judge (gate exit 3). */
