@@ -41,6 +41,11 @@ static void help(FILE *f, bool gate)
         fputs(
             "usage: hvbench gate BASE.json NEW.json [--metric M]\n"
             "                    [--max-regression P%] [--markdown FILE]\n"
+            "       hvbench gate RUN.json [...]\n"
+            "\n"
+            "With one file of paired rounds, every variant of a group is\n"
+            "gated against its reference (the group's first plugin) on the\n"
+            "per-round ratios.\n"
             "\n"
             "Fail when a benchmark of NEW regressed against BASE: the lower\n"
             "bound of the 95% bootstrap CI of the ratio NEW/BASE of medians\n"
@@ -125,8 +130,11 @@ static void console(FILE *f, const struct hvb_cmp *c)
     for ( i = 0; i < c->nr_rows; i++ )
         if ( (int)strlen(c->rows[i].name) > w )
             w = (int)strlen(c->rows[i].name);
-    fprintf(f, "metric: %s: %s; threshold %.2g%%\n", c->metric, c->source,
-            c->threshold * 100);
+    fprintf(f, "metric: %s: %s; threshold %.2g%%%s\n", c->metric, c->source,
+            c->threshold * 100,
+            c->paired ? "; paired rounds: each variant against its group's "
+                        "reference, noise of the per-round ratios"
+                      : "");
     fprintf(f, "%-*s  %12s  %12s  %8s  %-17s  %8s  %-9s  %s\n", w, "benchmark",
             "base", "new", "change", "95% CI", "p", "verdict", "noise");
     for ( i = 0; i < c->nr_rows; i++ )
@@ -232,9 +240,13 @@ static void markdown(FILE *f, const struct hvb_cmp *c, json_t *b, json_t *n,
             c->nr[HVB_REGRESSED], c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
             c->nr[HVB_UNSTABLE], c->threshold * 100);
     fprintf(f,
-            "**Metric:** `%s`: %s. Ratio = NEW / BASE of the medians, "
-            "95%% percentile bootstrap CI; p = Mann-Whitney U.\n\n",
-            c->metric, c->source);
+            "**Metric:** `%s`: %s. %s, 95%% percentile bootstrap CI; "
+            "p = Mann-Whitney U.\n\n",
+            c->metric, c->source,
+            c->paired ? "Paired rounds of one run: ratio = median of the "
+                        "per-round ratios of each variant to its group's "
+                        "reference (base)"
+                      : "Ratio = NEW / BASE of the medians");
     fprintf(f,
             "| | benchmark | base (%s) | new | change | 95%% CI | p |\n"
             "|---|---|---:|---:|---:|---|---:|\n",
@@ -395,8 +407,10 @@ static int cmd(int argc, char **argv, bool gate)
             return HVB_EXIT_OK;
         }
     }
-    if ( nfiles != 2 )
-        return hvb_usage_error("%s needs BASE.json NEW.json", p.cmd);
+    if ( nfiles == 0 )
+        return hvb_usage_error("%s needs BASE.json NEW.json (or one file of "
+                               "paired rounds)",
+                               p.cmd);
     if ( hvb_cmp_default_threshold(metric) < 0 )
         return hvb_usage_error("bad value '%s' for --metric (cycles, "
                                "tsc_cycles, instructions, sim_instructions, "
@@ -404,13 +418,17 @@ static int cmd(int argc, char **argv, bool gate)
                                metric);
     docs[0] = hvb_results_load(files[0], err, sizeof(err));
     if ( docs[0] != NULL )
-        docs[1] = hvb_results_load(files[1], err, sizeof(err));
+        docs[1] = nfiles == 1 ? json_incref(docs[0])
+                              : hvb_results_load(files[1], err, sizeof(err));
     if ( docs[0] == NULL || docs[1] == NULL )
     {
         json_decref(docs[0]);
         return hvb_usage_error("%s", err);
     }
-    if ( hvb_cmp_run(docs[0], docs[1], metric, thr, &c, err, sizeof(err)) )
+    if ( nfiles == 1
+             ? hvb_cmp_paired(docs[0], metric, thr, &c, err, sizeof(err))
+             : hvb_cmp_run(docs[0], docs[1], metric, thr, &c, err,
+                           sizeof(err)) )
     {
         status = hvb_usage_error("%s", err);
         goto out;

@@ -111,6 +111,20 @@ static json_t *cell_named(json_t *doc, const char *name)
     return NULL;
 }
 
+static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
+{
+    /* Noisy samples are never judged, however large the change. */
+    if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
+        return HVB_UNSTABLE;
+    if ( r->lo > 1 + t )
+        return HVB_REGRESSED;
+    if ( r->hi < 1 - t )
+        return HVB_IMPROVED;
+    if ( r->hi > 1 + t )
+        return HVB_UNSTABLE;
+    return HVB_UNCHANGED;
+}
+
 static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
                        struct hvb_cmp_row *r)
 {
@@ -152,33 +166,19 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
         r->ratio = r->lo = r->hi = INFINITY;
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
 
-    /* Noisy samples are never judged, however large the change. */
-    if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
-        r->verdict = HVB_UNSTABLE;
-    else if ( r->lo > 1 + t )
-        r->verdict = HVB_REGRESSED;
-    else if ( r->hi < 1 - t )
-        r->verdict = HVB_IMPROVED;
-    else if ( r->hi > 1 + t )
-        r->verdict = HVB_UNSTABLE;
-    else
-        r->verdict = HVB_UNCHANGED;
+    r->verdict = verdict(r, t);
 out:
     free(x);
     free(y);
     return rc;
 }
 
-int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
-                struct hvb_cmp *out, char *err, size_t len)
+/* Resolve @metric for @base and @new_ (may be the same document). */
+static int resolve(json_t *base, json_t *new_, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len)
 {
     const struct metric *m = find_metric(metric);
-    json_t *cells = json_object_get(json_object_get(base, "hvbench"), "cells");
-    json_t *ncells = json_object_get(json_object_get(new_, "hvbench"), "cells");
     const char *why_b = NULL, *why_n = NULL;
-    json_t *c;
-    size_t i;
-    int rc;
 
     memset(out, 0, sizeof(*out));
     if ( m == NULL )
@@ -219,7 +219,21 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
             return -EINVAL;
         }
     }
+    return 0;
+}
 
+int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
+                struct hvb_cmp *out, char *err, size_t len)
+{
+    json_t *cells = json_object_get(json_object_get(base, "hvbench"), "cells");
+    json_t *ncells = json_object_get(json_object_get(new_, "hvbench"), "cells");
+    json_t *c;
+    size_t i;
+    int rc;
+
+    rc = resolve(base, new_, metric, t, out, err, len);
+    if ( rc )
+        return rc;
     out->rows = calloc(json_array_size(cells) + 1, sizeof(*out->rows));
     if ( out->rows == NULL )
         return -ENOMEM;
@@ -264,4 +278,99 @@ void hvb_cmp_free(struct hvb_cmp *c)
     free(c->rows);
     c->rows = NULL;
     c->nr_rows = 0;
+}
+
+/* Cell object of @doc with index @i, or NULL. */
+static json_t *cell_at(json_t *doc, size_t i)
+{
+    return json_array_get(
+        json_object_get(json_object_get(doc, "hvbench"), "cells"), i);
+}
+
+static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
+                      struct hvb_cmp_row *r)
+{
+    double *x = NULL, *y = NULL, *q = NULL, t = cmp->threshold;
+    size_t nx = samples(ref, cmp->key, &x), ny = samples(var, cmp->key, &y);
+    size_t n = nx < ny ? nx : ny, i, nq = 0;
+    struct hvb_stats sq;
+    int rc = -ENOMEM;
+
+    r->name = json_string_value(json_object_get(var, "name"));
+    q = calloc(n + 1, sizeof(*q));
+    if ( x == NULL || y == NULL || q == NULL )
+        goto out;
+    /* Round k of the variant over round k of its reference. */
+    for ( i = 0; i < n; i++ )
+        if ( x[i] > 0 )
+            q[nq++] = y[i] / x[i];
+        else if ( y[i] == 0 )
+            q[nq++] = 1;
+    r->base = hvb_median(x, nx);
+    r->new_ = hvb_median(y, ny);
+    r->ratio = r->lo = r->hi = NAN;
+    if ( hvb_stats_compute(q, nq, &sq) )
+        goto out;
+    /* The noise that matters here is the ratios': drift cancels. */
+    r->base_noise = 0;
+    r->new_noise = hvb_noise_flags(&sq, -1, false);
+    r->ratio = sq.median;
+    r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
+    rc = 0;
+    if ( nq > 0 )
+        rc = hvb_bootstrap_median_ci(q, nq, HVB_BOOTSTRAP_RESAMPLES,
+                                     HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+    r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
+out:
+    free(x);
+    free(y);
+    free(q);
+    return rc;
+}
+
+int hvb_cmp_paired(json_t *doc, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len)
+{
+    json_t *c;
+    size_t i, n;
+    int rc;
+
+    rc = resolve(doc, doc, metric, t, out, err, len);
+    if ( rc )
+        return rc;
+    out->paired = true;
+    n = json_array_size(
+        json_object_get(json_object_get(doc, "hvbench"), "cells"));
+    out->rows = calloc(n + 1, sizeof(*out->rows));
+    if ( out->rows == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < n; i++ )
+    {
+        json_int_t v;
+        json_t *ref;
+
+        c = cell_at(doc, i);
+        v = json_integer_value(json_object_get(c, "variant"));
+        if ( v <= 0 || (size_t)v > i )
+            continue;
+        ref = cell_at(doc, i - (size_t)v);
+        rc = paired_one(out, ref, c, &out->rows[out->nr_rows]);
+        if ( rc )
+        {
+            hvb_cmp_free(out);
+            snprintf(err, len, "out of memory");
+            return rc;
+        }
+        out->nr[out->rows[out->nr_rows].verdict]++;
+        out->nr_rows++;
+    }
+    if ( out->nr_rows == 0 )
+    {
+        hvb_cmp_free(out);
+        snprintf(err, len,
+                 "one file: no group with two or more plugins to compare "
+                 "(give BASE.json NEW.json, or run several plugins)");
+        return -EINVAL;
+    }
+    return 0;
 }

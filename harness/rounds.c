@@ -217,7 +217,7 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
     {
         struct hvb_engine_result one = {0};
 
-        hvb_rounds_order(m, r, order);
+        hvb_rounds_order(m, o->fixed_order ? 0 : r, order);
         for ( i = 0; i < m->nr_cells; i++ )
             fill_bench(&b[i], &m->cells[order[i]], iters[order[i]]);
         rc = hvb_engine_run(b, m->nr_cells, &eo, &one, err, len);

@@ -2,8 +2,10 @@
 /*
  * domlookup/slowdown: a tests-only external plugin for the gate self-test
  * (tests/harness/test-gate.sh).  It is rcu-noref plus a known amount of
- * real work per lookup, set by environment variables so that the cell
- * names of a "slow" run match the base run's:
+ * real work per lookup, set by options (work, every, jitter, and tag, a
+ * no-op that makes identical variants of one group for a paired A/A) or,
+ * where an option is 0, by environment variables, so that the cell names
+ * of a "slow" run match the base run's:
  *
  *   HVB_SLOWDOWN_WORK=K    K work units (a dependent loop step, a few
  *                          instructions each) ...
@@ -15,13 +17,39 @@
  *
  * Build: cc -shared -fPIC -fvisibility=hidden -DHV_PLUGIN_SHARED ...
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <x86intrin.h>
 
 #include <hv/domlookup.h>
 #include <hv/hv.h>
 
-static unsigned long work, every = 1, jitter;
+struct slowdown {
+    unsigned long work, every, jitter;
+};
+
+struct slowdown_opts {
+    unsigned int work, every, jitter, tag;
+};
+
+/* clang-format off */
+static const struct hv_opt slowdown_opt_table[] = {
+    { .name = "work", .type = HV_OPT_UINT,
+      .off = offsetof(struct slowdown_opts, work), .def = "0",
+      .min = 0, .max = 1000000, .help = "work units per affected lookup" },
+    { .name = "every", .type = HV_OPT_UINT,
+      .off = offsetof(struct slowdown_opts, every), .def = "0",
+      .min = 0, .max = 1000000, .help = "work on every N-th lookup" },
+    { .name = "jitter", .type = HV_OPT_UINT,
+      .off = offsetof(struct slowdown_opts, jitter), .def = "0",
+      .min = 0, .max = 1000000, .help = "time-varying extra units" },
+    { .name = "tag", .type = HV_OPT_UINT,
+      .off = offsetof(struct slowdown_opts, tag), .def = "0",
+      .min = 0, .max = 1000000, .help = "no effect (A/A variants)" },
+    HV_OPT_TABLE_END
+};
+/* clang-format on */
+
 static __thread unsigned long calls;
 
 static void spin(unsigned long n)
@@ -35,12 +63,13 @@ static void spin(unsigned long n)
 static struct hv_domain *slowdown_lock(struct hv_cpu *cpu, void *priv,
                                        domid_t id)
 {
+    const struct slowdown *s = priv;
     struct hv_domain *d;
 
-    if ( work && ++calls % every == 0 )
-        spin(work);
-    if ( jitter )
-        spin(jitter * ((__rdtsc() >> 26) & 7));
+    if ( s->work && ++calls % s->every == 0 )
+        spin(s->work);
+    if ( s->jitter )
+        spin(s->jitter * ((__rdtsc() >> 26) & 7));
     hv_rcu_read_lock(cpu);
     d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
     if ( d == NULL )
@@ -67,13 +96,23 @@ static unsigned long env(const char *name, unsigned long def)
 
 static int slowdown_init(struct hv *hv, const void *opts, void **priv)
 {
-    work = env("HVB_SLOWDOWN_WORK", 0);
-    every = env("HVB_SLOWDOWN_EVERY", 1);
-    jitter = env("HVB_SLOWDOWN_JITTER", 0);
-    if ( every == 0 )
-        every = 1;
-    *priv = NULL;
+    const struct slowdown_opts *o = opts;
+    struct slowdown *s = calloc(1, sizeof(*s));
+
+    if ( s == NULL )
+        return -12; /* -ENOMEM */
+    s->work = o && o->work ? o->work : env("HVB_SLOWDOWN_WORK", 0);
+    s->every = o && o->every ? o->every : env("HVB_SLOWDOWN_EVERY", 1);
+    s->jitter = o && o->jitter ? o->jitter : env("HVB_SLOWDOWN_JITTER", 0);
+    if ( s->every == 0 )
+        s->every = 1;
+    *priv = s;
     return 0;
+}
+
+static void slowdown_fini(struct hv *hv, void *priv)
+{
+    free(priv);
 }
 
 static const struct hv_domlookup_ops slowdown_ops = {
@@ -82,8 +121,11 @@ static const struct hv_domlookup_ops slowdown_ops = {
             HV_PLUGIN_HDR("domlookup", "slowdown", struct hv_domlookup_ops),
             .summary = "tests only: rcu-noref plus HVB_SLOWDOWN_* work per "
                        "lookup",
+            .opts = slowdown_opt_table,
+            .opts_size = sizeof(struct slowdown_opts),
         },
     .init = slowdown_init,
+    .fini = slowdown_fini,
     .lock = slowdown_lock,
     .unlock = slowdown_unlock,
     .retire = slowdown_retire,

@@ -47,6 +47,7 @@ struct hvb_cmp {
     size_t nr_rows;
     size_t nr[4]; /* rows per verdict */
     size_t only_base, only_new;
+    bool paired; /* one file: variants against their group's reference */
 };
 
 /* The default threshold of @metric (fraction); -1 for an unknown one. */
@@ -61,6 +62,16 @@ double hvb_cmp_default_threshold(const char *metric);
 int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
                 struct hvb_cmp *out, char *err, size_t len);
 void hvb_cmp_free(struct hvb_cmp *c);
+
+/*
+ * hvb_cmp_paired - one file of paired rounds: every variant of a group
+ * against its reference (variant 0).  Base and new are the two cells'
+ * medians; the ratio is the median of the per-round ratios, its CI a
+ * bootstrap of them, its noise flags theirs (drift cancels in a round);
+ * the verdicts as above.  Errors as hvb_cmp_run().
+ */
+int hvb_cmp_paired(json_t *doc, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len);
 
 const char *hvb_verdict_name(enum hvb_verdict v);
 

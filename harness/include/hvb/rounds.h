@@ -25,6 +25,7 @@ struct hvb_rounds_opts {
     double min_time_s;   /* calibration target per repetition */
     int64_t iterations;  /* fixed per-thread count for all; 0: calibrate */
     unsigned int first;  /* rounds already in the result (--resume) */
+    bool fixed_order;    /* --no-interleave: round 0 order every round */
     const char *argv0;
     bool quiet; /* no progress */
     /* Once the library's context is known (first engine run only). */
