@@ -68,12 +68,12 @@ t = $(med "$tmp/b.json" time); u = ($(med "$tmp/w.json" time) - t) / 200
 print(max(1, round($p / 100 * t / u)))")
         every=1
     else
-        cgone "$tmp/b.json"
+        cgone "$tmp/b1.json"
         cgone "$tmp/w.json" HVB_SLOWDOWN_WORK=100
+        cgone "$tmp/b.json" HVB_SLOWDOWN_EVERY=100
         k=$(/usr/bin/python3 -c "
-x = $(med "$tmp/b.json" sim_instructions_per_op)
-u = ($(med "$tmp/w.json" sim_instructions_per_op) - x) / 100
-print(max(1, round($p / 100 * 100 * x / u)))")
+u = ($(med "$tmp/w.json" sim_instructions_per_op) - $(med "$tmp/b1.json" sim_instructions_per_op)) / 100
+print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         every=100
     fi
     caught=0 unstable=0 i=1
@@ -84,7 +84,7 @@ print(max(1, round($p / 100 * 100 * x / u)))")
             one "$tmp/s.json" HVB_SLOWDOWN_WORK="$k"
             "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time >"$tmp/g" 2>&1
         else
-            cgone "$tmp/b.json"
+            cgone "$tmp/b.json" HVB_SLOWDOWN_EVERY=$every
             cgone "$tmp/s.json" HVB_SLOWDOWN_WORK="$k" HVB_SLOWDOWN_EVERY=$every
             "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric sim_instructions \
                 >"$tmp/g" 2>&1
@@ -109,6 +109,10 @@ import json
 c = json.load(open('$tmp/w.json'))['hvbench']['cells']
 t = c[0]['summary']['median']; r = c[1]['paired']['median']
 print(max(1, round($4 / 100 * 200 / (r - 1))))")
+        /usr/bin/python3 -c "
+import json
+c = json.load(open('$tmp/w.json'))['hvbench']['cells']
+print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k * 100))"
     fi
     flagged=0 unstable=0 i=1
     t0=$(date +%s)

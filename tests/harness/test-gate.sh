@@ -70,13 +70,14 @@ fi
 
 # 3. +1% instructions: work units on every 100th lookup, sized from the
 # measured Ir of a unit.
+# The base runs the same bookkeeping (every 100th lookup, 0 units).
 cg "$tmp/cg-w.json" HVB_SLOWDOWN_WORK=100
+cg "$tmp/cg-b.json" HVB_SLOWDOWN_EVERY=100
 k=$(/usr/bin/python3 -c "
-x = $(median "$tmp/cg-a1.json" sim_instructions_per_op)
-u = ($(median "$tmp/cg-w.json" sim_instructions_per_op) - x) / 100
-print(max(1, round(x / u)))")
+u = ($(median "$tmp/cg-w.json" sim_instructions_per_op) - $(median "$tmp/cg-a1.json" sim_instructions_per_op)) / 100
+print(max(1, round($(median "$tmp/cg-b.json" sim_instructions_per_op) / u)))")
 cg "$tmp/cg-slow.json" HVB_SLOWDOWN_WORK="$k" HVB_SLOWDOWN_EVERY=100
-gate 1 "$tmp/cg-a1.json" "$tmp/cg-slow.json" --metric sim_instructions \
+gate 1 "$tmp/cg-b.json" "$tmp/cg-slow.json" --metric sim_instructions \
     --markdown "$tmp/cg.md"
 grep -q "regression" "$tmp/cg.md" || bad "markdown of the +1% gate: no verdict"
 grep -q "Ir/op" "$tmp/cg.md" || bad "markdown of the +1% gate: no unit"
@@ -97,6 +98,21 @@ for try in 1 2 3; do
     run "$tmp/a1.json"
 done
 [ "$rc" -eq 1 ] || { bad "+25% time (k=$k) exited $rc"; cat "$tmp/gate.out"; }
+
+# 2b. The same +25% paired within one run (variants of one group): the
+# per-round ratios cancel the machine's drift.
+"$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:work=$k" -q \
+    --min-time 0.05 --repetitions 10 -o "$tmp/pair.json" >/dev/null 2>&1
+gate 1 "$tmp/pair.json" --metric time
+# And paired A/A: two variants running the same code never regress.
+"$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:tag=2" -q \
+    --min-time 0.05 --repetitions 10 -o "$tmp/paa.json" >/dev/null 2>&1
+"$hvbench" gate "$tmp/paa.json" >"$tmp/gate.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    bad "paired A vs A exited $rc"
+    cat "$tmp/gate.out"
+fi
 
 # 4. Jitter: the extra work changes every ~25 ms, samples last ~20 ms.
 env HVB_SLOWDOWN_JITTER=40 "$hvbench" run lookup --plugin "domlookup=$so" \
