@@ -320,7 +320,19 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
     if ( nq > 0 )
         rc = hvb_bootstrap_median_ci(q, nq, HVB_BOOTSTRAP_RESAMPLES,
                                      HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
-    r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
+    /*
+     * Paired rounds are judged on the CI of the median ratio alone (it
+     * already carries the ratios' spread, and a disturbed round moves a
+     * median little); the ratios' noise flags are reported, not fatal,
+     * except too few rounds.
+     */
+    {
+        unsigned int flags = r->new_noise;
+
+        r->new_noise &= HVB_NOISE_FEW;
+        r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
+        r->new_noise = flags;
+    }
 out:
     free(x);
     free(y);

@@ -13,6 +13,8 @@
 #            in one run; N runs
 #   empty    the empty-op baseline: harness overhead per op
 # Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
+# Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
+# gate; REPS (default 15) sets the repetitions of the paired runs.
 set -u
 hv=$1
 so=$2
@@ -119,14 +121,15 @@ print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k 
     while [ "$i" -le "$n" ]; do
         if [ "$what" = paa ]; then
             "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:tag=2" \
-                --threads 1,2 -q --min-time 0.05 --repetitions 15 \
+                --threads 1,2 -q --min-time 0.05 --repetitions "${REPS:-15}" \
                 -o "$tmp/p.json" >/dev/null 2>&1
         else
             "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=$k" -q \
-                --min-time 0.05 --repetitions 15 -o "$tmp/p.json" \
+                --min-time 0.05 --repetitions "${REPS:-15}" -o "$tmp/p.json" \
                 >/dev/null 2>&1
         fi
-        "$hv" gate "$tmp/p.json" >"$tmp/g" 2>&1
+        # shellcheck disable=SC2086
+        "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
         rc=$?
         [ "$rc" -eq 1 ] && flagged=$((flagged + 1))
         [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
