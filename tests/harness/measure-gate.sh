@@ -10,7 +10,11 @@
 #   paa      A/A within one run: slowdown:tag=1 vs slowdown:tag=2 (same
 #            code), threads 1 and 2, paired rounds; N runs, gate each
 #   ptime P  paired gate power: slowdown:tag=1 vs slowdown:work=K (+P%)
-#            in one run; N runs
+#            in one run; N runs.  Small K is not linear (out-of-order
+#            execution hides a few loop steps behind the lookup): prefer
+#   pevery E paired gate power: slowdown:tag=1 vs slowdown:work=200:every=E
+#            (200 units on every E-th lookup: linear in 1/E; E=150 gave
+#            about +5%, E=300 about +2% on the 2-vCPU VM); N runs
 #   empty    the empty-op baseline: harness overhead per op
 # Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
 # Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
@@ -98,6 +102,24 @@ print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         i=$((i + 1))
     done
     echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
+    ;;
+pevery)
+    n=${5:-20}
+    caught=0 unstable=0 i=1 changes=""
+    t0=$(date +%s)
+    while [ "$i" -le "$n" ]; do
+        "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=200:every=$4" \
+            -q --min-time 0.05 --repetitions "${REPS:-30}" -o "$tmp/p.json" \
+            >/dev/null 2>&1
+        # shellcheck disable=SC2086
+        "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
+        rc=$?
+        [ "$rc" -eq 1 ] && caught=$((caught + 1))
+        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        changes="$changes $(sed -n 3p "$tmp/g" | awk '{print $4}')"
+        i=$((i + 1))
+    done
+    echo "every=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
     ;;
 paa | ptime)
     n=${5:-20}
