@@ -56,8 +56,14 @@ void hvb_cli_help(FILE *f)
         "                    what can be run and switched\n"
         "  run WORKLOAD [--plugin SLOT=A[,B...]]... [--param K=V[,V...]]...\n"
         "               [--threads N[,M...]] [--repetitions N] [--min-time S]\n"
-        "               [--out FILE] [--format console|json]\n"
+        "               [--counters auto|hw|tsc|none] [--instrument none|callgrind]\n"
+        "               [--iterations N] [--resume]\n"
+        "               [--out FILE] [--format console|json|csv|markdown]\n"
         "                    measure every cell of plugins x params x threads\n"
+        "  compare BASE.json NEW.json [--metric M] [--format console|markdown|json]\n"
+        "                    per benchmark: ratio NEW/BASE with CI and verdict\n"
+        "  gate BASE.json NEW.json [--metric M] [--max-regression P%] [--markdown FILE]\n"
+        "                    exit 1 on a regression, 3 when too unstable\n"
         "  profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]\n"
         "                    sample call stacks: folded, flame graphs, diffs\n"
         "  lockstat WORKLOAD [run options]\n"
@@ -69,7 +75,8 @@ void hvb_cli_help(FILE *f)
         "Every command takes --help.  Data goes to stdout; progress, notes\n"
         "and errors go to stderr.\n"
         "\n"
-        "exit status: 0 success, 1 a run failed, 2 usage or input error\n",
+        "exit status: 0 success, 1 a run failed (gate: a regression),\n"
+        "2 usage or input error, 3 (gate) too unstable to judge\n",
         f);
 }
 

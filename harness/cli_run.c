@@ -32,6 +32,10 @@ enum {
     OPT_AFFINITY,
     OPT_TEST_PLUGINS,
     OPT_QUIET,
+    OPT_COUNTERS,
+    OPT_INSTRUMENT,
+    OPT_RESUME,
+    OPT_ITERATIONS,
     OPT_HELP,
 };
 
@@ -48,6 +52,10 @@ static const struct hvb_optdef run_opts[] = {
     {"affinity", 0, true, OPT_AFFINITY},
     {"allow-test-plugins", 0, false, OPT_TEST_PLUGINS},
     {"quiet", 'q', false, OPT_QUIET},
+    {"counters", 0, true, OPT_COUNTERS},
+    {"instrument", 0, true, OPT_INSTRUMENT},
+    {"resume", 0, false, OPT_RESUME},
+    {"iterations", 0, true, OPT_ITERATIONS},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -78,14 +86,24 @@ static void run_help(FILE *f)
         "  -t, --threads N[,M...]  measured threads (default 1)\n"
         "  -r, --repetitions N  repetitions per cell (default %d)\n"
         "  --min-time S        minimum seconds per repetition (default %g)\n"
-        "  --no-interleave     run each cell's repetitions back to back\n"
-        "                      (default: randomly interleaved across cells)\n"
+        "  --no-interleave     same cell order in every round (default:\n"
+        "                      ABBA / Latin-square order of each group)\n"
+        "  --iterations N      operations per thread and repetition, for\n"
+        "                      every cell (default: calibrated to --min-time,\n"
+        "                      one count shared by each group)\n"
+        "  --counters auto|hw|tsc|none  per-op counters (default auto: all\n"
+        "                      available; hw: fail unless hardware counters)\n"
+        "  --instrument none|callgrind  callgrind: run under valgrind and\n"
+        "                      report sim_instructions_per_op (1 thread only)\n"
+        "  --resume            keep the finished rounds of --out FILE and\n"
+        "                      run only the missing ones\n"
         "  --affinity spread|none  pin measured thread i of a multi-thread\n"
         "                      cell to the i-th usable CPU (default\n"
         "                      spread), or let every thread float\n"
         "  --seed N            base seed of the threads' generators (default %d)\n"
         "  -o, --out FILE      also write the JSON results to FILE (atomically)\n"
-        "  -f, --format console|json  what goes to stdout (default console)\n"
+        "  -f, --format console|json|csv|markdown  what goes to stdout\n"
+        "                      (default console)\n"
         "  --allow-test-plugins  allow negative-control plugins (tests)\n"
         "  -q, --quiet         no progress or context on stderr\n"
         "  -h, --help          this help\n"
@@ -208,12 +226,54 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
                 o.format = HVB_FORMAT_CONSOLE;
             else if ( strcmp(val, "json") == 0 )
                 o.format = HVB_FORMAT_JSON;
+            else if ( strcmp(val, "csv") == 0 )
+                o.format = HVB_FORMAT_CSV;
+            else if ( strcmp(val, "markdown") == 0 )
+                o.format = HVB_FORMAT_MARKDOWN;
             else
             {
-                hvb_usage_error("bad value '%s' for --format (console or json)",
+                hvb_usage_error("bad value '%s' for --format (console, json, "
+                                "csv or markdown)",
                                 val);
                 goto out;
             }
+            break;
+        case OPT_COUNTERS:
+            if ( strcmp(val, "auto") == 0 )
+                o.counters = HVB_COUNTERS_AUTO;
+            else if ( strcmp(val, "hw") == 0 )
+                o.counters = HVB_COUNTERS_HW;
+            else if ( strcmp(val, "tsc") == 0 )
+                o.counters = HVB_COUNTERS_TSC;
+            else if ( strcmp(val, "none") == 0 )
+                o.counters = HVB_COUNTERS_NONE;
+            else
+            {
+                hvb_usage_error("bad value '%s' for --counters (auto, hw, tsc "
+                                "or none)",
+                                val);
+                goto out;
+            }
+            break;
+        case OPT_INSTRUMENT:
+            if ( strcmp(val, "none") == 0 )
+                o.instrument = HVB_INSTRUMENT_NONE;
+            else if ( strcmp(val, "callgrind") == 0 )
+                o.instrument = HVB_INSTRUMENT_CALLGRIND;
+            else
+            {
+                hvb_usage_error(
+                    "bad value '%s' for --instrument (none or callgrind)", val);
+                goto out;
+            }
+            break;
+        case OPT_RESUME:
+            o.resume = true;
+            break;
+        case OPT_ITERATIONS:
+            if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
+                goto out;
+            o.iterations = (int64_t)u;
             break;
         case OPT_SEED:
             if ( !hvb_parse_u64("--seed", val, 0, UINT64_MAX, &o.spec.seed) )

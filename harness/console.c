@@ -75,15 +75,16 @@ void hvb_console_table(FILE *out, const struct hvb_matrix *m,
                        const struct hvb_summary *s)
 {
     int w = (int)strlen("name");
-    char ratio[32];
+    char ratio[48];
     size_t i;
 
     for ( i = 0; i < m->nr_cells; i++ )
         if ( (int)strlen(m->cells[i].name) > w )
             w = (int)strlen(m->cells[i].name);
 
-    fprintf(out, "%-*s  %14s  %7s  %12s  %7s  %s\n", w, "name", "median ns/op",
-            "CV", "iterations", "ratio", "counters (per op)");
+    fprintf(out, "%-*s  %14s  %7s  %12s  %-23s  %s\n", w, "name",
+            "median ns/op", "CV", "iterations", "ratio [paired 95% CI]",
+            "counters (per op)");
     for ( i = 0; i < m->nr_cells; i++ )
     {
         const struct hvb_mcell *mc = &m->cells[i];
@@ -97,11 +98,14 @@ void hvb_console_table(FILE *out, const struct hvb_matrix *m,
                     cs->error ? cs->error : "no result");
             continue;
         }
-        if ( m->nr_variants > 1 && cs->has_ratio )
+        if ( m->nr_variants > 1 && cs->has_ratio && cs->nr_pairs > 0 )
+            snprintf(ratio, sizeof(ratio), "%.3f [%.3f,%.3f]", cs->pair_median,
+                     cs->pair_lo, cs->pair_hi);
+        else if ( m->nr_variants > 1 && cs->has_ratio )
             snprintf(ratio, sizeof(ratio), "%.3f", cs->ratio);
         else
             snprintf(ratio, sizeof(ratio), "-");
-        fprintf(out, "%-*s  %14.2f  %6.1f%%  %12lld  %7s  ", w, mc->name,
+        fprintf(out, "%-*s  %14.2f  %6.1f%%  %12lld  %-23s  ", w, mc->name,
                 cs->real.median, cs->real.cv * 100.0, (long long)cs->iterations,
                 ratio);
         print_counters(out, cs);

@@ -18,6 +18,10 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
         return hvb_cmd_list(argc, argv);
     if ( strcmp(cmd, "run") == 0 )
         return hvb_cmd_run(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "compare") == 0 )
+        return hvb_cmd_compare(argc, argv);
+    if ( strcmp(cmd, "gate") == 0 )
+        return hvb_cmd_gate(argc, argv);
     if ( strcmp(cmd, "lockstat") == 0 )
         return hvb_cmd_lockstat(argc, argv, full_argc, full_argv);
     if ( strcmp(cmd, "profile") == 0 )
@@ -25,7 +29,8 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
     if ( strcmp(cmd, "report") == 0 )
         return hvb_cmd_report(argc, argv, full_argc, full_argv);
     return hvb_usage_error("unknown command '%s' (commands: list, run, "
-                           "profile, lockstat, report; see 'hvbench --help')",
+                           "compare, gate, profile, lockstat, report; see "
+                           "'hvbench --help')",
                            cmd);
 }
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hvb/noise.h>
 #include <hvb/results.h>
 
 /* Builder state: any failed allocation or insertion sets oom. */
@@ -245,6 +246,8 @@ static json_t *stats_json(struct jb *b, const struct hvb_stats *st)
     set(b, o, "cv", num(st->cv));
     set(b, o, "min", num(st->min));
     set(b, o, "max", num(st->max));
+    set(b, o, "mad", num(st->mad));
+    set(b, o, "outliers", json_integer((json_int_t)st->outliers));
     return o;
 }
 
@@ -270,8 +273,25 @@ static json_t *cell_plugins(struct jb *b, const struct hvb_mcell *mc)
     return o;
 }
 
+static json_t *paired_json(struct jb *b, const struct hvb_cell_summary *cs)
+{
+    json_t *o = json_object(), *r = json_array(), *ci = json_array();
+    size_t i;
+
+    for ( i = 0; i < cs->nr_pairs; i++ )
+        push(b, r, num(cs->pair_ratios[i]));
+    set(b, o, "ratios", r);
+    set(b, o, "median", num(cs->pair_median));
+    push(b, ci, num(cs->pair_lo));
+    push(b, ci, num(cs->pair_hi));
+    set(b, o, "ci95", ci);
+    set(b, o, "mannwhitney_p", num(cs->pair_p));
+    return o;
+}
+
 static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
-                         const struct hvb_cell_summary *cs)
+                         const struct hvb_cell_summary *cs,
+                         const struct hvb_run_meta *meta)
 {
     const struct hvb_matrix *m = mc->m;
     json_t *o = json_object(), *params = json_object(), *given = json_array(),
@@ -315,6 +335,12 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     set(b, o, "cpu_summary", stats_json(b, &cs->cpu));
     set(b, o, "ratio_to_reference",
         cs->has_ratio ? num(cs->ratio) : json_null());
+    set(b, o, "noise_flags", hvb_noise_json(cs->noise));
+    if ( meta->shared_iterations != NULL )
+        set(b, o, "shared_iterations",
+            json_integer(meta->shared_iterations[mc->index]));
+    if ( mc->variant > 0 && cs->pair_ratios != NULL )
+        set(b, o, "paired", paired_json(b, cs));
 
     for ( c = 0; c < cs->nr_ctrs; c++ )
     {
@@ -370,10 +396,20 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, "time_unit", json_string("ns"));
     set(b, run, "cells", json_integer((json_int_t)m->nr_cells));
     set(b, run, "failed_cells", json_integer((json_int_t)s->nr_failed));
+    set(b, run, "method", json_string("paired-rounds"));
+    set(b, run, "rounds_done", json_integer(meta->rounds_done));
+    set(b, run, "complete",
+        json_boolean(meta->rounds_done >= meta->repetitions));
+    set(b, run, "instrument",
+        json_string(meta->instrument ? meta->instrument : "none"));
     set(b, o, "run", run);
+    if ( meta->counters != NULL )
+        set(b, o, "counters", json_incref(meta->counters));
+    if ( meta->environment != NULL )
+        set(b, o, "environment", json_incref(meta->environment));
 
     for ( i = 0; i < m->nr_cells; i++ )
-        push(b, cells, cell_json(b, &m->cells[i], &s->cells[i]));
+        push(b, cells, cell_json(b, &m->cells[i], &s->cells[i], meta));
     set(b, o, "cells", cells);
     return o;
 }
@@ -556,4 +592,41 @@ out:
     free(dir);
     free(base_copy);
     return rc;
+}
+
+json_t *hvb_results_load(const char *path, char *err, size_t len)
+{
+    json_error_t e;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e), *h, *v;
+
+    if ( root == NULL )
+    {
+        if ( e.line < 0 || e.position == 0 )
+            snprintf(err, len, "cannot read '%s': %s", path, e.text);
+        else
+            snprintf(err, len, "'%s' is not valid JSON: line %d: %s", path,
+                     e.line, e.text);
+        return NULL;
+    }
+    h = json_object_get(root, "hvbench");
+    v = json_object_get(h, "schema_version");
+    if ( !json_is_object(h) || !json_is_integer(v) ||
+         !json_is_array(json_object_get(h, "cells")) ||
+         !json_is_array(json_object_get(root, "benchmarks")) )
+        snprintf(
+            err, len,
+            "'%s' is not an hvbench results file (no hvbench.schema_version, cells or benchmarks)",
+            path);
+    else if ( json_integer_value(v) > HVB_RESULTS_SCHEMA_VERSION )
+        snprintf(
+            err, len,
+            "'%s' has results schema version %lld; this hvbench reads up to %d",
+            path, (long long)json_integer_value(v), HVB_RESULTS_SCHEMA_VERSION);
+    else if ( json_integer_value(v) < 1 )
+        snprintf(err, len, "'%s' has a bad results schema version %lld", path,
+                 (long long)json_integer_value(v));
+    else
+        return root;
+    json_decref(root);
+    return NULL;
 }

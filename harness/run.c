@@ -4,48 +4,58 @@
  * user named is checked before anything is built or run (matrix, then the
  * workload's check(), then the output path); git is asked for the commit
  * before measuring, so it never runs beside a measured loop.
+ *
+ * Cells run as paired rounds (hvb/rounds.h).  With --out, the results file
+ * is rewritten atomically after every round (hvbench.run.complete false
+ * until the last), so an interrupted run keeps its finished rounds and
+ * --resume runs only the missing ones.  --instrument callgrind re-runs
+ * this command under valgrind (hvb/callgrind.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <valgrind/valgrind.h>
 
 #include <hvb/buildinfo.h>
+#include <hvb/callgrind.h>
 #include <hvb/cli.h>
 #include <hvb/console.h>
 #include <hvb/engine.h>
+#include <hvb/env.h>
+#include <hvb/meter.h>
 #include <hvb/results.h>
+#include <hvb/resume.h>
+#include <hvb/rounds.h>
 #include <hvb/run.h>
 #include <hvb/summary.h>
+#include <hvb/tabular.h>
 
-/* What the engine's hooks need. */
-struct hooks {
+/* Fixed operations per sample under callgrind: deterministic counts. */
+#define CALLGRIND_ITERATIONS 20000
+
+struct run_state {
     const struct hvb_matrix *m;
+    const struct hvb_run_opts *o;
+    const struct hvb_buildinfo *bi;
+    int64_t *iters;
+    json_t *probe, *env;
     bool quiet;
-    size_t done;
 };
 
 static void on_context(void *ctx, const char *context_json)
 {
-    struct hooks *h = ctx;
+    struct run_state *st = ctx;
     json_t *gb;
 
-    if ( h->quiet )
+    if ( st->quiet )
         return;
     gb = json_loads(context_json, 0, NULL);
     if ( gb != NULL )
         hvb_console_context(stderr, json_object_get(gb, "context"));
     json_decref(gb);
-}
-
-static void on_done(void *ctx, size_t bench)
-{
-    struct hooks *h = ctx;
-
-    h->done++;
-    if ( !h->quiet )
-        fprintf(stderr, "hvbench: [%zu/%zu] %s done\n", h->done, h->m->nr_cells,
-                h->m->cells[bench].name);
 }
 
 /* An error code of the matrix stages -> exit status, printing @err. */
@@ -56,109 +66,111 @@ static int stage_error(int rc, const char *err)
     return hvb_failure("%s", err[0] ? err : strerror(-rc));
 }
 
-static int measure(struct hvb_matrix *m, const struct hvb_run_opts *o,
-                   struct hvb_engine_result *res)
+static void fill_meta(const struct run_state *st, unsigned int rounds_done,
+                      struct hvb_run_meta *meta)
 {
-    struct hvb_engine_bench *b = calloc(m->nr_cells, sizeof(*b));
-    struct hooks h = {.m = m, .quiet = o->quiet, .done = 0};
-    struct hvb_engine_opts eo = {
-        .repetitions = o->repetitions,
-        .min_time_s = o->min_time_s,
-        .interleave = o->interleave,
-        .argv0 = o->argc > 0 ? o->argv[0] : "hvbench",
-        .on_context = on_context,
-        .on_done = on_done,
-        .hook_ctx = &h,
-    };
+    const struct hvb_run_opts *o = st->o;
+
+    memset(meta, 0, sizeof(*meta));
+    meta->argc = o->argc;
+    meta->argv = o->argv;
+    meta->repetitions = o->repetitions;
+    meta->min_time_s = o->min_time_s;
+    meta->interleave = o->interleave;
+    meta->seed = o->spec.seed;
+    meta->affinity = hvb_affinity_name(o->spec.affinity);
+    meta->shared_iterations = st->iters;
+    meta->rounds_done = rounds_done;
+    meta->instrument =
+        o->instrument == HVB_INSTRUMENT_CALLGRIND ? "callgrind" : "none";
+    meta->counters = st->probe;
+    meta->environment = st->env;
+}
+
+/* The document for the rounds so far; NULL with @err. */
+static json_t *build_doc(const struct run_state *st,
+                         const struct hvb_engine_result *res,
+                         unsigned int rounds_done, struct hvb_summary *s,
+                         char *err, size_t len)
+{
+    struct hvb_run_meta meta;
+
+    fill_meta(st, rounds_done, &meta);
+    if ( hvb_summary_build(st->m, res, s) )
+    {
+        snprintf(err, len, "out of memory summarising the run");
+        return NULL;
+    }
+    return hvb_results_build(st->m, s, res, &meta, st->bi, err, len);
+}
+
+/* After each round: rewrite --out with the rounds so far. */
+static int on_round(void *ctx, unsigned int round,
+                    const struct hvb_engine_result *so_far)
+{
+    struct run_state *st = ctx;
+    struct hvb_summary s;
     char err[512] = "";
-    size_t i;
+    json_t *doc;
     int rc;
 
-    if ( b == NULL )
-        return hvb_failure("out of memory");
-    for ( i = 0; i < m->nr_cells; i++ )
-    {
-        b[i].name = m->cells[i].name;
-        b[i].threads = m->cells[i].cell.threads;
-        b[i].one_shot = m->w->flags & HVB_WF_ONE_SHOT;
-        b[i].body = hvb_runner_body;
-        b[i].arg = &m->cells[i];
-    }
-    if ( o->hooks != NULL && o->hooks->before != NULL &&
-         o->hooks->before(o->hooks->ctx, m, b, m->nr_cells) )
-    {
-        free(b);
-        return HVB_EXIT_FAIL;
-    }
-    if ( !o->quiet && (m->w->flags & HVB_WF_ONE_SHOT) )
-        fprintf(
-            stderr,
-            "hvbench: %s: %zu cell(s) x %u repetition(s) of one iteration%s\n",
-            m->w->name, m->nr_cells, o->repetitions,
-            o->interleave && m->nr_cells > 1 ? ", interleaved" : "");
-    else if ( !o->quiet )
-        fprintf(
-            stderr,
-            "hvbench: %s: %zu cell(s) x %u repetition(s) of at least %g s%s\n",
-            m->w->name, m->nr_cells, o->repetitions, o->min_time_s,
-            o->interleave && m->nr_cells > 1 ? ", interleaved" : "");
-    rc = hvb_engine_run(b, m->nr_cells, &eo, res, err, sizeof(err));
-    if ( o->hooks != NULL && o->hooks->after != NULL )
-        o->hooks->after(o->hooks->ctx, m);
-    free(b);
+    if ( !st->quiet && !isatty(2) )
+        fprintf(stderr, "hvbench: round %u/%u done\n", round + 1,
+                st->o->repetitions);
+    if ( st->o->out_path == NULL || round + 1 >= st->o->repetitions )
+        return 0;
+    doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
+    rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err)) : -1;
+    json_decref(doc);
+    hvb_summary_free(&s);
     if ( rc )
-        return hvb_failure("%s", err);
-    return HVB_EXIT_OK;
+        hvb_failure("%s", err);
+    return rc ? -EIO : 0;
 }
 
 /* Print and store; returns the exit status. */
-static int report(const struct hvb_matrix *m, const struct hvb_run_opts *o,
-                  const struct hvb_engine_result *res,
-                  const struct hvb_buildinfo *bi)
+static int report(const struct run_state *st,
+                  const struct hvb_engine_result *res)
 {
-    struct hvb_run_meta meta = {
-        .argc = o->argc,
-        .argv = o->argv,
-        .repetitions = o->repetitions,
-        .min_time_s = o->min_time_s,
-        .interleave = o->interleave,
-        .seed = o->spec.seed,
-        .affinity = hvb_affinity_name(o->spec.affinity),
-    };
+    const struct hvb_run_opts *o = st->o;
     struct hvb_summary s;
-    json_t *root = NULL;
+    json_t *root;
     char err[512] = "";
     int status = HVB_EXIT_OK;
 
-    if ( hvb_summary_build(m, res, &s) )
-        return hvb_failure("out of memory summarising the run");
-    if ( o->out_path != NULL || o->format == HVB_FORMAT_JSON )
+    root = build_doc(st, res, o->repetitions, &s, err, sizeof(err));
+    if ( root == NULL )
     {
-        root = hvb_results_build(m, &s, res, &meta, bi, err, sizeof(err));
-        if ( root == NULL )
-        {
-            hvb_summary_free(&s);
-            return hvb_failure("%s", err);
-        }
-        if ( o->hooks != NULL && o->hooks->annotate != NULL )
-            o->hooks->annotate(o->hooks->ctx, m, &s, root);
+        hvb_summary_free(&s);
+        return hvb_failure("%s", err);
     }
-    if ( o->format == HVB_FORMAT_JSON )
+    if ( o->hooks != NULL && o->hooks->annotate != NULL )
+        o->hooks->annotate(o->hooks->ctx, st->m, &s, root);
+    switch ( o->format )
     {
+    case HVB_FORMAT_JSON:
         if ( hvb_results_dump(stdout, root) )
             status =
                 hvb_failure("writing results to stdout: %s", strerror(errno));
+        break;
+    case HVB_FORMAT_CSV:
+        hvb_tabular_csv(stdout, root);
+        break;
+    case HVB_FORMAT_MARKDOWN:
+        hvb_tabular_markdown(stdout, root);
+        break;
+    case HVB_FORMAT_CONSOLE:
+        hvb_console_table(stdout, st->m, &s);
+        break;
     }
-    else
-        hvb_console_table(stdout, m, &s);
     if ( o->hooks != NULL && o->hooks->print != NULL )
-        o->hooks->print(o->hooks->ctx, m, &s);
+        o->hooks->print(o->hooks->ctx, st->m, &s);
     if ( o->out_path != NULL &&
          hvb_results_write(o->out_path, root, err, sizeof(err)) )
         status = hvb_failure("%s", err);
     else if ( o->out_path != NULL && !o->quiet )
         fprintf(stderr, "hvbench: results written to %s\n", o->out_path);
-    hvb_console_warnings(stderr, m, &s);
+    hvb_console_warnings(stderr, st->m, &s);
     if ( s.nr_failed > 0 )
     {
         hvb_failure("%zu of %zu cells failed", s.nr_failed, s.nr_cells);
@@ -169,9 +181,103 @@ static int report(const struct hvb_matrix *m, const struct hvb_run_opts *o,
     return status;
 }
 
-int hvb_run(const struct hvb_run_opts *o)
+static int measure_and_report(struct hvb_matrix *m,
+                              const struct hvb_run_opts *o,
+                              const struct hvb_buildinfo *bi)
 {
     struct hvb_engine_result res = {0};
+    struct run_state st = {.m = m, .o = o, .bi = bi, .quiet = o->quiet};
+    struct hvb_rounds_opts ro = {
+        .rounds = o->repetitions,
+        .min_time_s = o->min_time_s,
+        .iterations = o->iterations,
+        .argv0 = o->argc > 0 ? o->argv[0] : "hvbench",
+        .quiet = o->quiet,
+        .fixed_order = !o->interleave,
+        .on_context = on_context,
+        .on_round = on_round,
+        .ctx = &st,
+    };
+    bool cg = RUNNING_ON_VALGRIND && o->instrument == HVB_INSTRUMENT_CALLGRIND;
+    struct hvb_engine_bench *bodies;
+    char err[512] = "";
+    int status = HVB_EXIT_OK, rc;
+    size_t i;
+
+    st.iters = calloc(m->nr_cells + 1, sizeof(*st.iters));
+    bodies = calloc(m->nr_cells + 1, sizeof(*bodies));
+    if ( st.iters == NULL || bodies == NULL )
+    {
+        free(st.iters);
+        free(bodies);
+        return hvb_failure("out of memory");
+    }
+    /* What each cell runs: the runner, as wrapped by a command's hooks. */
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        bodies[i].body = hvb_runner_body;
+        bodies[i].arg = &m->cells[i];
+    }
+    ro.bodies = bodies;
+    if ( cg && ro.iterations == 0 )
+        ro.iterations = CALLGRIND_ITERATIONS;
+    rc = hvb_meter_probe(o->counters, cg, getenv(HVB_CALLGRIND_DIR_ENV), err,
+                         sizeof(err));
+    if ( rc )
+    {
+        free(st.iters);
+        return hvb_usage_error("%s", err);
+    }
+    if ( !o->quiet )
+        hvb_meter_probe_line(stderr);
+    st.probe = hvb_meter_probe_json();
+    st.env = hvb_env_before();
+
+    if ( o->resume )
+    {
+        rc = hvb_resume_load(o->out_path, m, o->repetitions, st.iters, &res,
+                             &ro.first, err, sizeof(err));
+        if ( rc == -EINVAL )
+            status = hvb_usage_error("%s", err);
+        else if ( rc )
+            status = hvb_failure("%s", err);
+        else if ( !o->quiet && ro.first > 0 )
+            fprintf(stderr, "hvbench: resuming %s: %u of %u rounds done\n",
+                    o->out_path, ro.first, o->repetitions);
+    }
+    if ( status == HVB_EXIT_OK && !o->quiet )
+        fprintf(stderr, "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
+                m->w->name, m->nr_cells, o->repetitions,
+                (m->w->flags & HVB_WF_ONE_SHOT) ? "one iteration each"
+                : ro.iterations                 ? "fixed iterations"
+                                : "one calibrated count per group");
+    if ( status == HVB_EXIT_OK && o->hooks != NULL &&
+         o->hooks->before != NULL &&
+         o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells) )
+        status = HVB_EXIT_FAIL;
+    if ( status == HVB_EXIT_OK )
+    {
+        rc = hvb_rounds_run(m, &ro, st.iters, &res, err, sizeof(err));
+        if ( rc == -EIO )
+            status = HVB_EXIT_FAIL; /* on_round said why */
+        else if ( rc )
+            status = hvb_failure("%s", err);
+        if ( o->hooks != NULL && o->hooks->after != NULL )
+            o->hooks->after(o->hooks->ctx, m);
+    }
+    hvb_env_after(st.env);
+    if ( status == HVB_EXIT_OK )
+        status = report(&st, &res);
+    hvb_engine_result_free(&res);
+    json_decref(st.probe);
+    json_decref(st.env);
+    free(st.iters);
+    free(bodies);
+    return status;
+}
+
+int hvb_run(const struct hvb_run_opts *o)
+{
     struct hvb_matrix *m = NULL;
     struct hvb_buildinfo bi;
     char err[512] = "";
@@ -184,6 +290,20 @@ int hvb_run(const struct hvb_run_opts *o)
     if ( rc == 0 && o->out_path != NULL )
         rc =
             hvb_results_check_path(o->out_path, err, sizeof(err)) ? -EINVAL : 0;
+    if ( rc == 0 && o->resume && o->out_path == NULL )
+    {
+        snprintf(err, sizeof(err), "--resume needs --out FILE");
+        rc = -EINVAL;
+    }
+    if ( rc == 0 && o->instrument == HVB_INSTRUMENT_CALLGRIND )
+        rc = hvb_callgrind_check(m, err, sizeof(err));
+    if ( rc == 0 && o->instrument == HVB_INSTRUMENT_CALLGRIND &&
+         !RUNNING_ON_VALGRIND )
+    {
+        /* The parent: run this very command under callgrind. */
+        hvb_matrix_free(m);
+        return hvb_callgrind_reexec(o->argc, o->argv);
+    }
     if ( rc == 0 )
         rc = hvb_matrix_create_models(m, err, sizeof(err));
     if ( rc )
@@ -193,10 +313,7 @@ int hvb_run(const struct hvb_run_opts *o)
     }
 
     hvb_buildinfo_get(&bi);
-    status = measure(m, o, &res);
-    if ( status == HVB_EXIT_OK )
-        status = report(m, o, &res, &bi);
+    status = measure_and_report(m, o, &bi);
     hvb_matrix_free(m);
-    hvb_engine_result_free(&res);
     return status;
 }

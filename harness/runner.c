@@ -16,6 +16,7 @@
 #include <hv/hv.h>
 #include <hvb/engine.h>
 #include <hvb/matrix.h>
+#include <hvb/meter.h>
 #include <hvb/runner.h>
 
 _Static_assert(HVB_CTR_PER_OP == HVB_ENGINE_CTR_PER_OP &&
@@ -28,6 +29,7 @@ struct run_thread {
     struct hvb_mcell *mc;
     const _Atomic bool *stop; /* background: set by thread 0 */
     struct hvb_ctr_table ctrs;
+    struct hvb_meter meter; /* per-op counters around the timed loop */
     struct hvb_thread t;
 };
 
@@ -242,7 +244,10 @@ void hvb_runner_body(void *arg, struct hvb_engine_thread *et)
         bg_running = true;
     }
 
+    hvb_meter_begin(&rt.meter);
     w->thread(&rt.t);
+    if ( rt.meter.started && !rt.meter.stopped )
+        hvb_meter_stop(&rt.meter);
 
     /*
      * The engine's stop barrier is inside thread 0's last keep-running
@@ -257,6 +262,7 @@ void hvb_runner_body(void *arg, struct hvb_engine_thread *et)
     if ( et->index == 0 && w->report != NULL )
         run_report(&rt);
     add_perfc(&rt, snap);
+    hvb_meter_end(&rt.meter, et->index == 0, &rt.ctrs);
     flush_counters(&rt);
     hv_cpu_leave(cpu);
 }
@@ -265,9 +271,20 @@ bool hvb_keep_running_batch(struct hvb_thread *t, uint64_t n)
 {
     struct run_thread *rt = t->state;
 
+    bool more;
+
     if ( unlikely(rt->et == NULL) )
         return false; /* background threads are not measured */
-    return hvb_engine_keep_running(rt->et, n);
+    more = hvb_engine_keep_running(rt->et, n);
+    /* The engine's timer starts in the first call and stops in the last. */
+    if ( unlikely(!rt->meter.started) )
+    {
+        if ( more )
+            hvb_meter_start(&rt->meter);
+    }
+    else if ( unlikely(!more) && !rt->meter.stopped )
+        hvb_meter_stop(&rt->meter);
+    return more;
 }
 
 bool hvb_bg_should_stop(const struct hvb_thread *t)

@@ -8,9 +8,12 @@
  * they did not move (perf counters) or were never added.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <hvb/meter.h>
+#include <hvb/noise.h>
 #include <hvb/summary.h>
 
 static int cmp_sample(const void *a, const void *b)
@@ -92,6 +95,30 @@ static int ctr_stats(struct hvb_cell_summary *cs)
     return 0;
 }
 
+/*
+ * The measured threads' CPU share of the wall time (task-clock over
+ * real time x threads), median over samples: under 90% the samples were
+ * descheduled (other load, steal) and time is suspect.
+ */
+static unsigned int cpu_share(const struct hvb_cell_summary *cs)
+{
+    size_t c;
+
+    for ( c = 0; c < cs->nr_ctrs; c++ )
+    {
+        const struct hvb_ctr_summary *k = &cs->ctrs[c];
+        double threads, wall;
+
+        if ( strcmp(k->name, "sw_task_clock_ns_per_op") != 0 ||
+             cs->nr_good == 0 || cs->real.median <= 0 )
+            continue;
+        threads = (double)cs->samples[0]->threads;
+        wall = cs->real.median * (threads > 0 ? threads : 1);
+        return k->st.median < 0.9 * wall ? HVB_NOISE_DESCHED : 0;
+    }
+    return 0;
+}
+
 static int summarise_cell(struct hvb_cell_summary *cs)
 {
     size_t i;
@@ -120,14 +147,64 @@ static int summarise_cell(struct hvb_cell_summary *cs)
     }
     if ( cs->nr_samples == 0 )
         cs->error = "no result: the cell did not run";
+    cs->shortest_s = -1;
+    for ( i = 0; i < cs->nr_samples; i++ )
+    {
+        const struct hvb_engine_sample *s = cs->samples[i];
+        double w = s->real_ns * (double)s->iterations * 1e-9;
+
+        if ( !s->error && (cs->shortest_s < 0 || w < cs->shortest_s) )
+            cs->shortest_s = w;
+    }
     rc = hvb_stats_compute(cs->real_ns, cs->nr_good, &cs->real);
+    cs->noise = hvb_noise_flags(&cs->real, cs->shortest_s, false);
+    if ( cs->shortest_s > 0 &&
+         hvb_meter_bracket_ns() > 0.005 * cs->shortest_s * 1e9 )
+        cs->noise |= HVB_NOISE_TIMER;
     if ( rc == 0 )
         rc = hvb_stats_compute(cs->cpu_ns, cs->nr_good, &cs->cpu);
     if ( rc == 0 )
         rc = ctr_names(cs);
     if ( rc == 0 )
         rc = ctr_stats(cs);
+    if ( rc == 0 )
+        cs->noise |= cpu_share(cs);
     return rc;
+}
+
+/* Per-round ratios of @cs to its reference @ref, matched by round. */
+static int pair(struct hvb_cell_summary *cs, const struct hvb_cell_summary *ref)
+{
+    size_t i, j;
+
+    cs->pair_ratios = calloc(cs->nr_samples + 1, sizeof(*cs->pair_ratios));
+    if ( cs->pair_ratios == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < cs->nr_samples; i++ )
+    {
+        const struct hvb_engine_sample *a = cs->samples[i];
+
+        for ( j = 0; j < ref->nr_samples; j++ )
+        {
+            const struct hvb_engine_sample *b = ref->samples[j];
+
+            if ( b->repetition_index != a->repetition_index )
+                continue;
+            if ( !a->error && !b->error && b->real_ns > 0 )
+                cs->pair_ratios[cs->nr_pairs++] = a->real_ns / b->real_ns;
+            break;
+        }
+    }
+    cs->pair_median = hvb_median(cs->pair_ratios, cs->nr_pairs);
+    cs->pair_lo = cs->pair_hi = NAN;
+    if ( cs->nr_pairs > 0 &&
+         hvb_bootstrap_median_ci(cs->pair_ratios, cs->nr_pairs,
+                                 HVB_BOOTSTRAP_RESAMPLES, HVB_BOOTSTRAP_SEED,
+                                 &cs->pair_lo, &cs->pair_hi) == -ENOMEM )
+        return -ENOMEM;
+    cs->pair_p = hvb_mannwhitneyu(ref->real_ns, ref->nr_good, cs->real_ns,
+                                  cs->nr_good, NULL);
+    return 0;
 }
 
 int hvb_summary_build(const struct hvb_matrix *m,
@@ -189,6 +266,11 @@ int hvb_summary_build(const struct hvb_matrix *m,
         {
             cs->has_ratio = true;
             cs->ratio = cs->real.median / ref->real.median;
+            if ( cs != ref && pair(cs, ref) )
+            {
+                hvb_summary_free(out);
+                return -ENOMEM;
+            }
         }
     }
     return 0;
@@ -208,6 +290,7 @@ void hvb_summary_free(struct hvb_summary *s)
         free(cs->samples);
         free(cs->real_ns);
         free(cs->cpu_ns);
+        free(cs->pair_ratios);
     }
     free(s->cells);
     memset(s, 0, sizeof(*s));

@@ -19,6 +19,7 @@ PACKAGES="
     linux-perf
     python3-matplotlib python3-numpy
     libnuma-dev
+    libjemalloc-dev libpfm4-dev valgrind python3-scipy
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

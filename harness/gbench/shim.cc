@@ -303,6 +303,8 @@ int run(const struct hvb_engine_bench *benches, size_t n,
             ->Repetitions(static_cast<int>(o.repetitions));
         if ( b->one_shot )
             gb->Iterations(1);
+        else if ( b->iterations > 0 )
+            gb->Iterations(b->iterations);
         else
             gb->MinTime(o.min_time_s);
     }

@@ -49,6 +49,20 @@ expect_error "bad value 'x' for --threads" run lookup --threads 1,x
 expect_error "bad value '0' for --repetitions" run lookup --repetitions 0
 expect_error "bad value '-1' for --min-time" run lookup --min-time -1
 expect_error "bad value 'everywhere' for --affinity" run lookup --affinity everywhere
+expect_error "bad value 'pmu' for --counters" run lookup --counters pmu
+expect_error "bad value 'gdb' for --instrument" run lookup --instrument gdb
+expect_error "bad value '0' for --iterations" run lookup --iterations 0
+expect_error "--resume needs --out FILE" run lookup --resume
+expect_error "--instrument callgrind refuses .*2 threads" \
+    run lookup --threads 1,2 --instrument callgrind
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+    expect_error "--counters hw: no hardware counters here: perf_event_open\(cycles\)" \
+        run lookup --counters hw --repetitions 1
+fi
+expect_error "compare needs BASE.json NEW.json" compare
+expect_error "cannot read '/nonexistent.json'" compare /nonexistent.json /nonexistent.json
+expect_error "bad value 'xml' for --format" compare a.json b.json --format xml
+expect_error "bad value '-3' for --max-regression" gate a.json b.json --max-regression -3
 
 # Slots, plugins and plugin options: never a fallback to a default.
 expect_error "unknown slot 'nosuch' \(workload lookup uses: domlookup\)" \

@@ -10,9 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HVB_EXIT_OK    0
-#define HVB_EXIT_FAIL  1 /* a run failed */
-#define HVB_EXIT_USAGE 2 /* usage or input error */
+#define HVB_EXIT_OK         0
+#define HVB_EXIT_FAIL       1 /* a run failed */
+#define HVB_EXIT_USAGE      2 /* usage or input error */
+#define HVB_EXIT_REGRESSION 1 /* gate: a regression */
+#define HVB_EXIT_UNSTABLE   3 /* gate: too unstable to judge */
 
 /* "hvbench: <message>" on stderr; return HVB_EXIT_USAGE / _FAIL. */
 int hvb_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,5 +63,7 @@ int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_lockstat(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv);
+int hvb_cmd_compare(int argc, char **argv);
+int hvb_cmd_gate(int argc, char **argv);
 
 #endif /* HVB_CLI_H */

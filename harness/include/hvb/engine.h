@@ -41,6 +41,12 @@ struct hvb_engine_bench {
     const char *name;
     unsigned int threads;
     bool one_shot; /* Iterations(1) instead of calibration */
+    /*
+     * Operations per thread for every repetition (Iterations(n)), or 0 to
+     * calibrate to the minimum time.  Paired rounds use a count shared by
+     * every cell of a group (harness/run.c).
+     */
+    int64_t iterations;
     void (*body)(void *arg, struct hvb_engine_thread *et);
     void *arg;
 };

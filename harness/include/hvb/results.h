@@ -32,6 +32,12 @@ struct hvb_run_meta {
     bool interleave;
     uint64_t seed;
     const char *affinity;
+    /* Paired rounds (hvb/rounds.h); all may be zero/NULL. */
+    const int64_t *shared_iterations; /* per cell, per thread */
+    unsigned int rounds_done;         /* < repetitions: interrupted */
+    const char *instrument;           /* "none" or "callgrind" */
+    json_t *counters;                 /* the probe (hvb/meter.h), borrowed */
+    json_t *environment;              /* the ledger (hvb/env.h), borrowed */
 };
 
 /*
@@ -58,6 +64,13 @@ int hvb_results_check_path(const char *path, char *err, size_t len);
  */
 int hvb_results_write(const char *path, const json_t *root, char *err,
                       size_t len);
+
+/*
+ * hvb_results_load - read a results file for compare, gate or --resume.
+ * NULL with @err (one line) if it cannot be read, is not JSON, is not an
+ * hvbench results document, or has a newer schema_version.
+ */
+json_t *hvb_results_load(const char *path, char *err, size_t len);
 
 /* Write @root to @f as the file would hold it.  0 or -EIO. */
 int hvb_results_dump(FILE *f, const json_t *root);

@@ -8,6 +8,7 @@
 #define HVB_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -18,6 +19,21 @@
 enum hvb_format {
     HVB_FORMAT_CONSOLE,
     HVB_FORMAT_JSON,
+    HVB_FORMAT_CSV,
+    HVB_FORMAT_MARKDOWN,
+};
+
+/* --counters: which per-op counters to collect (hvb/perfev.h). */
+enum hvb_counters_mode {
+    HVB_COUNTERS_AUTO, /* everything available; missing ones say why */
+    HVB_COUNTERS_HW,   /* hardware cycles/instructions required (else exit 2) */
+    HVB_COUNTERS_TSC,  /* TSC cycles, software events, allocation only */
+    HVB_COUNTERS_NONE, /* time only */
+};
+
+enum hvb_instrument {
+    HVB_INSTRUMENT_NONE,
+    HVB_INSTRUMENT_CALLGRIND,
 };
 
 /*
@@ -46,7 +62,11 @@ struct hvb_run_opts {
     enum hvb_format format; /* what goes to stdout */
     const char *out_path;   /* JSON file, or NULL */
     bool quiet;             /* no progress on stderr */
-    int argc;               /* the whole command line, recorded */
+    enum hvb_counters_mode counters;
+    enum hvb_instrument instrument;
+    int64_t iterations; /* --iterations: fixed per-thread count, 0: calibrate */
+    bool resume;        /* --resume: keep the finished rounds of --out */
+    int argc;           /* the whole command line, recorded */
     char *const *argv;
     const struct hvb_run_hooks *hooks; /* or NULL */
 };

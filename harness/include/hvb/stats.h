@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Descriptive statistics over a cell's repetitions, computed as Google
- * Benchmark computes its aggregates (sample standard deviation, CV as a
- * fraction of the mean) so our aggregate rows read like the library's.
+ * Statistics over a cell's repetitions.  The descriptive ones are
+ * computed as Google Benchmark computes its aggregates (sample standard
+ * deviation, CV as a fraction of the mean) so our aggregate rows read
+ * like the library's; the robust ones and the tests follow scipy
+ * (tests/unit/test-stats.c checks them against scipy-computed values).
  */
 #ifndef HVB_STATS_H
 #define HVB_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct hvb_stats {
     size_t n;
@@ -17,9 +21,42 @@ struct hvb_stats {
     double cv;     /* stddev / mean; 0 for n < 2 or a zero mean */
     double min;
     double max;
+    double mad;      /* median absolute deviation, unscaled (scipy) */
+    size_t outliers; /* modified z-score |0.6745 (x - median) / MAD| > 3.5 */
 };
 
 /* Statistics of @v[0..n); all zero for n == 0.  -ENOMEM or 0. */
 int hvb_stats_compute(const double *v, size_t n, struct hvb_stats *out);
+
+/* Median of @v[0..n) (NaN for n == 0); @v is left as it was. */
+double hvb_median(const double *v, size_t n);
+
+/*
+ * hvb_mannwhitneyu - two-sided Mann-Whitney U test of @x against @y, as
+ * scipy.stats.mannwhitneyu(x, y) with its defaults (method "auto": exact
+ * when a side has at most 8 values and there are no ties, else normal
+ * approximation with tie and continuity correction).  Returns the
+ * p-value, NaN if a side is empty; @u1 (may be NULL) gets U of @x.
+ */
+double hvb_mannwhitneyu(const double *x, size_t nx, const double *y, size_t ny,
+                        double *u1);
+
+/*
+ * Percentile bootstrap 95% confidence intervals, @resamples resamples
+ * drawn with a generator seeded by @seed (deterministic).
+ *
+ * hvb_bootstrap_median_ci: of the median of @v (paired per-round ratios).
+ * hvb_bootstrap_ratio_ci: of median(@y) / median(@x), @x and @y
+ * resampled independently (two unpaired sets of samples).
+ * Return 0, -EINVAL (an empty side), -ENOMEM.
+ */
+int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
+                            uint64_t seed, double *lo, double *hi);
+int hvb_bootstrap_ratio_ci(const double *x, size_t nx, const double *y,
+                           size_t ny, unsigned int resamples, uint64_t seed,
+                           double *lo, double *hi);
+
+/* The q-quantile of sorted @v, linear interpolation (numpy's default). */
+double hvb_quantile_sorted(const double *v, size_t n, double q);
 
 #endif /* HVB_STATS_H */

@@ -36,7 +36,17 @@ struct hvb_cell_summary {
     int64_t iterations; /* of the first good sample */
     const char *error;  /* the first error, or NULL */
     bool has_ratio;
-    double ratio;                 /* median / median of variant 0 */
+    double ratio; /* median / median of variant 0 */
+    /*
+     * Paired rounds (variant > 0): the ratio of each round present in
+     * both this cell and its reference, their median and bootstrap 95%
+     * CI, and the Mann-Whitney U p-value of the two sample sets.
+     */
+    double *pair_ratios;
+    size_t nr_pairs;
+    double pair_median, pair_lo, pair_hi, pair_p;
+    double shortest_s;            /* wall time of the shortest good sample */
+    unsigned int noise;           /* HVB_NOISE_* of real time */
     struct hvb_ctr_summary *ctrs; /* sorted by name */
     size_t nr_ctrs;
 };
@@ -54,6 +64,10 @@ struct hvb_summary {
 int hvb_summary_build(const struct hvb_matrix *m,
                       const struct hvb_engine_result *r,
                       struct hvb_summary *out);
+
+/* Bootstrap resamples and seed of every CI hvbench reports. */
+#define HVB_BOOTSTRAP_RESAMPLES 5000
+#define HVB_BOOTSTRAP_SEED      0x5EEDu
 void hvb_summary_free(struct hvb_summary *s);
 
 #endif /* HVB_SUMMARY_H */

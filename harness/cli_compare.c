@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench compare" and "hvbench gate": two results files, one metric,
+ * per benchmark the ratio NEW / BASE with its CI and a verdict
+ * (hvb/compare.h).  gate turns the verdicts into an exit status (0 pass,
+ * 1 regression, 2 usage or input error, 3 too unstable to judge) and can
+ * write a PR-comment-ready markdown summary.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hvb/cli.h>
+#include <hvb/compare.h>
+#include <hvb/noise.h>
+#include <hvb/results.h>
+
+enum {
+    OPT_METRIC = 1,
+    OPT_FORMAT,
+    OPT_MAXREG,
+    OPT_MARKDOWN,
+    OPT_HELP,
+};
+
+static const struct hvb_optdef cmp_opts[] = {
+    {"metric", 'm', true, OPT_METRIC},
+    {"format", 'f', true, OPT_FORMAT},
+    {"max-regression", 0, true, OPT_MAXREG},
+    {"markdown", 0, true, OPT_MARKDOWN},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
+};
+
+static void help(FILE *f, bool gate)
+{
+    if ( gate )
+        fputs(
+            "usage: hvbench gate BASE.json NEW.json [--metric M]\n"
+            "                    [--max-regression P%] [--markdown FILE]\n"
+            "       hvbench gate RUN.json [...]\n"
+            "\n"
+            "With one file of paired rounds, every variant of a group is\n"
+            "gated against its reference (the group's first plugin) on the\n"
+            "per-round ratios.\n"
+            "\n"
+            "Fail when a benchmark of NEW regressed against BASE: the lower\n"
+            "bound of the 95% bootstrap CI of the ratio NEW/BASE of medians\n"
+            "exceeds 1 + P%.\n"
+            "\n"
+            "  --metric cycles|tsc_cycles|instructions|sim_instructions|time|alloc_bytes\n"
+            "                      (default time); cycles means hardware cycles\n"
+            "                      where both files have them, else TSC cycles\n"
+            "  --max-regression P%  threshold (default 5% for time, cycles,\n"
+            "                      tsc_cycles, alloc_bytes; 0.5% for\n"
+            "                      instructions and sim_instructions)\n"
+            "  --markdown FILE     also write a PR-comment-ready summary\n"
+            "\n"
+            "exit status: 0 pass, 1 regression, 2 usage or input error,\n"
+            "3 too unstable to judge (noisy samples, or a CI too wide to rule\n"
+            "out a regression)\n",
+            f);
+    else
+        fputs(
+            "usage: hvbench compare BASE.json NEW.json [--metric M]\n"
+            "                       [--format console|markdown|json]\n"
+            "\n"
+            "Per benchmark: BASE and NEW medians, the ratio NEW/BASE with\n"
+            "its 95% bootstrap CI, the Mann-Whitney U p-value (* if < 0.05),\n"
+            "a verdict (regressed, improved, unchanged, unstable: see\n"
+            "'hvbench gate --help' for the rule) and noise flags; then a\n"
+            "summary line.  Metrics as for gate (default time).\n"
+            "\n"
+            "exit status: 0, or 2 for a usage or input error\n",
+            f);
+}
+
+static int cmp_row_order(const void *a, const void *b)
+{
+    double x = ((const struct hvb_cmp_row *)a)->ratio;
+    double y = ((const struct hvb_cmp_row *)b)->ratio;
+
+    if ( isnan(x) )
+        x = -1;
+    if ( isnan(y) )
+        y = -1;
+    return (x < y) - (x > y); /* biggest change (slowdown) first */
+}
+
+static void noise_str(unsigned int b, unsigned int n, char *buf, size_t len)
+{
+    size_t o = 0;
+    unsigned int i;
+
+    buf[0] = '\0';
+    for ( i = 0; i < HVB_NOISE_NR; i++ )
+    {
+        const char *side = (b & n & (1u << i)) ? "both"
+                           : (b & (1u << i))   ? "base"
+                           : (n & (1u << i))   ? "new"
+                                               : NULL;
+
+        if ( side != NULL )
+            o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s %s",
+                                  o ? ", " : "", side, hvb_noise_name(i));
+    }
+}
+
+static void summary_line(FILE *f, const struct hvb_cmp *c)
+{
+    fprintf(f,
+            "summary: %zu regressed, %zu improved, %zu unchanged, %zu unstable",
+            c->nr[HVB_REGRESSED], c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
+            c->nr[HVB_UNSTABLE]);
+    if ( c->only_base || c->only_new )
+        fprintf(f, " (%zu only in BASE, %zu only in NEW)", c->only_base,
+                c->only_new);
+    fputc('\n', f);
+}
+
+static void console(FILE *f, const struct hvb_cmp *c)
+{
+    int w = (int)strlen("benchmark");
+    char noise[256];
+    size_t i;
+
+    for ( i = 0; i < c->nr_rows; i++ )
+        if ( (int)strlen(c->rows[i].name) > w )
+            w = (int)strlen(c->rows[i].name);
+    fprintf(f, "metric: %s: %s; threshold %.2g%%%s\n", c->metric, c->source,
+            c->threshold * 100,
+            c->paired ? "; paired rounds: each variant against its group's "
+                        "reference, noise of the per-round ratios"
+                      : "");
+    fprintf(f, "%-*s  %12s  %12s  %8s  %-17s  %8s  %-9s  %s\n", w, "benchmark",
+            "base", "new", "change", "95% CI", "p", "verdict", "noise");
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        const struct hvb_cmp_row *r = &c->rows[i];
+        char ci[48];
+
+        snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", (r->lo - 1) * 100,
+                 (r->hi - 1) * 100);
+        noise_str(r->base_noise, r->new_noise, noise, sizeof(noise));
+        fprintf(f, "%-*s  %12.4g  %12.4g  %+7.2f%%  %-17s  %7.3g%s  %-9s  %s\n",
+                w, r->name, r->base, r->new_, (r->ratio - 1) * 100, ci, r->p,
+                r->p < 0.05 ? "*" : " ", hvb_verdict_name(r->verdict), noise);
+    }
+    summary_line(f, c);
+}
+
+static const char *verdict_icon(enum hvb_verdict v)
+{
+    static const char *const icons[] = {"✅", "⚡", "❌", "⚠️"};
+
+    return icons[v];
+}
+
+static const char *str_at(json_t *doc, const char *a, const char *b,
+                          const char *k)
+{
+    json_t *o = json_object_get(json_object_get(doc, a), b);
+    json_t *v = k ? json_object_get(o, k) : o;
+    static char buf[8][128];
+    static int slot;
+
+    if ( json_is_string(v) )
+        return json_string_value(v);
+    slot = (slot + 1) % 8;
+    if ( json_is_boolean(v) )
+        return json_is_true(v) ? "true" : "false";
+    if ( json_is_number(v) )
+    {
+        snprintf(buf[slot], sizeof(buf[slot]), "%g", json_number_value(v));
+        return buf[slot];
+    }
+    if ( json_is_array(v) && json_array_size(v) > 0 )
+    {
+        snprintf(buf[slot], sizeof(buf[slot]), "%.2f",
+                 json_number_value(json_array_get(v, 0)));
+        return buf[slot];
+    }
+    return "?";
+}
+
+static void environments(FILE *f, json_t *b, json_t *n)
+{
+    static const struct {
+        const char *label, *obj, *key;
+        bool must_match;
+    } rows[] = {
+        {"git commit", "git", "commit", false},
+        {"dirty tree", "git", "dirty", false},
+        {"kernel", "environment", "kernel", true},
+        {"hypervisor", "environment", "hypervisor", true},
+        {"clocksource", "environment", "clocksource", true},
+        {"vCPUs", "environment", "vcpus_online", true},
+        {"governor", "environment", "governor", true},
+        {"ASLR", "environment", "aslr", true},
+        {"load (1 min) before", "environment", "load_avg_before", false},
+        {"compiler", "build", "compiler", true},
+        {"flags", "build", "cflags", true},
+        {"benchmark library", "build", "benchmark_library_build_type", true},
+    };
+    size_t i;
+    bool differ = false;
+
+    fprintf(f, "\n### Environments\n\n| | base | new |\n|---|---|---|\n");
+    for ( i = 0; i < sizeof(rows) / sizeof(rows[0]); i++ )
+    {
+        const char *x = str_at(b, "hvbench", rows[i].obj, rows[i].key);
+        const char *y = str_at(n, "hvbench", rows[i].obj, rows[i].key);
+
+        fprintf(f, "| %s | %s | %s |\n", rows[i].label, x, y);
+        if ( rows[i].must_match && strcmp(x, y) != 0 )
+            differ = true;
+    }
+    if ( differ )
+        fprintf(f, "\n⚠️ Different runtime environments detected: the "
+                   "comparison may reflect the machines, not the change.\n");
+}
+
+static void markdown(FILE *f, const struct hvb_cmp *c, json_t *b, json_t *n,
+                     int status)
+{
+    char noise[256];
+    bool any_noise = false;
+    size_t i;
+
+    fprintf(f, "## hvbench gate: %s\n\n",
+            status == 0   ? "✅ pass"
+            : status == 1 ? "❌ regression"
+                          : "⚠️ too unstable to judge");
+    fprintf(f,
+            "%zu regressed, %zu improved, %zu unchanged, %zu unstable; "
+            "threshold +%.2g%%.\n\n",
+            c->nr[HVB_REGRESSED], c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
+            c->nr[HVB_UNSTABLE], c->threshold * 100);
+    fprintf(f,
+            "**Metric:** `%s`: %s. %s, 95%% percentile bootstrap CI; "
+            "p = Mann-Whitney U.\n\n",
+            c->metric, c->source,
+            c->paired ? "Paired rounds of one run: ratio = median of the "
+                        "per-round ratios of each variant to its group's "
+                        "reference (base)"
+                      : "Ratio = NEW / BASE of the medians");
+    fprintf(f,
+            "| | benchmark | base (%s) | new | change | 95%% CI | p |\n"
+            "|---|---|---:|---:|---:|---|---:|\n",
+            c->unit);
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        const struct hvb_cmp_row *r = &c->rows[i];
+
+        fprintf(f,
+                "| %s | `%s` | %.4g | %.4g | %+.2f%% | [%+.2f%%, %+.2f%%] | "
+                "%.3g |\n",
+                verdict_icon(r->verdict), r->name, r->base, r->new_,
+                (r->ratio - 1) * 100, (r->lo - 1) * 100, (r->hi - 1) * 100,
+                r->p);
+    }
+    environments(f, b, n);
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        const struct hvb_cmp_row *r = &c->rows[i];
+
+        noise_str(r->base_noise, r->new_noise, noise, sizeof(noise));
+        if ( noise[0] == '\0' )
+            continue;
+        if ( !any_noise )
+            fprintf(f, "\n### Noise warnings\n\n");
+        any_noise = true;
+        fprintf(f, "- `%s`: %s\n", r->name, noise);
+    }
+}
+
+static void json_out(FILE *f, const struct hvb_cmp *c)
+{
+    json_t *o = json_object(), *rows = json_array(), *s = json_object();
+    size_t i;
+
+    json_object_set_new(o, "metric", json_string(c->metric));
+    json_object_set_new(o, "key", json_string(c->key));
+    json_object_set_new(o, "source", json_string(c->source));
+    json_object_set_new(o, "threshold", json_real(c->threshold));
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        const struct hvb_cmp_row *r = &c->rows[i];
+        json_t *x = json_pack("{ss sf sf}", "name", r->name, "base", r->base,
+                              "new", r->new_);
+
+        json_object_set_new(
+            x, "ratio", isfinite(r->ratio) ? json_real(r->ratio) : json_null());
+        json_object_set_new(
+            x, "ci95",
+            json_pack("[oo]", isfinite(r->lo) ? json_real(r->lo) : json_null(),
+                      isfinite(r->hi) ? json_real(r->hi) : json_null()));
+        json_object_set_new(x, "mannwhitney_p",
+                            isfinite(r->p) ? json_real(r->p) : json_null());
+        json_object_set_new(x, "verdict",
+                            json_string(hvb_verdict_name(r->verdict)));
+        json_object_set_new(x, "base_noise", hvb_noise_json(r->base_noise));
+        json_object_set_new(x, "new_noise", hvb_noise_json(r->new_noise));
+        json_array_append_new(rows, x);
+    }
+    json_object_set_new(o, "benchmarks", rows);
+    for ( i = 0; i < 4; i++ )
+        json_object_set_new(s, hvb_verdict_name((enum hvb_verdict)i),
+                            json_integer((json_int_t)c->nr[i]));
+    json_object_set_new(o, "summary", s);
+    json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputc('\n', f);
+    json_decref(o);
+}
+
+/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005. */
+static bool parse_pct(const char *v, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+
+    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
+         d > 1000 )
+        return false;
+    *out = d / 100.0;
+    return true;
+}
+
+/* Write @c's markdown to @path through a temporary file and rename. */
+static int write_markdown(const char *path, const struct hvb_cmp *c, json_t *b,
+                          json_t *n, int status)
+{
+    char tmp[4096];
+    FILE *f;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if ( f == NULL )
+        return hvb_usage_error("cannot write '%s': %s", path, strerror(errno));
+    markdown(f, c, b, n, status);
+    if ( fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path) )
+    {
+        unlink(tmp);
+        return hvb_failure("cannot write '%s': %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+static int cmd(int argc, char **argv, bool gate)
+{
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = gate ? "gate" : "compare"};
+    const char *files[2] = {NULL, NULL}, *metric = "time", *val,
+               *md_path = NULL, *format = "console";
+    double thr = -1;
+    size_t nfiles = 0;
+    json_t *docs[2] = {NULL, NULL};
+    struct hvb_cmp c;
+    char err[768];
+    int id, status = HVB_EXIT_USAGE;
+
+    while ( (id = hvb_getopt(&p, cmp_opts, &val)) != HVB_OPT_DONE )
+    {
+        switch ( id )
+        {
+        case HVB_OPT_ERROR:
+            return HVB_EXIT_USAGE;
+        case HVB_OPT_POSITIONAL:
+            if ( nfiles == 2 )
+                return hvb_usage_error("%s takes BASE.json NEW.json; '%s' is "
+                                       "one too many",
+                                       p.cmd, val);
+            files[nfiles++] = val;
+            break;
+        case OPT_METRIC:
+            metric = val;
+            break;
+        case OPT_FORMAT:
+            if ( gate )
+                return hvb_usage_error("gate has no --format (see --markdown)");
+            if ( strcmp(val, "console") && strcmp(val, "markdown") &&
+                 strcmp(val, "json") )
+                return hvb_usage_error("bad value '%s' for --format (console, "
+                                       "markdown or json)",
+                                       val);
+            format = val;
+            break;
+        case OPT_MAXREG:
+            if ( !gate )
+                return hvb_usage_error("--max-regression is a gate option");
+            if ( !parse_pct(val, &thr) )
+                return hvb_usage_error("bad value '%s' for --max-regression "
+                                       "(a percentage, e.g. 5%%)",
+                                       val);
+            break;
+        case OPT_MARKDOWN:
+            if ( !gate )
+                return hvb_usage_error("--markdown is a gate option (compare: "
+                                       "--format markdown)");
+            md_path = val;
+            break;
+        case OPT_HELP:
+            help(stdout, gate);
+            return HVB_EXIT_OK;
+        }
+    }
+    if ( nfiles == 0 )
+        return hvb_usage_error("%s needs BASE.json NEW.json (or one file of "
+                               "paired rounds)",
+                               p.cmd);
+    if ( hvb_cmp_default_threshold(metric) < 0 )
+        return hvb_usage_error("bad value '%s' for --metric (cycles, "
+                               "tsc_cycles, instructions, sim_instructions, "
+                               "time, alloc_bytes)",
+                               metric);
+    docs[0] = hvb_results_load(files[0], err, sizeof(err));
+    if ( docs[0] != NULL )
+        docs[1] = nfiles == 1 ? json_incref(docs[0])
+                              : hvb_results_load(files[1], err, sizeof(err));
+    if ( docs[0] == NULL || docs[1] == NULL )
+    {
+        json_decref(docs[0]);
+        return hvb_usage_error("%s", err);
+    }
+    if ( nfiles == 1
+             ? hvb_cmp_paired(docs[0], metric, thr, &c, err, sizeof(err))
+             : hvb_cmp_run(docs[0], docs[1], metric, thr, &c, err,
+                           sizeof(err)) )
+    {
+        status = hvb_usage_error("%s", err);
+        goto out;
+    }
+    qsort(c.rows, c.nr_rows, sizeof(*c.rows), cmp_row_order);
+    if ( gate )
+    {
+        status = c.nr[HVB_REGRESSED]  ? HVB_EXIT_REGRESSION
+                 : c.nr[HVB_UNSTABLE] ? HVB_EXIT_UNSTABLE
+                                      : HVB_EXIT_OK;
+        console(stdout, &c);
+        printf("gate: %s\n", status == HVB_EXIT_OK ? "pass"
+                             : status == HVB_EXIT_REGRESSION
+                                 ? "FAIL: regression"
+                                 : "UNSTABLE: too noisy to judge");
+        fflush(stdout);
+        if ( md_path != NULL )
+        {
+            int rc = write_markdown(md_path, &c, docs[0], docs[1], status);
+
+            if ( rc )
+                status = rc;
+        }
+    }
+    else
+    {
+        if ( strcmp(format, "json") == 0 )
+            json_out(stdout, &c);
+        else if ( strcmp(format, "markdown") == 0 )
+            markdown(stdout, &c, docs[0], docs[1],
+                     c.nr[HVB_REGRESSED]  ? 1
+                     : c.nr[HVB_UNSTABLE] ? 3
+                                          : 0);
+        else
+            console(stdout, &c);
+        status = HVB_EXIT_OK;
+    }
+    hvb_cmp_free(&c);
+out:
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+    return status;
+}
+
+int hvb_cmd_compare(int argc, char **argv)
+{
+    return cmd(argc, argv, false);
+}
+
+int hvb_cmd_gate(int argc, char **argv)
+{
+    return cmd(argc, argv, true);
+}

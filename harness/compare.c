@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Comparing two results files; see hvb/compare.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hvb/compare.h>
+#include <hvb/noise.h>
+#include <hvb/stats.h>
+#include <hvb/summary.h>
+
+static const struct metric {
+    const char *name, *key, *unit, *source;
+    double threshold;
+} metrics[] = {
+    {"time", "time", "ns/op", "wall-clock time per op (real_time)", 0.05},
+    {"tsc_cycles", "tsc_cycles_per_op", "TSC cycles/op",
+     "TSC cycles per op (invariant TSC ticks, not core cycles)", 0.05},
+    {"cycles", "cycles_per_op", "cycles/op",
+     "hardware core cycles per op (perf_event_open)", 0.05},
+    {"instructions", "instructions_per_op", "instructions/op",
+     "hardware instructions retired per op (perf_event_open)", 0.005},
+    {"sim_instructions", "sim_instructions_per_op", "Ir/op",
+     "instructions per op counted by callgrind (deterministic)", 0.005},
+    {"alloc_bytes", "alloc_bytes_per_op", "bytes/op",
+     "bytes allocated per op (jemalloc per-thread counters)", 0.05},
+};
+
+static const struct metric *find_metric(const char *name)
+{
+    size_t i;
+
+    for ( i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++ )
+        if ( strcmp(metrics[i].name, name) == 0 )
+            return &metrics[i];
+    return NULL;
+}
+
+double hvb_cmp_default_threshold(const char *metric)
+{
+    const struct metric *m = find_metric(metric);
+
+    return m ? m->threshold : -1;
+}
+
+const char *hvb_verdict_name(enum hvb_verdict v)
+{
+    static const char *const n[] = {"unchanged", "improved", "regressed",
+                                    "unstable"};
+
+    return n[v];
+}
+
+/* Does the file's probe say counter @key was available? */
+static bool has_counter(json_t *doc, const char *key, const char **why)
+{
+    json_t *c = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(doc, "hvbench"), "counters"),
+            "counters"),
+        key);
+    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *cell;
+    size_t i;
+
+    *why = json_string_value(json_object_get(c, "reason"));
+    json_array_foreach(cells, i, cell)
+    {
+        if ( json_object_get(json_object_get(cell, "counters"), key) )
+            return true;
+    }
+    return false;
+}
+
+/* The metric's samples of cell object @c, malloc'd; 0 on none. */
+static size_t samples(json_t *c, const char *key, double **out)
+{
+    json_t *a = strcmp(key, "time") == 0
+                    ? json_object_get(c, "samples_ns_per_op")
+                    : json_object_get(
+                          json_object_get(json_object_get(c, "counters"), key),
+                          "samples");
+    size_t i, n = 0;
+    json_t *v;
+
+    *out = calloc(json_array_size(a) + 1, sizeof(**out));
+    if ( *out == NULL )
+        return 0;
+    json_array_foreach(a, i, v)
+    {
+        if ( json_is_number(v) )
+            (*out)[n++] = json_number_value(v);
+    }
+    return n;
+}
+
+static json_t *cell_named(json_t *doc, const char *name)
+{
+    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *c;
+    size_t i;
+
+    json_array_foreach(cells, i, c)
+    {
+        if ( strcmp(json_string_value(json_object_get(c, "name")) ?: "",
+                    name) == 0 )
+            return c;
+    }
+    return NULL;
+}
+
+static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
+{
+    /* Noisy samples are never judged, however large the change. */
+    if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
+        return HVB_UNSTABLE;
+    if ( r->lo > 1 + t )
+        return HVB_REGRESSED;
+    if ( r->hi < 1 - t )
+        return HVB_IMPROVED;
+    if ( r->hi > 1 + t )
+        return HVB_UNSTABLE;
+    return HVB_UNCHANGED;
+}
+
+static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
+                       struct hvb_cmp_row *r)
+{
+    double *x = NULL, *y = NULL, t = cmp->threshold;
+    size_t nx = samples(cb, cmp->key, &x), ny = samples(cn, cmp->key, &y);
+    struct hvb_stats sx, sy;
+    int rc = 0;
+
+    r->name = json_string_value(json_object_get(cb, "name"));
+    if ( x == NULL || y == NULL || hvb_stats_compute(x, nx, &sx) ||
+         hvb_stats_compute(y, ny, &sy) )
+    {
+        rc = -ENOMEM;
+        goto out;
+    }
+    r->base = sx.median;
+    r->new_ = sy.median;
+    r->base_noise = hvb_noise_flags(&sx, -1, false);
+    r->new_noise = hvb_noise_flags(&sy, -1, false);
+    r->ratio = r->lo = r->hi = r->p = NAN;
+    if ( nx == 0 || ny == 0 )
+    {
+        r->verdict = HVB_UNSTABLE;
+        r->base_noise |= nx ? 0 : HVB_NOISE_FEW;
+        r->new_noise |= ny ? 0 : HVB_NOISE_FEW;
+        goto out;
+    }
+    if ( sx.median > 0 )
+    {
+        r->ratio = sy.median / sx.median;
+        rc = hvb_bootstrap_ratio_ci(x, nx, y, ny, HVB_BOOTSTRAP_RESAMPLES,
+                                    HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+        if ( rc )
+            goto out;
+    }
+    else if ( sy.median == 0 )
+        r->ratio = r->lo = r->hi = 1; /* 0 -> 0: unchanged */
+    else
+        r->ratio = r->lo = r->hi = INFINITY;
+    r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
+
+    r->verdict = verdict(r, t);
+out:
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* Resolve @metric for @base and @new_ (may be the same document). */
+static int resolve(json_t *base, json_t *new_, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len)
+{
+    const struct metric *m = find_metric(metric);
+    const char *why_b = NULL, *why_n = NULL;
+
+    memset(out, 0, sizeof(*out));
+    if ( m == NULL )
+    {
+        snprintf(err, len,
+                 "unknown metric '%s' (cycles, tsc_cycles, instructions, "
+                 "sim_instructions, time, alloc_bytes)",
+                 metric);
+        return -EINVAL;
+    }
+    out->metric = m->name;
+    out->key = m->key;
+    out->unit = m->unit;
+    out->source = m->source;
+    out->threshold = t < 0 ? m->threshold : t;
+    if ( strcmp(m->name, "cycles") == 0 &&
+         !(has_counter(base, "cycles_per_op", &why_b) &&
+           has_counter(new_, "cycles_per_op", &why_n)) )
+    {
+        /* "cycles": hardware where both have them, else TSC, said so. */
+        out->key = "tsc_cycles_per_op";
+        out->unit = "TSC cycles/op";
+        out->source = "TSC cycles per op: hardware cycles are not in both "
+                      "files (no PMU), so invariant TSC ticks stand in";
+    }
+    if ( strcmp(out->key, "time") != 0 )
+    {
+        if ( !has_counter(base, out->key, &why_b) ||
+             !has_counter(new_, out->key, &why_n) )
+        {
+            bool in_base = has_counter(base, out->key, &why_b);
+
+            snprintf(err, len, "metric %s: %s has no %s%s%s%s", m->name,
+                     in_base ? "NEW" : "BASE", out->key,
+                     (in_base ? why_n : why_b) ? " (" : "",
+                     (in_base ? why_n : why_b) ?: "",
+                     (in_base ? why_n : why_b) ? ")" : "");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
+                struct hvb_cmp *out, char *err, size_t len)
+{
+    json_t *cells = json_object_get(json_object_get(base, "hvbench"), "cells");
+    json_t *ncells = json_object_get(json_object_get(new_, "hvbench"), "cells");
+    json_t *c;
+    size_t i;
+    int rc;
+
+    rc = resolve(base, new_, metric, t, out, err, len);
+    if ( rc )
+        return rc;
+    out->rows = calloc(json_array_size(cells) + 1, sizeof(*out->rows));
+    if ( out->rows == NULL )
+        return -ENOMEM;
+    json_array_foreach(cells, i, c)
+    {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        json_t *cn = name ? cell_named(new_, name) : NULL;
+        struct hvb_cmp_row *r = &out->rows[out->nr_rows];
+
+        if ( cn == NULL )
+        {
+            out->only_base++;
+            continue;
+        }
+        rc = compare_one(out, c, cn, r);
+        if ( rc )
+        {
+            hvb_cmp_free(out);
+            snprintf(err, len, "out of memory");
+            return rc;
+        }
+        out->nr[r->verdict]++;
+        out->nr_rows++;
+    }
+    json_array_foreach(ncells, i, c)
+    {
+        if ( cell_named(base, json_string_value(json_object_get(c, "name"))
+                                  ?: "") == NULL )
+            out->only_new++;
+    }
+    if ( out->nr_rows == 0 )
+    {
+        hvb_cmp_free(out);
+        snprintf(err, len, "no benchmark in common between BASE and NEW");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void hvb_cmp_free(struct hvb_cmp *c)
+{
+    free(c->rows);
+    c->rows = NULL;
+    c->nr_rows = 0;
+}
+
+/* Cell object of @doc with index @i, or NULL. */
+static json_t *cell_at(json_t *doc, size_t i)
+{
+    return json_array_get(
+        json_object_get(json_object_get(doc, "hvbench"), "cells"), i);
+}
+
+static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
+                      struct hvb_cmp_row *r)
+{
+    double *x = NULL, *y = NULL, *q = NULL, t = cmp->threshold;
+    size_t nx = samples(ref, cmp->key, &x), ny = samples(var, cmp->key, &y);
+    size_t n = nx < ny ? nx : ny, i, nq = 0;
+    struct hvb_stats sq;
+    int rc = -ENOMEM;
+
+    r->name = json_string_value(json_object_get(var, "name"));
+    q = calloc(n + 1, sizeof(*q));
+    if ( x == NULL || y == NULL || q == NULL )
+        goto out;
+    /* Round k of the variant over round k of its reference. */
+    for ( i = 0; i < n; i++ )
+        if ( x[i] > 0 )
+            q[nq++] = y[i] / x[i];
+        else if ( y[i] == 0 )
+            q[nq++] = 1;
+    r->base = hvb_median(x, nx);
+    r->new_ = hvb_median(y, ny);
+    r->ratio = r->lo = r->hi = NAN;
+    if ( hvb_stats_compute(q, nq, &sq) )
+        goto out;
+    /* The noise that matters here is the ratios': drift cancels. */
+    r->base_noise = 0;
+    r->new_noise = hvb_noise_flags(&sq, -1, false);
+    r->ratio = sq.median;
+    r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
+    rc = 0;
+    if ( nq > 0 )
+        rc = hvb_bootstrap_median_ci(q, nq, HVB_BOOTSTRAP_RESAMPLES,
+                                     HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+    /*
+     * Paired rounds are judged on the CI of the median ratio alone (it
+     * already carries the ratios' spread, and a disturbed round moves a
+     * median little); the ratios' noise flags are reported, not fatal,
+     * except too few rounds.
+     */
+    {
+        unsigned int flags = r->new_noise;
+
+        r->new_noise &= HVB_NOISE_FEW;
+        r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
+        r->new_noise = flags;
+    }
+out:
+    free(x);
+    free(y);
+    free(q);
+    return rc;
+}
+
+int hvb_cmp_paired(json_t *doc, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len)
+{
+    json_t *c;
+    size_t i, n;
+    int rc;
+
+    rc = resolve(doc, doc, metric, t, out, err, len);
+    if ( rc )
+        return rc;
+    out->paired = true;
+    n = json_array_size(
+        json_object_get(json_object_get(doc, "hvbench"), "cells"));
+    out->rows = calloc(n + 1, sizeof(*out->rows));
+    if ( out->rows == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < n; i++ )
+    {
+        json_int_t v;
+        json_t *ref;
+
+        c = cell_at(doc, i);
+        v = json_integer_value(json_object_get(c, "variant"));
+        if ( v <= 0 || (size_t)v > i )
+            continue;
+        ref = cell_at(doc, i - (size_t)v);
+        rc = paired_one(out, ref, c, &out->rows[out->nr_rows]);
+        if ( rc )
+        {
+            hvb_cmp_free(out);
+            snprintf(err, len, "out of memory");
+            return rc;
+        }
+        out->nr[out->rows[out->nr_rows].verdict]++;
+        out->nr_rows++;
+    }
+    if ( out->nr_rows == 0 )
+    {
+        hvb_cmp_free(out);
+        snprintf(err, len,
+                 "one file: no group with two or more plugins to compare "
+                 "(give BASE.json NEW.json, or run several plugins)");
+        return -EINVAL;
+    }
+    return 0;
+}

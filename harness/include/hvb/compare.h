@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Comparing two results files (hvbench compare / gate).  Benchmarks are
+ * matched by cell name.  For each, the metric's samples of both files
+ * give the ratio NEW / BASE of the medians, its percentile bootstrap 95%
+ * CI (both sides resampled independently: two runs are not paired), the
+ * Mann-Whitney U p-value, and a verdict against a threshold t:
+ *
+ *   unstable    a side is noisy (CV >= 10%, min/max >= 50% from the
+ *               mean, fewer than 3 samples): never judged
+ *   regressed   CI lower bound > 1 + t
+ *   improved    CI upper bound < 1 - t
+ *   unstable    the CI reaches beyond 1 + t (a regression can be
+ *               neither shown nor ruled out)
+ *   unchanged   otherwise
+ */
+#ifndef HVB_COMPARE_H
+#define HVB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+enum hvb_verdict {
+    HVB_UNCHANGED,
+    HVB_IMPROVED,
+    HVB_REGRESSED,
+    HVB_UNSTABLE,
+};
+
+struct hvb_cmp_row {
+    const char *name;  /* borrowed from the base document */
+    double base, new_; /* medians */
+    double ratio, lo, hi, p;
+    unsigned int base_noise, new_noise; /* HVB_NOISE_* */
+    enum hvb_verdict verdict;
+};
+
+struct hvb_cmp {
+    const char *metric; /* as asked: "time", "cycles", ... */
+    const char *key;    /* what was read: "time" or a counter name */
+    const char *source; /* a sentence: where the numbers come from */
+    const char *unit;   /* "ns/op", "TSC cycles/op", ... */
+    double threshold;   /* t, a fraction */
+    struct hvb_cmp_row *rows;
+    size_t nr_rows;
+    size_t nr[4]; /* rows per verdict */
+    size_t only_base, only_new;
+    bool paired; /* one file: variants against their group's reference */
+};
+
+/* The default threshold of @metric (fraction); -1 for an unknown one. */
+double hvb_cmp_default_threshold(const char *metric);
+
+/*
+ * hvb_cmp_run - compare @base with @new_ on @metric with threshold @t
+ * (< 0: the metric's default).  -EINVAL with @err (one line) for an
+ * unknown metric, a metric a file lacks (with the probe's reason), or no
+ * benchmark in common; -ENOMEM.
+ */
+int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
+                struct hvb_cmp *out, char *err, size_t len);
+void hvb_cmp_free(struct hvb_cmp *c);
+
+/*
+ * hvb_cmp_paired - one file of paired rounds: every variant of a group
+ * against its reference (variant 0).  Base and new are the two cells'
+ * medians; the ratio is the median of the per-round ratios, its CI a
+ * bootstrap of them, its noise flags theirs (drift cancels in a round).
+ * Verdicts as above, except that the ratios' noise flags do not make a
+ * row unstable (only fewer than 3 rounds does): the CI of the median
+ * ratio already carries their spread.  Errors as hvb_cmp_run().
+ */
+int hvb_cmp_paired(json_t *doc, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len);
+
+const char *hvb_verdict_name(enum hvb_verdict v);
+
+#endif /* HVB_COMPARE_H */

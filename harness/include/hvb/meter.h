@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-op counters around the measured loop, and the capability probe
+ * that decides, once per process, which of them this machine can give.
+ *
+ * A measured thread brackets its loop: hvb_meter_begin() before the
+ * engine's start barrier (opens its perf_event groups), start() as the
+ * engine's timer starts (first keep-running call), stop() as it stops
+ * (the last one), end() adds the counts as per-op counters and closes.
+ *
+ *   tsc_cycles_per_op       rdtsc, thread 0's window (invariant TSC;
+ *                           frequency measured at the probe)
+ *   cycles_per_op, instructions_per_op [, cache_misses_per_op,
+ *   branch_misses_per_op]   hardware, libpfm4-encoded group, scaled
+ *   perf_coverage           thread 0's running/enabled of that group
+ *   sw_task_clock_ns_per_op, sw_context_switches_per_op,
+ *   sw_cpu_migrations_per_op, sw_page_faults_per_op   software group
+ *   alloc_bytes_per_op, dealloc_bytes_per_op   jemalloc's per-thread
+ *                           thread.allocatedp / thread.deallocatedp
+ *   sim_instructions_per_op callgrind Ir (--instrument callgrind)
+ *
+ * A counter the probe found missing is never reported (no zeros): the
+ * probe's reason goes to stderr once and to the results.
+ */
+#ifndef HVB_METER_H
+#define HVB_METER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include <hvb/counters.h>
+#include <hvb/perfev.h>
+#include <hvb/run.h>
+
+struct hvb_meter {
+    struct hvb_perfev_group sw, hw;
+    struct hvb_perfev_read sw0, sw1, hw0, hw1;
+    uint64_t tsc0, tsc1;
+    uint64_t alloc0, alloc1, dealloc0, dealloc1;
+    bool started, stopped;
+};
+
+/*
+ * hvb_meter_probe - decide the counters for @mode (and @callgrind: the
+ * process runs under valgrind's callgrind with client requests,
+ * dumping to @cg_dir).  -EINVAL with @err when @mode is "hw" and there
+ * are no hardware counters; else 0.
+ */
+int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
+                    const char *cg_dir, char *err, size_t len);
+
+/* The probe's one line ("counters: ...; unavailable: x (why)..."). */
+void hvb_meter_probe_line(FILE *f);
+
+/* The probe as JSON (hvbench.counters of the results). */
+json_t *hvb_meter_probe_json(void);
+
+/*
+ * What the counter bracket (start + stop) adds to every sample, in ns,
+ * measured at the probe; 0 with --counters none.
+ */
+double hvb_meter_bracket_ns(void);
+
+/* Measured TSC frequency in Hz (0 before the probe). */
+double hvb_meter_tsc_hz(void);
+
+void hvb_meter_begin(struct hvb_meter *mt);
+void hvb_meter_start(struct hvb_meter *mt);
+void hvb_meter_stop(struct hvb_meter *mt);
+void hvb_meter_end(struct hvb_meter *mt, bool thread0,
+                   struct hvb_ctr_table *ctrs);
+
+#endif /* HVB_METER_H */

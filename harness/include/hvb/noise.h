@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Noise flags on a set of samples, raised as pyperf and hyperfine raise
+ * them: CV >= 10%, min or max 50% or more away from the mean, samples
+ * shorter than 1 ms, outliers by modified z-score, CPU frequency scaling
+ * on, fewer than 3 samples.
+ */
+#ifndef HVB_NOISE_H
+#define HVB_NOISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include <hvb/stats.h>
+
+enum {
+    HVB_NOISE_CV = 1u << 0,       /* "cv>=10%" */
+    HVB_NOISE_MINMAX = 1u << 1,   /* "min/max>=50%-from-mean" */
+    HVB_NOISE_SHORT = 1u << 2,    /* "samples<1ms" */
+    HVB_NOISE_OUTLIERS = 1u << 3, /* "outliers" */
+    HVB_NOISE_SCALING = 1u << 4,  /* "cpu-scaling" */
+    HVB_NOISE_FEW = 1u << 5,      /* "fewer-than-3-samples" */
+    HVB_NOISE_DESCHED = 1u << 6,  /* "cpu-share<90%": task-clock / wall */
+    HVB_NOISE_TIMER = 1u << 7,    /* "timer-cost>0.5%" of a sample */
+    HVB_NOISE_NR = 8,
+};
+
+/* Flags that make a comparison too unstable to judge (gate exit 3). */
+#define HVB_NOISE_UNSTABLE (HVB_NOISE_CV | HVB_NOISE_MINMAX | HVB_NOISE_FEW)
+
+/*
+ * The flags of @st; @shortest_s is the wall time of the shortest sample
+ * (negative if unknown).
+ */
+unsigned int hvb_noise_flags(const struct hvb_stats *st, double shortest_s,
+                             bool cpu_scaling);
+
+/* The name of flag bit @i (0 .. HVB_NOISE_NR-1). */
+const char *hvb_noise_name(unsigned int i);
+
+/* The flags as a JSON array of names; parse back with hvb_noise_parse(). */
+json_t *hvb_noise_json(unsigned int flags);
+unsigned int hvb_noise_parse(const json_t *names);
+
+#endif /* HVB_NOISE_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perf_event_open counter groups, read with PERF_FORMAT_GROUP |
+ * TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING and scaled for multiplexing.
+ * Hardware events are named as libpfm4 names them ("cycles",
+ * "instructions", "cache-misses", "branch-misses") and encoded by
+ * libpfm4; software events are opened directly.  One group per measured
+ * thread and run, opened on the calling thread, enabled from open to
+ * close: the window is the difference of two reads.
+ */
+#ifndef HVB_PERFEV_H
+#define HVB_PERFEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* libpfm4 ships its own copy of the kernel ABI header; use only it. */
+#include <perfmon/pfmlib_perf_event.h>
+
+#define HVB_PERFEV_MAX 8
+
+struct hvb_perfev_def {
+    const char *name; /* the counter name (without "_per_op") */
+    struct perf_event_attr attr;
+};
+
+struct hvb_perfev_group {
+    unsigned int nr;
+    int fd[HVB_PERFEV_MAX];
+};
+
+/* One read of a group: the layout PERF_FORMAT_GROUP gives. */
+struct hvb_perfev_read {
+    uint64_t nr, time_enabled, time_running;
+    uint64_t value[HVB_PERFEV_MAX];
+};
+
+/*
+ * hvb_perfev_scale - @raw counted while running @running of @enabled ns:
+ * the estimate of the whole window (raw * enabled / running, in 128-bit
+ * arithmetic), and the coverage running / enabled in @coverage.  NaN
+ * (and coverage 0) if the event never ran.
+ */
+double hvb_perfev_scale(uint64_t raw, uint64_t enabled, uint64_t running,
+                        double *coverage);
+
+/*
+ * hvb_perfev_delta - the scaled count of event @i between reads @a and
+ * @b (the window's own enabled/running times), coverage in @coverage.
+ */
+double hvb_perfev_delta(const struct hvb_perfev_read *a,
+                        const struct hvb_perfev_read *b, unsigned int i,
+                        double *coverage);
+
+/* Encode libpfm4 event @name into @attr.  0 or -errno with @why set. */
+int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
+                      size_t len);
+
+/* A software event by perf's name ("task-clock", ...); NULL if unknown. */
+int hvb_perfev_software(const char *name, struct perf_event_attr *attr);
+
+/*
+ * Open @defs[0..nr) as one group on the calling thread (user space only).
+ * 0, or -errno with the group closed and @why naming the event and cause.
+ */
+int hvb_perfev_open(struct hvb_perfev_group *g,
+                    const struct hvb_perfev_def *defs, unsigned int nr,
+                    char *why, size_t len);
+int hvb_perfev_readg(const struct hvb_perfev_group *g,
+                     struct hvb_perfev_read *r);
+void hvb_perfev_close(struct hvb_perfev_group *g);
+
+#endif /* HVB_PERFEV_H */

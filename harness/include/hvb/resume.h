@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * --resume: take the finished rounds of an interrupted run back from its
+ * results file, so only the missing rounds run.
+ */
+#ifndef HVB_RESUME_H
+#define HVB_RESUME_H
+
+#include <stdint.h>
+
+#include <hvb/engine.h>
+#include <hvb/matrix.h>
+
+/*
+ * hvb_resume_load - if @path exists, check it is a run of the same cells
+ * and repetitions, and load its rounds into @res (bench = cell,
+ * repetition_index = round), its shared counts into @iters, the number of
+ * rounds into @first.  A missing file is a fresh start (0, *first 0).
+ * -EINVAL with @err if the file is not a run of this command; -ENOMEM.
+ */
+int hvb_resume_load(const char *path, const struct hvb_matrix *m,
+                    unsigned int repetitions, int64_t *iters,
+                    struct hvb_engine_result *res, unsigned int *first,
+                    char *err, size_t len);
+
+#endif /* HVB_RESUME_H */

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Per-op counters and the capability probe; see hvb/meter.h. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <valgrind/callgrind.h>
+
+#include <hvb/meter.h>
+
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+
+static struct {
+    bool probed;
+    enum hvb_counters_mode mode;
+    double tsc_hz;
+    bool tsc, tsc_invariant;
+    char tsc_why[160];
+    unsigned int nr_sw, nr_hw;
+    struct hvb_perfev_def sw[4], hw[4];
+    char sw_why[200], hw_why[200];
+    mallctl_fn mallctl;
+    char alloc_why[160];
+    bool callgrind;
+    char cg_dir[PATH_MAX];
+    char cg_why[160];
+    _Atomic unsigned int cg_dumps;
+    double bracket_ns; /* start() + stop(): inside the timed window */
+} cfg;
+
+static const char *const hw_names[] = {"cycles", "instructions"};
+static const char *const hw_keys[] = {"cycles", "instructions"};
+static const char *const sw_names[] = {"task-clock", "context-switches",
+                                       "cpu-migrations", "page-faults"};
+static const char *const sw_keys[] = {"sw_task_clock_ns", "sw_context_switches",
+                                      "sw_cpu_migrations", "sw_page_faults"};
+
+static double mono(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* TSC ticks per second against CLOCK_MONOTONIC_RAW over ~20 ms. */
+static double measure_tsc_hz(void)
+{
+    double t0 = mono(), t1;
+    uint64_t c0 = __rdtsc(), c1;
+
+    do
+        t1 = mono();
+    while ( t1 - t0 < 0.02 );
+    c1 = __rdtsc();
+    return (double)(c1 - c0) / (t1 - t0);
+}
+
+static bool cpuinfo_has(const char *flag)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    bool found = false;
+
+    if ( f == NULL )
+        return false;
+    while ( !found && fgets(line, sizeof(line), f) )
+    {
+        char *p;
+
+        if ( strncmp(line, "flags", 5) != 0 )
+            continue;
+        for ( p = strtok(line, " \t\n"); p; p = strtok(NULL, " \t\n") )
+            if ( strcmp(p, flag) == 0 )
+                found = true;
+        break;
+    }
+    fclose(f);
+    return found;
+}
+
+static void probe_perf(void)
+{
+    struct hvb_perfev_group g;
+    char why[160];
+    unsigned int i;
+
+    cfg.nr_sw = cfg.nr_hw = 0;
+    for ( i = 0; i < 4; i++ )
+    {
+        cfg.sw[i].name = sw_keys[i];
+        hvb_perfev_software(sw_names[i], &cfg.sw[i].attr);
+    }
+    if ( hvb_perfev_open(&g, cfg.sw, 4, cfg.sw_why, sizeof(cfg.sw_why)) == 0 )
+    {
+        cfg.nr_sw = 4;
+        hvb_perfev_close(&g);
+    }
+    if ( cfg.mode != HVB_COUNTERS_AUTO && cfg.mode != HVB_COUNTERS_HW )
+    {
+        snprintf(cfg.hw_why, sizeof(cfg.hw_why), "not asked (--counters %s)",
+                 cfg.mode == HVB_COUNTERS_TSC ? "tsc" : "none");
+        return;
+    }
+    for ( i = 0; i < 2; i++ )
+    {
+        cfg.hw[i].name = hw_keys[i];
+        if ( hvb_perfev_encode(hw_names[i], &cfg.hw[i].attr, why, sizeof(why)) )
+        {
+            snprintf(cfg.hw_why, sizeof(cfg.hw_why), "%s", why);
+            return;
+        }
+    }
+    if ( hvb_perfev_open(&g, cfg.hw, 2, why, sizeof(why)) == 0 )
+    {
+        cfg.nr_hw = 2;
+        hvb_perfev_close(&g);
+    }
+    else
+        snprintf(cfg.hw_why, sizeof(cfg.hw_why), "%s%s", why,
+                 access("/sys/bus/event_source/devices/cpu", F_OK)
+                     ? " (no /sys/bus/event_source/devices/cpu)"
+                     : "");
+}
+
+int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
+                    const char *cg_dir, char *err, size_t len)
+{
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.probed = true;
+    cfg.mode = mode;
+    cfg.tsc_invariant =
+        cpuinfo_has("constant_tsc") && cpuinfo_has("nonstop_tsc");
+    if ( mode == HVB_COUNTERS_NONE )
+    {
+        snprintf(cfg.tsc_why, sizeof(cfg.tsc_why),
+                 "not asked (--counters none)");
+        snprintf(cfg.sw_why, sizeof(cfg.sw_why), "not asked (--counters none)");
+        snprintf(cfg.hw_why, sizeof(cfg.hw_why), "not asked (--counters none)");
+        snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
+                 "not asked (--counters none)");
+    }
+    else
+    {
+        cfg.tsc_hz = measure_tsc_hz();
+        cfg.tsc = cfg.tsc_invariant;
+        if ( !cfg.tsc )
+            snprintf(cfg.tsc_why, sizeof(cfg.tsc_why),
+                     "the TSC is not invariant (no constant_tsc+nonstop_tsc)");
+        probe_perf();
+        cfg.mallctl = (mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "mallctl");
+        if ( cfg.mallctl == NULL )
+            snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
+                     "not linked with jemalloc");
+    }
+    if ( mode != HVB_COUNTERS_NONE )
+    {
+        /* What start() and stop() add to each sample, best of 5. */
+        struct hvb_ctr_table t;
+        struct hvb_meter mt;
+        int i;
+
+        cfg.bracket_ns = -1;
+        for ( i = 0; i < 5; i++ )
+        {
+            double t0, t1;
+
+            hvb_meter_begin(&mt);
+            t0 = mono();
+            hvb_meter_start(&mt);
+            hvb_meter_stop(&mt);
+            t1 = mono();
+            memset(&t, 0, sizeof(t));
+            hvb_meter_end(&mt, false, &t);
+            if ( cfg.bracket_ns < 0 || (t1 - t0) * 1e9 < cfg.bracket_ns )
+                cfg.bracket_ns = (t1 - t0) * 1e9;
+        }
+    }
+    cfg.callgrind = callgrind && RUNNING_ON_VALGRIND;
+    if ( cfg.callgrind )
+        snprintf(cfg.cg_dir, sizeof(cfg.cg_dir), "%s", cg_dir ? cg_dir : ".");
+    else
+        snprintf(cfg.cg_why, sizeof(cfg.cg_why),
+                 "not asked (--instrument callgrind)");
+    if ( mode == HVB_COUNTERS_HW && cfg.nr_hw == 0 )
+    {
+        snprintf(
+            err, len,
+            "--counters hw: no hardware counters here: %s (use --counters auto or tsc)",
+            cfg.hw_why);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+double hvb_meter_bracket_ns(void)
+{
+    return cfg.bracket_ns;
+}
+
+double hvb_meter_tsc_hz(void)
+{
+    return cfg.tsc_hz;
+}
+
+void hvb_meter_probe_line(FILE *f)
+{
+    fprintf(f, "hvbench: counters: time%s%s%s%s%s",
+            cfg.tsc ? ", tsc_cycles" : "",
+            cfg.nr_hw ? ", cycles, instructions" : "",
+            cfg.nr_sw ? ", software events" : "",
+            cfg.mallctl ? ", alloc_bytes" : "",
+            cfg.callgrind ? ", sim_instructions" : "");
+    if ( cfg.tsc )
+        fprintf(f, " (TSC %.0f MHz)", cfg.tsc_hz / 1e6);
+    fprintf(f, "; unavailable:");
+    if ( !cfg.tsc )
+        fprintf(f, " tsc_cycles (%s);", cfg.tsc_why);
+    if ( !cfg.nr_hw )
+        fprintf(f, " cycles, instructions (%s);", cfg.hw_why);
+    if ( !cfg.nr_sw )
+        fprintf(f, " software events (%s);", cfg.sw_why);
+    fprintf(f, " allocs_per_op (jemalloc counts bytes per thread, not calls)");
+    if ( !cfg.mallctl )
+        fprintf(f, "; alloc_bytes (%s)", cfg.alloc_why);
+    fputc('\n', f);
+}
+
+static json_t *one(bool ok, const char *source, const char *why)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "available", json_boolean(ok));
+    json_object_set_new(o, ok ? "source" : "reason",
+                        json_string(ok ? source : why));
+    return o;
+}
+
+json_t *hvb_meter_probe_json(void)
+{
+    json_t *o = json_object(), *c = json_object();
+    static const char *const mode_names[] = {"auto", "hw", "tsc", "none"};
+
+    json_object_set_new(o, "mode", json_string(mode_names[cfg.mode]));
+    json_object_set_new(o, "tsc_hz",
+                        cfg.tsc_hz > 0 ? json_real(cfg.tsc_hz) : json_null());
+    json_object_set_new(o, "tsc_invariant", json_boolean(cfg.tsc_invariant));
+    json_object_set_new(o, "bracket_ns", json_real(cfg.bracket_ns));
+    json_object_set_new(
+        c, "tsc_cycles_per_op",
+        one(cfg.tsc, "rdtsc, thread 0's measured window", cfg.tsc_why));
+    json_object_set_new(
+        c, "cycles_per_op",
+        one(cfg.nr_hw, "perf_event_open, libpfm4 'cycles'", cfg.hw_why));
+    json_object_set_new(
+        c, "instructions_per_op",
+        one(cfg.nr_hw, "perf_event_open, libpfm4 'instructions'", cfg.hw_why));
+    json_object_set_new(
+        c, "software_events",
+        one(cfg.nr_sw, "perf_event_open software group", cfg.sw_why));
+    json_object_set_new(
+        c, "alloc_bytes_per_op",
+        one(cfg.mallctl != NULL, "jemalloc thread.allocatedp", cfg.alloc_why));
+    json_object_set_new(
+        c, "allocs_per_op",
+        one(false, "",
+            "jemalloc keeps per-thread byte counts, not call counts"));
+    json_object_set_new(c, "sim_instructions_per_op",
+                        one(cfg.callgrind,
+                            "valgrind callgrind Ir between client requests",
+                            cfg.cg_why));
+    json_object_set_new(o, "counters", c);
+    return o;
+}
+
+static void read_alloc(uint64_t *a, uint64_t *d)
+{
+    uint64_t *p;
+    size_t sz = sizeof(p);
+
+    *a = *d = 0;
+    if ( cfg.mallctl == NULL )
+        return;
+    if ( cfg.mallctl("thread.allocatedp", &p, &sz, NULL, 0) == 0 )
+        *a = *p;
+    sz = sizeof(p);
+    if ( cfg.mallctl("thread.deallocatedp", &p, &sz, NULL, 0) == 0 )
+        *d = *p;
+}
+
+void hvb_meter_begin(struct hvb_meter *mt)
+{
+    char why[200];
+
+    memset(mt, 0, sizeof(*mt));
+    if ( cfg.nr_sw )
+        hvb_perfev_open(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
+    if ( cfg.nr_hw )
+        hvb_perfev_open(&mt->hw, cfg.hw, cfg.nr_hw, why, sizeof(why));
+}
+
+void hvb_meter_start(struct hvb_meter *mt)
+{
+    mt->started = true;
+    read_alloc(&mt->alloc0, &mt->dealloc0);
+    if ( mt->sw.nr )
+        hvb_perfev_readg(&mt->sw, &mt->sw0);
+    if ( mt->hw.nr )
+        hvb_perfev_readg(&mt->hw, &mt->hw0);
+    if ( cfg.callgrind )
+    {
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_START_INSTRUMENTATION;
+    }
+    mt->tsc0 = __rdtsc();
+}
+
+void hvb_meter_stop(struct hvb_meter *mt)
+{
+    mt->tsc1 = __rdtsc();
+    if ( cfg.callgrind )
+    {
+        CALLGRIND_STOP_INSTRUMENTATION;
+        CALLGRIND_DUMP_STATS_AT("hvbench");
+    }
+    if ( mt->hw.nr )
+        hvb_perfev_readg(&mt->hw, &mt->hw1);
+    if ( mt->sw.nr )
+        hvb_perfev_readg(&mt->sw, &mt->sw1);
+    read_alloc(&mt->alloc1, &mt->dealloc1);
+    mt->stopped = true;
+}
+
+/* Ir of callgrind's dump number @n, or -1. */
+static double cg_totals(unsigned int n)
+{
+    char path[PATH_MAX + 32], line[256];
+    double v = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/cg.out.%u", cfg.cg_dir, n);
+    f = fopen(path, "r");
+    if ( f == NULL )
+        return -1;
+    while ( fgets(line, sizeof(line), f) )
+        if ( strncmp(line, "totals:", 7) == 0 )
+            v = strtod(line + 7, NULL);
+    fclose(f);
+    return v;
+}
+
+static void add_group(struct hvb_ctr_table *ctrs,
+                      const struct hvb_perfev_def *defs, unsigned int nr,
+                      const struct hvb_perfev_read *a,
+                      const struct hvb_perfev_read *b, bool thread0,
+                      const char *cov_name)
+{
+    char name[HVB_CTR_NAME_MAX];
+    double cov = 0, v;
+    unsigned int i;
+
+    for ( i = 0; i < nr; i++ )
+    {
+        v = hvb_perfev_delta(a, b, i, &cov);
+        if ( v != v )
+            continue; /* never ran: absent, not zero */
+        snprintf(name, sizeof(name), "%s_per_op", defs[i].name);
+        hvb_ctr_add(ctrs, name, v, HVB_CTR_PER_OP);
+    }
+    if ( thread0 && cov_name != NULL )
+        hvb_ctr_add(ctrs, cov_name, cov, 0);
+}
+
+void hvb_meter_end(struct hvb_meter *mt, bool thread0,
+                   struct hvb_ctr_table *ctrs)
+{
+    if ( mt->started && mt->stopped )
+    {
+        if ( thread0 && cfg.tsc )
+            hvb_ctr_add(ctrs, "tsc_cycles_per_op",
+                        (double)(mt->tsc1 - mt->tsc0), HVB_CTR_PER_OP);
+        if ( mt->sw.nr )
+            add_group(ctrs, cfg.sw, cfg.nr_sw, &mt->sw0, &mt->sw1, thread0,
+                      NULL);
+        if ( mt->hw.nr )
+            add_group(ctrs, cfg.hw, cfg.nr_hw, &mt->hw0, &mt->hw1, thread0,
+                      "perf_coverage");
+        if ( cfg.mallctl != NULL )
+        {
+            hvb_ctr_add(ctrs, "alloc_bytes_per_op",
+                        (double)(mt->alloc1 - mt->alloc0), HVB_CTR_PER_OP);
+            hvb_ctr_add(ctrs, "dealloc_bytes_per_op",
+                        (double)(mt->dealloc1 - mt->dealloc0), HVB_CTR_PER_OP);
+        }
+        if ( cfg.callgrind )
+        {
+            double ir = cg_totals(atomic_fetch_add(&cfg.cg_dumps, 1) + 1);
+
+            if ( ir >= 0 )
+                hvb_ctr_add(ctrs, "sim_instructions_per_op", ir,
+                            HVB_CTR_PER_OP);
+        }
+    }
+    hvb_perfev_close(&mt->sw);
+    hvb_perfev_close(&mt->hw);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* CSV and markdown tables of a results document; see hvb/tabular.h. */
+#include <stdbool.h>
+#include <string.h>
+
+#include <hvb/tabular.h>
+
+static double numv(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* "a;b" of the noise flags, "k=v;..." of the counter medians. */
+static void flags_str(const json_t *c, char *buf, size_t len)
+{
+    size_t i, n = 0;
+    json_t *v;
+
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(c, "noise_flags"), i, v) n +=
+        (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ";" : "",
+                         json_string_value(v));
+}
+
+static void ctrs_str(const json_t *c, char *buf, size_t len)
+{
+    const char *k;
+    json_t *v;
+    size_t n = 0;
+
+    buf[0] = '\0';
+    json_object_foreach((json_t *)json_object_get(c, "counters"), k, v)
+    {
+        if ( strncmp(k, "perfc.", 6) == 0 )
+            continue;
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%.6g",
+                              n ? ";" : "", k,
+                              numv(json_object_get(v, "summary"), "median"));
+    }
+}
+
+static void row(FILE *f, const json_t *c, bool md)
+{
+    const json_t *s = json_object_get(c, "summary");
+    const json_t *p = json_object_get(c, "paired");
+    const json_t *ci = json_object_get(p, "ci95");
+    char fl[256], ct[1024];
+
+    flags_str(c, fl, sizeof(fl));
+    ctrs_str(c, ct, sizeof(ct));
+    if ( md )
+        fprintf(f, "| `%s` | %.2f | %.2f | %.1f%% | %.2f | %.2f | %lld | ",
+                json_string_value(json_object_get(c, "name")),
+                numv(s, "median"), numv(s, "mad"), numv(s, "cv") * 100,
+                numv(s, "min"), numv(s, "max"),
+                (long long)json_integer_value(json_object_get(s, "n")));
+    else
+        fprintf(f, "\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%lld,",
+                json_string_value(json_object_get(c, "name")),
+                numv(s, "median"), numv(s, "mad"), numv(s, "cv"),
+                numv(s, "min"), numv(s, "max"),
+                (long long)json_integer_value(json_object_get(s, "n")));
+    if ( p != NULL && md )
+        fprintf(f, "%.3f [%.3f, %.3f] | %.3g | ", numv(p, "median"),
+                json_number_value(json_array_get(ci, 0)),
+                json_number_value(json_array_get(ci, 1)),
+                numv(p, "mannwhitney_p"));
+    else if ( p != NULL )
+        fprintf(f, "%.6g,%.6g,%.6g,%.6g,", numv(p, "median"),
+                json_number_value(json_array_get(ci, 0)),
+                json_number_value(json_array_get(ci, 1)),
+                numv(p, "mannwhitney_p"));
+    else
+        fprintf(f, md ? "%s | | " : "%s,,,,", md ? "1 (reference)" : "1");
+    if ( md )
+        fprintf(f, "%s | %s |\n", fl, ct);
+    else
+        fprintf(f, "\"%s\",\"%s\"\n", fl, ct);
+}
+
+void hvb_tabular_csv(FILE *f, const json_t *root)
+{
+    size_t i;
+    json_t *c;
+
+    fprintf(f, "name,median_ns,mad_ns,cv,min_ns,max_ns,n,ratio,ratio_ci_lo,"
+               "ratio_ci_hi,mannwhitney_p,noise_flags,counters\n");
+    json_array_foreach(
+        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
+        row(f, c, false);
+}
+
+void hvb_tabular_markdown(FILE *f, const json_t *root)
+{
+    size_t i;
+    json_t *c;
+
+    fprintf(f, "| benchmark | median ns/op | MAD | CV | min | max | n | "
+               "ratio [95%% CI] | MWU p | noise | counters (median per op) |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+    json_array_foreach(
+        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
+        row(f, c, true);
+}

@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The figures of issue 3 (not part of ctest; minutes):
+#   aa       A/A false alarms: N+1 runs of the lookup suite, N compares of
+#            consecutive runs; how many flag anything (regressed/improved)
+#            and how many say unstable
+#   time P   gate power in time mode: N pairs base / +P% real work
+#   sim P    gate power in callgrind mode: N pairs base / +P% instructions
+#   paa      A/A within one run: slowdown:tag=1 vs slowdown:tag=2 (same
+#            code), threads 1 and 2, paired rounds; N runs, gate each
+#   ptime P  paired gate power: slowdown:tag=1 vs slowdown:work=K (+P%)
+#            in one run; N runs.  Small K is not linear (out-of-order
+#            execution hides a few loop steps behind the lookup): prefer
+#   pevery E paired gate power: slowdown:tag=1 vs slowdown:work=200:every=E
+#            (200 units on every E-th lookup: linear in 1/E; E=150 gave
+#            about +5%, E=300 about +2% on the 2-vCPU VM); N runs
+#   empty    the empty-op baseline: harness overhead per op
+# Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
+# Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
+# gate; REPS (default 15) sets the repetitions of the paired runs.
+set -u
+hv=$1
+so=$2
+what=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+med() {
+    /usr/bin/python3 -c "
+import json, sys
+c = json.load(open('$1'))['hvbench']['cells'][0]
+print(c['summary']['median'] if '$2' == 'time' else c['counters']['$2']['summary']['median'])"
+}
+one() { # one OUT [env] : one slowdown cell, ~1.5 s
+    out=$1
+    shift
+    env "$@" "$hv" run lookup --plugin "domlookup=$so" -q --min-time 0.05 \
+        --repetitions 10 -o "$out" >/dev/null 2>&1
+}
+cgone() {
+    out=$1
+    shift
+    env "$@" "$hv" run lookup --plugin "domlookup=$so" -q \
+        --instrument callgrind --repetitions 3 -o "$out" >/dev/null 2>&1
+}
+case $what in
+aa)
+    n=${4:-20}
+    suite="lookup --plugin domlookup=rwlock-ref,rcu-ref,rcu-noref,percpu-ref,urcu-ref --threads 1,2 --param distribution=hot -q"
+    # shellcheck disable=SC2086
+    "$hv" run $suite -o "$tmp/r0.json" >/dev/null 2>&1
+    flagged=0 unstable=0 i=1
+    while [ "$i" -le "$n" ]; do
+        # shellcheck disable=SC2086
+        "$hv" run $suite -o "$tmp/r$i.json" >/dev/null 2>&1
+        "$hv" compare "$tmp/r$((i - 1)).json" "$tmp/r$i.json" >"$tmp/c" 2>&1
+        s=$(tail -1 "$tmp/c")
+        echo "compare $i: $s"
+        echo "$s" | grep -Eq "summary: (0 regressed, 0 improved)" ||
+            flagged=$((flagged + 1))
+        echo "$s" | grep -q ", 0 unstable" || unstable=$((unstable + 1))
+        i=$((i + 1))
+    done
+    echo "A/A: $flagged of $n compares flagged a regression or improvement; $unstable said unstable"
+    ;;
+time | sim)
+    p=$4
+    n=${5:-20}
+    if [ "$what" = time ]; then
+        one "$tmp/b.json"
+        one "$tmp/w.json" HVB_SLOWDOWN_WORK=200
+        k=$(/usr/bin/python3 -c "
+t = $(med "$tmp/b.json" time); u = ($(med "$tmp/w.json" time) - t) / 200
+print(max(1, round($p / 100 * t / u)))")
+        every=1
+    else
+        cgone "$tmp/b1.json"
+        cgone "$tmp/w.json" HVB_SLOWDOWN_WORK=100
+        cgone "$tmp/b.json" HVB_SLOWDOWN_EVERY=100
+        k=$(/usr/bin/python3 -c "
+u = ($(med "$tmp/w.json" sim_instructions_per_op) - $(med "$tmp/b1.json" sim_instructions_per_op)) / 100
+print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
+        every=100
+    fi
+    caught=0 unstable=0 i=1
+    t0=$(date +%s)
+    while [ "$i" -le "$n" ]; do
+        if [ "$what" = time ]; then
+            one "$tmp/b.json"
+            one "$tmp/s.json" HVB_SLOWDOWN_WORK="$k"
+            "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time >"$tmp/g" 2>&1
+        else
+            cgone "$tmp/b.json" HVB_SLOWDOWN_EVERY=$every
+            cgone "$tmp/s.json" HVB_SLOWDOWN_WORK="$k" HVB_SLOWDOWN_EVERY=$every
+            "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric sim_instructions \
+                >"$tmp/g" 2>&1
+        fi
+        rc=$?
+        [ "$rc" -eq 1 ] && caught=$((caught + 1))
+        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        echo "pair $i: exit $rc: $(sed -n 3p "$tmp/g" | awk '{print $4, $5, $6}')"
+        i=$((i + 1))
+    done
+    echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
+    ;;
+pevery)
+    n=${5:-20}
+    caught=0 unstable=0 i=1 changes=""
+    t0=$(date +%s)
+    while [ "$i" -le "$n" ]; do
+        "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=200:every=$4" \
+            -q --min-time 0.05 --repetitions "${REPS:-30}" -o "$tmp/p.json" \
+            >/dev/null 2>&1
+        # shellcheck disable=SC2086
+        "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
+        rc=$?
+        [ "$rc" -eq 1 ] && caught=$((caught + 1))
+        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        changes="$changes $(sed -n 3p "$tmp/g" | awk '{print $4}')"
+        i=$((i + 1))
+    done
+    echo "every=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
+    ;;
+paa | ptime)
+    n=${5:-20}
+    [ "$what" = paa ] && n=${4:-20}
+    k=0
+    if [ "$what" = ptime ]; then
+        "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=200" -q \
+            --min-time 0.05 --repetitions 10 -o "$tmp/w.json" >/dev/null 2>&1
+        k=$(/usr/bin/python3 -c "
+import json
+c = json.load(open('$tmp/w.json'))['hvbench']['cells']
+t = c[0]['summary']['median']; r = c[1]['paired']['median']
+print(max(1, round($4 / 100 * 200 / (r - 1))))")
+        /usr/bin/python3 -c "
+import json
+c = json.load(open('$tmp/w.json'))['hvbench']['cells']
+print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k * 100))"
+    fi
+    flagged=0 unstable=0 i=1
+    t0=$(date +%s)
+    while [ "$i" -le "$n" ]; do
+        if [ "$what" = paa ]; then
+            "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:tag=2" \
+                --threads 1,2 -q --min-time 0.05 --repetitions "${REPS:-15}" \
+                -o "$tmp/p.json" >/dev/null 2>&1
+        else
+            "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=$k" -q \
+                --min-time 0.05 --repetitions "${REPS:-15}" -o "$tmp/p.json" \
+                >/dev/null 2>&1
+        fi
+        # shellcheck disable=SC2086
+        "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
+        rc=$?
+        [ "$rc" -eq 1 ] && flagged=$((flagged + 1))
+        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        echo "run $i: exit $rc: $(grep summary "$tmp/g")"
+        i=$((i + 1))
+    done
+    echo "$what ${4:-} (k=$k): exit 1 in $flagged of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s"
+    ;;
+empty)
+    "$hv" run empty --param batch=1,64,1000 -q --repetitions 10
+    ;;
+esac

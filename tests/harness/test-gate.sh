@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The gate self-test (DESIGN §5-6, issue 3), with the tests-only slowdown
+# plugin (slowdown.c: rcu-noref plus HVB_SLOWDOWN_* work per lookup):
+#
+#   1. A vs A passes: callgrind mode (deterministic) exits 0; time mode
+#      never exits 1 (0, or 3 when the shared machine is too noisy).
+#   2. +25% real work per op fails in time mode (exit 1); the amount is
+#      calibrated here from the measured cost of a work unit.
+#   3. +1% instructions fails in callgrind mode (exit 1), every time.
+#   4. A deliberately jittery cell is reported unstable (exit 3).
+#   5. Input errors are exit 2 with one line.
+#
+# Usage: test-gate.sh HVBENCH SLOWDOWN.so
+set -u
+hvbench=$1
+so=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { fail=1; echo "FAIL: $*"; }
+
+run() { # run OUT [env...] : one lookup cell with the slowdown plugin
+    out=$1
+    shift
+    env "$@" "$hvbench" run lookup --plugin "domlookup=$so" -q \
+        --min-time 0.05 --repetitions 8 -o "$out" >/dev/null 2>>"$tmp/log" ||
+        bad "run $out $*"
+}
+cg() { # cg OUT [env...] : the same under callgrind
+    out=$1
+    shift
+    env "$@" "$hvbench" run lookup --plugin "domlookup=$so" -q \
+        --instrument callgrind --repetitions 3 -o "$out" >/dev/null 2>&1 ||
+        bad "callgrind run $out $*"
+}
+gate() { # gate WANT BASE NEW [options]
+    want=$1
+    shift
+    "$hvbench" gate "$@" >"$tmp/gate.out" 2>&1
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        bad "gate $* exited $rc, want $want"
+        cat "$tmp/gate.out"
+    fi
+    return $rc
+}
+median() { # median FILE KEY : median of cell 0's metric
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["hvbench"]["cells"][0]
+print(c["summary"]["median"] if sys.argv[2] == "time"
+      else c["counters"][sys.argv[2]]["summary"]["median"])
+PY
+}
+
+# 1. A vs A.
+cg "$tmp/cg-a1.json"
+cg "$tmp/cg-a2.json"
+gate 0 "$tmp/cg-a1.json" "$tmp/cg-a2.json" --metric sim_instructions
+run "$tmp/a1.json"
+run "$tmp/a2.json"
+"$hvbench" gate "$tmp/a1.json" "$tmp/a2.json" >"$tmp/gate.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    bad "A vs A in time mode exited $rc"
+    cat "$tmp/gate.out"
+fi
+
+# 3. +1% instructions: work units on every 100th lookup, sized from the
+# measured Ir of a unit.
+# The base runs the same bookkeeping (every 100th lookup, 0 units).
+cg "$tmp/cg-w.json" HVB_SLOWDOWN_WORK=100
+cg "$tmp/cg-b.json" HVB_SLOWDOWN_EVERY=100
+k=$(/usr/bin/python3 -c "
+u = ($(median "$tmp/cg-w.json" sim_instructions_per_op) - $(median "$tmp/cg-a1.json" sim_instructions_per_op)) / 100
+print(max(1, round($(median "$tmp/cg-b.json" sim_instructions_per_op) / u)))")
+cg "$tmp/cg-slow.json" HVB_SLOWDOWN_WORK="$k" HVB_SLOWDOWN_EVERY=100
+gate 1 "$tmp/cg-b.json" "$tmp/cg-slow.json" --metric sim_instructions \
+    --markdown "$tmp/cg.md"
+grep -q "regression" "$tmp/cg.md" || bad "markdown of the +1% gate: no verdict"
+grep -q "Ir/op" "$tmp/cg.md" || bad "markdown of the +1% gate: no unit"
+
+# 2. +25% time: the cost of a unit from a run with 200 units per op.
+run "$tmp/w.json" HVB_SLOWDOWN_WORK=200
+k=$(/usr/bin/python3 -c "
+t = $(median "$tmp/a1.json" time)
+u = ($(median "$tmp/w.json" time) - t) / 200
+print(max(1, round(0.25 * t / u)) if u > 0 else 1)")
+# A shared 2-vCPU machine can swamp one attempt; three are allowed.
+for try in 1 2 3; do
+    run "$tmp/slow.json" HVB_SLOWDOWN_WORK="$k"
+    "$hvbench" gate "$tmp/a1.json" "$tmp/slow.json" --metric time \
+        >"$tmp/gate.out" 2>&1
+    rc=$?
+    [ "$rc" -eq 1 ] && break
+    run "$tmp/a1.json"
+done
+[ "$rc" -eq 1 ] || { bad "+25% time (k=$k) exited $rc"; cat "$tmp/gate.out"; }
+
+# 2b. The same +25% paired within one run (variants of one group): the
+# per-round ratios cancel the machine's drift.
+"$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:work=$k" -q \
+    --min-time 0.05 --repetitions 10 -o "$tmp/pair.json" >/dev/null 2>&1
+gate 1 "$tmp/pair.json" --metric time
+# And paired A/A: two variants running the same code never regress.
+"$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:tag=2" -q \
+    --min-time 0.05 --repetitions 10 -o "$tmp/paa.json" >/dev/null 2>&1
+"$hvbench" gate "$tmp/paa.json" >"$tmp/gate.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    bad "paired A vs A exited $rc"
+    cat "$tmp/gate.out"
+fi
+
+# 4. Jitter: the extra work changes every ~25 ms, samples last ~20 ms.
+env HVB_SLOWDOWN_JITTER=40 "$hvbench" run lookup --plugin "domlookup=$so" \
+    -q --min-time 0.02 --repetitions 8 -o "$tmp/j.json" >/dev/null 2>&1
+gate 3 "$tmp/a1.json" "$tmp/j.json" --metric time
+
+# 5. Input errors.
+echo '{"broken' >"$tmp/bad.json"
+gate 2 "$tmp/a1.json" "$tmp/bad.json"
+gate 2 "$tmp/a1.json" "$tmp/a2.json" --metric bogus
+gate 2 "$tmp/a1.json" "$tmp/a2.json" --max-regression x
+gate 2 "$tmp/a1.json" "$tmp/a2.json" --metric instructions
+[ "$(wc -l <"$tmp/gate.out")" -eq 1 ] || bad "error is not one line"
+gate 2 "$tmp/a1.json"
+
+[ "$fail" -eq 0 ] && echo "gate self-test: all passed"
+exit "$fail"

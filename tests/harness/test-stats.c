@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * harness/stats.c against values scipy computed on fixed data
+ * (fixtures/stats.json, made by gen-stats-fixtures.py).
+ * Usage: test-stats FIXTURE.json
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include <hvb/stats.h>
+
+static json_t *fx;
+
+static size_t data(const char *name, double *v, size_t max)
+{
+    json_t *a = json_object_get(json_object_get(fx, "data"), name);
+    size_t i, n = json_array_size(a);
+
+    assert_non_null(a);
+    assert_true(n <= max);
+    for ( i = 0; i < n; i++ )
+        v[i] = json_number_value(json_array_get(a, i));
+    return n;
+}
+
+static void near(double got, double want, double rel, const char *what)
+{
+    double tol = rel * fmax(fabs(want), 1e-12);
+
+    if ( !(fabs(got - want) <= tol) )
+        fail_msg("%s: got %.12g, scipy %.12g", what, got, want);
+}
+
+static void test_describe(void **state)
+{
+    const char *k;
+    json_t *want;
+
+    json_object_foreach(json_object_get(fx, "describe"), k, want)
+    {
+        double v[64];
+        size_t n = data(k, v, 64);
+        struct hvb_stats s;
+
+        assert_int_equal(hvb_stats_compute(v, n, &s), 0);
+        assert_int_equal(s.n, json_integer_value(json_object_get(want, "n")));
+        near(s.mean, json_number_value(json_object_get(want, "mean")), 1e-12,
+             "mean");
+        near(s.median, json_number_value(json_object_get(want, "median")),
+             1e-12, "median");
+        near(s.stddev, json_number_value(json_object_get(want, "stddev")),
+             1e-10, "stddev");
+        near(s.cv, json_number_value(json_object_get(want, "cv")), 1e-10, "cv");
+        near(s.min, json_number_value(json_object_get(want, "min")), 0, "min");
+        near(s.max, json_number_value(json_object_get(want, "max")), 0, "max");
+        near(s.mad, json_number_value(json_object_get(want, "mad")), 1e-12,
+             "mad");
+        assert_int_equal(s.outliers,
+                         json_integer_value(json_object_get(want, "outliers")));
+    }
+}
+
+static void test_mannwhitneyu(void **state)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(fx, "mannwhitneyu"), i, c)
+    {
+        double x[64], y[64], u1, p;
+        size_t nx = data(json_string_value(json_object_get(c, "x")), x, 64);
+        size_t ny = data(json_string_value(json_object_get(c, "y")), y, 64);
+
+        p = hvb_mannwhitneyu(x, nx, y, ny, &u1);
+        near(u1, json_number_value(json_object_get(c, "u1")), 1e-12, "U1");
+        near(p, json_number_value(json_object_get(c, "p")), 1e-9, "p");
+    }
+}
+
+/*
+ * Bootstrap intervals come from different random draws, so they agree
+ * only within resampling error: 10% of the interval's width.
+ */
+static void ci_near(double lo, double hi, json_t *want, const char *what)
+{
+    double wl = json_number_value(json_array_get(want, 0));
+    double wh = json_number_value(json_array_get(want, 1));
+    double tol = 0.1 * (wh - wl) + 1e-12;
+
+    if ( fabs(lo - wl) > tol || fabs(hi - wh) > tol )
+        fail_msg("%s: got [%g, %g], scipy [%g, %g]", what, lo, hi, wl, wh);
+}
+
+static void test_bootstrap(void **state)
+{
+    const char *k;
+    json_t *want, *c;
+    size_t i;
+
+    json_object_foreach(json_object_get(fx, "bootstrap_median"), k, want)
+    {
+        double v[64], lo, hi;
+        size_t n = data(k, v, 64);
+
+        assert_int_equal(hvb_bootstrap_median_ci(v, n, 20000, 1, &lo, &hi), 0);
+        ci_near(lo, hi, want, k);
+    }
+    json_array_foreach(json_object_get(fx, "bootstrap_ratio"), i, c)
+    {
+        double x[64], y[64], lo, hi;
+        size_t nx = data(json_string_value(json_object_get(c, "x")), x, 64);
+        size_t ny = data(json_string_value(json_object_get(c, "y")), y, 64);
+
+        assert_int_equal(
+            hvb_bootstrap_ratio_ci(x, nx, y, ny, 20000, 1, &lo, &hi), 0);
+        ci_near(lo, hi, json_object_get(c, "ci"),
+                json_string_value(json_object_get(c, "y")));
+    }
+}
+
+static void test_edges(void **state)
+{
+    double v[1] = {3}, lo, hi;
+    struct hvb_stats s;
+
+    assert_int_equal(hvb_stats_compute(v, 0, &s), 0);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(hvb_stats_compute(v, 1, &s), 0);
+    assert_true(s.stddev == 0 && s.cv == 0 && s.mad == 0 && s.outliers == 0);
+    assert_true(isnan(hvb_mannwhitneyu(v, 0, v, 1, NULL)));
+    assert_int_equal(hvb_bootstrap_median_ci(v, 0, 10, 1, &lo, &hi), -22);
+    assert_int_equal(hvb_bootstrap_median_ci(v, 1, 10, 1, &lo, &hi), 0);
+    assert_true(lo == 3 && hi == 3);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_mannwhitneyu),
+        cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_edges),
+    };
+    json_error_t e;
+
+    if ( argc != 2 )
+    {
+        fprintf(stderr, "usage: test-stats FIXTURE.json\n");
+        return 2;
+    }
+    fx = json_load_file(argv[1], 0, &e);
+    if ( fx == NULL )
+    {
+        fprintf(stderr, "test-stats: %s: %s\n", argv[1], e.text);
+        return 2;
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
