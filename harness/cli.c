@@ -52,7 +52,7 @@ void hvb_cli_help(FILE *f)
         "workloads under switchable strategy plugins and compare them.\n"
         "\n"
         "commands:\n"
-        "  list [plugins|workloads|slots] [--json]\n"
+        "  list [plugins|workloads|slots|counters] [--json]\n"
         "                    what can be run and switched\n"
         "  run WORKLOAD [--plugin SLOT=A[,B...]]... [--param K=V[,V...]]...\n"
         "               [--threads N[,M...]] [--repetitions N] [--min-time S]\n"

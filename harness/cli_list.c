@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * "hvbench list [plugins|workloads|slots] [--json]": what can be run and
+ * "hvbench list [plugins|workloads|slots|counters] [--json]": what can be run and
  * switched, as text or JSON on stdout.  Negative-control plugins
  * (HV_PF_TEST_ONLY) are not listed.
  */
@@ -12,6 +12,7 @@
 
 #include <hv/plugin.h>
 #include <hvb/cli.h>
+#include <hvb/meter.h>
 #include <hvb/params.h>
 #include <hvb/registry.h>
 
@@ -30,16 +31,18 @@ enum what {
     LIST_SLOTS = 1u << 0,
     LIST_PLUGINS = 1u << 1,
     LIST_WORKLOADS = 1u << 2,
+    LIST_COUNTERS = 1u << 3,
 };
 
 static void list_help(FILE *f)
 {
-    fputs("usage: hvbench list [plugins|workloads|slots] [--json]\n"
+    fputs("usage: hvbench list [plugins|workloads|slots|counters] [--json]\n"
           "\n"
           "List the slots (switchable strategy points of the model), the\n"
           "plugins of each slot with their options, and the workloads with\n"
           "the slots they exercise and their parameters.  Without a topic,\n"
-          "list all three.\n"
+          "list these three.  'counters' probes this machine: which per-op\n"
+          "counters a run would record, and why any is unavailable.\n"
           "\n"
           "options:\n"
           "  --json      one JSON object on stdout\n"
@@ -324,11 +327,30 @@ static json_t *json_workloads(void)
     return a;
 }
 
+/* The counter probe a run would make (--counters auto). */
+static int probe_counters(void)
+{
+    char err[256] = "";
+
+    if ( hvb_meter_probe(HVB_COUNTERS_AUTO, false, NULL, err, sizeof(err)) )
+        return hvb_failure("counter probe: %s", err);
+    return 0;
+}
+
 static int list_json(unsigned int what)
 {
     json_t *root = json_object();
     int rc;
 
+    if ( what & LIST_COUNTERS )
+    {
+        if ( probe_counters() )
+        {
+            json_decref(root);
+            return HVB_EXIT_FAIL;
+        }
+        json_object_set_new(root, "counters", hvb_meter_probe_json());
+    }
     if ( what & LIST_SLOTS )
         json_object_set_new(root, "slots", json_slots());
     if ( what & LIST_PLUGINS )
@@ -346,6 +368,12 @@ static int list_text(unsigned int what)
 {
     bool sep = false;
 
+    if ( what & LIST_COUNTERS )
+    {
+        if ( probe_counters() )
+            return HVB_EXIT_FAIL;
+        hvb_meter_probe_line(stdout);
+    }
     if ( what & LIST_SLOTS )
     {
         text_slots(stdout);
@@ -400,10 +428,12 @@ int hvb_cmd_list(int argc, char **argv)
                 what = LIST_WORKLOADS;
             else if ( strcmp(val, "slots") == 0 )
                 what = LIST_SLOTS;
+            else if ( strcmp(val, "counters") == 0 )
+                what = LIST_COUNTERS;
             else
-                return hvb_usage_error(
-                    "unknown list topic '%s' (valid: plugins, workloads, slots)",
-                    val);
+                return hvb_usage_error("unknown list topic '%s' (valid: "
+                                       "plugins, workloads, slots, counters)",
+                                       val);
             break;
         }
     }

@@ -41,7 +41,7 @@ quick="--min-time 0.01 --repetitions 2 -q"
 
 # Commands and usage.
 expect_error "unknown command 'frobnicate'" frobnicate
-expect_error "unknown list topic 'bogus'.*plugins" list bogus
+expect_error "unknown list topic 'bogus'.*plugins.*counters" list bogus
 expect_error "unknown workload 'nosuch' \(valid: .*lookup" run nosuch
 expect_error "bad value 'xml' for --format" run lookup --format xml
 expect_error "bad value '0' for --threads" run lookup --threads 0
@@ -154,6 +154,11 @@ PY
 "$hvbench" list workloads --json >"$tmp/w.json" &&
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'lookup' in json.dumps(d)" \
         "$tmp/w.json" && ok || bad "list workloads --json"
+"$hvbench" list counters >"$tmp/lc" 2>&1 && grep -q 'tsc_cycles' "$tmp/lc" &&
+    ok || bad "list counters: $(cat "$tmp/lc")"
+"$hvbench" list counters --json >"$tmp/lc.json" &&
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'counters' in d" \
+        "$tmp/lc.json" && ok || bad "list counters --json"
 for c in list run; do
     "$hvbench" $c --help >/dev/null 2>&1 && ok || bad "$c --help"
 done
