@@ -5,8 +5,10 @@
  * (modulo their number), as will-it-scale places its tasks: two threads
  * of a contention benchmark then really run on two CPUs, instead of the
  * scheduler stacking them on one and timing them without contention.  A
- * single-thread cell is left to the scheduler, so that it does not sit on
- * CPU 0 beside whatever else is pinned there.
+ * single-thread cell without a background thread is left to the
+ * scheduler, so that it does not sit on CPU 0 beside whatever else is
+ * pinned there; with a background thread (churn), the measured threads
+ * and the background thread are spread over distinct CPUs.
  */
 #ifndef HVB_AFFINITY_H
 #define HVB_AFFINITY_H
