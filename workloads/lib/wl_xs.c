@@ -2,7 +2,9 @@
 /*
  * Helpers of the xenstore workloads (wl_xs.h).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hv/hv.h>
@@ -51,4 +53,16 @@ int wl_xs_populate(struct hvb_cell *c, unsigned int domains, unsigned int nodes)
         }
     }
     return 0;
+}
+
+int wl_xs_req_prepare(struct hvb_cell *c)
+{
+    struct wl_xs_req *s = calloc(1, sizeof(*s));
+
+    if ( s == NULL )
+        return -ENOMEM;
+    s->domains = hvb_param_uint(c, "domains");
+    s->batch = hvb_param_uint(c, "batch");
+    c->priv = s;
+    return wl_xs_populate(c, s->domains, 1);
 }

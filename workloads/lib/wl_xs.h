@@ -28,4 +28,15 @@ int wl_xs_populate(struct hvb_cell *c, unsigned int domains,
     HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED - 1, \
                        "domains holding quota (entries in the quota map)")
 
+/*
+ * The state of a one-request-per-op xenstore workload (xs-read, xs-write):
+ * the "domains" and "batch" params, each domain holding its own node.
+ */
+struct wl_xs_req {
+    unsigned int domains, batch;
+};
+
+/* prepare hook for such a workload: reads the params, populates. */
+int wl_xs_req_prepare(struct hvb_cell *c);
+
 #endif /* HVB_WL_XS_H */

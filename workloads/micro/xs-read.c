@@ -16,25 +16,9 @@
 
 #include "../lib/wl_xs.h"
 
-struct xs_read {
-    unsigned int domains, batch;
-};
-
-static int xs_read_prepare(struct hvb_cell *c)
-{
-    struct xs_read *s = calloc(1, sizeof(*s));
-
-    if ( s == NULL )
-        return -ENOMEM;
-    s->domains = hvb_param_uint(c, "domains");
-    s->batch = hvb_param_uint(c, "batch");
-    c->priv = s;
-    return wl_xs_populate(c, s->domains, 1);
-}
-
 static void xs_read_thread(struct hvb_thread *t)
 {
-    const struct xs_read *s = t->cell->priv;
+    const struct wl_xs_req *s = t->cell->priv;
     struct hv_xs *xs = hv_xs(t->cell->hv);
     unsigned int i, bad = 0;
     char buf[64];
@@ -65,7 +49,7 @@ HVB_REGISTER_WORKLOAD(xs_read_workload) = {
                "request (seed 000)",
     .slots = xs_read_slots,
     .params = xs_read_params,
-    .prepare = xs_read_prepare,
+    .prepare = wl_xs_req_prepare,
     .thread = xs_read_thread,
     .cleanup = wl_free_priv,
 };

@@ -13,25 +13,9 @@
 
 #include "../lib/wl_xs.h"
 
-struct xs_write {
-    unsigned int domains, batch;
-};
-
-static int xs_write_prepare(struct hvb_cell *c)
-{
-    struct xs_write *s = calloc(1, sizeof(*s));
-
-    if ( s == NULL )
-        return -ENOMEM;
-    s->domains = hvb_param_uint(c, "domains");
-    s->batch = hvb_param_uint(c, "batch");
-    c->priv = s;
-    return wl_xs_populate(c, s->domains, 1);
-}
-
 static void xs_write_thread(struct hvb_thread *t)
 {
-    const struct xs_write *s = t->cell->priv;
+    const struct wl_xs_req *s = t->cell->priv;
     struct hv_xs *xs = hv_xs(t->cell->hv);
     unsigned int i, bad = 0;
 
@@ -61,7 +45,7 @@ HVB_REGISTER_WORKLOAD(xs_write_workload) = {
                "per request (seed 000)",
     .slots = xs_write_slots,
     .params = xs_write_params,
-    .prepare = xs_write_prepare,
+    .prepare = wl_xs_req_prepare,
     .thread = xs_write_thread,
     .cleanup = wl_free_priv,
 };
