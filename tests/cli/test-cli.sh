@@ -147,6 +147,23 @@ assert any("domlookup=rcu-noref" in b["name"] for b in r["benchmarks"]), \
     [b["name"] for b in r["benchmarks"]]
 PY
 
+# One workload per file, named as the file: workloads/{micro,macro}/NAME.c
+# registers workload NAME, and every listed workload has its file.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+"$hvbench" list workloads --json >"$tmp/wl.json" &&
+python3 - "$tmp/wl.json" "$src" <<'PY' && ok || bad "workload files == registered workloads"
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+ws = d["workloads"]
+names = {w["name"]: w["kind"] for w in (ws if isinstance(ws, list) else ws.values())}
+files = {}
+for kind in ("micro", "macro"):
+    for f in os.listdir(os.path.join(sys.argv[2], "workloads", kind)):
+        if f.endswith(".c"):
+            files[f[:-2]] = kind
+assert names == files, (sorted(names.items()), sorted(files.items()))
+PY
+
 # Listing.
 "$hvbench" list plugins >"$tmp/l" 2>&1 && grep -q 'percpu-ref' "$tmp/l" &&
     grep -q 'ncpus' "$tmp/l" && ! grep -q 'rcu-broken' "$tmp/l" &&
