@@ -18,6 +18,7 @@
 #define MAX_REPETITIONS     1000
 #define MAX_MIN_TIME_S      3600.0
 #define MAX_THREAD_COUNTS   64
+#define MAX_PROCESSES       64
 
 enum {
     OPT_PLUGIN = 1,
@@ -36,6 +37,7 @@ enum {
     OPT_INSTRUMENT,
     OPT_RESUME,
     OPT_ITERATIONS,
+    OPT_PROCESSES,
     OPT_HELP,
 };
 
@@ -56,6 +58,7 @@ static const struct hvb_optdef run_opts[] = {
     {"instrument", 0, true, OPT_INSTRUMENT},
     {"resume", 0, false, OPT_RESUME},
     {"iterations", 0, true, OPT_ITERATIONS},
+    {"processes", 0, true, OPT_PROCESSES},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -95,6 +98,11 @@ static void run_help(FILE *f)
         "                      available; hw: fail unless hardware counters)\n"
         "  --instrument none|callgrind  callgrind: run under valgrind and\n"
         "                      report sim_instructions_per_op (1 thread only)\n"
+        "  --processes N       run N worker processes one after another,\n"
+        "                      each doing every round, and pool their\n"
+        "                      samples (N x repetitions rounds), so the\n"
+        "                      spread includes between-process variance\n"
+        "                      (default 1: measure in this process)\n"
         "  --resume            keep the finished rounds of --out FILE and\n"
         "                      run only the missing ones\n"
         "  --affinity spread|none  pin measured thread i of a multi-thread\n"
@@ -147,6 +155,36 @@ static bool parse_threads(const char *arg, unsigned int *t, size_t *nr)
     }
 }
 
+/*
+ * The command line of a --processes child: @argv (from the command name
+ * on) less --processes, --out and --resume, each with its value.  The
+ * options were already parsed once, so this walk cannot fail.
+ */
+static char **child_args(int argc, char **argv, int *nr)
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = ""};
+    char **av = calloc((size_t)argc + 1, sizeof(*av));
+    const char *val;
+    int id, n = 0, from;
+
+    if ( av == NULL )
+        return NULL;
+    av[n++] = argv[0];
+    for ( ;; )
+    {
+        from = p.i;
+        id = hvb_getopt(&p, run_opts, &val);
+        if ( id == HVB_OPT_DONE || id == HVB_OPT_ERROR )
+            break;
+        if ( id == OPT_PROCESSES || id == OPT_OUT || id == OPT_RESUME )
+            continue;
+        while ( from < p.i )
+            av[n++] = argv[from++];
+    }
+    *nr = n;
+    return av;
+}
+
 int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
     return hvb_cmd_run_as("run", argc, argv, full_argc, full_argv, NULL, NULL);
@@ -167,6 +205,7 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
 
     memset(&o, 0, sizeof(o));
     o.repetitions = DEFAULT_REPETITIONS;
+    o.processes = 1;
     o.min_time_s = DEFAULT_MIN_TIME_S;
     o.interleave = true;
     o.format = HVB_FORMAT_CONSOLE;
@@ -270,6 +309,11 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
         case OPT_RESUME:
             o.resume = true;
             break;
+        case OPT_PROCESSES:
+            if ( !hvb_parse_u64("--processes", val, 1, MAX_PROCESSES, &u) )
+                goto out;
+            o.processes = (unsigned int)u;
+            break;
         case OPT_ITERATIONS:
             if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
                 goto out;
@@ -316,6 +360,24 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
         hvb_usage_error("unknown workload '%s' (valid: %s)", wname, names);
         goto out;
     }
+    if ( o.processes > 1 && (hooks != NULL || o.resume ||
+                             o.instrument == HVB_INSTRUMENT_CALLGRIND) )
+    {
+        hvb_usage_error("--processes does not go with %s",
+                        hooks != NULL ? cmd
+                        : o.resume    ? "--resume"
+                                      : "--instrument callgrind");
+        goto out;
+    }
+    if ( o.processes > 1 )
+    {
+        o.child_argv = child_args(argc, argv, &o.child_argc);
+        if ( o.child_argv == NULL )
+        {
+            status = hvb_failure("out of memory");
+            goto out;
+        }
+    }
     if ( nr_threads == 0 )
         threads[nr_threads++] = 1;
     o.spec.threads = threads;
@@ -325,6 +387,7 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
     status = hvb_run(&o);
 
 out:
+    free(o.child_argv);
     free(plugins);
     free(params);
     return status;

@@ -388,6 +388,8 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, "workload", json_string(m->w->name));
     set(b, run, "kind", json_string(kind_name(m->w->kind)));
     set(b, run, "repetitions", json_integer(meta->repetitions));
+    set(b, run, "processes",
+        json_integer(meta->processes ? meta->processes : 1));
     set(b, run, "min_time_s", num(meta->min_time_s));
     set(b, run, "interleaved", json_boolean(meta->interleave));
     set(b, run, "seed", uint_json(meta->seed));

@@ -49,7 +49,8 @@ static int load_counters(json_t *c, size_t g, struct hvb_engine_sample *s)
 }
 
 static int load_cell(json_t *c, size_t cell, unsigned int rounds,
-                     unsigned int repetitions, struct hvb_engine_result *res)
+                     unsigned int repetitions, unsigned int base,
+                     struct hvb_engine_result *res)
 {
     json_t *real = json_object_get(c, "samples_ns_per_op");
     json_t *cpu = json_object_get(c, "cpu_samples_ns_per_op");
@@ -64,7 +65,7 @@ static int load_cell(json_t *c, size_t cell, unsigned int rounds,
 
         memset(s, 0, sizeof(*s));
         s->bench = cell;
-        s->repetition_index = (int64_t)k;
+        s->repetition_index = (int64_t)(base + k);
         s->repetitions = repetitions;
         s->threads = json_integer_value(json_object_get(c, "threads"));
         s->iterations = json_integer_value(json_array_get(its, k));
@@ -149,12 +150,81 @@ int hvb_resume_load(const char *path, const struct hvb_matrix *m,
         json_t *c = json_array_get(cells, i);
 
         iters[i] = json_integer_value(json_object_get(c, "shared_iterations"));
-        rc = load_cell(c, i, rounds, repetitions, res);
+        rc = load_cell(c, i, rounds, repetitions, 0, res);
     }
     if ( rc )
         snprintf(err, len, "out of memory");
     else
         *first = rounds;
+out:
+    json_decref(root);
+    return rc;
+}
+
+int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
+                    unsigned int rounds, unsigned int base,
+                    unsigned int repetitions, int64_t *iters,
+                    struct hvb_engine_result *res, char *err, size_t len)
+{
+    json_t *root, *h, *run, *cells, *ctx;
+    struct hvb_engine_sample *grown;
+    size_t i;
+    int rc = 0;
+
+    root = hvb_results_load(path, err, len);
+    if ( root == NULL )
+        return -EINVAL;
+    h = json_object_get(root, "hvbench");
+    run = json_object_get(h, "run");
+    cells = json_object_get(h, "cells");
+    if ( json_array_size(cells) != m->nr_cells ||
+         json_integer_value(json_object_get(run, "rounds_done")) != rounds )
+    {
+        snprintf(err, len, "'%s' is not a complete run of these cells", path);
+        rc = -EINVAL;
+        goto out;
+    }
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        json_t *c = json_array_get(cells, i);
+
+        if ( strcmp(json_string_value(json_object_get(c, "name")) ?: "",
+                    m->cells[i].name) != 0 ||
+             json_array_size(json_object_get(c, "samples_ns_per_op")) < rounds )
+        {
+            snprintf(err, len, "'%s' is not a run of these cells (cell %zu)",
+                     path, i);
+            rc = -EINVAL;
+            goto out;
+        }
+    }
+    grown = realloc(res->samples, (res->nr_samples + m->nr_cells * rounds + 1) *
+                                      sizeof(*res->samples));
+    if ( grown == NULL )
+    {
+        rc = -ENOMEM;
+        goto out;
+    }
+    res->samples = grown;
+    if ( res->context_json == NULL )
+    {
+        ctx = json_pack("{sO}", "context", json_object_get(root, "context"));
+        res->context_json = ctx ? json_dumps(ctx, JSON_COMPACT) : NULL;
+        json_decref(ctx);
+        if ( res->context_json == NULL )
+        {
+            rc = -ENOMEM;
+            goto out;
+        }
+        for ( i = 0; i < m->nr_cells; i++ )
+            iters[i] = json_integer_value(
+                json_object_get(json_array_get(cells, i), "shared_iterations"));
+    }
+    for ( i = 0; i < m->nr_cells && rc == 0; i++ )
+        rc = load_cell(json_array_get(cells, i), i, rounds, repetitions, base,
+                       res);
+    if ( rc )
+        snprintf(err, len, "out of memory");
 out:
     json_decref(root);
     return rc;

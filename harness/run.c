@@ -9,12 +9,17 @@
  * is rewritten atomically after every round (hvbench.run.complete false
  * until the last), so an interrupted run keeps its finished rounds and
  * --resume runs only the missing ones.  --instrument callgrind re-runs
- * this command under valgrind (hvb/callgrind.h).
+ * this command under valgrind (hvb/callgrind.h).  --processes N re-runs
+ * this command N times, one child process after another, each writing
+ * its own results file, and pools the children's rounds.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <valgrind/valgrind.h>
@@ -74,7 +79,8 @@ static void fill_meta(const struct run_state *st, unsigned int rounds_done,
     memset(meta, 0, sizeof(*meta));
     meta->argc = o->argc;
     meta->argv = o->argv;
-    meta->repetitions = o->repetitions;
+    meta->repetitions = o->repetitions * o->processes;
+    meta->processes = o->processes;
     meta->min_time_s = o->min_time_s;
     meta->interleave = o->interleave;
     meta->seed = o->spec.seed;
@@ -138,7 +144,8 @@ static int report(const struct run_state *st,
     char err[512] = "";
     int status = HVB_EXIT_OK;
 
-    root = build_doc(st, res, o->repetitions, &s, err, sizeof(err));
+    root =
+        build_doc(st, res, o->repetitions * o->processes, &s, err, sizeof(err));
     if ( root == NULL )
     {
         hvb_summary_free(&s);
@@ -179,6 +186,126 @@ static int report(const struct run_state *st,
     json_decref(root);
     hvb_summary_free(&s);
     return status;
+}
+
+/* A temporary results file for a child, beside --out or in $TMPDIR. */
+static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
+{
+    const char *dir = getenv("TMPDIR"), *slash;
+    int fd;
+
+    if ( dir == NULL || *dir == '\0' )
+        dir = "/tmp";
+    slash = o->out_path ? strrchr(o->out_path, '/') : NULL;
+    if ( o->out_path != NULL && slash == NULL )
+        snprintf(path, len, ".hvbench-process.XXXXXX");
+    else if ( o->out_path != NULL )
+        snprintf(path, len, "%.*s/.hvbench-process.XXXXXX",
+                 (int)(slash - o->out_path), o->out_path);
+    else
+        snprintf(path, len, "%s/hvbench-process.XXXXXX", dir);
+    fd = mkstemp(path);
+    if ( fd < 0 )
+        return -errno;
+    close(fd);
+    return 0;
+}
+
+/* Run one child of --processes; its exit status (128 + signal) or -errno. */
+static int run_child(const struct hvb_run_opts *o, const char *out)
+{
+    char self[PATH_MAX];
+    char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
+    int status, n = 0, i, fd;
+    ssize_t sl;
+    pid_t pid;
+
+    if ( av == NULL )
+        return -ENOMEM;
+    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if ( sl <= 0 )
+    {
+        free(av);
+        return -errno;
+    }
+    self[sl] = '\0';
+    av[n++] = self;
+    for ( i = 0; i < o->child_argc; i++ )
+        av[n++] = o->child_argv[i];
+    av[n++] = "--out";
+    av[n++] = (char *)out;
+    av[n++] = "--quiet";
+    av[n] = NULL;
+
+    fflush(NULL);
+    pid = fork();
+    if ( pid == 0 )
+    {
+        /* The parent prints the pooled result; a child's stdout is noise. */
+        fd = open("/dev/null", O_WRONLY);
+        if ( fd >= 0 )
+            dup2(fd, 1);
+        execv(self, av);
+        fprintf(stderr, "hvbench: cannot run %s: %s\n", self, strerror(errno));
+        _exit(HVB_EXIT_FAIL);
+    }
+    free(av);
+    if ( pid < 0 )
+        return -errno;
+    while ( waitpid(pid, &status, 0) < 0 )
+        if ( errno != EINTR )
+            return -errno;
+    if ( WIFEXITED(status) )
+        return WEXITSTATUS(status);
+    return 128 + WTERMSIG(status);
+}
+
+/*
+ * --processes: run the children one after another and pool their rounds
+ * into @res (child k's round r is repetition k * rounds + r).  Returns the
+ * exit status, having said why on failure.
+ */
+static int run_processes(struct run_state *st, struct hvb_engine_result *res)
+{
+    const struct hvb_run_opts *o = st->o;
+    unsigned int k, total = o->repetitions * o->processes;
+    char path[PATH_MAX], err[512] = "";
+    int rc;
+
+    for ( k = 0; k < o->processes; k++ )
+    {
+        rc = child_out(o, path, sizeof(path));
+        if ( rc )
+            return hvb_failure("--processes: temporary file %s: %s", path,
+                               strerror(-rc));
+        rc = run_child(o, path);
+        if ( rc < 0 )
+        {
+            unlink(path);
+            return hvb_failure("--processes: process %u of %u: %s", k + 1,
+                               o->processes, strerror(-rc));
+        }
+        if ( rc != 0 )
+        {
+            unlink(path);
+            return hvb_failure("--processes: process %u of %u failed (%s %d)",
+                               k + 1, o->processes,
+                               rc > 128 ? "signal" : "exit status",
+                               rc > 128 ? rc - 128 : rc);
+        }
+        rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
+                             total, st->iters, res, err, sizeof(err));
+        unlink(path);
+        if ( rc )
+            return hvb_failure("--processes: process %u of %u: %s", k + 1,
+                               o->processes, err);
+        if ( k == 0 )
+            on_context(st, res->context_json);
+        if ( !o->quiet && !isatty(2) )
+            fprintf(stderr, "hvbench: process %u/%u done\n", k + 1,
+                    o->processes);
+    }
+    return HVB_EXIT_OK;
 }
 
 static int measure_and_report(struct hvb_matrix *m,
@@ -245,6 +372,10 @@ static int measure_and_report(struct hvb_matrix *m,
             fprintf(stderr, "hvbench: resuming %s: %u of %u rounds done\n",
                     o->out_path, ro.first, o->repetitions);
     }
+    if ( status == HVB_EXIT_OK && !o->quiet && o->processes > 1 )
+        fprintf(stderr,
+                "hvbench: %u processes, one after another, rounds pooled\n",
+                o->processes);
     if ( status == HVB_EXIT_OK && !o->quiet )
         fprintf(stderr, "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
                 m->w->name, m->nr_cells, o->repetitions,
@@ -255,7 +386,9 @@ static int measure_and_report(struct hvb_matrix *m,
          o->hooks->before != NULL &&
          o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells) )
         status = HVB_EXIT_FAIL;
-    if ( status == HVB_EXIT_OK )
+    if ( status == HVB_EXIT_OK && o->processes > 1 )
+        status = run_processes(&st, &res);
+    else if ( status == HVB_EXIT_OK )
     {
         rc = hvb_rounds_run(m, &ro, st.iters, &res, err, sizeof(err));
         if ( rc == -EIO )

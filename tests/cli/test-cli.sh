@@ -53,6 +53,10 @@ expect_error "bad value 'pmu' for --counters" run lookup --counters pmu
 expect_error "bad value 'gdb' for --instrument" run lookup --instrument gdb
 expect_error "bad value '0' for --iterations" run lookup --iterations 0
 expect_error "--resume needs --out FILE" run lookup --resume
+expect_error "bad value '0' for --processes" run lookup --processes 0
+expect_error "bad value 'x' for --processes" run lookup --processes x
+expect_error "--processes does not go with --resume" \
+    run lookup --processes 2 --resume --out "$tmp/p.json"
 expect_error "--instrument callgrind refuses .*2 threads" \
     run lookup --threads 1,2 --instrument callgrind
 if [ ! -e /sys/bus/event_source/devices/cpu ]; then
@@ -136,6 +140,31 @@ agg = [b for b in r["benchmarks"] if b["run_type"] == "aggregate"]
 assert {b["aggregate_name"] for b in agg} >= {"mean", "median", "stddev"}
 text = json.dumps(h)
 assert "rcu-noref" in text and "rwlock-ref" in text
+PY
+
+# --processes 2: two children, their rounds pooled into one file.
+if "$hvbench" run lookup $quick --plugin domlookup=rcu-noref,rwlock-ref \
+    --processes 2 --out "$tmp/p.json" >"$tmp/ptable" 2>"$tmp/perr"; then
+    ok
+else
+    bad "--processes 2 run failed: $(cat "$tmp/perr")"
+fi
+grep -q '^lookup/domlookup=rwlock-ref/threads:1' "$tmp/ptable" &&
+    ok || bad "--processes 2: no console table on stdout"
+ls -a "$tmp" | grep -q 'hvbench-process' &&
+    bad "--processes: a child's file left behind" || ok
+python3 - "$tmp/p.json" <<'PY' && ok || bad "--processes 2 JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+h = r["hvbench"]
+assert h["run"]["processes"] == 2 and h["run"]["repetitions"] == 4, h["run"]
+assert h["run"]["complete"] and h["run"]["rounds_done"] == 4
+it = [b for b in r["benchmarks"] if b["run_type"] == "iteration"]
+assert len(it) == 2 * 2 * 2, len(it)
+for cell in {b["name"] for b in it}:
+    idx = sorted(b["repetition_index"] for b in it if b["name"] == cell)
+    assert idx == [0, 1, 2, 3], (cell, idx)
+assert len(h["cells"][1]["paired"]["ratios"]) == 4
 PY
 
 # --format json on stdout parses, and names the default plugin it ran.

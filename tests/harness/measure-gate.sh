@@ -18,7 +18,9 @@
 #   empty    the empty-op baseline: harness overhead per op
 # Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
 # Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
-# gate; REPS (default 15) sets the repetitions of the paired runs.
+# gate; REPS (default 15) sets the repetitions of the paired runs;
+# RUN_OPTS (e.g. "--processes 3 --repetitions 3") is added to every run
+# of aa.
 set -u
 hv=$1
 so=$2
@@ -46,7 +48,7 @@ cgone() {
 case $what in
 aa)
     n=${4:-20}
-    suite="lookup --plugin domlookup=rwlock-ref,rcu-ref,rcu-noref,percpu-ref,urcu-ref --threads 1,2 --param distribution=hot -q"
+    suite="lookup --plugin domlookup=rwlock-ref,rcu-ref,rcu-noref,percpu-ref,urcu-ref --threads 1,2 --param distribution=hot -q ${RUN_OPTS:-}"
     # shellcheck disable=SC2086
     "$hv" run $suite -o "$tmp/r0.json" >/dev/null 2>&1
     flagged=0 unstable=0 i=1

@@ -27,7 +27,8 @@
 struct hvb_run_meta {
     int argc;
     char *const *argv;
-    unsigned int repetitions;
+    unsigned int repetitions; /* rounds in all, processes x rounds each */
+    unsigned int processes;   /* --processes: 1, or the children pooled */
     double min_time_s;
     bool interleave;
     uint64_t seed;

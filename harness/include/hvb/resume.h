@@ -23,4 +23,17 @@ int hvb_resume_load(const char *path, const struct hvb_matrix *m,
                     struct hvb_engine_result *res, unsigned int *first,
                     char *err, size_t len);
 
+/*
+ * hvb_resume_pool - append the @rounds rounds of the complete run in
+ * @path to @res, as repetition_index @base .. @base + @rounds - 1 of
+ * @repetitions (--processes: the parent pools its children's files).  The
+ * first file pooled (res->context_json NULL) also gives the context and
+ * the shared counts @iters.  -EINVAL with @err if @path is not a complete
+ * run of these cells; -ENOMEM.
+ */
+int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
+                    unsigned int rounds, unsigned int base,
+                    unsigned int repetitions, int64_t *iters,
+                    struct hvb_engine_result *res, char *err, size_t len);
+
 #endif /* HVB_RESUME_H */

@@ -66,7 +66,15 @@ struct hvb_run_opts {
     enum hvb_instrument instrument;
     int64_t iterations; /* --iterations: fixed per-thread count, 0: calibrate */
     bool resume;        /* --resume: keep the finished rounds of --out */
-    int argc;           /* the whole command line, recorded */
+    /*
+     * --processes N: run N child processes (each the whole command line
+     * less --processes, --out and --resume: child_argv, from the command
+     * name on) and pool their rounds.  1: measure in this process.
+     */
+    unsigned int processes;
+    int child_argc;
+    char **child_argv;
+    int argc; /* the whole command line, recorded */
     char *const *argv;
     const struct hvb_run_hooks *hooks; /* or NULL */
 };
