@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
 #include <hv/hv.h>
 #include <hv/plugin.h>
 #include <hv/quota.h>
@@ -29,17 +30,6 @@
 #define MAX_PLUGINS 8
 static const struct hv_quota_ops *plugins[MAX_PLUGINS];
 static unsigned int nr_plugins;
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t x = *s;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
 
 static void *init(const struct hv_quota_ops *q)
 {
@@ -114,15 +104,15 @@ static void test_map_differential(void **state)
         m[0] = q->create(priv);
         for ( step = 0; step < 200000; step++ )
         {
-            unsigned int v = rnd(&s) % VERSIONS, w = rnd(&s) % VERSIONS;
-            domid_t id = rnd(&s) % IDS;
-            unsigned int op = rnd(&s) % 16, k, n = 0;
+            unsigned int v = tl_rand(&s) % VERSIONS, w = tl_rand(&s) % VERSIONS;
+            domid_t id = tl_rand(&s) % IDS;
+            unsigned int op = tl_rand(&s) % 16, k, n = 0;
 
             if ( m[v] == NULL )
                 continue;
             if ( op < 10 )
             {
-                int d = (int)(rnd(&s) % 5) - 2;
+                int d = (int)(tl_rand(&s) % 5) - 2;
 
                 assert_int_equal(q->add(priv, &m[v], id, d), 0);
                 ref[v][id] += d;
@@ -187,28 +177,29 @@ static int random_request(struct hv_xs *xs, uint64_t *s, uint32_t *tids,
 {
     static const char *const names[] = {"a", "b", "c", "d"};
     char path[64];
-    domid_t caller = rnd(s) % 4;
-    unsigned int depth = 1 + rnd(s) % 4, i, slot = caller;
+    domid_t caller = tl_rand(s) % 4;
+    unsigned int depth = 1 + tl_rand(s) % 4, i, slot = caller;
     size_t off = 0;
-    struct hv_xs_perm p[2] = {{rnd(s) % 4, rnd(s) % 4}, {rnd(s) % 4, 1}};
+    struct hv_xs_perm p[2] = {{tl_rand(s) % 4, tl_rand(s) % 4},
+                              {tl_rand(s) % 4, 1}};
     struct hv_xs_req q = {.caller = caller};
     struct hv_xs_rsp r = {.buf = buf, .cap = 256};
     int rc;
 
-    if ( rnd(s) % 2 )
+    if ( tl_rand(s) % 2 )
         off = snprintf(path, sizeof(path), "/local/domain/%u", caller);
     for ( i = 0; i < depth; i++ )
-        off +=
-            snprintf(path + off, sizeof(path) - off, "/%s", names[rnd(s) % 4]);
+        off += snprintf(path + off, sizeof(path) - off, "/%s",
+                        names[tl_rand(s) % 4]);
     q.path = path;
-    q.tid = rnd(s) % 3 == 0 ? tids[slot] : 0;
-    switch ( rnd(s) % 10 )
+    q.tid = tl_rand(s) % 3 == 0 ? tids[slot] : 0;
+    switch ( tl_rand(s) % 10 )
     {
     case 0:
     case 1:
         q.op = HV_XS_WRITE;
         q.value = "val";
-        q.value_len = rnd(s) % 4;
+        q.value_len = tl_rand(s) % 4;
         break;
     case 2:
         q.op = HV_XS_MKDIR;
@@ -219,7 +210,7 @@ static int random_request(struct hv_xs *xs, uint64_t *s, uint32_t *tids,
     case 4:
         q.op = HV_XS_SET_PERMS;
         q.perms = p;
-        q.nr_perms = 1 + rnd(s) % 2;
+        q.nr_perms = 1 + tl_rand(s) % 2;
         break;
     case 5:
         q.op = HV_XS_DIRECTORY;
@@ -232,7 +223,7 @@ static int random_request(struct hv_xs *xs, uint64_t *s, uint32_t *tids,
         {
             q.op = HV_XS_TXN_END;
             q.tid = tids[slot];
-            q.commit = rnd(s) % 4 != 0;
+            q.commit = tl_rand(s) % 4 != 0;
             tids[slot] = 0;
         }
         else

@@ -30,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
 #include <hv/hv.h>
 #include <hv/plugin.h>
 #include <hv/xenstore.h>
@@ -42,17 +43,6 @@
 
 static const char *plugins[MAX_PLUGINS];
 static unsigned int nr_plugins, nr_seeds = 100, nr_ops = 10000;
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t x = *s;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
 
 static void config(struct hv_xs_config *xs)
 {
@@ -94,7 +84,7 @@ struct gen {
 static void gen_path(uint64_t *s, struct gen *g, domid_t caller)
 {
     static const char *const names[] = {"a", "b", "c"};
-    unsigned int depth = 1 + rnd(s) % 3, i, r = rnd(s) % 40;
+    unsigned int depth = 1 + tl_rand(s) % 3, i, r = tl_rand(s) % 40;
     size_t off = 0;
 
     switch ( r )
@@ -103,44 +93,47 @@ static void gen_path(uint64_t *s, struct gen *g, domid_t caller)
         strcpy(g->path, "/");
         return;
     case 1:
-        strcpy(g->path, rnd(s) % 2 ? "/a//b" : "/a/");
+        strcpy(g->path, tl_rand(s) % 2 ? "/a//b" : "/a/");
         return;
     case 2:
-        strcpy(g->path, rnd(s) % 2 ? "a b" : "");
+        strcpy(g->path, tl_rand(s) % 2 ? "a b" : "");
         return;
     case 3:
         memset(g->path, 'x', HV_XS_ABS_PATH_MAX + 1);
-        g->path[0] = rnd(s) % 2 ? '/' : 'x';
-        g->path[rnd(s) % 2 ? HV_XS_ABS_PATH_MAX + 1 : HV_XS_REL_PATH_MAX + 1] =
-            '\0';
+        g->path[0] = tl_rand(s) % 2 ? '/' : 'x';
+        g->path[tl_rand(s) % 2 ? HV_XS_ABS_PATH_MAX + 1
+                               : HV_XS_REL_PATH_MAX + 1] = '\0';
         return;
     }
     if ( r < 20 )
-        off = snprintf(g->path, sizeof(g->path), "/local/domain/%u",
-                       (unsigned int)(rnd(s) % 2 ? caller : rnd(s) % NDOM));
+        off = snprintf(
+            g->path, sizeof(g->path), "/local/domain/%u",
+            (unsigned int)(tl_rand(s) % 2 ? caller : tl_rand(s) % NDOM));
     else if ( r < 26 )
         off = snprintf(g->path, sizeof(g->path), "/vm");
     else if ( r < 29 )
         off = 0; /* from the root */
     for ( i = 0; i < depth; i++ )
         off += snprintf(g->path + off, sizeof(g->path) - off, "%s%s",
-                        off || r < 29 ? "/" : "", names[rnd(s) % 3]);
+                        off || r < 29 ? "/" : "", names[tl_rand(s) % 3]);
 }
 
 static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
 {
-    domid_t caller = rnd(s) % NDOM;
-    unsigned int slot = rnd(s) % TSLOTS, i, r;
+    domid_t caller = tl_rand(s) % NDOM;
+    unsigned int slot = tl_rand(s) % TSLOTS, i, r;
 
     memset(&g->q, 0, sizeof(g->q));
     g->release = false;
     g->q.caller = caller;
     g->q.path = g->path;
-    g->cap = rnd(s) % 16 ? HV_XS_PAYLOAD_MAX : rnd(s) % 8;
+    g->cap = tl_rand(s) % 16 ? HV_XS_PAYLOAD_MAX : tl_rand(s) % 8;
     gen_path(s, g, caller);
-    r = rnd(s) % 8;
-    g->q.tid = r < 3 ? tids[caller][slot] : r == 3 ? (uint32_t)(rnd(s) % 8) : 0;
-    switch ( rnd(s) % 24 )
+    r = tl_rand(s) % 8;
+    g->q.tid = r < 3    ? tids[caller][slot]
+               : r == 3 ? (uint32_t)(tl_rand(s) % 8)
+                        : 0;
+    switch ( tl_rand(s) % 24 )
     {
     case 0:
     case 1:
@@ -148,10 +141,10 @@ static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
     case 3:
         g->q.op = HV_XS_WRITE;
         g->q.value = g->value;
-        r = rnd(s) % 32;
-        g->q.value_len = r == 0 ? 65 + rnd(s) % 2 : r == 1 ? 4090 : r % 6;
+        r = tl_rand(s) % 32;
+        g->q.value_len = r == 0 ? 65 + tl_rand(s) % 2 : r == 1 ? 4090 : r % 6;
         memset(g->value, 'v', g->q.value_len);
-        g->value[0] = 'a' + rnd(s) % 3;
+        g->value[0] = 'a' + tl_rand(s) % 3;
         break;
     case 4:
     case 5:
@@ -165,15 +158,16 @@ static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
     case 9:
         g->q.op = HV_XS_SET_PERMS;
         g->q.perms = g->perms;
-        g->q.nr_perms = 1 + rnd(s) % 3;
+        g->q.nr_perms = 1 + tl_rand(s) % 3;
         for ( i = 0; i < 4; i++ )
-            g->perms[i] = (struct hv_xs_perm){
-                i == 0 && caller && rnd(s) % 4 ? caller : rnd(s) % (NDOM + 1),
-                rnd(s) % 4};
-        if ( rnd(s) % 64 == 0 )
-            g->perms[rnd(s) % 3].perm = 4; /* invalid */
-        if ( rnd(s) % 64 == 0 )
-            g->perms[rnd(s) % 3].id = DOMID_FIRST_RESERVED;
+            g->perms[i] = (struct hv_xs_perm){i == 0 && caller && tl_rand(s) % 4
+                                                  ? caller
+                                                  : tl_rand(s) % (NDOM + 1),
+                                              tl_rand(s) % 4};
+        if ( tl_rand(s) % 64 == 0 )
+            g->perms[tl_rand(s) % 3].perm = 4; /* invalid */
+        if ( tl_rand(s) % 64 == 0 )
+            g->perms[tl_rand(s) % 3].id = DOMID_FIRST_RESERVED;
         break;
     case 10:
     case 11:
@@ -186,17 +180,17 @@ static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
     case 14:
     case 15:
         g->q.op = HV_XS_TXN_START;
-        g->q.tid = rnd(s) % 16 ? 0 : 1;
+        g->q.tid = tl_rand(s) % 16 ? 0 : 1;
         break;
     case 16:
     case 17:
         g->q.op = HV_XS_TXN_END;
-        g->q.tid =
-            rnd(s) % 16 ? tids[caller][slot] : tids[(caller + 1) % NDOM][slot];
-        g->q.commit = rnd(s) % 5 != 0;
+        g->q.tid = tl_rand(s) % 16 ? tids[caller][slot]
+                                   : tids[(caller + 1) % NDOM][slot];
+        g->q.commit = tl_rand(s) % 5 != 0;
         break;
     case 18:
-        g->release = rnd(s) % 8 == 0 && caller != 0;
+        g->release = tl_rand(s) % 8 == 0 && caller != 0;
         /* fall through */
     default:
         g->q.op = HV_XS_READ;
