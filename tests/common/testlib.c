@@ -18,21 +18,22 @@ double tl_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
-                        unsigned int quarantine_gps)
+struct hv *tl_hv_create_cfg(struct hv_config *cfg, const char *slot,
+                            const char *spec)
 {
-    struct hv_config cfg;
+    const struct hv_slot *sl = hv_slot_find(slot);
     struct hv *hv = NULL;
     char err[512];
     int rc;
 
-    hv_config_init(&cfg);
-    cfg.nr_cpus = nr_cpus;
-    cfg.quarantine_gps = quarantine_gps;
+    if ( sl == NULL )
+    {
+        fprintf(stderr, "no slot %s\n", slot);
+        return NULL;
+    }
     if ( spec != NULL )
     {
-        rc = hv_plugin_resolve("domlookup", spec, true,
-                               &cfg.plugins[HV_SLOT_DOMLOOKUP], err,
+        rc = hv_plugin_resolve(slot, spec, true, &cfg->plugins[sl->id], err,
                                sizeof(err));
         if ( rc )
         {
@@ -40,8 +41,8 @@ struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
             return NULL;
         }
     }
-    rc = hv_create(&cfg, &hv, err, sizeof(err));
-    hv_plugin_inst_free(&cfg.plugins[HV_SLOT_DOMLOOKUP]);
+    rc = hv_create(cfg, &hv, err, sizeof(err));
+    hv_plugin_inst_free(&cfg->plugins[sl->id]);
     if ( rc )
     {
         fprintf(stderr, "hv_create(%s): %s (%s)\n", spec ? spec : "default",
@@ -49,6 +50,17 @@ struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
         return NULL;
     }
     return hv;
+}
+
+struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
+                        unsigned int quarantine_gps)
+{
+    struct hv_config cfg;
+
+    hv_config_init(&cfg);
+    cfg.nr_cpus = nr_cpus;
+    cfg.quarantine_gps = quarantine_gps;
+    return tl_hv_create_cfg(&cfg, "domlookup", spec);
 }
 
 bool tl_wait_freed(struct hv *hv, struct hv_cpu *cpu, uint64_t freed,

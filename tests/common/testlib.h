@@ -17,6 +17,14 @@
 #include <hv/hv.h>
 
 /*
+ * tl_hv_create_cfg - hv_create(@cfg) with @spec (test-only plugins
+ * allowed; NULL: the default) as the plugin of @slot.  NULL, with a line
+ * on stderr, on failure.
+ */
+struct hv *tl_hv_create_cfg(struct hv_config *cfg, const char *slot,
+                            const char *spec);
+
+/*
  * tl_hv_create - a model with @nr_cpus CPUs, @quarantine_gps quarantine
  * grace periods and the domlookup plugin @spec ("name[:k=v...]", a .so
  * path, or NULL for the slot's default); test-only plugins allowed.

@@ -157,17 +157,12 @@ static struct hv *machine(const char *plugin)
 {
     struct hv_config cfg;
     struct hv *hv;
-    char err[256];
 
     hv_config_init(&cfg);
     cfg.nr_cpus = 1;
     cfg.xs.maxent = 40; /* reach the limit often */
-    assert_int_equal(hv_plugin_resolve("quota", plugin, false,
-                                       &cfg.plugins[HV_SLOT_QUOTA], err,
-                                       sizeof(err)),
-                     0);
-    assert_int_equal(hv_create(&cfg, &hv, err, sizeof(err)), 0);
-    hv_plugin_inst_free(&cfg.plugins[HV_SLOT_QUOTA]);
+    hv = tl_hv_create_cfg(&cfg, "quota", plugin);
+    assert_non_null(hv);
     return hv;
 }
 
