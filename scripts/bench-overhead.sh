@@ -5,7 +5,13 @@
 # runs the same lookup cell (1 thread) plain, under `hvbench profile` (the
 # in-process sampler at ~1 kHz) and under `hvbench lockstat`, in an order
 # that rotates from round to round, and, given a second binary built with
-# -DHVB_LOCKSTAT=OFF, with the lockstat hooks compiled out.  Per plugin it
+# -DHVB_LOCKSTAT=OFF, with the lockstat hooks compiled out, and, where
+# perf(1) is installed, under `perf record -e cpu-clock -c 1000000`
+# without call chains: a control that only takes the same 1 kHz timer
+# interrupt (the kernel writes IP, TID and time; no stack walk, no
+# reader), so "profile / perf-bare" is what the sampler adds beyond the
+# interrupt every cpu-clock profiler pays, and "perf-bare / plain" is
+# that interrupt's price on this machine.  Per plugin it
 # prints the median of the per-round ratios of median ns/op with a 95%
 # bootstrap confidence interval (paired rounds cancel most of a shared
 # machine's drift; the interval says how much is left).
@@ -29,11 +35,14 @@ one() { # ARM PLUGIN: median ns/op of one run
     prof) "$hv" profile $opts -F 1000 --out "$tmp/p" 2>/dev/null | ns ;;
     ls) "$hv" lockstat $opts | ns ;;
     off) "$nols" run $opts | ns ;;
+    bare) perf record -q -o "$tmp/perf.data" -e cpu-clock -c 1000000 -- \
+        "$hv" run $opts 2>/dev/null | ns ;;
     esac
 }
 
 arms="plain prof ls"
 [ -n "$nols" ] && arms="$arms off"
+command -v perf >/dev/null 2>&1 && arms="$arms bare"
 for pl in $plugins; do
     i=0
     while [ $i -lt "$rounds" ]; do
@@ -43,7 +52,7 @@ for pl in $plugins; do
         for a in $order; do
             eval "v_$a=\$(one $a $pl)"
         done
-        echo "$v_plain $v_prof $v_ls ${v_off:-0}" >>"$tmp/$pl"
+        echo "$v_plain $v_prof $v_ls ${v_off:-0} ${v_bare:-0}" >>"$tmp/$pl"
         i=$((i + 1))
     done
 done
@@ -67,6 +76,9 @@ for pl in plugins:
     arms = [("profile ~1 kHz / plain", 1, 0), ("lockstat on / plain", 2, 0)]
     if off:
         arms.append(("lockstat compiled in / out", 0, 3))
+    if all(r[4] > 0 for r in rows):
+        arms.append(("perf-bare 1 kHz / plain", 4, 0))
+        arms.append(("profile / perf-bare", 1, 4))
     for name, a, b in arms:
         r = [x[a] / x[b] for x in rows]
         lo, hi = ci(r)
