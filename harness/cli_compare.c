@@ -142,6 +142,14 @@ static void console(FILE *f, const struct hvb_cmp *c)
             c->paired ? "; paired rounds: each variant against its group's "
                         "reference, noise of the per-round ratios"
                       : "");
+    if ( !c->paired )
+        fprintf(f, "processes: base %u, new %u%s\n", c->processes[0],
+                c->processes[1],
+                c->processes[0] > 1 && c->processes[1] > 1
+                    ? " (CI: two-stage bootstrap, processes then rounds)"
+                    : " (a file of one process cannot show the variance "
+                      "between processes: runs with --processes 3 or more "
+                      "false-alarm less)");
     fprintf(f, "%-*s  %12s  %12s  %8s  %-17s  %8s  %-9s  %s\n", w, "benchmark",
             "base", "new", "change", "95% CI", "p", "verdict", "noise");
     for ( i = 0; i < c->nr_rows; i++ )
@@ -256,7 +264,13 @@ static void markdown(FILE *f, const struct hvb_cmp *c, json_t *b, json_t *n,
             c->paired ? "Paired rounds of one run: ratio = median of the "
                         "per-round ratios of each variant to its group's "
                         "reference (base)"
-                      : "Ratio = NEW / BASE of the medians");
+            : c->processes[0] > 1 && c->processes[1] > 1
+                ? "Ratio = NEW / BASE of the medians; both files pool "
+                  "worker processes, resampled in two stages (processes, "
+                  "then rounds)"
+                : "Ratio = NEW / BASE of the medians; a file of one process "
+                  "cannot show the variance between processes (run with "
+                  "`--processes 3` or more)");
     fprintf(f,
             "| | benchmark | base (%s) | new | change | 95%% CI | p |\n"
             "|---|---|---:|---:|---:|---|---:|\n",
@@ -296,6 +310,10 @@ static void json_out(FILE *f, const struct hvb_cmp *c)
     json_object_set_new(o, "key", json_string(c->key));
     json_object_set_new(o, "source", json_string(c->source));
     json_object_set_new(o, "threshold", json_real(c->threshold));
+    if ( !c->paired )
+        json_object_set_new(
+            o, "processes",
+            json_pack("[ii]", (int)c->processes[0], (int)c->processes[1]));
     for ( i = 0; i < c->nr_rows; i++ )
     {
         const struct hvb_cmp_row *r = &c->rows[i];
@@ -452,7 +470,7 @@ static int cmd(int argc, char **argv, bool gate)
     qsort(c.rows, c.nr_rows, sizeof(*c.rows), cmp_row_order);
     if ( gate )
     {
-        status = c.nr[HVB_REGRESSED] ? HVB_EXIT_REGRESSION
+        status = c.nr[HVB_REGRESSED]                     ? HVB_EXIT_REGRESSION
                  : c.nr[HVB_UNSTABLE] && !allow_unstable ? HVB_EXIT_UNSTABLE
                                                          : HVB_EXIT_OK;
         console(stdout, &c);

@@ -111,6 +111,15 @@ static json_t *cell_named(json_t *doc, const char *name)
     return NULL;
 }
 
+/* run.processes of @doc: how many worker processes its samples pool. */
+static unsigned int processes(json_t *doc)
+{
+    json_int_t k = json_integer_value(json_object_get(
+        json_object_get(json_object_get(doc, "hvbench"), "run"), "processes"));
+
+    return k > 1 && k < 1000000 ? (unsigned int)k : 1;
+}
+
 static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 {
     /* Noisy samples are never judged, however large the change. */
@@ -155,8 +164,9 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     if ( sx.median > 0 )
     {
         r->ratio = sy.median / sx.median;
-        rc = hvb_bootstrap_ratio_ci(x, nx, y, ny, HVB_BOOTSTRAP_RESAMPLES,
-                                    HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+        rc = hvb_bootstrap_ratio_ci_clustered(
+            x, nx, cmp->processes[0], y, ny, cmp->processes[1],
+            HVB_BOOTSTRAP_RESAMPLES, HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
         if ( rc )
             goto out;
     }
@@ -234,6 +244,8 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
     rc = resolve(base, new_, metric, t, out, err, len);
     if ( rc )
         return rc;
+    out->processes[0] = processes(base);
+    out->processes[1] = processes(new_);
     out->rows = calloc(json_array_size(cells) + 1, sizeof(*out->rows));
     if ( out->rows == NULL )
         return -ENOMEM;

@@ -222,18 +222,41 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double resample_median(const double *v, size_t n, double *tmp,
-                              uint64_t *s)
+/*
+ * One bootstrap resample of @v into @tmp, and its median.  @v holds @k
+ * equal clusters (the rounds of @k worker processes, one after another):
+ * with k > 1 the resample is two-stage, k clusters drawn with
+ * replacement, then within each as many samples as it has, so the spread
+ * between processes counts as what it is, k observations, not n.  E.g.
+ * processes {10, 10, 10} {12, 12, 12}: a plain resample of the 6 values
+ * almost never draws 6 of one process, the two-stage one does half the
+ * time, and the interval of the median spans 10..12 as it should.
+ */
+static double resample_median(const double *v, size_t n, unsigned int k,
+                              double *tmp, uint64_t *s)
 {
-    size_t i;
+    size_t i, j, m;
 
-    for ( i = 0; i < n; i++ )
-        tmp[i] = v[next(s) % n];
+    if ( k <= 1 || n % k != 0 )
+        for ( i = 0; i < n; i++ )
+            tmp[i] = v[next(s) % n];
+    else
+    {
+        m = n / k;
+        for ( j = 0; j < k; j++ )
+        {
+            const double *c = v + (next(s) % k) * m;
+
+            for ( i = 0; i < m; i++ )
+                tmp[j * m + i] = c[next(s) % m];
+        }
+    }
     qsort(tmp, n, sizeof(*tmp), cmp_double);
     return median_sorted(tmp, n);
 }
 
-static int bootstrap(const double *x, size_t nx, const double *y, size_t ny,
+static int bootstrap(const double *x, size_t nx, unsigned int kx,
+                     const double *y, size_t ny, unsigned int ky,
                      unsigned int b, uint64_t seed, double *lo, double *hi)
 {
     double *est, *tx, *ty = NULL;
@@ -255,9 +278,9 @@ static int bootstrap(const double *x, size_t nx, const double *y, size_t ny,
     }
     for ( i = 0; i < b; i++ )
     {
-        double mx = resample_median(x, nx, tx, &s);
+        double mx = resample_median(x, nx, kx, tx, &s);
 
-        est[i] = y == NULL ? mx : resample_median(y, ny, ty, &s) / mx;
+        est[i] = y == NULL ? mx : resample_median(y, ny, ky, ty, &s) / mx;
     }
     qsort(est, b, sizeof(*est), cmp_double);
     *lo = hvb_quantile_sorted(est, b, 0.025);
@@ -271,14 +294,24 @@ static int bootstrap(const double *x, size_t nx, const double *y, size_t ny,
 int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
                             uint64_t seed, double *lo, double *hi)
 {
-    return bootstrap(v, n, NULL, 0, resamples, seed, lo, hi);
+    return bootstrap(v, n, 1, NULL, 0, 1, resamples, seed, lo, hi);
 }
 
 int hvb_bootstrap_ratio_ci(const double *x, size_t nx, const double *y,
                            size_t ny, unsigned int resamples, uint64_t seed,
                            double *lo, double *hi)
 {
+    return hvb_bootstrap_ratio_ci_clustered(x, nx, 1, y, ny, 1, resamples, seed,
+                                            lo, hi);
+}
+
+int hvb_bootstrap_ratio_ci_clustered(const double *x, size_t nx,
+                                     unsigned int kx, const double *y,
+                                     size_t ny, unsigned int ky,
+                                     unsigned int resamples, uint64_t seed,
+                                     double *lo, double *hi)
+{
     if ( y == NULL )
         return -EINVAL;
-    return bootstrap(x, nx, y, ny, resamples, seed, lo, hi);
+    return bootstrap(x, nx, kx, y, ny, ky, resamples, seed, lo, hi);
 }

@@ -126,6 +126,40 @@ static void test_bootstrap(void **state)
     }
 }
 
+/*
+ * Two-stage bootstrap over pooled processes: three processes of three
+ * rounds each whose levels differ by 10% (a per-process layout effect,
+ * no spread within).  Against a copy of itself, a plain resample of the
+ * nine values treats them as independent and gives a narrower interval
+ * than the clustered one, which must reach the between-process spread;
+ * one cluster is the plain bootstrap, bit for bit.
+ */
+static void test_bootstrap_clustered(void **state)
+{
+    const double x[9] = {100,   100.5, 99.5,  110,  110.5,
+                         109.5, 105,   105.5, 104.5};
+    const double y[9] = {110,  110.5, 109.5, 100,  100.5,
+                         99.5, 105,   105.5, 104.5};
+    double lo, hi, clo, chi, plo, phi;
+
+    assert_int_equal(hvb_bootstrap_ratio_ci(x, 9, y, 9, 20000, 1, &lo, &hi), 0);
+    assert_int_equal(hvb_bootstrap_ratio_ci_clustered(x, 9, 1, y, 9, 1, 20000,
+                                                      1, &plo, &phi),
+                     0);
+    assert_true(lo == plo && hi == phi);
+    assert_int_equal(hvb_bootstrap_ratio_ci_clustered(x, 9, 3, y, 9, 3, 20000,
+                                                      1, &clo, &chi),
+                     0);
+    assert_true(clo < lo && chi > hi);
+    /* Whole processes drawn: the extremes are ~100/110 and ~110/100. */
+    assert_true(clo < 0.93 && chi > 1.07);
+    /* A count that does not divide the samples falls back to plain. */
+    assert_int_equal(hvb_bootstrap_ratio_ci_clustered(x, 9, 2, y, 9, 2, 20000,
+                                                      1, &clo, &chi),
+                     0);
+    assert_true(clo == lo && chi == hi);
+}
+
 static void test_edges(void **state)
 {
     double v[1] = {3}, lo, hi;
@@ -147,6 +181,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_mannwhitneyu),
         cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_bootstrap_clustered),
         cmocka_unit_test(test_edges),
     };
     json_error_t e;

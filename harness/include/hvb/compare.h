@@ -48,6 +48,8 @@ struct hvb_cmp {
     size_t nr[4]; /* rows per verdict */
     size_t only_base, only_new;
     bool paired; /* one file: variants against their group's reference */
+    /* Worker processes pooled in each file (run.processes; 1 if absent). */
+    unsigned int processes[2];
 };
 
 /* The default threshold of @metric (fraction); -1 for an unknown one. */

@@ -48,6 +48,10 @@ double hvb_mannwhitneyu(const double *x, size_t nx, const double *y, size_t ny,
  * hvb_bootstrap_median_ci: of the median of @v (paired per-round ratios).
  * hvb_bootstrap_ratio_ci: of median(@y) / median(@x), @x and @y
  * resampled independently (two unpaired sets of samples).
+ * hvb_bootstrap_ratio_ci_clustered: the same where @x is @kx and @y is
+ * @ky equal consecutive clusters (the pooled rounds of --processes
+ * workers): each side is resampled in two stages, clusters then samples
+ * within them (1, or a count that does not divide the side: plain).
  * Return 0, -EINVAL (an empty side), -ENOMEM.
  */
 int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
@@ -55,6 +59,12 @@ int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
 int hvb_bootstrap_ratio_ci(const double *x, size_t nx, const double *y,
                            size_t ny, unsigned int resamples, uint64_t seed,
                            double *lo, double *hi);
+
+int hvb_bootstrap_ratio_ci_clustered(const double *x, size_t nx,
+                                     unsigned int kx, const double *y,
+                                     size_t ny, unsigned int ky,
+                                     unsigned int resamples, uint64_t seed,
+                                     double *lo, double *hi);
 
 /* The q-quantile of sorted @v, linear interpolation (numpy's default). */
 double hvb_quantile_sorted(const double *v, size_t n, double q);
