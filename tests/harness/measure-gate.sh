@@ -20,7 +20,7 @@
 # Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
 # gate; REPS (default 15) sets the repetitions of the paired runs;
 # RUN_OPTS (e.g. "--processes 3 --repetitions 3") is added to every run
-# of aa.
+# of aa and time.
 set -u
 hv=$1
 so=$2
@@ -36,8 +36,9 @@ print(c['summary']['median'] if '$2' == 'time' else c['counters']['$2']['summary
 one() { # one OUT [env] : one slowdown cell, ~1.5 s
     out=$1
     shift
+    # shellcheck disable=SC2086
     env "$@" "$hv" run lookup --plugin "domlookup=$so" -q --min-time 0.05 \
-        --repetitions 10 -o "$out" >/dev/null 2>&1
+        --repetitions 10 ${RUN_OPTS:-} -o "$out" >/dev/null 2>&1
 }
 cgone() {
     out=$1
@@ -90,7 +91,9 @@ print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         if [ "$what" = time ]; then
             one "$tmp/b.json"
             one "$tmp/s.json" HVB_SLOWDOWN_WORK="$k"
-            "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time >"$tmp/g" 2>&1
+            # shellcheck disable=SC2086
+            "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time \
+                ${GATE_OPTS:-} >"$tmp/g" 2>&1
         else
             cgone "$tmp/b.json" HVB_SLOWDOWN_EVERY=$every
             cgone "$tmp/s.json" HVB_SLOWDOWN_WORK="$k" HVB_SLOWDOWN_EVERY=$every
@@ -100,7 +103,7 @@ print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         rc=$?
         [ "$rc" -eq 1 ] && caught=$((caught + 1))
         [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
-        echo "pair $i: exit $rc: $(sed -n 3p "$tmp/g" | awk '{print $4, $5, $6}')"
+        echo "pair $i: exit $rc: $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4, $5, $6}')"
         i=$((i + 1))
     done
     echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
