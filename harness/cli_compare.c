@@ -53,12 +53,15 @@ static void help(FILE *f, bool gate)
             "bound of the 95% bootstrap CI of the ratio NEW/BASE of medians\n"
             "exceeds 1 + P%.\n"
             "\n"
-            "  --metric cycles|tsc_cycles|instructions|sim_instructions|time|alloc_bytes\n"
+            "  --metric cycles|tsc_cycles|instructions|sim_instructions|time|\n"
+            "           alloc_bytes|allocs\n"
             "                      (default time); cycles means hardware cycles\n"
-            "                      where both files have them, else TSC cycles\n"
+            "                      where both files have them, else TSC cycles;\n"
+            "                      allocs: allocation calls per op (untimed\n"
+            "                      counting pass)\n"
             "  --max-regression P%  threshold (default 5% for time, cycles,\n"
             "                      tsc_cycles, alloc_bytes; 0.5% for\n"
-            "                      instructions and sim_instructions)\n"
+            "                      instructions, sim_instructions and allocs)\n"
             "  --markdown FILE     also write a PR-comment-ready summary\n"
             "  --allow-unstable    pass (exit 0) when no benchmark regressed\n"
             "                      though some are too unstable to judge;\n"
@@ -79,7 +82,9 @@ static void help(FILE *f, bool gate)
             "its 95% bootstrap CI, the Mann-Whitney U p-value (* if < 0.05),\n"
             "a verdict (regressed, improved, unchanged, unstable: see\n"
             "'hvbench gate --help' for the rule) and noise flags; then a\n"
-            "summary line.  Metrics as for gate (default time).\n"
+            "summary line.  Metrics as for gate (default time): cycles,\n"
+            "tsc_cycles, instructions, sim_instructions, time, alloc_bytes,\n"
+            "allocs.\n"
             "\n"
             "exit status: 0, or 2 for a usage or input error\n",
             f);
@@ -448,7 +453,7 @@ static int cmd(int argc, char **argv, bool gate)
     if ( hvb_cmp_default_threshold(metric) < 0 )
         return hvb_usage_error("bad value '%s' for --metric (cycles, "
                                "tsc_cycles, instructions, sim_instructions, "
-                               "time, alloc_bytes)",
+                               "time, alloc_bytes, allocs)",
                                metric);
     docs[0] = hvb_results_load(files[0], err, sizeof(err));
     if ( docs[0] != NULL )

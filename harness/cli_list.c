@@ -332,7 +332,8 @@ static int probe_counters(void)
 {
     char err[256] = "";
 
-    if ( hvb_meter_probe(HVB_COUNTERS_AUTO, false, NULL, err, sizeof(err)) )
+    if ( hvb_meter_probe(HVB_COUNTERS_AUTO, false, true, NULL, err,
+                         sizeof(err)) )
         return hvb_failure("counter probe: %s", err);
     return 0;
 }

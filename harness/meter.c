@@ -17,6 +17,23 @@
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 
+/*
+ * jemalloc 5.3's hooks_t (src/hook.h, not in its public header), for
+ * the mallctl "experimental.hooks.install": the alloc hook runs for every
+ * allocation call (malloc, calloc, posix_memalign, mallocx, a realloc
+ * that moves), the dalloc hook for every free (free, dallocx, a realloc
+ * that moves), the expand hook for a realloc resized in place.
+ */
+struct je_hooks {
+    void (*alloc)(void *extra, int type, void *result, uintptr_t result_raw,
+                  uintptr_t args_raw[3]);
+    void (*dalloc)(void *extra, int type, void *address, uintptr_t args_raw[3]);
+    void (*expand)(void *extra, int type, void *address, size_t old_usize,
+                   size_t new_usize, uintptr_t result_raw,
+                   uintptr_t args_raw[4]);
+    void *extra;
+};
+
 static struct {
     bool probed;
     enum hvb_counters_mode mode;
@@ -28,6 +45,10 @@ static struct {
     char sw_why[200], hw_why[200];
     mallctl_fn mallctl;
     char alloc_why[160];
+    bool hooks;            /* jemalloc's hooks install: allocs_per_op */
+    char count_why[200];   /* why not */
+    void *hooks_handle;    /* installed, during a counting pass only */
+    _Atomic bool counting; /* measured threads read their call counts */
     bool callgrind;
     char cg_dir[PATH_MAX];
     char cg_why[160];
@@ -130,8 +151,121 @@ static void probe_perf(void)
                      : "");
 }
 
+/*
+ * Every thread's allocation and free calls while the hooks are installed
+ * (initial-exec: no allocation, no lazy TLS set-up inside a hook).
+ */
+static __thread uint64_t tl_allocs __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tl_frees __attribute__((tls_model("initial-exec")));
+
+static void hook_alloc(void *extra, int type, void *result,
+                       uintptr_t result_raw, uintptr_t args_raw[3])
+{
+    if ( result != NULL )
+        tl_allocs++;
+}
+
+static void hook_dalloc(void *extra, int type, void *address,
+                        uintptr_t args_raw[3])
+{
+    tl_frees++;
+}
+
+static int hooks_install(void)
+{
+    struct je_hooks h = {.alloc = hook_alloc, .dalloc = hook_dalloc};
+    size_t sz = sizeof(cfg.hooks_handle);
+
+    /* jemalloc copies @h into its own table. */
+    return cfg.mallctl("experimental.hooks.install", &cfg.hooks_handle, &sz, &h,
+                       sizeof(h));
+}
+
+static void hooks_remove(void)
+{
+    cfg.mallctl("experimental.hooks.remove", NULL, NULL, &cfg.hooks_handle,
+                sizeof(cfg.hooks_handle));
+    cfg.hooks_handle = NULL;
+}
+
+/* Can this process count allocation calls?  Installs and removes once. */
+static void probe_hooks(bool count_allocs)
+{
+    uint64_t before;
+    void *p;
+    int rc;
+
+    if ( cfg.mallctl == NULL )
+    {
+        snprintf(cfg.count_why, sizeof(cfg.count_why), "%s", cfg.alloc_why);
+        return;
+    }
+    if ( cfg.callgrind )
+    {
+        /* The counting pass would add its own dumps and Ir. */
+        snprintf(cfg.count_why, sizeof(cfg.count_why),
+                 "no counting pass under --instrument callgrind");
+        return;
+    }
+    if ( !count_allocs )
+    {
+        snprintf(cfg.count_why, sizeof(cfg.count_why),
+                 "no counting pass in profile or lockstat");
+        return;
+    }
+    rc = hooks_install();
+    if ( rc )
+    {
+        snprintf(cfg.count_why, sizeof(cfg.count_why),
+                 "jemalloc experimental.hooks.install: %s", strerror(rc));
+        return;
+    }
+    /*
+     * A malloc the hooks do not see: jemalloc is linked but is not this
+     * process's malloc.  The barriers keep the compiler, which assumes
+     * malloc touches no global, from moving the reads across it.
+     */
+    before = tl_allocs;
+    __asm__ volatile("" : : : "memory");
+    p = malloc(1);
+    __asm__ volatile("" : : "r"(p) : "memory");
+    free(p);
+    hooks_remove();
+    cfg.hooks = tl_allocs != before;
+    if ( !cfg.hooks )
+        snprintf(cfg.count_why, sizeof(cfg.count_why),
+                 "jemalloc's hooks saw no malloc (jemalloc is not this "
+                 "process's malloc)");
+}
+
+bool hvb_meter_count_available(void)
+{
+    return cfg.hooks;
+}
+
+int hvb_meter_count_begin(void)
+{
+    int rc;
+
+    if ( !cfg.hooks )
+        return -ENOTSUP;
+    rc = hooks_install();
+    if ( rc )
+        return -rc;
+    atomic_store(&cfg.counting, true);
+    return 0;
+}
+
+void hvb_meter_count_end(void)
+{
+    if ( !atomic_exchange(&cfg.counting, false) )
+        return;
+    hooks_remove();
+}
+
 int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
-                    const char *cg_dir, char *err, size_t len)
+                    bool count_allocs, const char *cg_dir, char *err,
+                    size_t len)
 {
     memset(&cfg, 0, sizeof(cfg));
     cfg.probed = true;
@@ -145,6 +279,8 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
         snprintf(cfg.sw_why, sizeof(cfg.sw_why), "not asked (--counters none)");
         snprintf(cfg.hw_why, sizeof(cfg.hw_why), "not asked (--counters none)");
         snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
+                 "not asked (--counters none)");
+        snprintf(cfg.count_why, sizeof(cfg.count_why),
                  "not asked (--counters none)");
     }
     else
@@ -189,6 +325,8 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
     else
         snprintf(cfg.cg_why, sizeof(cfg.cg_why),
                  "not asked (--instrument callgrind)");
+    if ( mode != HVB_COUNTERS_NONE )
+        probe_hooks(count_allocs);
     if ( mode == HVB_COUNTERS_HW && cfg.nr_hw == 0 )
     {
         snprintf(
@@ -210,26 +348,36 @@ double hvb_meter_tsc_hz(void)
     return cfg.tsc_hz;
 }
 
+/* One "; what (why)" of the probe line's unavailable list. */
+static void unavailable(FILE *f, bool *first, const char *what, const char *why)
+{
+    fprintf(f, "%s %s (%s)", *first ? "; unavailable:" : ";", what, why);
+    *first = false;
+}
+
 void hvb_meter_probe_line(FILE *f)
 {
-    fprintf(f, "hvbench: counters: time%s%s%s%s%s",
+    bool first = true;
+
+    fprintf(f, "hvbench: counters: time%s%s%s%s%s%s",
             cfg.tsc ? ", tsc_cycles" : "",
             cfg.nr_hw ? ", cycles, instructions" : "",
             cfg.nr_sw ? ", software events" : "",
             cfg.mallctl ? ", alloc_bytes" : "",
+            cfg.hooks ? ", allocs (untimed counting pass)" : "",
             cfg.callgrind ? ", sim_instructions" : "");
     if ( cfg.tsc )
         fprintf(f, " (TSC %.0f MHz)", cfg.tsc_hz / 1e6);
-    fprintf(f, "; unavailable:");
     if ( !cfg.tsc )
-        fprintf(f, " tsc_cycles (%s);", cfg.tsc_why);
+        unavailable(f, &first, "tsc_cycles", cfg.tsc_why);
     if ( !cfg.nr_hw )
-        fprintf(f, " cycles, instructions (%s);", cfg.hw_why);
+        unavailable(f, &first, "cycles, instructions", cfg.hw_why);
     if ( !cfg.nr_sw )
-        fprintf(f, " software events (%s);", cfg.sw_why);
-    fprintf(f, " allocs_per_op (jemalloc counts bytes per thread, not calls)");
+        unavailable(f, &first, "software events", cfg.sw_why);
     if ( !cfg.mallctl )
-        fprintf(f, "; alloc_bytes (%s)", cfg.alloc_why);
+        unavailable(f, &first, "alloc_bytes", cfg.alloc_why);
+    if ( !cfg.hooks )
+        unavailable(f, &first, "allocs", cfg.count_why);
     fputc('\n', f);
 }
 
@@ -268,10 +416,10 @@ json_t *hvb_meter_probe_json(void)
     json_object_set_new(
         c, "alloc_bytes_per_op",
         one(cfg.mallctl != NULL, "jemalloc thread.allocatedp", cfg.alloc_why));
-    json_object_set_new(
-        c, "allocs_per_op",
-        one(false, "",
-            "jemalloc keeps per-thread byte counts, not call counts"));
+    json_object_set_new(c, "allocs_per_op",
+                        one(cfg.hooks, HVB_METER_COUNT_SOURCE, cfg.count_why));
+    json_object_set_new(c, "frees_per_op",
+                        one(cfg.hooks, HVB_METER_COUNT_SOURCE, cfg.count_why));
     json_object_set_new(c, "sim_instructions_per_op",
                         one(cfg.callgrind,
                             "valgrind callgrind Ir between client requests",
@@ -309,6 +457,12 @@ void hvb_meter_begin(struct hvb_meter *mt)
 void hvb_meter_start(struct hvb_meter *mt)
 {
     mt->started = true;
+    mt->counting = atomic_load_explicit(&cfg.counting, memory_order_relaxed);
+    if ( mt->counting )
+    {
+        mt->allocs0 = tl_allocs;
+        mt->frees0 = tl_frees;
+    }
     read_alloc(&mt->alloc0, &mt->dealloc0);
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw0);
@@ -335,6 +489,11 @@ void hvb_meter_stop(struct hvb_meter *mt)
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw1);
     read_alloc(&mt->alloc1, &mt->dealloc1);
+    if ( mt->counting )
+    {
+        mt->allocs1 = tl_allocs;
+        mt->frees1 = tl_frees;
+    }
     mt->stopped = true;
 }
 
@@ -398,6 +557,13 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
                         (double)(mt->alloc1 - mt->alloc0), HVB_CTR_PER_OP);
             hvb_ctr_add(ctrs, "dealloc_bytes_per_op",
                         (double)(mt->dealloc1 - mt->dealloc0), HVB_CTR_PER_OP);
+        }
+        if ( mt->counting )
+        {
+            hvb_ctr_add(ctrs, "allocs_per_op",
+                        (double)(mt->allocs1 - mt->allocs0), HVB_CTR_PER_OP);
+            hvb_ctr_add(ctrs, "frees_per_op", (double)(mt->frees1 - mt->frees0),
+                        HVB_CTR_PER_OP);
         }
         if ( cfg.callgrind )
         {

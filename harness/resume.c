@@ -14,7 +14,27 @@ static char *dup_str(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* The counters of good sample @g of cell object @c into @s. */
+/* Is every sample of counter object @k zero? */
+static bool all_zero(json_t *k)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(json_object_get(k, "samples"), i, v)
+    {
+        if ( json_is_number(v) && json_number_value(v) != 0 )
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The counters of good sample @g of cell object @c into @s.  A zero is
+ * left out (a perf counter that did not move is absent from its row),
+ * unless the counter is zero in every sample: then it is a measured zero
+ * (allocs_per_op of a path that never allocates), which must stay a zero
+ * and not become absent.
+ */
 static int load_counters(json_t *c, size_t g, struct hvb_engine_sample *s)
 {
     json_t *ctrs = json_object_get(c, "counters"), *k;
@@ -29,7 +49,7 @@ static int load_counters(json_t *c, size_t g, struct hvb_engine_sample *s)
         struct hvb_engine_counter *d;
         size_t i;
 
-        if ( !json_is_number(v) || json_number_value(v) == 0 )
+        if ( !json_is_number(v) || (json_number_value(v) == 0 && !all_zero(k)) )
             continue;
         d = &s->counters[s->nr_counters];
         d->name = strdup(name);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hvb/meter.h>
 #include <hvb/progress.h>
 #include <hvb/rounds.h>
 #include <hvb/runner.h>
@@ -171,6 +172,102 @@ out:
     return rc;
 }
 
+/* The counting pass's counters (hvb/meter.h), per cell. */
+#define NR_COUNTS 2
+static const char *const count_names[NR_COUNTS] = {"allocs_per_op",
+                                                   "frees_per_op"};
+
+struct cell_counts {
+    bool ok;
+    double v[NR_COUNTS];
+};
+
+/*
+ * The untimed counting pass: every cell once more, for a tenth of its
+ * round's operations (one iteration if one-shot), with jemalloc's hooks
+ * installed around this engine run only, never around a timed one.
+ * Fills @cnt[cell] from the measured threads' meters.  A pass that
+ * cannot install the hooks leaves the counters absent, not zero.
+ */
+static int count_pass(const struct hvb_matrix *m, struct hvb_engine_opts *eo,
+                      const int64_t *iters, struct cell_counts *cnt, char *err,
+                      size_t len)
+{
+    struct hvb_engine_bench *b = calloc(m->nr_cells, sizeof(*b));
+    struct hvb_engine_result r = {0};
+    size_t i, j, k;
+    int rc = 0;
+
+    if ( b == NULL )
+        return -ENOMEM;
+    /* The plain runner: no command's wrapper times or tags this pass. */
+    for ( i = 0; i < m->nr_cells; i++ )
+        fill_bench(&b[i], &m->cells[i], (iters[i] + 9) / 10, NULL);
+    rc = hvb_meter_count_begin();
+    if ( rc == 0 )
+    {
+        rc = hvb_engine_run(b, m->nr_cells, eo, &r, err, len);
+        hvb_meter_count_end();
+    }
+    else
+    {
+        fprintf(stderr,
+                "hvbench: warning: no allocs_per_op: jemalloc hooks: %s\n",
+                strerror(-rc));
+        rc = 0;
+    }
+    for ( i = 0; i < r.nr_samples; i++ )
+    {
+        const struct hvb_engine_sample *s = &r.samples[i];
+        struct cell_counts *c = &cnt[s->bench];
+        unsigned int found = 0;
+
+        for ( j = 0; j < s->nr_counters && !s->error; j++ )
+            for ( k = 0; k < NR_COUNTS; k++ )
+                if ( strcmp(s->counters[j].name, count_names[k]) == 0 )
+                {
+                    c->v[k] = s->counters[j].value;
+                    found++;
+                }
+        c->ok = found == NR_COUNTS;
+    }
+    hvb_engine_result_free(&r);
+    free(b);
+    return rc;
+}
+
+/* Add the counting pass's counters to the samples of @res from @from on. */
+static int add_counts(struct hvb_engine_result *res, size_t from,
+                      const struct cell_counts *cnt)
+{
+    size_t i, k;
+
+    for ( i = from; i < res->nr_samples; i++ )
+    {
+        struct hvb_engine_sample *s = &res->samples[i];
+        const struct cell_counts *c = &cnt[s->bench];
+        struct hvb_engine_counter *grown;
+
+        if ( s->error || !c->ok )
+            continue;
+        grown =
+            realloc(s->counters, (s->nr_counters + NR_COUNTS) * sizeof(*grown));
+        if ( grown == NULL )
+            return -ENOMEM;
+        s->counters = grown;
+        for ( k = 0; k < NR_COUNTS; k++ )
+        {
+            char *name = strdup(count_names[k]);
+
+            if ( name == NULL )
+                return -ENOMEM;
+            s->counters[s->nr_counters++] = (struct hvb_engine_counter){
+                name, c->v[k], HVB_ENGINE_CTR_PER_OP};
+        }
+    }
+    return 0;
+}
+
 int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
                    int64_t *iters, struct hvb_engine_result *res, char *err,
                    size_t len)
@@ -188,13 +285,14 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
     };
     struct hvb_engine_bench *b = calloc(m->nr_cells + 1, sizeof(*b));
     size_t *order = calloc(m->nr_cells + 1, sizeof(*order));
-    bool need_cal = false;
+    struct cell_counts *cnt = calloc(m->nr_cells + 1, sizeof(*cnt));
+    bool need_cal = false, count;
     unsigned int r;
     size_t i;
     int rc = -ENOMEM;
 
     err[0] = '\0';
-    if ( b == NULL || order == NULL )
+    if ( b == NULL || order == NULL || cnt == NULL )
         goto out;
     for ( i = 0; i < m->nr_cells; i++ )
     {
@@ -204,8 +302,10 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
             iters[i] = o->iterations;
         need_cal |= iters[i] == 0;
     }
+    count = hvb_meter_count_available() && o->first < o->rounds;
     hvb_progress_start(&prog,
                        (need_cal ? m->nr_cells : 0) +
+                           (count ? m->nr_cells : 0) +
                            (o->rounds - o->first) * m->nr_cells,
                        o->quiet);
     if ( need_cal )
@@ -214,9 +314,16 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
         if ( rc )
             goto out;
     }
+    if ( count )
+    {
+        rc = count_pass(m, &eo, iters, cnt, err, len);
+        if ( rc )
+            goto out;
+    }
     for ( r = o->first; r < o->rounds; r++ )
     {
         struct hvb_engine_result one = {0};
+        size_t from = res->nr_samples;
 
         hvb_rounds_order(m, o->fixed_order ? 0 : r, order);
         for ( i = 0; i < m->nr_cells; i++ )
@@ -224,6 +331,8 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
         rc = hvb_engine_run(b, m->nr_cells, &eo, &one, err, len);
         if ( rc == 0 )
             rc = append(res, &one, order, r, o->rounds);
+        if ( rc == 0 )
+            rc = add_counts(res, from, cnt);
         hvb_engine_result_free(&one);
         if ( rc )
             goto out;
@@ -239,6 +348,7 @@ out:
     hvb_progress_end(&prog);
     free(b);
     free(order);
+    free(cnt);
     if ( rc == -ENOMEM && err[0] == '\0' )
         snprintf(err, len, "out of memory");
     return rc;

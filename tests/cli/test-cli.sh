@@ -203,8 +203,12 @@ PY
 "$hvbench" list counters >"$tmp/lc" 2>&1 && grep -q 'tsc_cycles' "$tmp/lc" &&
     ok || bad "list counters: $(cat "$tmp/lc")"
 "$hvbench" list counters --json >"$tmp/lc.json" &&
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'counters' in d" \
-        "$tmp/lc.json" && ok || bad "list counters --json"
+    python3 - "$tmp/lc.json" <<'PY' && ok || bad "list counters --json"
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]["counters"]
+for k in ("alloc_bytes_per_op", "allocs_per_op", "frees_per_op"):
+    assert (c[k].get("source") if c[k]["available"] else c[k].get("reason")), c[k]
+PY
 for c in list run; do
     "$hvbench" $c --help >/dev/null 2>&1 && ok || bad "$c --help"
 done

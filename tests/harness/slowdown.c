@@ -14,6 +14,9 @@
  *   HVB_SLOWDOWN_JITTER=J  J x (0..7) extra units, the factor changing
  *                          every 2^26 TSC ticks (~25 ms): a deliberately
  *                          jittery cell
+ *   HVB_SLOWDOWN_MALLOCS=M M malloc + free pairs of 64 bytes per lookup:
+ *                          a known allocs_per_op (tests/harness/
+ *                          test-allocs.sh)
  *
  * Build: cc -shared -fPIC -fvisibility=hidden -DHV_PLUGIN_SHARED ...
  */
@@ -25,11 +28,11 @@
 #include <hv/hv.h>
 
 struct slowdown {
-    unsigned long work, every, jitter;
+    unsigned long work, every, jitter, mallocs;
 };
 
 struct slowdown_opts {
-    unsigned int work, every, jitter, tag;
+    unsigned int work, every, jitter, tag, mallocs;
 };
 
 /* clang-format off */
@@ -46,6 +49,9 @@ static const struct hv_opt slowdown_opt_table[] = {
     { .name = "tag", .type = HV_OPT_UINT,
       .off = offsetof(struct slowdown_opts, tag), .def = "0",
       .min = 0, .max = 1000000, .help = "no effect (A/A variants)" },
+    { .name = "mallocs", .type = HV_OPT_UINT,
+      .off = offsetof(struct slowdown_opts, mallocs), .def = "0",
+      .min = 0, .max = 1000, .help = "malloc + free pairs per lookup" },
     HV_OPT_TABLE_END
 };
 /* clang-format on */
@@ -65,6 +71,20 @@ static void spin(unsigned long n)
         __asm__ volatile("" ::: "memory");
 }
 
+/* @n allocations and frees the compiler cannot elide. */
+static void churn_malloc(unsigned long n)
+{
+    unsigned long i;
+
+    for ( i = 0; i < n; i++ )
+    {
+        void *p = malloc(64);
+
+        __asm__ volatile("" : : "r"(p) : "memory");
+        free(p);
+    }
+}
+
 static struct hv_domain *slowdown_lock(struct hv_cpu *cpu, void *priv,
                                        domid_t id)
 {
@@ -75,6 +95,7 @@ static struct hv_domain *slowdown_lock(struct hv_cpu *cpu, void *priv,
         spin(s->work);
     if ( s->jitter )
         spin(s->jitter * ((__rdtsc() >> 26) & 7));
+    churn_malloc(s->mallocs);
     hv_rcu_read_lock(cpu);
     d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
     if ( d == NULL )
@@ -109,6 +130,7 @@ static int slowdown_init(struct hv *hv, const void *opts, void **priv)
     s->work = o && o->work ? o->work : env("HVB_SLOWDOWN_WORK", 0);
     s->every = o && o->every ? o->every : env("HVB_SLOWDOWN_EVERY", 1);
     s->jitter = o && o->jitter ? o->jitter : env("HVB_SLOWDOWN_JITTER", 0);
+    s->mallocs = o && o->mallocs ? o->mallocs : env("HVB_SLOWDOWN_MALLOCS", 0);
     if ( s->every == 0 )
         s->every = 1;
     *priv = s;
@@ -124,8 +146,8 @@ static const struct hv_domlookup_ops slowdown_ops = {
     .hdr =
         {
             HV_PLUGIN_HDR("domlookup", "slowdown", struct hv_domlookup_ops),
-            .summary = "tests only: rcu-noref plus HVB_SLOWDOWN_* work per "
-                       "lookup",
+            .summary = "tests only: rcu-noref plus HVB_SLOWDOWN_* work (or "
+                       "mallocs) per lookup",
             .opts = slowdown_opt_table,
             .opts_size = sizeof(struct slowdown_opts),
         },

@@ -12,6 +12,8 @@
 #   4. A deliberately jittery cell is reported unstable (exit 3); with
 #      --allow-unstable it is listed as not gated (exit 0).
 #   5. Input errors are exit 2 with one line.
+#   6. allocs_per_op (the untimed counting pass): exact counts, no hook
+#      cost in a timed sample, --processes, gate --metric allocs.
 #
 # Usage: test-gate.sh HVBENCH SLOWDOWN.so
 set -u
@@ -60,6 +62,14 @@ PY
 cg "$tmp/cg-a1.json"
 cg "$tmp/cg-a2.json"
 gate 0 "$tmp/cg-a1.json" "$tmp/cg-a2.json" --metric sim_instructions
+# No counting pass under callgrind: allocs are absent, with the reason.
+/usr/bin/python3 - "$tmp/cg-a1.json" <<'PY' || bad "callgrind run counted allocs"
+import json, sys
+h = json.load(open(sys.argv[1]))["hvbench"]
+p = h["counters"]["counters"]["allocs_per_op"]
+assert not p["available"] and "callgrind" in p["reason"], p
+assert all("allocs_per_op" not in c["counters"] for c in h["cells"])
+PY
 run "$tmp/a1.json"
 run "$tmp/a2.json"
 "$hvbench" gate "$tmp/a1.json" "$tmp/a2.json" >"$tmp/gate.out" 2>&1
@@ -138,6 +148,108 @@ gate 2 "$tmp/a1.json" "$tmp/a2.json" --max-regression x
 gate 2 "$tmp/a1.json" "$tmp/a2.json" --metric instructions
 [ "$(wc -l <"$tmp/gate.out")" -eq 1 ] || bad "error is not one line"
 gate 2 "$tmp/a1.json"
+
+# 6. allocs_per_op and frees_per_op (jemalloc hooks, untimed counting
+# pass): exact counts (rcu-noref never allocates; the plugin's mallocs
+# option gives M pairs per lookup), no hook in a timed sample, the
+# figures survive --processes, --counters none leaves them absent with
+# the reason, and gate --metric allocs catches one allocation more.
+aquick="--min-time 0.02 --repetitions 3 -q"
+
+arun() { # arun OUT M [run args...] : a quick lookup, HVB_SLOWDOWN_MALLOCS=M
+    out=$1
+    m=$2
+    shift 2
+    env HVB_SLOWDOWN_MALLOCS="$m" "$hvbench" run lookup $aquick -o "$out" \
+        "$@" >/dev/null 2>"$tmp/err" || bad "run $out $*: $(cat "$tmp/err")"
+}
+# counts FILE WANT_ALLOCS WANT_FREES : every sample of every cell, exactly.
+counts() {
+    /usr/bin/python3 - "$@" <<'PY' || bad "counts $*"
+import json, sys
+f, want_a, want_f = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+h = json.load(open(f))["hvbench"]
+p = h["counters"]["counters"]["allocs_per_op"]
+assert p["available"] and "experimental.hooks" in p["source"], p
+for c in h["cells"]:
+    n = len(c["samples_ns_per_op"])
+    for k, want in (("allocs_per_op", want_a), ("frees_per_op", want_f)):
+        s = c["counters"][k]["samples"]
+        assert len(s) == n and all(v == want for v in s), (c["name"], k, s)
+PY
+}
+
+# 6a. rcu-noref: exactly zero, present; the probe line no longer says
+# allocs are unavailable.
+"$hvbench" run lookup --min-time 0.02 --repetitions 3 \
+    --plugin domlookup=rcu-noref -o "$tmp/noref.json" >/dev/null \
+    2>"$tmp/noref.err" || bad "rcu-noref run: $(cat "$tmp/noref.err")"
+counts "$tmp/noref.json" 0 0
+grep -q '^hvbench: counters: .*, allocs (untimed counting pass)' \
+    "$tmp/noref.err" || bad "probe line: $(head -1 "$tmp/noref.err")"
+grep -q 'unavailable:.*allocs' "$tmp/noref.err" &&
+    bad "probe line says allocs are unavailable"
+
+# 6b. A known count: option and environment.
+arun "$tmp/m3.json" 0 --plugin "domlookup=$so:mallocs=3"
+counts "$tmp/m3.json" 3 3
+arun "$tmp/m5.json" 5 --plugin "domlookup=$so"
+counts "$tmp/m5.json" 5 5
+# Two threads: the measured threads' calls over all their operations.
+arun "$tmp/m2t.json" 0 --plugin "domlookup=$so:mallocs=2" --threads 2
+counts "$tmp/m2t.json" 2 2
+
+# 6c. No hook in a timed sample: the cost of a pair from a paired run of
+# 0 vs 16 pairs per lookup.  Hooked, a pair costs ~55 ns; unhooked ~5 ns.
+"$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:mallocs=16" -q \
+    --min-time 0.05 --repetitions 5 -o "$tmp/cost.json" >/dev/null 2>&1 ||
+    bad "cost run"
+/usr/bin/python3 - "$tmp/cost.json" <<'PY' || bad "a timed malloc + free pair costs the hooked slow path"
+import json, sys
+c = json.load(open(sys.argv[1]))["hvbench"]["cells"]
+pair = (c[1]["summary"]["median"] - c[0]["summary"]["median"]) / 16
+print("malloc + free pair in the timed rounds: %.1f ns" % pair)
+assert c[1]["counters"]["allocs_per_op"]["summary"]["median"] == 16
+assert pair < 20, pair
+PY
+
+# 6d. --processes pools the children's figures, zeros included.
+arun "$tmp/p.json" 0 --plugin "domlookup=rcu-noref,$so:mallocs=2" \
+    --processes 2
+/usr/bin/python3 - "$tmp/p.json" <<'PY' || bad "--processes 2 lost the counts"
+import json, sys
+h = json.load(open(sys.argv[1]))["hvbench"]
+assert h["run"]["processes"] == 2
+for c, want in zip(h["cells"], (0, 2)):
+    s = c["counters"]["allocs_per_op"]["samples"]
+    assert len(s) == 6 and all(v == want for v in s), (c["name"], s)
+PY
+arun "$tmp/none.json" 0 --counters none
+/usr/bin/python3 - "$tmp/none.json" <<'PY' || bad "--counters none still counts"
+import json, sys
+h = json.load(open(sys.argv[1]))["hvbench"]
+p = h["counters"]["counters"]["allocs_per_op"]
+assert not p["available"] and "--counters none" in p["reason"], p
+assert all("allocs_per_op" not in c["counters"] for c in h["cells"])
+PY
+
+# 6e. gate --metric allocs (the environment keeps the cell names equal).
+arun "$tmp/e3.json" 3 --plugin "domlookup=$so"
+arun "$tmp/e3b.json" 3 --plugin "domlookup=$so"
+gate 0 "$tmp/e3.json" "$tmp/e3b.json" --metric allocs
+gate 1 "$tmp/e3.json" "$tmp/m5.json" --metric allocs --markdown "$tmp/g.md"
+grep -q 'allocation calls per op' "$tmp/gate.out" ||
+    bad "gate --metric allocs: no source: $(cat "$tmp/gate.out")"
+grep -q 'allocs/op' "$tmp/g.md" || bad "gate --metric allocs: no unit"
+gate 2 "$tmp/m3.json" "$tmp/none.json" --metric allocs
+grep -q 'has no allocs_per_op (not asked (--counters none))' \
+    "$tmp/gate.out" || bad "gate without the counter: $(cat "$tmp/gate.out")"
+# One file: paired variants, 2 vs 3 allocations per op.
+arun "$tmp/pair.json" 0 --plugin "domlookup=$so:mallocs=2,$so:mallocs=3"
+gate 1 "$tmp/pair.json" --metric allocs
+"$hvbench" compare "$tmp/e3.json" "$tmp/m5.json" --metric allocs \
+    >"$tmp/cmp.out" 2>&1 || bad "compare --metric allocs"
+grep -q 'regressed' "$tmp/cmp.out" || bad "compare: $(cat "$tmp/cmp.out")"
 
 [ "$fail" -eq 0 ] && echo "gate self-test: all passed"
 exit "$fail"

@@ -4,7 +4,8 @@
 # kill -9 at random points during "hvbench run --out" never leaves a torn
 # results file (it is absent, or a complete document of the rounds done
 # so far), and --resume completes it, keeping the finished rounds and
-# running only the missing ones.
+# running only the missing ones; the rounds keep their counters
+# (allocs_per_op of the counting pass included).
 # Usage: test-resume.sh HVBENCH [KILLS]
 set -u
 hvbench=$1
@@ -22,6 +23,11 @@ try:
     r = d["hvbench"]["run"]
     cells = d["hvbench"]["cells"]
     assert all(len(c["samples_ns_per_op"]) == r["rounds_done"] for c in cells)
+    # The counting pass's figures travel with the rounds, zeros included.
+    for c in cells:
+        if r["rounds_done"]:
+            s = c["counters"]["allocs_per_op"]["samples"]
+            assert len(s) == r["rounds_done"] and set(s) == {0}, s
     assert r["complete"] == (r["rounds_done"] == r["repetitions"])
     print(r["rounds_done"])
 except Exception as e:

@@ -17,6 +17,13 @@
  *   sw_cpu_migrations_per_op, sw_page_faults_per_op   software group
  *   alloc_bytes_per_op, dealloc_bytes_per_op   jemalloc's per-thread
  *                           thread.allocatedp / thread.deallocatedp
+ *   allocs_per_op, frees_per_op   allocation and free calls of the
+ *                           measured threads, counted by jemalloc hooks
+ *                           in an untimed counting pass only (between
+ *                           hvb_meter_count_begin() and _end()): while a
+ *                           hook is installed every malloc takes
+ *                           jemalloc's slow path (~50 ns more a pair),
+ *                           so no timed sample ever runs with one
  *   sim_instructions_per_op callgrind Ir (--instrument callgrind)
  *
  * A counter the probe found missing is never reported (no zeros): the
@@ -40,17 +47,25 @@ struct hvb_meter {
     struct hvb_perfev_read sw0, sw1, hw0, hw1;
     uint64_t tsc0, tsc1;
     uint64_t alloc0, alloc1, dealloc0, dealloc1;
+    uint64_t allocs0, allocs1, frees0, frees1; /* counting pass only */
     bool started, stopped;
+    bool counting; /* started inside a counting pass */
 };
+
+/* Where allocs_per_op and frees_per_op come from (the probe's source). */
+#define HVB_METER_COUNT_SOURCE \
+    "jemalloc experimental.hooks, untimed counting pass"
 
 /*
  * hvb_meter_probe - decide the counters for @mode (and @callgrind: the
  * process runs under valgrind's callgrind with client requests,
- * dumping to @cg_dir).  -EINVAL with @err when @mode is "hw" and there
- * are no hardware counters; else 0.
+ * dumping to @cg_dir; @count_allocs: the command will run counting
+ * passes for allocs_per_op).  -EINVAL with @err when @mode is "hw" and
+ * there are no hardware counters; else 0.
  */
 int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
-                    const char *cg_dir, char *err, size_t len);
+                    bool count_allocs, const char *cg_dir, char *err,
+                    size_t len);
 
 /* The probe's one line ("counters: ...; unavailable: x (why)..."). */
 void hvb_meter_probe_line(FILE *f);
@@ -66,6 +81,17 @@ double hvb_meter_bracket_ns(void);
 
 /* Measured TSC frequency in Hz (0 before the probe). */
 double hvb_meter_tsc_hz(void);
+
+/*
+ * The counting pass: can this process count allocation calls (jemalloc
+ * with working hooks, counters asked, not under callgrind)?  begin()
+ * installs the hooks (0, or -errno: then there is no pass), end()
+ * removes them.  Meters started in between report allocs_per_op and
+ * frees_per_op; their time is not a sample.
+ */
+bool hvb_meter_count_available(void);
+int hvb_meter_count_begin(void);
+void hvb_meter_count_end(void);
 
 void hvb_meter_begin(struct hvb_meter *mt);
 void hvb_meter_start(struct hvb_meter *mt);

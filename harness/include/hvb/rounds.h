@@ -10,6 +10,13 @@
  * every variant alike and the ratio of one round to its reference is the
  * unit of comparison.  Each round is one Google Benchmark run with fixed
  * Iterations(n).
+ *
+ * allocs_per_op and frees_per_op (hvb/meter.h) come from one untimed
+ * counting pass per process, after calibration and before the first
+ * round: every cell once more for a tenth of its count, with jemalloc's
+ * hooks installed around that run alone.  Every round's sample of a cell
+ * then carries the pass's figures, so they travel with the samples
+ * through --resume and --processes like every other counter.
  */
 #ifndef HVB_ROUNDS_H
 #define HVB_ROUNDS_H
