@@ -53,10 +53,13 @@ static void help(FILE *f, bool gate)
             "\n"
             "  --metric cycles|tsc_cycles|instructions|sim_instructions|time|alloc_bytes\n"
             "                      (default time); cycles means hardware cycles\n"
-            "                      where both files have them, else TSC cycles\n"
+            "                      where both files have them, else TSC cycles;\n"
+            "                      or M for any counter M_per_op both files\n"
+            "                      have (cache_misses from run --events\n"
+            "                      cache-misses, sw_page_faults, ...)\n"
             "  --max-regression P%  threshold (default 5% for time, cycles,\n"
-            "                      tsc_cycles, alloc_bytes; 0.5% for\n"
-            "                      instructions and sim_instructions)\n"
+            "                      tsc_cycles, alloc_bytes and counters M;\n"
+            "                      0.5% for instructions and sim_instructions)\n"
             "  --markdown FILE     also write a PR-comment-ready summary\n"
             "\n"
             "exit status: 0 pass, 1 regression, 2 usage or input error,\n"
@@ -414,7 +417,8 @@ static int cmd(int argc, char **argv, bool gate)
     if ( hvb_cmp_default_threshold(metric) < 0 )
         return hvb_usage_error("bad value '%s' for --metric (cycles, "
                                "tsc_cycles, instructions, sim_instructions, "
-                               "time, alloc_bytes)",
+                               "time, alloc_bytes, or M for a counter "
+                               "M_per_op)",
                                metric);
     docs[0] = hvb_results_load(files[0], err, sizeof(err));
     if ( docs[0] != NULL )

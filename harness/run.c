@@ -348,8 +348,8 @@ static int measure_and_report(struct hvb_matrix *m,
     ro.bodies = bodies;
     if ( cg && ro.iterations == 0 )
         ro.iterations = CALLGRIND_ITERATIONS;
-    rc = hvb_meter_probe(o->counters, cg, getenv(HVB_CALLGRIND_DIR_ENV), err,
-                         sizeof(err));
+    rc = hvb_meter_probe(o->counters, o->events, cg,
+                         getenv(HVB_CALLGRIND_DIR_ENV), err, sizeof(err));
     if ( rc )
     {
         free(st.iters);
