@@ -58,10 +58,14 @@ static void help(FILE *f, bool gate)
             "                      (default time); cycles means hardware cycles\n"
             "                      where both files have them, else TSC cycles;\n"
             "                      allocs: allocation calls per op (untimed\n"
-            "                      counting pass)\n"
+            "                      counting pass); or M for any counter\n"
+            "                      M_per_op both files have (cache_misses\n"
+            "                      from run --events cache-misses,\n"
+            "                      sw_page_faults, ...)\n"
             "  --max-regression P%  threshold (default 5% for time, cycles,\n"
-            "                      tsc_cycles, alloc_bytes; 0.5% for\n"
-            "                      instructions, sim_instructions and allocs)\n"
+            "                      tsc_cycles, alloc_bytes and counters M;\n"
+            "                      0.5% for instructions, sim_instructions\n"
+            "                      and allocs)\n"
             "  --markdown FILE     also write a PR-comment-ready summary\n"
             "  --allow-unstable    pass (exit 0) when no benchmark regressed\n"
             "                      though some are too unstable to judge;\n"
@@ -453,7 +457,8 @@ static int cmd(int argc, char **argv, bool gate)
     if ( hvb_cmp_default_threshold(metric) < 0 )
         return hvb_usage_error("bad value '%s' for --metric (cycles, "
                                "tsc_cycles, instructions, sim_instructions, "
-                               "time, alloc_bytes, allocs)",
+                               "time, alloc_bytes, allocs, or M for a "
+                               "counter M_per_op)",
                                metric);
     docs[0] = hvb_results_load(files[0], err, sizeof(err));
     if ( docs[0] != NULL )

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * "hvbench list [plugins|workloads|slots|counters] [--json]": what can be run and
- * switched, as text or JSON on stdout.  Negative-control plugins
+ * "hvbench list [plugins|workloads|slots|counters [--events E,...]] [--json]":
+ * what can be run and switched, as text or JSON on stdout.  Negative-control plugins
  * (HV_PF_TEST_ONLY) are not listed.
  */
 #include <inttypes.h>
@@ -18,11 +18,13 @@
 
 enum {
     OPT_JSON = 1,
+    OPT_EVENTS,
     OPT_HELP,
 };
 
 static const struct hvb_optdef list_opts[] = {
     {"json", 0, false, OPT_JSON},
+    {"events", 0, true, OPT_EVENTS},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -37,6 +39,7 @@ enum what {
 static void list_help(FILE *f)
 {
     fputs("usage: hvbench list [plugins|workloads|slots|counters] [--json]\n"
+          "       hvbench list counters --events E[,E...] [--json]\n"
           "\n"
           "List the slots (switchable strategy points of the model), the\n"
           "plugins of each slot with their options, and the workloads with\n"
@@ -46,6 +49,8 @@ static void list_help(FILE *f)
           "\n"
           "options:\n"
           "  --json      one JSON object on stdout\n"
+          "  --events E[,E...]  also probe these perf events as 'run\n"
+          "              --events' would (see 'hvbench run --help')\n"
           "  -h, --help  this help\n",
           f);
 }
@@ -327,25 +332,25 @@ static json_t *json_workloads(void)
     return a;
 }
 
-/* The counter probe a run would make (--counters auto). */
-static int probe_counters(void)
+/* The counter probe a run would make (--counters auto, @ev). */
+static int probe_counters(const struct hvb_perfev_list *ev)
 {
     char err[256] = "";
 
-    if ( hvb_meter_probe(HVB_COUNTERS_AUTO, false, true, NULL, err,
+    if ( hvb_meter_probe(HVB_COUNTERS_AUTO, ev, false, true, NULL, err,
                          sizeof(err)) )
         return hvb_failure("counter probe: %s", err);
     return 0;
 }
 
-static int list_json(unsigned int what)
+static int list_json(unsigned int what, const struct hvb_perfev_list *ev)
 {
     json_t *root = json_object();
     int rc;
 
     if ( what & LIST_COUNTERS )
     {
-        if ( probe_counters() )
+        if ( probe_counters(ev) )
         {
             json_decref(root);
             return HVB_EXIT_FAIL;
@@ -365,13 +370,13 @@ static int list_json(unsigned int what)
     return HVB_EXIT_OK;
 }
 
-static int list_text(unsigned int what)
+static int list_text(unsigned int what, const struct hvb_perfev_list *ev)
 {
     bool sep = false;
 
     if ( what & LIST_COUNTERS )
     {
-        if ( probe_counters() )
+        if ( probe_counters(ev) )
             return HVB_EXIT_FAIL;
         hvb_meter_probe_line(stdout);
     }
@@ -402,9 +407,11 @@ static int list_text(unsigned int what)
 int hvb_cmd_list(int argc, char **argv)
 {
     struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "list"};
+    struct hvb_perfev_list ev = {.nr = 0};
     unsigned int what = 0;
-    bool json = false;
+    bool json = false, events = false;
     const char *val;
+    char err[512];
     int id;
 
     while ( (id = hvb_getopt(&p, list_opts, &val)) != HVB_OPT_DONE )
@@ -415,6 +422,11 @@ int hvb_cmd_list(int argc, char **argv)
             return HVB_EXIT_USAGE;
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_EVENTS:
+            if ( hvb_perfev_add_list(&ev, val, err, sizeof(err)) )
+                return hvb_usage_error("%s", err);
+            events = true;
             break;
         case OPT_HELP:
             list_help(stdout);
@@ -438,7 +450,9 @@ int hvb_cmd_list(int argc, char **argv)
             break;
         }
     }
+    if ( events && what != LIST_COUNTERS )
+        return hvb_usage_error("--events goes with 'list counters'");
     if ( what == 0 )
         what = LIST_SLOTS | LIST_PLUGINS | LIST_WORKLOADS;
-    return json ? list_json(what) : list_text(what);
+    return json ? list_json(what, &ev) : list_text(what, &ev);
 }

@@ -34,6 +34,7 @@ enum {
     OPT_TEST_PLUGINS,
     OPT_QUIET,
     OPT_COUNTERS,
+    OPT_EVENTS,
     OPT_INSTRUMENT,
     OPT_RESUME,
     OPT_ITERATIONS,
@@ -55,6 +56,7 @@ static const struct hvb_optdef run_opts[] = {
     {"allow-test-plugins", 0, false, OPT_TEST_PLUGINS},
     {"quiet", 'q', false, OPT_QUIET},
     {"counters", 0, true, OPT_COUNTERS},
+    {"events", 0, true, OPT_EVENTS},
     {"instrument", 0, true, OPT_INSTRUMENT},
     {"resume", 0, false, OPT_RESUME},
     {"iterations", 0, true, OPT_ITERATIONS},
@@ -97,6 +99,21 @@ static void run_help(FILE *f)
         "  --counters auto|hw|tsc|none  per-op counters (default auto: all\n"
         "                      available; hw: fail unless hardware counters;\n"
         "                      none: time only, no allocs counting pass)\n"
+        "  --events E[,E...]   also count these perf events per op, in one\n"
+        "                      group with cycles and instructions (scaled\n"
+        "                      by its coverage): cache-misses,\n"
+        "                      branch-misses, LLC-load-misses, ... as libpfm4\n"
+        "                      names them, a PMU's own (skl::L2_RQSTS:MISS)\n"
+        "                      or software (perf::PERF_COUNT_SW_PAGE_FAULTS);\n"
+        "                      'cache' = cache-references,cache-misses,\n"
+        "                      'branch' = branches,branch-misses; at most %d.\n"
+        "                      Counter: the name in [a-z0-9_] + _per_op\n"
+        "                      (cache_misses_per_op).  A name libpfm4 does\n"
+        "                      not know is exit 2; one this machine cannot\n"
+        "                      count (no PMU, not permitted, too many for the\n"
+        "                      group) is absent, its reason in the counter\n"
+        "                      line and the results.  Not with --counters\n"
+        "                      tsc or none\n"
         "  --instrument none|callgrind  callgrind: run under valgrind and\n"
         "                      report sim_instructions_per_op (1 thread only)\n"
         "  --processes N       run N worker processes one after another,\n"
@@ -118,7 +135,8 @@ static void run_help(FILE *f)
         "  -h, --help          this help\n"
         "\n"
         "exit status: 0 success, 1 a cell failed, 2 usage or input error\n",
-        names, DEFAULT_REPETITIONS, DEFAULT_MIN_TIME_S, DEFAULT_SEED);
+        names, DEFAULT_REPETITIONS, DEFAULT_MIN_TIME_S, HVB_PERFEV_EXTRA_MAX,
+        DEFAULT_SEED);
 }
 
 /* Append the counts of "N[,M...]" to @t. */
@@ -198,9 +216,10 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
     struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
     unsigned int threads[MAX_THREAD_COUNTS];
     const char **plugins = NULL, **params = NULL, *val, *wname = NULL;
+    struct hvb_perfev_list events = {.nr = 0};
     struct hvb_run_opts o;
     size_t nr_threads = 0;
-    char names[1024];
+    char names[1024], err[512];
     uint64_t u;
     int id, status = HVB_EXIT_USAGE;
 
@@ -295,6 +314,13 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
                 goto out;
             }
             break;
+        case OPT_EVENTS:
+            if ( hvb_perfev_add_list(&events, val, err, sizeof(err)) )
+            {
+                hvb_usage_error("%s", err);
+                goto out;
+            }
+            break;
         case OPT_INSTRUMENT:
             if ( strcmp(val, "none") == 0 )
                 o.instrument = HVB_INSTRUMENT_NONE;
@@ -349,6 +375,15 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
         }
     }
 
+    if ( events.nr > 0 &&
+         (o.counters == HVB_COUNTERS_TSC || o.counters == HVB_COUNTERS_NONE) )
+    {
+        hvb_usage_error("--events does not go with --counters %s (use auto "
+                        "or hw)",
+                        o.counters == HVB_COUNTERS_TSC ? "tsc" : "none");
+        goto out;
+    }
+    o.events = events.nr > 0 ? &events : NULL;
     hvb_workload_names(names, sizeof(names));
     if ( wname == NULL )
     {

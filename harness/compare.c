@@ -46,11 +46,21 @@ static const struct metric *find_metric(const char *name)
     return NULL;
 }
 
+#define COUNTER_THRESHOLD 0.05 /* a counter metric's default */
+
+/* Could @metric name a counter (M of M_per_op)? */
+static bool counter_name(const char *metric)
+{
+    size_t n = strspn(metric, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+    return n > 0 && metric[n] == '\0' && n + 8 < HVB_CMP_KEY_MAX;
+}
+
 double hvb_cmp_default_threshold(const char *metric)
 {
     const struct metric *m = find_metric(metric);
 
-    return m ? m->threshold : -1;
+    return m ? m->threshold : counter_name(metric) ? COUNTER_THRESHOLD : -1;
 }
 
 const char *hvb_verdict_name(enum hvb_verdict v)
@@ -61,14 +71,20 @@ const char *hvb_verdict_name(enum hvb_verdict v)
     return n[v];
 }
 
-/* Does the file's probe say counter @key was available? */
-static bool has_counter(json_t *doc, const char *key, const char **why)
+/* The file's probe of counter @key, or NULL. */
+static json_t *probe_entry(json_t *doc, const char *key)
 {
-    json_t *c = json_object_get(
+    return json_object_get(
         json_object_get(
             json_object_get(json_object_get(doc, "hvbench"), "counters"),
             "counters"),
         key);
+}
+
+/* Does a cell of the file have counter @key?  @why: the probe's reason. */
+static bool has_counter(json_t *doc, const char *key, const char **why)
+{
+    json_t *c = probe_entry(doc, key);
     json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
     json_t *cell;
     size_t i;
@@ -191,6 +207,38 @@ out:
     return rc;
 }
 
+/*
+ * Metric @metric not in the table: the counter @metric_per_op (or
+ * @metric itself if it ends so), its source as @doc's probe says.
+ */
+static void counter_metric(json_t *doc, const char *metric, struct hvb_cmp *out)
+{
+    size_t n = strlen(metric), suffix = strlen("_per_op");
+    bool has_suffix = n > suffix && !strcmp(metric + n - suffix, "_per_op");
+    json_t *p;
+    const char *ev, *src;
+
+    snprintf(out->key_buf, sizeof(out->key_buf), "%s%s", metric,
+             has_suffix ? "" : "_per_op");
+    snprintf(out->unit_buf, sizeof(out->unit_buf), "%.*s/op",
+             (int)(has_suffix ? n - suffix : n), metric);
+    p = probe_entry(doc, out->key_buf);
+    ev = json_string_value(json_object_get(p, "event"));
+    src = json_string_value(json_object_get(p, "source"));
+    if ( ev != NULL )
+        snprintf(out->source_buf, sizeof(out->source_buf),
+                 "perf_event_open %s per op (libpfm4-encoded, scaled for "
+                 "multiplexing)",
+                 ev);
+    else
+        snprintf(out->source_buf, sizeof(out->source_buf), "counter %s%s%s",
+                 out->key_buf, src ? ": " : "", src ?: "");
+    out->metric = metric;
+    out->key = out->key_buf;
+    out->unit = out->unit_buf;
+    out->source = out->source_buf;
+}
+
 /* Resolve @metric for @base and @new_ (may be the same document). */
 static int resolve(json_t *base, json_t *new_, const char *metric, double t,
                    struct hvb_cmp *out, char *err, size_t len)
@@ -199,20 +247,26 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
     const char *why_b = NULL, *why_n = NULL;
 
     memset(out, 0, sizeof(*out));
-    if ( m == NULL )
+    if ( m == NULL && !counter_name(metric) )
     {
         snprintf(err, len,
                  "unknown metric '%s' (cycles, tsc_cycles, instructions, "
-                 "sim_instructions, time, alloc_bytes, allocs)",
+                 "sim_instructions, time, alloc_bytes, allocs, or M for a "
+                 "counter M_per_op)",
                  metric);
         return -EINVAL;
     }
-    out->metric = m->name;
-    out->key = m->key;
-    out->unit = m->unit;
-    out->source = m->source;
-    out->threshold = t < 0 ? m->threshold : t;
-    if ( strcmp(m->name, "cycles") == 0 &&
+    if ( m == NULL )
+        counter_metric(base, metric, out);
+    else
+    {
+        out->metric = m->name;
+        out->key = m->key;
+        out->unit = m->unit;
+        out->source = m->source;
+    }
+    out->threshold = t >= 0 ? t : m ? m->threshold : COUNTER_THRESHOLD;
+    if ( m != NULL && strcmp(m->name, "cycles") == 0 &&
          !(has_counter(base, "cycles_per_op", &why_b) &&
            has_counter(new_, "cycles_per_op", &why_n)) )
     {
@@ -229,11 +283,19 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
         {
             bool in_base = has_counter(base, out->key, &why_b);
 
-            snprintf(err, len, "metric %s: %s has no %s%s%s%s", m->name,
+            const char *why = in_base ? why_n : why_b;
+            bool probed = probe_entry(in_base ? new_ : base, out->key);
+
+            snprintf(err, len, "metric %s: %s has no %s (%s)", out->metric,
                      in_base ? "NEW" : "BASE", out->key,
-                     (in_base ? why_n : why_b) ? " (" : "",
-                     (in_base ? why_n : why_b) ?: "",
-                     (in_base ? why_n : why_b) ? ")" : "");
+                     why ? why
+                     : m == NULL && !probed
+                         ? "no such counter; metrics: time, "
+                           "cycles, tsc_cycles, instructions, "
+                           "sim_instructions, alloc_bytes, or "
+                           "M for a counter M_per_op of both "
+                           "files"
+                         : "not in its cells");
             return -EINVAL;
         }
     }

@@ -41,8 +41,12 @@ static struct {
     bool tsc, tsc_invariant;
     char tsc_why[160];
     unsigned int nr_sw, nr_hw;
-    struct hvb_perfev_def sw[4], hw[4];
+    struct hvb_perfev_def sw[4], hw[HVB_PERFEV_MAX];
     char sw_why[200], hw_why[200];
+    /* --events: hw[nr_hw..nr_grp) are those in the group; "" there. */
+    unsigned int nr_grp;
+    struct hvb_perfev_list ev;
+    char ev_why[HVB_PERFEV_EXTRA_MAX][240]; /* >= hw_why */
     mallctl_fn mallctl;
     char alloc_why[160];
     bool hooks;            /* jemalloc's hooks install: allocs_per_op */
@@ -263,13 +267,88 @@ void hvb_meter_count_end(void)
     hooks_remove();
 }
 
-int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
+/* Do cfg.hw[0..n) open as one group and count while this thread runs? */
+static bool group_runs(unsigned int n, char *why, size_t len)
+{
+    struct hvb_perfev_read r0, r1;
+    struct hvb_perfev_group g;
+    bool ok;
+    double t0;
+
+    if ( hvb_perfev_open(&g, cfg.hw, n, why, len) )
+        return false;
+    ok = hvb_perfev_readg(&g, &r0) == 0;
+    t0 = mono();
+    while ( mono() - t0 < 50e-6 )
+        ;
+    ok = ok && hvb_perfev_readg(&g, &r1) == 0 &&
+         r1.time_running > r0.time_running;
+    if ( !ok )
+        snprintf(why, len, "the group opened but never counted");
+    hvb_perfev_close(&g);
+    return ok;
+}
+
+/*
+ * --events: each alone first (one that does not open has its own
+ * reason), then those that do, with cycles and instructions where they
+ * exist, as one group: one coverage scales them all.
+ */
+static void probe_events(void)
+{
+    struct hvb_perfev_group g;
+    unsigned int i, n = cfg.nr_hw;
+    char why[128];
+
+    cfg.nr_grp = cfg.nr_hw;
+    for ( i = 0; i < cfg.ev.nr; i++ )
+    {
+        const struct hvb_perfev_extra *e = &cfg.ev.ev[i];
+        struct hvb_perfev_def *d = &cfg.hw[n];
+
+        if ( cfg.mode != HVB_COUNTERS_AUTO && cfg.mode != HVB_COUNTERS_HW )
+            memcpy(cfg.ev_why[i], cfg.hw_why, sizeof(cfg.hw_why));
+        else if ( !e->encoded )
+            memcpy(cfg.ev_why[i], e->why, sizeof(e->why));
+        else
+        {
+            d->name = e->name; /* the name asked, in a reason */
+            d->attr = e->attr;
+            if ( hvb_perfev_open(&g, d, 1, cfg.ev_why[i],
+                                 sizeof(cfg.ev_why[i])) == 0 )
+            {
+                hvb_perfev_close(&g);
+                d->name = e->key;
+                n++;
+            }
+        }
+    }
+    if ( n == cfg.nr_hw )
+        return;
+    if ( group_runs(n, why, sizeof(why)) )
+    {
+        cfg.nr_grp = n;
+        return;
+    }
+    for ( i = 0; i < cfg.ev.nr; i++ )
+        if ( cfg.ev_why[i][0] == '\0' )
+            snprintf(cfg.ev_why[i], sizeof(cfg.ev_why[i]),
+                     "the PMU cannot count it in one group with %s: %s",
+                     cfg.nr_hw ? "cycles, instructions and the other --events"
+                               : "the other --events",
+                     why);
+}
+
+int hvb_meter_probe(enum hvb_counters_mode mode,
+                    const struct hvb_perfev_list *events, bool callgrind,
                     bool count_allocs, const char *cg_dir, char *err,
                     size_t len)
 {
     memset(&cfg, 0, sizeof(cfg));
     cfg.probed = true;
     cfg.mode = mode;
+    if ( events != NULL )
+        cfg.ev = *events;
     cfg.tsc_invariant =
         cpuinfo_has("constant_tsc") && cpuinfo_has("nonstop_tsc");
     if ( mode == HVB_COUNTERS_NONE )
@@ -296,6 +375,7 @@ int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
             snprintf(cfg.alloc_why, sizeof(cfg.alloc_why),
                      "not linked with jemalloc");
     }
+    probe_events();
     if ( mode != HVB_COUNTERS_NONE )
     {
         /* What start() and stop() add to each sample, best of 5. */
@@ -358,6 +438,7 @@ static void unavailable(FILE *f, bool *first, const char *what, const char *why)
 void hvb_meter_probe_line(FILE *f)
 {
     bool first = true;
+    unsigned int i;
 
     fprintf(f, "hvbench: counters: time%s%s%s%s%s%s",
             cfg.tsc ? ", tsc_cycles" : "",
@@ -366,12 +447,18 @@ void hvb_meter_probe_line(FILE *f)
             cfg.mallctl ? ", alloc_bytes" : "",
             cfg.hooks ? ", allocs (untimed counting pass)" : "",
             cfg.callgrind ? ", sim_instructions" : "");
+    for ( i = 0; i < cfg.ev.nr; i++ )
+        if ( cfg.ev_why[i][0] == '\0' )
+            fprintf(f, ", %s", cfg.ev.ev[i].key);
     if ( cfg.tsc )
         fprintf(f, " (TSC %.0f MHz)", cfg.tsc_hz / 1e6);
     if ( !cfg.tsc )
         unavailable(f, &first, "tsc_cycles", cfg.tsc_why);
     if ( !cfg.nr_hw )
         unavailable(f, &first, "cycles, instructions", cfg.hw_why);
+    for ( i = 0; i < cfg.ev.nr; i++ )
+        if ( cfg.ev_why[i][0] != '\0' )
+            unavailable(f, &first, cfg.ev.ev[i].key, cfg.ev_why[i]);
     if ( !cfg.nr_sw )
         unavailable(f, &first, "software events", cfg.sw_why);
     if ( !cfg.mallctl )
@@ -393,8 +480,10 @@ static json_t *one(bool ok, const char *source, const char *why)
 
 json_t *hvb_meter_probe_json(void)
 {
-    json_t *o = json_object(), *c = json_object();
+    json_t *o = json_object(), *c = json_object(), *asked = json_array();
     static const char *const mode_names[] = {"auto", "hw", "tsc", "none"};
+    char src[200], key[HVB_CTR_NAME_MAX];
+    unsigned int i;
 
     json_object_set_new(o, "mode", json_string(mode_names[cfg.mode]));
     json_object_set_new(o, "tsc_hz",
@@ -410,6 +499,21 @@ json_t *hvb_meter_probe_json(void)
     json_object_set_new(
         c, "instructions_per_op",
         one(cfg.nr_hw, "perf_event_open, libpfm4 'instructions'", cfg.hw_why));
+    for ( i = 0; i < cfg.ev.nr; i++ )
+    {
+        const struct hvb_perfev_extra *e = &cfg.ev.ev[i];
+        bool ok = cfg.ev_why[i][0] == '\0';
+        json_t *x;
+
+        snprintf(src, sizeof(src), "perf_event_open, libpfm4 '%s'%s", e->name,
+                 cfg.nr_hw ? ", in the group of cycles and instructions" : "");
+        snprintf(key, sizeof(key), "%s_per_op", e->key);
+        x = one(ok, src, cfg.ev_why[i]);
+        json_object_set_new(x, "event", json_string(e->name));
+        json_object_set_new(c, key, x);
+        json_array_append_new(asked, json_string(e->name));
+    }
+    json_object_set_new(o, "events", asked);
     json_object_set_new(
         c, "software_events",
         one(cfg.nr_sw, "perf_event_open software group", cfg.sw_why));
@@ -450,8 +554,8 @@ void hvb_meter_begin(struct hvb_meter *mt)
     memset(mt, 0, sizeof(*mt));
     if ( cfg.nr_sw )
         hvb_perfev_open(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
-    if ( cfg.nr_hw )
-        hvb_perfev_open(&mt->hw, cfg.hw, cfg.nr_hw, why, sizeof(why));
+    if ( cfg.nr_grp )
+        hvb_perfev_open(&mt->hw, cfg.hw, cfg.nr_grp, why, sizeof(why));
 }
 
 void hvb_meter_start(struct hvb_meter *mt)
@@ -549,7 +653,7 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
             add_group(ctrs, cfg.sw, cfg.nr_sw, &mt->sw0, &mt->sw1, thread0,
                       NULL);
         if ( mt->hw.nr )
-            add_group(ctrs, cfg.hw, cfg.nr_hw, &mt->hw0, &mt->hw1, thread0,
+            add_group(ctrs, cfg.hw, cfg.nr_grp, &mt->hw0, &mt->hw1, thread0,
                       "perf_coverage");
         if ( cfg.mallctl != NULL )
         {

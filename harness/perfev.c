@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_event_open groups with scaling; see hvb/perfev.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,19 +57,26 @@ static bool pfm_ready(char *why, size_t len)
     return state > 0;
 }
 
-int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
-                      size_t len)
+/* libpfm4's encoding of @name for user space into @attr: a PFM_ code. */
+static int pfm_encode(const char *name, struct perf_event_attr *attr)
 {
     pfm_perf_encode_arg_t arg;
-    int rc;
 
-    if ( !pfm_ready(why, len) )
-        return -ENODEV;
     memset(attr, 0, sizeof(*attr));
     memset(&arg, 0, sizeof(arg));
     arg.attr = attr;
     arg.size = sizeof(arg);
-    rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+}
+
+int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
+                      size_t len)
+{
+    int rc;
+
+    if ( !pfm_ready(why, len) )
+        return -ENODEV;
+    rc = pfm_encode(name, attr);
     if ( rc != PFM_SUCCESS )
     {
         snprintf(why, len, "libpfm4 cannot encode '%s': %s", name,
@@ -76,6 +85,164 @@ int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,
     }
     attr->size = sizeof(*attr);
     return 0;
+}
+
+/*
+ * libpfm4 found no @name: is it an event of a PMU libpfm4 supports but did
+ * not detect here ("skl::L2_RQSTS:MISS" on an Icelake)?  Then say so.
+ */
+static bool absent_pmu_event(const char *name, char *why, size_t len)
+{
+    const char *sep = strstr(name, "::"), *ev;
+    size_t plen, elen;
+    pfm_pmu_t p;
+    int i;
+
+    if ( sep == NULL )
+        return false;
+    plen = (size_t)(sep - name);
+    ev = sep + 2;
+    elen = strcspn(ev, ":");
+    pfm_for_all_pmus(p)
+    {
+        pfm_pmu_info_t pi = {.size = sizeof(pi)};
+
+        if ( pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || pi.is_present ||
+             strlen(pi.name) != plen || strncasecmp(pi.name, name, plen) )
+            continue;
+        for ( i = pi.first_event; i != -1; i = pfm_get_event_next(i) )
+        {
+            pfm_event_info_t ei = {.size = sizeof(ei)};
+
+            if ( pfm_get_event_info(i, PFM_OS_NONE, &ei) == PFM_SUCCESS &&
+                 strlen(ei.name) == elen && !strncasecmp(ei.name, ev, elen) )
+            {
+                snprintf(why, len,
+                         "libpfm4: '%s' is an event of PMU %s (%s), which "
+                         "this machine does not have",
+                         name, pi.name, pi.desc);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* @name in [a-z0-9_], runs of others as one '_', "perf::" dropped. */
+static void event_key(const char *name, char *key, size_t len)
+{
+    size_t n = 0;
+    char c;
+
+    if ( strncasecmp(name, "perf::", 6) == 0 )
+        name += 6;
+    for ( ; *name && n + 1 < len; name++ )
+    {
+        c = *name;
+        if ( isalnum((unsigned char)c) )
+            key[n++] = (char)tolower((unsigned char)c);
+        else if ( n > 0 && key[n - 1] != '_' )
+            key[n++] = '_';
+    }
+    while ( n > 0 && key[n - 1] == '_' )
+        n--;
+    key[n] = '\0';
+}
+
+/* Append event @name (@n bytes) to @l; 0 or -EINVAL with @err. */
+static int add_event(struct hvb_perfev_list *l, const char *name, size_t n,
+                     char *err, size_t len)
+{
+    struct hvb_perfev_extra *e;
+    char why[128];
+    unsigned int i;
+    int rc;
+
+    if ( l->nr == HVB_PERFEV_EXTRA_MAX )
+    {
+        snprintf(err, len,
+                 "--events: at most %d events (one group with cycles and "
+                 "instructions)",
+                 HVB_PERFEV_EXTRA_MAX);
+        return -EINVAL;
+    }
+    e = &l->ev[l->nr];
+    memset(e, 0, sizeof(*e));
+    if ( n == 0 || n >= sizeof(e->name) )
+    {
+        snprintf(err, len, "bad event name '%.*s' for --events", (int)n, name);
+        return -EINVAL;
+    }
+    memcpy(e->name, name, n);
+    event_key(e->name, e->key, sizeof(e->key));
+    if ( strlen(e->key) + 1 == sizeof(e->key) || e->key[0] == '\0' )
+    {
+        snprintf(err, len,
+                 "bad event name '%s' for --events (no name or "
+                 "too long a name)",
+                 e->name);
+        return -EINVAL;
+    }
+    if ( !pfm_ready(why, sizeof(why)) )
+    {
+        snprintf(err, len, "--events %s: %s", e->name, why);
+        return -EINVAL;
+    }
+    rc = pfm_encode(e->name, &e->attr);
+    if ( rc == PFM_SUCCESS )
+    {
+        e->attr.size = sizeof(e->attr);
+        e->encoded = true;
+    }
+    else if ( rc != PFM_ERR_NOTFOUND ||
+              !absent_pmu_event(e->name, e->why, sizeof(e->why)) )
+    {
+        snprintf(err, len,
+                 "%s event '%s' for --events (libpfm4: %s; names as 'perf "
+                 "list' or libpfm4's showevtinfo give them)",
+                 rc == PFM_ERR_NOTFOUND ? "unknown" : "bad", e->name,
+                 pfm_strerror(rc));
+        return -EINVAL;
+    }
+    if ( !strcmp(e->key, "cycles") || !strcmp(e->key, "instructions") )
+        return 0; /* always measured where there is a PMU */
+    for ( i = 0; i < l->nr; i++ )
+        if ( strcmp(l->ev[i].key, e->key) == 0 )
+            return 0;
+    l->nr++;
+    return 0;
+}
+
+int hvb_perfev_add_list(struct hvb_perfev_list *l, const char *list, char *err,
+                        size_t len)
+{
+    static const struct {
+        const char *name, *events;
+    } shortcuts[] = {
+        {"cache", "cache-references,cache-misses"},
+        {"branch", "branches,branch-misses"},
+    };
+    const char *p = list;
+    size_t n, i;
+    int rc;
+
+    for ( ;; )
+    {
+        n = strcspn(p, ",");
+        for ( i = 0; i < sizeof(shortcuts) / sizeof(shortcuts[0]); i++ )
+            if ( strlen(shortcuts[i].name) == n &&
+                 !strncmp(shortcuts[i].name, p, n) )
+                break;
+        if ( i < sizeof(shortcuts) / sizeof(shortcuts[0]) )
+            rc = hvb_perfev_add_list(l, shortcuts[i].events, err, len);
+        else
+            rc = add_event(l, p, n, err, len);
+        if ( rc )
+            return rc;
+        if ( p[n] == '\0' )
+            return 0;
+        p += n + 1;
+    }
 }
 
 int hvb_perfev_software(const char *name, struct perf_event_attr *attr)

@@ -353,7 +353,7 @@ static int measure_and_report(struct hvb_matrix *m,
      * (hvb/rounds.h); profile and lockstat skip it, as it would run
      * outside their bodies' wrappers (windows, tags).
      */
-    rc = hvb_meter_probe(o->counters, cg, o->hooks == NULL,
+    rc = hvb_meter_probe(o->counters, o->events, cg, o->hooks == NULL,
                          getenv(HVB_CALLGRIND_DIR_ENV), err, sizeof(err));
     if ( rc )
     {

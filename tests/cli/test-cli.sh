@@ -63,6 +63,16 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
     expect_error "--counters hw: no hardware counters here: perf_event_open\(cycles\)" \
         run lookup --counters hw --repetitions 1
 fi
+expect_error "^hvbench: unknown event 'no-such-event' for --events \(libpfm4: event not found" \
+    run lookup --events cache-misses,no-such-event
+expect_error "unknown event 'no-such-event' for --events" \
+    list counters --events no-such-event
+expect_error "bad event name '' for --events" run lookup --events cache,
+expect_error "--events does not go with --counters none" \
+    run lookup --events cache --counters none
+expect_error "--events does not go with --counters tsc" \
+    run lookup --events perf::PERF_COUNT_SW_PAGE_FAULTS --counters tsc
+expect_error "--events goes with 'list counters'" list plugins --events cache
 expect_error "compare needs BASE.json NEW.json" compare
 expect_error "cannot read '/nonexistent.json'" compare /nonexistent.json /nonexistent.json
 expect_error "bad value 'xml' for --format" compare a.json b.json --format xml
@@ -192,6 +202,68 @@ for kind in ("micro", "macro"):
             files[f[:-2]] = kind
 assert names == files, (sorted(names.items()), sorted(files.items()))
 PY
+
+# Extra perf events (--events).  Software ones through libpfm4's perf::
+# PMU are counted everywhere perf_event_open is allowed: the task clock
+# of the group agrees with the built-in software group's.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
+sw="perf::PERF_COUNT_SW_TASK_CLOCK,perf::PERF_COUNT_SW_PAGE_FAULTS"
+for i in 1 2; do
+    "$hvbench" run lookup $quick --events "$sw" --out "$tmp/ev$i.json" \
+        >/dev/null 2>&1 || bad "run --events $sw failed"
+done
+if [ "$paranoid" -le 2 ]; then
+    python3 - "$tmp/ev1.json" <<'PY' && ok || bad "--events $sw: counters"
+import json, sys
+h = json.load(open(sys.argv[1]))["hvbench"]
+p = h["counters"]["counters"]
+for k in ("perf_count_sw_task_clock_per_op", "perf_count_sw_page_faults_per_op"):
+    assert p[k]["available"] and "libpfm4" in p[k]["source"], p[k]
+assert h["counters"]["events"] == ["perf::PERF_COUNT_SW_TASK_CLOCK",
+                                   "perf::PERF_COUNT_SW_PAGE_FAULTS"]
+c = h["cells"][0]["counters"]
+tc = c["perf_count_sw_task_clock_per_op"]["summary"]["median"]
+ref = c["sw_task_clock_ns_per_op"]["summary"]["median"]
+assert 0 < tc and 0.5 < tc / ref < 2, (tc, ref)
+pf = c["perf_count_sw_page_faults_per_op"]["samples"]
+assert len(pf) == 2 and all(0 <= v < 1 for v in pf), pf
+cov = c["perf_coverage"]["samples"]
+assert all(0 < v <= 1 for v in cov), cov
+PY
+    "$hvbench" compare "$tmp/ev1.json" "$tmp/ev2.json" \
+        --metric perf_count_sw_task_clock >"$tmp/evc" 2>&1 &&
+        grep -q '^metric: perf_count_sw_task_clock: perf_event_open perf::PERF_COUNT_SW_TASK_CLOCK' "$tmp/evc" &&
+        grep -q '^lookup/domlookup=rcu-noref/threads:1 ' "$tmp/evc" &&
+        ok || bad "compare --metric perf_count_sw_task_clock: $(cat "$tmp/evc")"
+fi
+expect_error "metric cache_misses: BASE has no cache_misses_per_op" \
+    compare "$tmp/ev1.json" "$tmp/ev2.json" --metric cache_misses
+
+# A hardware event without a PMU (this VM): absent with its reason, in the
+# counter line and the results, and the run goes on.
+if [ ! -e /sys/bus/event_source/devices/cpu ] && [ "$paranoid" -le 2 ]; then
+    "$hvbench" run lookup --min-time 0.01 --repetitions 2 \
+        --events cache-misses \
+        --out "$tmp/cm.json" >/dev/null 2>"$tmp/cm.err" &&
+        ok || bad "run --events cache-misses failed: $(cat "$tmp/cm.err")"
+    grep -q '^hvbench: counters: .*unavailable:.* cache_misses (perf_event_open(cache-misses)=ENOENT: no such PMU event' \
+        "$tmp/cm.err" && ok || bad "--events cache-misses: counter line"
+    python3 - "$tmp/cm.json" <<'PY' && ok || bad "--events cache-misses: JSON"
+import json, sys
+h = json.load(open(sys.argv[1]))["hvbench"]
+p = h["counters"]["counters"]["cache_misses_per_op"]
+assert p["available"] is False and "ENOENT" in p["reason"], p
+assert p["event"] == "cache-misses", p
+for cell in h["cells"]:
+    assert "cache_misses_per_op" not in cell["counters"], cell["counters"]
+PY
+    expect_error "metric cache_misses: BASE has no cache_misses_per_op \(perf_event_open\(cache-misses\)=ENOENT" \
+        compare "$tmp/cm.json" "$tmp/cm.json" --metric cache_misses
+    "$hvbench" list counters --events cache,perf::PERF_COUNT_SW_PAGE_FAULTS \
+        >"$tmp/lce" 2>&1 &&
+        grep -q 'counters: time.*perf_count_sw_page_faults.*unavailable:.* cache_references (.*ENOENT.*cache_misses (' "$tmp/lce" &&
+        ok || bad "list counters --events: $(cat "$tmp/lce")"
+fi
 
 # Listing.
 "$hvbench" list plugins >"$tmp/l" 2>&1 && grep -q 'percpu-ref' "$tmp/l" &&

@@ -22,6 +22,8 @@
 
 #include <jansson.h>
 
+#define HVB_CMP_KEY_MAX 64 /* a counter's name, with the NUL */
+
 enum hvb_verdict {
     HVB_UNCHANGED,
     HVB_IMPROVED,
@@ -50,16 +52,24 @@ struct hvb_cmp {
     bool paired; /* one file: variants against their group's reference */
     /* Worker processes pooled in each file (run.processes; 1 if absent). */
     unsigned int processes[2];
+    /* A counter metric's key, unit, source (pointed to: do not copy). */
+    char key_buf[HVB_CMP_KEY_MAX], unit_buf[72], source_buf[224];
 };
 
-/* The default threshold of @metric (fraction); -1 for an unknown one. */
+/*
+ * The default threshold of @metric (fraction); -1 for an unknown one.
+ * Any name in [a-z0-9_] may be a counter metric (5%).
+ */
 double hvb_cmp_default_threshold(const char *metric);
 
 /*
  * hvb_cmp_run - compare @base with @new_ on @metric with threshold @t
- * (< 0: the metric's default).  -EINVAL with @err (one line) for an
- * unknown metric, a metric a file lacks (with the probe's reason), or no
- * benchmark in common; -ENOMEM.
+ * (< 0: the metric's default).  @metric is one of the table's (time,
+ * tsc_cycles, cycles, instructions, sim_instructions, alloc_bytes) or any
+ * M whose counter M_per_op both files have (an --events counter such as
+ * cache_misses; its source from the probe).  -EINVAL with @err (one
+ * line) for an unknown metric, a metric a file lacks (with the probe's
+ * reason), or no benchmark in common; -ENOMEM.
  */
 int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
                 struct hvb_cmp *out, char *err, size_t len);

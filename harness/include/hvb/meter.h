@@ -10,8 +10,14 @@
  *
  *   tsc_cycles_per_op       rdtsc, thread 0's window (invariant TSC;
  *                           frequency measured at the probe)
- *   cycles_per_op, instructions_per_op [, cache_misses_per_op,
- *   branch_misses_per_op]   hardware, libpfm4-encoded group, scaled
+ *   cycles_per_op, instructions_per_op   hardware, libpfm4-encoded
+ *                           group, scaled for multiplexing
+ *   <key>_per_op            each --events name (cache_misses_per_op,
+ *                           branch_misses_per_op, llc_load_misses_per_op,
+ *                           perf_count_sw_page_faults_per_op ...): the
+ *                           name in [a-z0-9_], libpfm4-encoded, in the
+ *                           same group as cycles and instructions (its
+ *                           own group where those are missing)
  *   perf_coverage           thread 0's running/enabled of that group
  *   sw_task_clock_ns_per_op, sw_context_switches_per_op,
  *   sw_cpu_migrations_per_op, sw_page_faults_per_op   software group
@@ -27,7 +33,10 @@
  *   sim_instructions_per_op callgrind Ir (--instrument callgrind)
  *
  * A counter the probe found missing is never reported (no zeros): the
- * probe's reason goes to stderr once and to the results.
+ * probe's reason goes to stderr once and to the results.  So does an
+ * asked event that does not open here (no PMU, not permitted, a PMU
+ * libpfm4 knows but this machine lacks), or that does not fit the group
+ * (the PMU cannot schedule it with the others).
  */
 #ifndef HVB_METER_H
 #define HVB_METER_H
@@ -57,13 +66,15 @@ struct hvb_meter {
     "jemalloc experimental.hooks, untimed counting pass"
 
 /*
- * hvb_meter_probe - decide the counters for @mode (and @callgrind: the
- * process runs under valgrind's callgrind with client requests,
- * dumping to @cg_dir; @count_allocs: the command will run counting
- * passes for allocs_per_op).  -EINVAL with @err when @mode is "hw" and
- * there are no hardware counters; else 0.
+ * hvb_meter_probe - decide the counters for @mode, with the extra
+ * @events (--events; NULL: none), and @callgrind (the process runs under
+ * valgrind's callgrind with client requests, dumping to @cg_dir);
+ * @count_allocs: the command will run counting passes for allocs_per_op.
+ * -EINVAL with @err when @mode is "hw" and there are no hardware
+ * counters; else 0.
  */
-int hvb_meter_probe(enum hvb_counters_mode mode, bool callgrind,
+int hvb_meter_probe(enum hvb_counters_mode mode,
+                    const struct hvb_perfev_list *events, bool callgrind,
                     bool count_allocs, const char *cg_dir, char *err,
                     size_t len);
 

@@ -25,6 +25,26 @@ struct hvb_perfev_def {
     struct perf_event_attr attr;
 };
 
+/*
+ * --events: extra events asked by name, at most HVB_PERFEV_EXTRA_MAX so
+ * that they fit one group with cycles and instructions.
+ */
+#define HVB_PERFEV_EXTRA_MAX 6
+#define HVB_PERFEV_KEY_MAX   48 /* a key, with the NUL ("_per_op" follows) */
+
+struct hvb_perfev_extra {
+    char name[128];               /* as asked, shortcuts expanded */
+    char key[HVB_PERFEV_KEY_MAX]; /* the counter: key + "_per_op" */
+    struct perf_event_attr attr;  /* libpfm4's encoding, if encoded */
+    bool encoded;  /* false: an event of a PMU this machine lacks */
+    char why[192]; /* when !encoded: why */
+};
+
+struct hvb_perfev_list {
+    unsigned int nr;
+    struct hvb_perfev_extra ev[HVB_PERFEV_EXTRA_MAX];
+};
+
 struct hvb_perfev_group {
     unsigned int nr;
     int fd[HVB_PERFEV_MAX];
@@ -52,6 +72,20 @@ double hvb_perfev_scale(uint64_t raw, uint64_t enabled, uint64_t running,
 double hvb_perfev_delta(const struct hvb_perfev_read *a,
                         const struct hvb_perfev_read *b, unsigned int i,
                         double *coverage);
+
+/*
+ * hvb_perfev_add_list - append the comma-separated events of @list to
+ * @l: each name as libpfm4 knows it ("cache-misses", "LLC-load-misses",
+ * "skl::L2_RQSTS:MISS", "perf::PERF_COUNT_SW_PAGE_FAULTS"), or the
+ * shortcuts "cache" (cache-references,cache-misses) and "branch"
+ * (branches,branch-misses).  Its key is the name in [a-z0-9_] ("perf::"
+ * dropped); a repeated key, "cycles" and "instructions" (always measured)
+ * are skipped.  A name of a PMU libpfm4 knows but this machine lacks is
+ * kept unencoded with its reason.  -EINVAL with @err (one line) for an
+ * empty or unknown name, or too many events.
+ */
+int hvb_perfev_add_list(struct hvb_perfev_list *l, const char *list, char *err,
+                        size_t len);
 
 /* Encode libpfm4 event @name into @attr.  0 or -errno with @why set. */
 int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,

@@ -14,6 +14,7 @@
 
 #include <hvb/engine.h>
 #include <hvb/matrix.h>
+#include <hvb/perfev.h>
 #include <hvb/summary.h>
 
 enum hvb_format {
@@ -63,6 +64,7 @@ struct hvb_run_opts {
     const char *out_path;   /* JSON file, or NULL */
     bool quiet;             /* no progress on stderr */
     enum hvb_counters_mode counters;
+    const struct hvb_perfev_list *events; /* --events, or NULL */
     enum hvb_instrument instrument;
     int64_t iterations; /* --iterations: fixed per-thread count, 0: calibrate */
     bool resume;        /* --resume: keep the finished rounds of --out */
