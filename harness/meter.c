@@ -43,6 +43,7 @@ static struct {
     unsigned int nr_sw, nr_hw;
     struct hvb_perfev_def sw[4], hw[HVB_PERFEV_MAX];
     char sw_why[200], hw_why[200];
+    char sw_kernel_why[256]; /* why not the kernel-side software events */
     /* --events: hw[nr_hw..nr_grp) are those in the group; "" there. */
     unsigned int nr_grp;
     struct hvb_perfev_list ev;
@@ -62,10 +63,13 @@ static struct {
 
 static const char *const hw_names[] = {"cycles", "instructions"};
 static const char *const hw_keys[] = {"cycles", "instructions"};
-static const char *const sw_names[] = {"task-clock", "context-switches",
-                                       "cpu-migrations", "page-faults"};
-static const char *const sw_keys[] = {"sw_task_clock_ns", "sw_context_switches",
-                                      "sw_cpu_migrations", "sw_page_faults"};
+/* Those counted only in the kernel (a switch, a migration) last. */
+static const char *const sw_names[] = {"task-clock", "page-faults",
+                                       "context-switches", "cpu-migrations"};
+static const char *const sw_keys[] = {"sw_task_clock_ns", "sw_page_faults",
+                                      "sw_context_switches",
+                                      "sw_cpu_migrations"};
+#define SW_USER 2 /* sw_names[0..SW_USER) mean something in user space only */
 
 static double mono(void)
 {
@@ -121,12 +125,31 @@ static void probe_perf(void)
     for ( i = 0; i < 4; i++ )
     {
         cfg.sw[i].name = sw_keys[i];
-        hvb_perfev_software(sw_names[i], &cfg.sw[i].attr);
+        hvb_perfev_software(sw_names[i], true, &cfg.sw[i].attr);
     }
-    if ( hvb_perfev_open(&g, cfg.sw, 4, cfg.sw_why, sizeof(cfg.sw_why)) == 0 )
+    /*
+     * Software events one by one (see hvb_perfev_open_solo()), kernel
+     * side included; where that is not allowed, user space only, where
+     * context switches and migrations would read 0: they go.
+     */
+    if ( hvb_perfev_open_solo(&g, cfg.sw, 4, cfg.sw_why, sizeof(cfg.sw_why)) ==
+         0 )
     {
         cfg.nr_sw = 4;
         hvb_perfev_close(&g);
+    }
+    else
+    {
+        snprintf(cfg.sw_kernel_why, sizeof(cfg.sw_kernel_why),
+                 "counted in the kernel, not allowed here: %s", cfg.sw_why);
+        for ( i = 0; i < SW_USER; i++ )
+            hvb_perfev_software(sw_names[i], false, &cfg.sw[i].attr);
+        if ( hvb_perfev_open_solo(&g, cfg.sw, SW_USER, cfg.sw_why,
+                                  sizeof(cfg.sw_why)) == 0 )
+        {
+            cfg.nr_sw = SW_USER;
+            hvb_perfev_close(&g);
+        }
     }
     if ( cfg.mode != HVB_COUNTERS_AUTO && cfg.mode != HVB_COUNTERS_HW )
     {
@@ -461,6 +484,9 @@ void hvb_meter_probe_line(FILE *f)
             unavailable(f, &first, cfg.ev.ev[i].key, cfg.ev_why[i]);
     if ( !cfg.nr_sw )
         unavailable(f, &first, "software events", cfg.sw_why);
+    else if ( cfg.nr_sw < 4 )
+        unavailable(f, &first, "sw_context_switches, sw_cpu_migrations",
+                    cfg.sw_kernel_why);
     if ( !cfg.mallctl )
         unavailable(f, &first, "alloc_bytes", cfg.alloc_why);
     if ( !cfg.hooks )
@@ -514,9 +540,17 @@ json_t *hvb_meter_probe_json(void)
         json_array_append_new(asked, json_string(e->name));
     }
     json_object_set_new(o, "events", asked);
-    json_object_set_new(
-        c, "software_events",
-        one(cfg.nr_sw, "perf_event_open software group", cfg.sw_why));
+    json_object_set_new(c, "software_events",
+                        one(cfg.nr_sw,
+                            "perf_event_open software events, one by one",
+                            cfg.sw_why));
+    if ( cfg.nr_sw && cfg.nr_sw < 4 )
+    {
+        json_object_set_new(c, "sw_context_switches_per_op",
+                            one(false, "", cfg.sw_kernel_why));
+        json_object_set_new(c, "sw_cpu_migrations_per_op",
+                            one(false, "", cfg.sw_kernel_why));
+    }
     json_object_set_new(
         c, "alloc_bytes_per_op",
         one(cfg.mallctl != NULL, "jemalloc thread.allocatedp", cfg.alloc_why));
@@ -553,7 +587,7 @@ void hvb_meter_begin(struct hvb_meter *mt)
 
     memset(mt, 0, sizeof(*mt));
     if ( cfg.nr_sw )
-        hvb_perfev_open(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
+        hvb_perfev_open_solo(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
     if ( cfg.nr_grp )
         hvb_perfev_open(&mt->hw, cfg.hw, cfg.nr_grp, why, sizeof(why));
 }

@@ -245,7 +245,8 @@ int hvb_perfev_add_list(struct hvb_perfev_list *l, const char *list, char *err,
     }
 }
 
-int hvb_perfev_software(const char *name, struct perf_event_attr *attr)
+int hvb_perfev_software(const char *name, bool kernel,
+                        struct perf_event_attr *attr)
 {
     static const struct {
         const char *name;
@@ -265,6 +266,7 @@ int hvb_perfev_software(const char *name, struct perf_event_attr *attr)
             attr->size = sizeof(*attr);
             attr->type = PERF_TYPE_SOFTWARE;
             attr->config = sw[i].config;
+            attr->exclude_kernel = !kernel;
             return 0;
         }
     return -ENOENT;
@@ -290,13 +292,14 @@ static const char *cause(int err)
     }
 }
 
-int hvb_perfev_open(struct hvb_perfev_group *g,
-                    const struct hvb_perfev_def *defs, unsigned int nr,
-                    char *why, size_t len)
+static int open_events(struct hvb_perfev_group *g,
+                       const struct hvb_perfev_def *defs, unsigned int nr,
+                       bool solo, char *why, size_t len)
 {
     unsigned int i;
 
     g->nr = 0;
+    g->solo = solo;
     if ( nr == 0 || nr > HVB_PERFEV_MAX )
     {
         snprintf(why, len, "bad group of %u events", nr);
@@ -305,18 +308,20 @@ int hvb_perfev_open(struct hvb_perfev_group *g,
     for ( i = 0; i < nr; i++ )
     {
         struct perf_event_attr a = defs[i].attr;
+        bool leader = solo || i == 0;
         int fd, e;
 
         a.size = sizeof(a);
         a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                         PERF_FORMAT_TOTAL_TIME_RUNNING;
         a.disabled = 0;
-        a.exclude_kernel = 1;
+        if ( a.type != PERF_TYPE_SOFTWARE )
+            a.exclude_kernel = 1;
         a.exclude_hv = 1;
         a.inherit = 0;
-        a.pinned = i == 0;
+        a.pinned = leader;
         fd = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-                          i == 0 ? -1 : g->fd[0], 0);
+                          leader ? -1 : g->fd[0], 0);
         if ( fd < 0 )
         {
             e = errno;
@@ -335,15 +340,45 @@ int hvb_perfev_open(struct hvb_perfev_group *g,
     return 0;
 }
 
+int hvb_perfev_open(struct hvb_perfev_group *g,
+                    const struct hvb_perfev_def *defs, unsigned int nr,
+                    char *why, size_t len)
+{
+    return open_events(g, defs, nr, false, why, len);
+}
+
+int hvb_perfev_open_solo(struct hvb_perfev_group *g,
+                         const struct hvb_perfev_def *defs, unsigned int nr,
+                         char *why, size_t len)
+{
+    return open_events(g, defs, nr, true, why, len);
+}
+
 int hvb_perfev_readg(const struct hvb_perfev_group *g,
                      struct hvb_perfev_read *r)
 {
     ssize_t want = (ssize_t)((3 + g->nr) * sizeof(uint64_t));
+    uint64_t one[4];
+    unsigned int i;
 
     if ( g->nr == 0 )
         return -EBADF;
-    if ( read(g->fd[0], r, (size_t)want) != want || r->nr != g->nr )
-        return -EIO;
+    if ( !g->solo )
+        return read(g->fd[0], r, (size_t)want) == want && r->nr == g->nr ? 0
+                                                                         : -EIO;
+    /* Times from the first: a lone software event always runs. */
+    for ( i = 0; i < g->nr; i++ )
+    {
+        if ( read(g->fd[i], one, sizeof(one)) != sizeof(one) || one[0] != 1 )
+            return -EIO;
+        if ( i == 0 )
+        {
+            r->time_enabled = one[1];
+            r->time_running = one[2];
+        }
+        r->value[i] = one[3];
+    }
+    r->nr = g->nr;
     return 0;
 }
 
