@@ -156,9 +156,12 @@ static void console(FILE *f, const struct hvb_cmp *c)
                 c->processes[1],
                 c->processes[0] > 1 && c->processes[1] > 1
                     ? " (CI: two-stage bootstrap, processes then rounds)"
+                : c->same_code
+                    ? " (the metric depends on the code path only)"
                     : " (a file of one process cannot show the variance "
-                      "between processes: runs with --processes 3 or more "
-                      "false-alarm less)");
+                      "between processes, so no verdict: one-process; "
+                      "run both with --processes 3 or more, or gate one "
+                      "file of paired rounds)");
     fprintf(f, "%-*s  %12s  %12s  %8s  %-17s  %8s  %-9s  %s\n", w, "benchmark",
             "base", "new", "change", "95% CI", "p", "verdict", "noise");
     for ( i = 0; i < c->nr_rows; i++ )
@@ -277,8 +280,11 @@ static void markdown(FILE *f, const struct hvb_cmp *c, json_t *b, json_t *n,
                 ? "Ratio = NEW / BASE of the medians; both files pool "
                   "worker processes, resampled in two stages (processes, "
                   "then rounds)"
+            : c->same_code
+                ? "Ratio = NEW / BASE of the medians"
                 : "Ratio = NEW / BASE of the medians; a file of one process "
-                  "cannot show the variance between processes (run with "
+                  "cannot show the variance between processes, so its rows "
+                  "are not judged (`one-process`: run both with "
                   "`--processes 3` or more)");
     fprintf(f,
             "| | benchmark | base (%s) | new | change | 95%% CI | p |\n"

@@ -11,21 +11,30 @@
 #include <hvb/stats.h>
 #include <hvb/summary.h>
 
+/*
+ * @same_code: a property of the code path, not of where the process
+ * landed (memory layout, ASLR, CPU placement), so two files of one
+ * process each can be compared; for the others that variance between
+ * processes is what a single process cannot show (hvb/noise.h's
+ * "one-process").
+ */
 static const struct metric {
     const char *name, *key, *unit, *source;
     double threshold;
+    bool same_code;
 } metrics[] = {
-    {"time", "time", "ns/op", "wall-clock time per op (real_time)", 0.05},
+    {"time", "time", "ns/op", "wall-clock time per op (real_time)", 0.05,
+     false},
     {"tsc_cycles", "tsc_cycles_per_op", "TSC cycles/op",
-     "TSC cycles per op (invariant TSC ticks, not core cycles)", 0.05},
+     "TSC cycles per op (invariant TSC ticks, not core cycles)", 0.05, false},
     {"cycles", "cycles_per_op", "cycles/op",
-     "hardware core cycles per op (perf_event_open)", 0.05},
+     "hardware core cycles per op (perf_event_open)", 0.05, false},
     {"instructions", "instructions_per_op", "instructions/op",
-     "hardware instructions retired per op (perf_event_open)", 0.005},
+     "hardware instructions retired per op (perf_event_open)", 0.005, true},
     {"sim_instructions", "sim_instructions_per_op", "Ir/op",
-     "instructions per op counted by callgrind (deterministic)", 0.005},
+     "instructions per op counted by callgrind (deterministic)", 0.005, true},
     {"alloc_bytes", "alloc_bytes_per_op", "bytes/op",
-     "bytes allocated per op (jemalloc per-thread counters)", 0.05},
+     "bytes allocated per op (jemalloc per-thread counters)", 0.05, true},
     /*
      * Allocation calls are a property of the code path, not of the
      * machine: two runs of the same code agree to well under 0.1% (the
@@ -33,7 +42,8 @@ static const struct metric {
      * more in 200 per op, as for the instruction counts.
      */
     {"allocs", "allocs_per_op", "allocs/op",
-     "allocation calls per op (jemalloc hooks, untimed counting pass)", 0.005},
+     "allocation calls per op (jemalloc hooks, untimed counting pass)", 0.005,
+     true},
 };
 
 static const struct metric *find_metric(const char *name)
@@ -177,6 +187,11 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     r->new_ = sy.median;
     r->base_noise = hvb_noise_flags(&sx, -1, false);
     r->new_noise = hvb_noise_flags(&sy, -1, false);
+    if ( !cmp->same_code )
+    {
+        r->base_noise |= cmp->processes[0] < 2 ? HVB_NOISE_ONEPROC : 0;
+        r->new_noise |= cmp->processes[1] < 2 ? HVB_NOISE_ONEPROC : 0;
+    }
     r->ratio = r->lo = r->hi = r->p = NAN;
     if ( nx == 0 || ny == 0 )
     {
@@ -266,6 +281,7 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
         out->source = m->source;
     }
     out->threshold = t >= 0 ? t : m ? m->threshold : COUNTER_THRESHOLD;
+    out->same_code = m != NULL && m->same_code;
     if ( m != NULL && strcmp(m->name, "cycles") == 0 &&
          !(has_counter(base, "cycles_per_op", &why_b) &&
            has_counter(new_, "cycles_per_op", &why_n)) )

@@ -5,10 +5,15 @@
 
 #include <hvb/noise.h>
 
-static const char *const names[HVB_NOISE_NR] = {
-    "cv>=10%",     "min/max>=50%-from-mean", "samples<1ms", "outliers",
-    "cpu-scaling", "fewer-than-3-samples",
+static const char *const names[] = {
+    "cv>=10%",     "min/max>=50%-from-mean", "samples<1ms",   "outliers",
+    "cpu-scaling", "fewer-than-3-samples",   "cpu-share<90%", "timer-cost>0.5%",
+    "one-process",
 };
+
+/* Every flag has its name: a missing one would drop out of the JSON. */
+_Static_assert(sizeof(names) / sizeof(names[0]) == HVB_NOISE_NR,
+               "a noise flag without a name");
 
 unsigned int hvb_noise_flags(const struct hvb_stats *st, double shortest_s,
                              bool cpu_scaling)

@@ -52,6 +52,8 @@ struct hvb_cmp {
     bool paired; /* one file: variants against their group's reference */
     /* Worker processes pooled in each file (run.processes; 1 if absent). */
     unsigned int processes[2];
+    /* The metric depends on the code path only (see compare.c). */
+    bool same_code;
     /* A counter metric's key, unit, source (pointed to: do not copy). */
     char key_buf[HVB_CMP_KEY_MAX], unit_buf[72], source_buf[224];
 };

@@ -24,11 +24,18 @@ enum {
     HVB_NOISE_FEW = 1u << 5,      /* "fewer-than-3-samples" */
     HVB_NOISE_DESCHED = 1u << 6,  /* "cpu-share<90%": task-clock / wall */
     HVB_NOISE_TIMER = 1u << 7,    /* "timer-cost>0.5%" of a sample */
-    HVB_NOISE_NR = 8,
+    /*
+     * "one-process": two files compared on a metric that varies between
+     * processes (layout, ASLR, placement), one of them measured in a
+     * single process, which cannot show that variance.
+     */
+    HVB_NOISE_ONEPROC = 1u << 8,
+    HVB_NOISE_NR = 9,
 };
 
 /* Flags that make a comparison too unstable to judge (gate exit 3). */
-#define HVB_NOISE_UNSTABLE (HVB_NOISE_CV | HVB_NOISE_MINMAX | HVB_NOISE_FEW)
+#define HVB_NOISE_UNSTABLE \
+    (HVB_NOISE_CV | HVB_NOISE_MINMAX | HVB_NOISE_FEW | HVB_NOISE_ONEPROC)
 
 /*
  * The flags of @st; @shortest_s is the wall time of the shortest sample
