@@ -15,6 +15,10 @@
 #   pevery E paired gate power: slowdown:tag=1 vs slowdown:work=200:every=E
 #            (200 units on every E-th lookup: linear in 1/E; E=150 gave
 #            about +5%, E=300 about +2% on the 2-vCPU VM); N runs
+#   tevery E two-file gate power: a run with every E-th lookup doing 200
+#            work units against a run doing the bookkeeping only (as
+#            pevery, across two files; with RUN_OPTS="--processes 3 ...");
+#            N pairs
 #   empty    the empty-op baseline: harness overhead per op
 # Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
 # Environment: GATE_OPTS (e.g. "--max-regression 1%") is passed to every
@@ -107,6 +111,24 @@ print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         i=$((i + 1))
     done
     echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
+    ;;
+tevery)
+    n=${5:-20}
+    caught=0 unstable=0 i=1 changes=""
+    t0=$(date +%s)
+    while [ "$i" -le "$n" ]; do
+        one "$tmp/b.json" HVB_SLOWDOWN_EVERY="$4"
+        one "$tmp/s.json" HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY="$4"
+        # shellcheck disable=SC2086
+        "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time ${GATE_OPTS:-} \
+            >"$tmp/g" 2>&1
+        rc=$?
+        [ "$rc" -eq 1 ] && caught=$((caught + 1))
+        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        changes="$changes $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4}')"
+        i=$((i + 1))
+    done
+    echo "tevery=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
     ;;
 pevery)
     n=${5:-20}
