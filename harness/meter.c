@@ -290,6 +290,22 @@ void hvb_meter_count_end(void)
     hooks_remove();
 }
 
+/*
+ * Open cfg.hw[0..n): one group, unless every event in it is software
+ * (--events perf::... without a PMU), which is never multiplexed and
+ * whose groups Linux 6.18 miscounts (hvb_perfev_open_solo()).
+ */
+static int open_grp(struct hvb_perfev_group *g, unsigned int n, char *why,
+                    size_t len)
+{
+    unsigned int i;
+
+    for ( i = 0; i < n; i++ )
+        if ( cfg.hw[i].attr.type != PERF_TYPE_SOFTWARE )
+            return hvb_perfev_open(g, cfg.hw, n, why, len);
+    return hvb_perfev_open_solo(g, cfg.hw, n, why, len);
+}
+
 /* Do cfg.hw[0..n) open as one group and count while this thread runs? */
 static bool group_runs(unsigned int n, char *why, size_t len)
 {
@@ -298,7 +314,7 @@ static bool group_runs(unsigned int n, char *why, size_t len)
     bool ok;
     double t0;
 
-    if ( hvb_perfev_open(&g, cfg.hw, n, why, len) )
+    if ( open_grp(&g, n, why, len) )
         return false;
     ok = hvb_perfev_readg(&g, &r0) == 0;
     t0 = mono();
@@ -589,7 +605,7 @@ void hvb_meter_begin(struct hvb_meter *mt)
     if ( cfg.nr_sw )
         hvb_perfev_open_solo(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
     if ( cfg.nr_grp )
-        hvb_perfev_open(&mt->hw, cfg.hw, cfg.nr_grp, why, sizeof(why));
+        open_grp(&mt->hw, cfg.nr_grp, why, sizeof(why));
 }
 
 void hvb_meter_start(struct hvb_meter *mt)

@@ -57,16 +57,25 @@ static bool pfm_ready(char *why, size_t len)
     return state > 0;
 }
 
-/* libpfm4's encoding of @name for user space into @attr: a PFM_ code. */
+/*
+ * libpfm4's encoding of @name for user space into @attr: a PFM_ code.  A
+ * software event (perf::PERF_COUNT_SW_*) counts the kernel side too, as
+ * hvb_perfev_software() does: a context switch or a migration only ever
+ * happens there, so user space only would read 0.
+ */
 static int pfm_encode(const char *name, struct perf_event_attr *attr)
 {
     pfm_perf_encode_arg_t arg;
+    int rc;
 
     memset(attr, 0, sizeof(*attr));
     memset(&arg, 0, sizeof(arg));
     arg.attr = attr;
     arg.size = sizeof(arg);
-    return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    rc = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    if ( rc == PFM_SUCCESS && attr->type == PERF_TYPE_SOFTWARE )
+        attr->exclude_kernel = 0;
+    return rc;
 }
 
 int hvb_perfev_encode(const char *name, struct perf_event_attr *attr, char *why,

@@ -254,6 +254,9 @@ static void test_event_software_group(void **state)
                                          err, sizeof(err)),
                      0);
     assert_int_equal(l.nr, 3);
+    /* Software events count the kernel side: a switch happens there. */
+    for ( i = 0; i < 3; i++ )
+        assert_int_equal(l.ev[i].attr.exclude_kernel, 0);
     for ( i = 0; i < 3; i++ )
     {
         defs[i].name = l.ev[i].key;
