@@ -257,13 +257,17 @@ static void markdown(FILE *f, const struct hvb_cmp *c, json_t *b, json_t *n,
     bool any_noise = false;
     size_t i;
 
-    fprintf(f, "## hvbench gate: %s%s\n\n",
-            status == 0   ? "✅ pass"
-            : status == 1 ? "❌ regression"
-                          : "⚠️ too unstable to judge",
-            status == 0 && c->nr[HVB_UNSTABLE]
-                ? " (unstable benchmarks not gated: --allow-unstable)"
-                : "");
+    /* @status: gate's exit status, or -1 for compare (no verdict). */
+    if ( status < 0 )
+        fprintf(f, "## hvbench compare\n\n");
+    else
+        fprintf(f, "## hvbench gate: %s%s\n\n",
+                status == 0   ? "✅ pass"
+                : status == 1 ? "❌ regression"
+                              : "⚠️ too unstable to judge",
+                status == 0 && c->nr[HVB_UNSTABLE]
+                    ? " (unstable benchmarks not gated: --allow-unstable)"
+                    : "");
     fprintf(f,
             "%zu regressed, %zu improved, %zu unchanged, %zu unstable; "
             "threshold +%.2g%%.\n\n",
@@ -513,10 +517,7 @@ static int cmd(int argc, char **argv, bool gate)
         if ( strcmp(format, "json") == 0 )
             json_out(stdout, &c);
         else if ( strcmp(format, "markdown") == 0 )
-            markdown(stdout, &c, docs[0], docs[1],
-                     c.nr[HVB_REGRESSED]  ? 1
-                     : c.nr[HVB_UNSTABLE] ? 3
-                                          : 0);
+            markdown(stdout, &c, docs[0], docs[1], -1);
         else
             console(stdout, &c);
         status = HVB_EXIT_OK;
