@@ -50,6 +50,14 @@ cgone() {
     env "$@" "$hv" run lookup --plugin "domlookup=$so" -q \
         --instrument callgrind --repetitions 3 -o "$out" >/dev/null 2>&1
 }
+# tally RC: count a gate's exit status, and its first row's change (in
+# $tmp/g, its output)
+tally() {
+    [ "$1" -eq 1 ] && caught=$((caught + 1))
+    [ "$1" -eq 3 ] && unstable=$((unstable + 1))
+    changes="$changes $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4}')"
+}
+caught=0 unstable=0 changes=""
 case $what in
 aa)
     n=${4:-20}
@@ -89,7 +97,7 @@ u = ($(med "$tmp/w.json" sim_instructions_per_op) - $(med "$tmp/b1.json" sim_ins
 print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
         every=100
     fi
-    caught=0 unstable=0 i=1
+    i=1
     t0=$(date +%s)
     while [ "$i" -le "$n" ]; do
         if [ "$what" = time ]; then
@@ -105,48 +113,34 @@ print(max(1, round($p * $(med "$tmp/b.json" sim_instructions_per_op) / u)))")
                 >"$tmp/g" 2>&1
         fi
         rc=$?
-        [ "$rc" -eq 1 ] && caught=$((caught + 1))
-        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        tally "$rc"
         echo "pair $i: exit $rc: $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4, $5, $6}')"
         i=$((i + 1))
     done
     echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
     ;;
-tevery)
+tevery | pevery)
     n=${5:-20}
-    caught=0 unstable=0 i=1 changes=""
+    i=1
     t0=$(date +%s)
     while [ "$i" -le "$n" ]; do
-        one "$tmp/b.json" HVB_SLOWDOWN_EVERY="$4"
-        one "$tmp/s.json" HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY="$4"
+        if [ "$what" = tevery ]; then
+            one "$tmp/b.json" HVB_SLOWDOWN_EVERY="$4"
+            one "$tmp/s.json" HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY="$4"
+            files="$tmp/b.json $tmp/s.json --metric time"
+        else
+            "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=200:every=$4" \
+                -q --min-time 0.05 --repetitions "${REPS:-30}" \
+                -o "$tmp/p.json" >/dev/null 2>&1
+            files="$tmp/p.json"
+        fi
         # shellcheck disable=SC2086
-        "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric time ${GATE_OPTS:-} \
-            >"$tmp/g" 2>&1
-        rc=$?
-        [ "$rc" -eq 1 ] && caught=$((caught + 1))
-        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
-        changes="$changes $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4}')"
+        "$hv" gate $files ${GATE_OPTS:-} >"$tmp/g" 2>&1
+        tally $?
         i=$((i + 1))
     done
-    echo "tevery=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
-    ;;
-pevery)
-    n=${5:-20}
-    caught=0 unstable=0 i=1 changes=""
-    t0=$(date +%s)
-    while [ "$i" -le "$n" ]; do
-        "$hv" run lookup --plugin "domlookup=$so:tag=1,$so:work=200:every=$4" \
-            -q --min-time 0.05 --repetitions "${REPS:-30}" -o "$tmp/p.json" \
-            >/dev/null 2>&1
-        # shellcheck disable=SC2086
-        "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
-        rc=$?
-        [ "$rc" -eq 1 ] && caught=$((caught + 1))
-        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
-        changes="$changes $(sed -n 3p "$tmp/g" | awk '{print $4}')"
-        i=$((i + 1))
-    done
-    echo "every=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
+    [ "$what" = tevery ] && label=tevery || label=every
+    echo "$label=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
     ;;
 paa | ptime)
     n=${5:-20}
@@ -165,7 +159,7 @@ import json
 c = json.load(open('$tmp/w.json'))['hvbench']['cells']
 print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k * 100))"
     fi
-    flagged=0 unstable=0 i=1
+    i=1
     t0=$(date +%s)
     while [ "$i" -le "$n" ]; do
         if [ "$what" = paa ]; then
@@ -180,12 +174,11 @@ print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k 
         # shellcheck disable=SC2086
         "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
         rc=$?
-        [ "$rc" -eq 1 ] && flagged=$((flagged + 1))
-        [ "$rc" -eq 3 ] && unstable=$((unstable + 1))
+        tally "$rc"
         echo "run $i: exit $rc: $(grep summary "$tmp/g")"
         i=$((i + 1))
     done
-    echo "$what ${4:-} (k=$k): exit 1 in $flagged of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s"
+    echo "$what ${4:-} (k=$k): exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s"
     ;;
 empty)
     "$hv" run empty --param batch=1,64,1000 -q --repetitions 10
