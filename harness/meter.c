@@ -582,19 +582,28 @@ json_t *hvb_meter_probe_json(void)
     return o;
 }
 
-static void read_alloc(uint64_t *a, uint64_t *d)
+/*
+ * The calling thread's jemalloc counters, looked up once at begin() (a
+ * mallctl by name walks jemalloc's name tree: not inside the timed
+ * window), read through the pointers at start() and stop().
+ */
+static void find_alloc(struct hvb_meter *mt)
 {
-    uint64_t *p;
-    size_t sz = sizeof(p);
+    size_t sz = sizeof(mt->allocp);
 
-    *a = *d = 0;
     if ( cfg.mallctl == NULL )
         return;
-    if ( cfg.mallctl("thread.allocatedp", &p, &sz, NULL, 0) == 0 )
-        *a = *p;
-    sz = sizeof(p);
-    if ( cfg.mallctl("thread.deallocatedp", &p, &sz, NULL, 0) == 0 )
-        *d = *p;
+    if ( cfg.mallctl("thread.allocatedp", &mt->allocp, &sz, NULL, 0) )
+        mt->allocp = NULL;
+    sz = sizeof(mt->deallocp);
+    if ( cfg.mallctl("thread.deallocatedp", &mt->deallocp, &sz, NULL, 0) )
+        mt->deallocp = NULL;
+}
+
+static void read_alloc(const struct hvb_meter *mt, uint64_t *a, uint64_t *d)
+{
+    *a = mt->allocp ? *mt->allocp : 0;
+    *d = mt->deallocp ? *mt->deallocp : 0;
 }
 
 void hvb_meter_begin(struct hvb_meter *mt)
@@ -602,6 +611,7 @@ void hvb_meter_begin(struct hvb_meter *mt)
     char why[200];
 
     memset(mt, 0, sizeof(*mt));
+    find_alloc(mt);
     if ( cfg.nr_sw )
         hvb_perfev_open_solo(&mt->sw, cfg.sw, cfg.nr_sw, why, sizeof(why));
     if ( cfg.nr_grp )
@@ -617,7 +627,7 @@ void hvb_meter_start(struct hvb_meter *mt)
         mt->allocs0 = tl_allocs;
         mt->frees0 = tl_frees;
     }
-    read_alloc(&mt->alloc0, &mt->dealloc0);
+    read_alloc(mt, &mt->alloc0, &mt->dealloc0);
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw0);
     if ( mt->hw.nr )
@@ -642,7 +652,7 @@ void hvb_meter_stop(struct hvb_meter *mt)
         hvb_perfev_readg(&mt->hw, &mt->hw1);
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw1);
-    read_alloc(&mt->alloc1, &mt->dealloc1);
+    read_alloc(mt, &mt->alloc1, &mt->dealloc1);
     if ( mt->counting )
     {
         mt->allocs1 = tl_allocs;

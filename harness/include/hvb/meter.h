@@ -56,6 +56,7 @@ struct hvb_meter {
     struct hvb_perfev_read sw0, sw1, hw0, hw1;
     uint64_t tsc0, tsc1;
     uint64_t alloc0, alloc1, dealloc0, dealloc1;
+    uint64_t *allocp, *deallocp; /* this thread's jemalloc counters */
     uint64_t allocs0, allocs1, frees0, frees1; /* counting pass only */
     bool started, stopped;
     bool counting; /* started inside a counting pass */
