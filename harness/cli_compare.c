@@ -16,6 +16,7 @@
 #include <hvb/cli.h>
 #include <hvb/compare.h>
 #include <hvb/noise.h>
+#include <hvb/outfile.h>
 #include <hvb/results.h>
 
 enum {
@@ -376,23 +377,18 @@ static bool parse_pct(const char *v, double *out)
     return true;
 }
 
-/* Write @c's markdown to @path through a temporary file and rename. */
+/* Write @c's markdown to @path (hvb/outfile.h: atomically, or in place). */
 static int write_markdown(const char *path, const struct hvb_cmp *c, json_t *b,
                           json_t *n, int status)
 {
-    char tmp[4096];
-    FILE *f;
+    struct hvb_outfile o;
+    char err[768];
 
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if ( f == NULL )
-        return hvb_usage_error("cannot write '%s': %s", path, strerror(errno));
-    markdown(f, c, b, n, status);
-    if ( fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path) )
-    {
-        unlink(tmp);
-        return hvb_failure("cannot write '%s': %s", path, strerror(errno));
-    }
+    if ( hvb_outfile_open(&o, path, "markdown", err, sizeof(err)) )
+        return hvb_failure("%s", err);
+    markdown(o.f, c, b, n, status);
+    if ( hvb_outfile_commit(&o, err, sizeof(err)) )
+        return hvb_failure("%s", err);
     return 0;
 }
 
@@ -470,6 +466,13 @@ static int cmd(int argc, char **argv, bool gate)
                                "time, alloc_bytes, allocs, or M for a "
                                "counter M_per_op)",
                                metric);
+    if ( md_path != NULL )
+    {
+        enum hvb_outfile_kind kind;
+
+        if ( hvb_outfile_check(md_path, "markdown", &kind, err, sizeof(err)) )
+            return hvb_usage_error("%s", err);
+    }
     docs[0] = hvb_results_load(files[0], err, sizeof(err));
     if ( docs[0] != NULL )
         docs[1] = nfiles == 1 ? json_incref(docs[0])

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <hvb/cli.h>
+#include <hvb/outfile.h>
 #include <hvb/perf_backend.h>
 #include <hvb/render.h>
 #include <hvb/results.h>
@@ -212,7 +213,9 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
     size_t nr = 0, cap = 0, off, k, i, idx = 0;
     uint64_t depth = 0;
     const char *prev;
-    FILE *f;
+    struct hvb_outfile out;
+    char err[768];
+    int rc;
 
     for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
@@ -272,27 +275,22 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
     cp->mean_depth = nr ? (double)depth / (double)nr : 0;
     qsort(lines, nr, sizeof(*lines), str_cmp);
     snprintf(path, sizeof(path), "%s/%s.folded", p->dir, cp->slug);
-    f = fopen(path, "w");
-    if ( f == NULL )
-    {
-        for ( i = 0; i < nr; i++ )
-            free(lines[i]);
-        free(lines);
-        return -errno;
-    }
-    for ( i = 0; i < nr; )
+    rc = hvb_outfile_open(&out, path, "folded stacks", err, sizeof(err));
+    for ( i = 0; rc == 0 && i < nr; )
     {
         size_t j = i + 1;
 
         while ( j < nr && strcmp(lines[j], lines[i]) == 0 )
             j++;
-        fprintf(f, "%s %zu\n", lines[i], j - i);
+        fprintf(out.f, "%s %zu\n", lines[i], j - i);
         i = j;
     }
+    if ( rc == 0 )
+        rc = hvb_outfile_commit(&out, err, sizeof(err));
     for ( i = 0; i < nr; i++ )
         free(lines[i]);
     free(lines);
-    return fclose(f) ? -errno : 0;
+    return rc;
 oom:
     for ( i = 0; i < nr; i++ )
         free(lines[i]);

@@ -9,15 +9,12 @@
  * names; each row also carries an "hvbench" object naming its cell.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <hvb/noise.h>
+#include <hvb/outfile.h>
 #include <hvb/results.h>
 
 /* Builder state: any failed allocation or insertion sets oom. */
@@ -469,131 +466,24 @@ int hvb_results_dump(FILE *f, const json_t *root)
 }
 
 /* The directory part of @path, malloc'd ("." for a bare name). */
-static char *dir_of(const char *path)
-{
-    char *copy = strdup(path), *d;
-
-    if ( copy == NULL )
-        return NULL;
-    d = strdup(dirname(copy));
-    free(copy);
-    return d;
-}
-
-int hvb_results_check_path(const char *path, char *err, size_t len)
-{
-    char *dir = dir_of(path);
-    struct stat st;
-    int rc = 0;
-
-    if ( dir == NULL )
-        return -ENOMEM;
-    if ( *path == '\0' )
-    {
-        snprintf(err, len, "--out needs a file name");
-        rc = -EINVAL;
-    }
-    else if ( stat(path, &st) == 0 && S_ISDIR(st.st_mode) )
-    {
-        snprintf(err, len, "cannot write results to '%s': it is a directory",
-                 path);
-        rc = -EISDIR;
-    }
-    else if ( stat(dir, &st) || !S_ISDIR(st.st_mode) )
-    {
-        snprintf(err, len, "cannot write results to '%s': no directory '%s'",
-                 path, dir);
-        rc = -ENOENT;
-    }
-    else if ( access(dir, W_OK | X_OK) )
-    {
-        rc = -errno;
-        snprintf(err, len, "cannot write results to '%s': %s", path,
-                 strerror(errno));
-    }
-    free(dir);
-    return rc;
-}
-
 int hvb_results_write(const char *path, const json_t *root, char *err,
                       size_t len)
 {
-    char *dir = dir_of(path), *base_copy = strdup(path), *tmp = NULL;
-    const char *step = "creating a temporary file";
-    FILE *f = NULL;
-    int fd = -1, dfd, rc = 0;
-    size_t n;
+    struct hvb_outfile o;
+    int rc = hvb_outfile_open(&o, path, "results", err, len);
 
-    if ( dir == NULL || base_copy == NULL )
+    if ( rc )
+        return rc;
+    errno = 0;
+    if ( hvb_results_dump(o.f, root) )
     {
-        rc = -ENOMEM;
-        goto out;
+        rc = errno ? -errno : -EIO;
+        snprintf(err, len, "cannot write results to '%s' (writing): %s", path,
+                 strerror(-rc));
+        hvb_outfile_abort(&o);
+        return rc;
     }
-    n = strlen(dir) + strlen(path) + 16;
-    tmp = malloc(n);
-    if ( tmp == NULL )
-    {
-        rc = -ENOMEM;
-        goto out;
-    }
-    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, basename(base_copy));
-    fd = mkstemp(tmp);
-    if ( fd < 0 )
-        goto fail;
-    step = "writing";
-    if ( fchmod(fd, 0644) )
-        goto fail;
-    f = fdopen(fd, "w");
-    if ( f == NULL )
-        goto fail;
-    fd = -1;
-    if ( hvb_results_dump(f, root) )
-    {
-        errno = EIO;
-        goto fail;
-    }
-    step = "syncing";
-    if ( fsync(fileno(f)) )
-        goto fail;
-    if ( fclose(f) )
-    {
-        f = NULL;
-        goto fail;
-    }
-    f = NULL;
-    step = "renaming";
-    if ( rename(tmp, path) )
-        goto fail;
-    free(tmp);
-    tmp = NULL;
-    /* Make the rename itself durable. */
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if ( dfd >= 0 )
-    {
-        if ( fsync(dfd) && errno != EINVAL )
-            fprintf(stderr, "hvbench: warning: syncing directory %s: %s\n", dir,
-                    strerror(errno));
-        close(dfd);
-    }
-    goto out;
-
-fail:
-    rc = errno ? -errno : -EIO;
-    snprintf(err, len, "cannot write results to '%s' (%s): %s", path, step,
-             strerror(-rc));
-    if ( f != NULL )
-        fclose(f);
-    if ( fd >= 0 )
-        close(fd);
-    if ( tmp != NULL && strcmp(step, "creating a temporary file") != 0 )
-        unlink(tmp);
-out:
-    if ( rc == -ENOMEM )
-        snprintf(err, len, "out of memory");
-    free(tmp);
-    free(dir);
-    free(base_copy);
-    return rc;
+    return hvb_outfile_commit(&o, err, len);
 }
 
 json_t *hvb_results_load(const char *path, char *err, size_t len)

@@ -31,6 +31,7 @@
 #include <hvb/engine.h>
 #include <hvb/env.h>
 #include <hvb/meter.h>
+#include <hvb/outfile.h>
 #include <hvb/results.h>
 #include <hvb/resume.h>
 #include <hvb/rounds.h>
@@ -115,6 +116,7 @@ static int on_round(void *ctx, unsigned int round,
                     const struct hvb_engine_result *so_far)
 {
     struct run_state *st = ctx;
+    enum hvb_outfile_kind kind;
     struct hvb_summary s;
     char err[512] = "";
     json_t *doc;
@@ -124,6 +126,11 @@ static int on_round(void *ctx, unsigned int round,
         fprintf(stderr, "hvbench: round %u/%u done\n", round + 1,
                 st->o->repetitions);
     if ( st->o->out_path == NULL || round + 1 >= st->o->repetitions )
+        return 0;
+    /* A pipe or /dev/null gets one document, at the end. */
+    if ( hvb_outfile_check(st->o->out_path, "results", &kind, err,
+                           sizeof(err)) == 0 &&
+         kind == HVB_OUTFILE_INPLACE )
         return 0;
     doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
     rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err)) : -1;
@@ -416,6 +423,7 @@ static int measure_and_report(struct hvb_matrix *m,
 
 int hvb_run(const struct hvb_run_opts *o)
 {
+    enum hvb_outfile_kind kind = HVB_OUTFILE_REPLACE;
     struct hvb_matrix *m = NULL;
     struct hvb_buildinfo bi;
     char err[512] = "";
@@ -426,11 +434,13 @@ int hvb_run(const struct hvb_run_opts *o)
         return stage_error(rc, err);
     rc = hvb_matrix_check(m, err, sizeof(err));
     if ( rc == 0 && o->out_path != NULL )
-        rc =
-            hvb_results_check_path(o->out_path, err, sizeof(err)) ? -EINVAL : 0;
-    if ( rc == 0 && o->resume && o->out_path == NULL )
+        rc = hvb_outfile_check(o->out_path, "results", &kind, err, sizeof(err))
+                 ? -EINVAL
+                 : 0;
+    if ( rc == 0 && o->resume &&
+         (o->out_path == NULL || kind != HVB_OUTFILE_REPLACE) )
     {
-        snprintf(err, sizeof(err), "--resume needs --out FILE");
+        snprintf(err, sizeof(err), "--resume needs --out FILE (a file)");
         rc = -EINVAL;
     }
     if ( rc == 0 && o->instrument == HVB_INSTRUMENT_CALLGRIND )

@@ -53,15 +53,10 @@ json_t *hvb_results_build(const struct hvb_matrix *m,
                           size_t len);
 
 /*
- * hvb_results_check_path - can @path be written (its directory exists and
- * is writable, and it is not a directory)?  0 or -errno with @err.
- */
-int hvb_results_check_path(const char *path, char *err, size_t len);
-
-/*
- * hvb_results_write - write @root to @path atomically: a temporary file
- * in the same directory, fsync, rename over @path, fsync the directory.
- * 0 or -errno with @err; @path is untouched on failure.
+ * hvb_results_write - write @root to @path as hvb/outfile.h says: a
+ * regular file atomically (temporary file, fsync, rename, fsync the
+ * directory), a pipe or /dev/null in place, anything else refused.
+ * 0 or -errno with @err; a regular @path is untouched on failure.
  */
 int hvb_results_write(const char *path, const json_t *root, char *err,
                       size_t len);
