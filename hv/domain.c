@@ -22,6 +22,12 @@
 
 static HV_LOCK_CLASS(domlist_update_class, "domlist_update_lock");
 
+int hv_domlookup_init_domtab(struct hv *hv, const void *opts, void **priv)
+{
+    *priv = &hv->domtab;
+    return 0;
+}
+
 void hv_domtab_init(struct hv *hv)
 {
     struct hv_domtab *t = &hv->domtab;

@@ -67,17 +67,6 @@ void hv_rcu_cpu_offline(struct hv_cpu *cpu)
     pthread_mutex_unlock(&r->registry);
 }
 
-void hv_rcu_read_lock(struct hv_cpu *cpu)
-{
-    cpu->rcu_nesting++;
-}
-
-void hv_rcu_read_unlock(struct hv_cpu *cpu)
-{
-    HV_BUG_ON(cpu->rcu_nesting == 0);
-    cpu->rcu_nesting--;
-}
-
 void hv_rcu_quiescent(struct hv_cpu *cpu)
 {
     struct hv_rcu *r = &cpu->hv->rcu;

@@ -13,7 +13,7 @@
 static struct hv_domain *knownalive_lock(struct hv_cpu *cpu, void *priv,
                                          domid_t id)
 {
-    return hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    return hv_domid_to_domain(priv, id);
 }
 
 static void knownalive_unlock(struct hv_cpu *cpu, void *priv,
@@ -35,6 +35,7 @@ static const struct hv_domlookup_ops knownalive_ops = {
             .summary = "baseline: bare hash walk, no protection "
                        "(knownalive_domain_from_domid); no churn",
         },
+    .init = hv_domlookup_init_domtab,
     .lock = knownalive_lock,
     .unlock = knownalive_unlock,
     .retire = knownalive_retire,

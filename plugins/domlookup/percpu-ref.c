@@ -39,6 +39,7 @@ struct percpu_ref_dom {
 
 struct percpu_ref {
     unsigned int ncpus;
+    struct hv_domtab *tab; /* cached, as rwlock-ref caches it */
 };
 
 static int percpu_ref_init(struct hv *hv, const void *opts, void **priv)
@@ -49,6 +50,7 @@ static int percpu_ref_init(struct hv *hv, const void *opts, void **priv)
     if ( p == NULL )
         return -ENOMEM;
     p->ncpus = o->ncpus ? o->ncpus : hv_nr_cpus(hv);
+    p->tab = hv_domtab(hv);
     *priv = p;
     return 0;
 }
@@ -98,7 +100,7 @@ static struct hv_domain *percpu_ref_lock(struct hv_cpu *cpu, void *priv,
     struct hv_domain *d;
 
     hv_rcu_read_lock(cpu);
-    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    d = hv_domid_to_domain(p->tab, id);
     if ( d != NULL )
     {
         struct percpu_ref_dom *pd = d->lookup_priv;

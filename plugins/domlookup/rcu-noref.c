@@ -29,7 +29,7 @@ static struct hv_domain *rcu_noref_lock(struct hv_cpu *cpu, void *priv,
     struct hv_domain *d;
 
     hv_rcu_read_lock(cpu);
-    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    d = hv_domid_to_domain(priv, id);
     if ( d == NULL )
         hv_rcu_read_unlock(cpu);
     return d;
@@ -53,6 +53,7 @@ static const struct hv_domlookup_ops rcu_noref_ops = {
             .summary = "RCU read section held across the op, no refcount "
                        "(Xen rcu_lock_domain_by_id)",
         },
+    .init = hv_domlookup_init_domtab,
     .lock = rcu_noref_lock,
     .unlock = rcu_noref_unlock,
     .retire = rcu_noref_retire,

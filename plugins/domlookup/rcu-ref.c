@@ -20,7 +20,7 @@ static struct hv_domain *rcu_ref_lock(struct hv_cpu *cpu, void *priv,
     struct hv_domain *d;
 
     hv_rcu_read_lock(cpu);
-    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    d = hv_domid_to_domain(priv, id);
     if ( d != NULL &&
          unlikely(!hv_get_domain(d, &cpu->perfc[HV_PERFC_dom_cas_retry])) )
         d = NULL;
@@ -46,6 +46,7 @@ static const struct hv_domlookup_ops rcu_ref_ops = {
             .summary = "RCU read section + CAS refcount "
                        "(Xen 2007 get_domain_by_id)",
         },
+    .init = hv_domlookup_init_domtab,
     .lock = rcu_ref_lock,
     .unlock = rcu_ref_unlock,
     .retire = rcu_ref_retire,

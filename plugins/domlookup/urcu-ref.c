@@ -65,7 +65,7 @@ static struct hv_domain *urcu_ref_lock(struct hv_cpu *cpu, void *priv,
     struct hv_domain *d;
 
     urcu_memb_read_lock();
-    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    d = hv_domid_to_domain(priv, id);
     if ( d != NULL &&
          unlikely(!hv_get_domain(d, &cpu->perfc[HV_PERFC_dom_cas_retry])) )
         d = NULL;
@@ -109,6 +109,7 @@ static const struct hv_domlookup_ops urcu_ref_ops = {
             .summary = "liburcu (memb) read section + CAS refcount: the "
                        "industrial peer of rcu-ref",
         },
+    .init = hv_domlookup_init_domtab,
     .fini = urcu_ref_fini,
     .domain_init = urcu_ref_domain_init,
     .domain_fini = urcu_ref_domain_fini,

@@ -29,6 +29,7 @@
 
 struct slowdown {
     unsigned long work, every, jitter, mallocs;
+    struct hv_domtab *tab; /* cached, as every domlookup strategy does */
 };
 
 struct slowdown_opts {
@@ -97,7 +98,7 @@ static struct hv_domain *slowdown_lock(struct hv_cpu *cpu, void *priv,
         spin(s->jitter * ((__rdtsc() >> 26) & 7));
     churn_malloc(s->mallocs);
     hv_rcu_read_lock(cpu);
-    d = hv_domid_to_domain(hv_domtab(cpu->hv), id);
+    d = hv_domid_to_domain(s->tab, id);
     if ( d == NULL )
         hv_rcu_read_unlock(cpu);
     return d;
@@ -133,6 +134,7 @@ static int slowdown_init(struct hv *hv, const void *opts, void **priv)
     s->mallocs = o && o->mallocs ? o->mallocs : env("HVB_SLOWDOWN_MALLOCS", 0);
     if ( s->every == 0 )
         s->every = 1;
+    s->tab = hv_domtab(hv);
     *priv = s;
     return 0;
 }

@@ -54,4 +54,12 @@ struct hv_domlookup_ops {
     void (*retire)(struct hv *hv, void *priv, struct hv_domain *d);
 };
 
+/*
+ * hv_domlookup_init_domtab - an .init for strategies with no state of
+ * their own: the private data is the domain table, so the lookup path
+ * reads it from @priv instead of calling hv_domtab() (out of line) on
+ * every lookup, as rwlock-ref has always cached it.
+ */
+int hv_domlookup_init_domtab(struct hv *hv, const void *opts, void **priv);
+
 #endif /* HV_DOMLOOKUP_H */

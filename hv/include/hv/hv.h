@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <hv/compiler.h>
+#include <hv/cpu.h>
 #include <hv/domain.h>
 #include <hv/gnttab.h>
 #include <hv/perfc.h>
@@ -67,19 +68,6 @@ struct hv_maptrack {
     uint32_t next_free; /* free-list link; UINT32_MAX ends */
     bool in_use;
 };
-
-/* One model CPU.  Written by its own thread only (perfc, rcu nesting). */
-struct hv_cpu {
-    struct hv *hv;
-    unsigned int id;
-    domid_t current_domain; /* "current->domain" */
-    unsigned int rcu_nesting;
-    unsigned int rcu_qs_count;
-    struct hv_maptrack *maptrack;
-    uint32_t maptrack_free;
-    uint64_t perfc[HV_PERFC_NR];
-    _Atomic bool online;
-} __hv_cacheline_aligned;
 
 struct hv_stats {
     _Atomic uint64_t domains_created;

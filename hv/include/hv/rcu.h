@@ -36,9 +36,9 @@
 #include <stdint.h>
 
 #include <hv/compiler.h>
+#include <hv/cpu.h>
 
 struct hv;
-struct hv_cpu;
 
 struct hv_rcu_head {
     struct hv_rcu_head *next;
@@ -54,10 +54,20 @@ struct hv_rcu_head {
 /*
  * hv_rcu_read_lock - enter a read-side section on @cpu.
  * Costs a per-CPU counter increment: the guarantee comes from the CPU not
- * reporting a quiescent state until hv_rcu_quiescent().
+ * reporting a quiescent state until hv_rcu_quiescent().  Inline, as Xen's
+ * rcu_read_lock() and liburcu's with _LGPL_SOURCE are: out of line, the
+ * call cost more than the increment on the RCU strategies' lookup path.
  */
-void hv_rcu_read_lock(struct hv_cpu *cpu);
-void hv_rcu_read_unlock(struct hv_cpu *cpu);
+static inline void hv_rcu_read_lock(struct hv_cpu *cpu)
+{
+    cpu->rcu_nesting++;
+}
+
+static inline void hv_rcu_read_unlock(struct hv_cpu *cpu)
+{
+    HV_BUG_ON(cpu->rcu_nesting == 0);
+    cpu->rcu_nesting--;
+}
 
 /*
  * hv_rcu_quiescent - @cpu holds no RCU-protected reference.
