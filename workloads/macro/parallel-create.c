@@ -13,7 +13,8 @@
  * Reported per API (define, create, lookup): p50/p90/p99/mean latency in
  * ms, client-side (queueing at the connection cap and in the worker pool
  * included); the pool's saturation: pool_busy_max and pool_busy_mean
- * (ordinary workers busy), pool_queued_frac (calls read while every
+ * (ordinary workers busy: most at once, and on average from the first
+ * call to the last), pool_queued_frac (calls read while every
  * worker was taken), client_throttled_frac (calls held by the per-client
  * cap) and client_wait_ms_mean; and which costs are modelled
  * (wl_virt.h).  `hvbench lockstat parallel-create ...` ranks the lock
@@ -50,6 +51,7 @@ struct pc {
     struct hv_rpc_client **conn;
     unsigned int connections, rounds;
     struct wl_lat lat[API_NR];
+    _Atomic uint64_t first_submit, last_end; /* the run's window */
 };
 
 struct req {
@@ -81,6 +83,21 @@ static int do_lookup(void *arg)
 }
 
 static int (*const api_fn[API_NR])(void *) = {do_define, do_create, do_lookup};
+
+/* Widen the run's window [first_submit, last_end] to @call. */
+static void window(struct pc *s, const struct hv_rpc_call *call)
+{
+    uint64_t v = atomic_load(&s->first_submit);
+
+    while (
+        (v == 0 || call->t_submit < v) &&
+        !atomic_compare_exchange_weak(&s->first_submit, &v, call->t_submit) )
+        ;
+    v = atomic_load(&s->last_end);
+    while ( call->t_end > v &&
+            !atomic_compare_exchange_weak(&s->last_end, &v, call->t_end) )
+        ;
+}
 
 static int pc_prepare(struct hvb_cell *c)
 {
@@ -146,6 +163,7 @@ static void pc_thread(struct hvb_thread *t)
 
                 HV_BUG_ON(hv_rpc_call(conn, &call) != 0);
                 wl_lat_add(&s->lat[a], call.t_end - call.t_submit);
+                window(s, &call);
             }
     /* Unmeasured: back to the prepared state for the next repetition. */
     for ( r = 0; r < s->rounds; r++ )
@@ -166,9 +184,15 @@ static void pc_report(struct hvb_cell *c)
         wl_lat_report(c, &s->lat[a], api_names[a]);
     hv_rpc_stats(s->srv, &st);
     hvb_counter_set(c, "pool_busy_max", st.busy_max, 0);
-    if ( st.elapsed_ns )
+    /* Workers are busy only inside the window: its integral / length. */
+    if ( atomic_load(&s->last_end) > atomic_load(&s->first_submit) )
         hvb_counter_set(c, "pool_busy_mean",
-                        (double)st.busy_ns / (double)st.elapsed_ns, 0);
+                        (double)st.busy_ns /
+                            (double)(atomic_load(&s->last_end) -
+                                     atomic_load(&s->first_submit)),
+                        0);
+    atomic_store(&s->first_submit, 0);
+    atomic_store(&s->last_end, 0);
     if ( st.calls )
     {
         hvb_counter_set(c, "pool_queued_frac",
