@@ -97,9 +97,18 @@ int hv_virt_define(struct hv_virt *v, const char *name,
     return rc;
 }
 
-/* Look up by UUID and begin a job: the object locked, or -ENOENT. */
+static void finish(struct hv_vobj *obj)
+{
+    hv_vobj_end_job(obj);
+    hv_vobj_end(obj);
+}
+
+/*
+ * Look up by UUID and begin a job on a domain in state @want: the object
+ * locked, or -ENOENT, or @wrong if it is in another state.
+ */
 static int begin(struct hv_virt *v, const unsigned char *uuid,
-                 struct hv_vobj **out)
+                 enum hv_vobj_state want, int wrong, struct hv_vobj **out)
 {
     struct hv_vobj *obj = hv_vobjlist_find_by_uuid(v->list, uuid);
     int rc;
@@ -113,28 +122,22 @@ static int begin(struct hv_virt *v, const unsigned char *uuid,
         hv_vobj_end(obj);
         return rc;
     }
+    if ( obj->state != want )
+    {
+        finish(obj);
+        return wrong;
+    }
     *out = obj;
     return 0;
-}
-
-static void finish(struct hv_vobj *obj)
-{
-    hv_vobj_end_job(obj);
-    hv_vobj_end(obj);
 }
 
 int hv_virt_undefine(struct hv_virt *v, const unsigned char *uuid)
 {
     struct hv_vobj *obj;
-    int rc = begin(v, uuid, &obj);
+    int rc = begin(v, uuid, HV_VOBJ_SHUTOFF, -EBUSY, &obj);
 
     if ( rc )
         return rc;
-    if ( obj->state != HV_VOBJ_SHUTOFF )
-    {
-        finish(obj);
-        return -EBUSY;
-    }
     hv_vobjlist_remove(v->list, obj);
     return 0;
 }
@@ -143,15 +146,10 @@ int hv_virt_undefine(struct hv_virt *v, const unsigned char *uuid)
 int hv_virt_start(struct hv_virt *v, const unsigned char *uuid)
 {
     struct hv_vobj *obj;
-    int rc = begin(v, uuid, &obj);
+    int rc = begin(v, uuid, HV_VOBJ_SHUTOFF, -EBUSY, &obj);
 
     if ( rc )
         return rc;
-    if ( obj->state != HV_VOBJ_SHUTOFF )
-    {
-        finish(obj);
-        return -EBUSY;
-    }
     rc = hv_secmgr_label(v->sec, obj, HV_LABEL_GEN);
     if ( rc == 0 )
     {
@@ -176,15 +174,10 @@ int hv_virt_start(struct hv_virt *v, const unsigned char *uuid)
 int hv_virt_stop(struct hv_virt *v, const unsigned char *uuid)
 {
     struct hv_vobj *obj;
-    int rc = begin(v, uuid, &obj);
+    int rc = begin(v, uuid, HV_VOBJ_RUNNING, -EINVAL, &obj);
 
     if ( rc )
         return rc;
-    if ( obj->state != HV_VOBJ_RUNNING )
-    {
-        finish(obj);
-        return -EINVAL;
-    }
     rc = hv_secmgr_label(v->sec, obj, HV_LABEL_RESTORE);
     obj->state = HV_VOBJ_SHUTOFF;
     obj->id = -1;

@@ -47,6 +47,8 @@
 #include <hv/plugin.h>
 #include <hv/virt_qemu.h>
 
+#include "testlib.h"
+
 #define NR_WORKERS 6
 #define NR_NAMES   3
 #define WATCHDOG_S 20
@@ -88,13 +90,7 @@ static uint64_t seed_of(unsigned int w, unsigned int k)
 
 static uint64_t rnd(struct worker *wk)
 {
-    uint64_t x = wk->rng;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    wk->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    return tl_rand(&wk->rng);
 }
 
 #define VIOLATION(t, ...)                      \
