@@ -67,3 +67,14 @@ void hv_write_lock_slow(hv_rwlock_t *l)
             HV_RW_WRITER )
         cpu_relax();
 }
+
+void hv_mutex_init(hv_mutex_t *l, const struct hv_lock_class *cls)
+{
+    pthread_mutex_init(&l->m, NULL);
+    l->cls = cls;
+}
+
+void hv_mutex_destroy(hv_mutex_t *l)
+{
+    pthread_mutex_destroy(&l->m);
+}

@@ -237,6 +237,29 @@ void hv_lockstat_release(const void *lock)
     }
 }
 
+void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site)
+{
+    uint64_t t0 = ticks();
+    bool contended = pthread_mutex_trylock(&l->m) != 0;
+
+    if ( contended )
+        pthread_mutex_lock(&l->m);
+    acquired(l, l->cls, site, HV_LOCK_MUTEX, contended, t0,
+             contended ? ticks() : t0);
+}
+
+/* Asleep on @c the mutex is not ours: a release, then an acquisition. */
+void hv_lockstat_cond_wait(pthread_cond_t *c, hv_mutex_t *l,
+                           const struct hv_lock_site *site)
+{
+    uint64_t t;
+
+    hv_lockstat_release(l);
+    pthread_cond_wait(c, &l->m);
+    t = ticks();
+    acquired(l, l->cls, site, HV_LOCK_MUTEX, false, t, t);
+}
+
 #endif /* HV_NO_LOCKSTAT */
 
 bool hv_lockstat_available(void)
@@ -292,6 +315,8 @@ const char *hv_lock_kind_name(enum hv_lock_kind k)
         return "read";
     case HV_LOCK_WRITE:
         return "write";
+    case HV_LOCK_MUTEX:
+        return "mutex";
     }
     return "?";
 }

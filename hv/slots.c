@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include <hv/domlookup.h>
+#include <hv/namesearch.h>
 #include <hv/pgalloc.h>
 #include <hv/plugin.h>
 #include <hv/quota.h>
+#include <hv/seclock.h>
 
 #define REQUIRE(ops, hook)                                                 \
     do                                                                     \
@@ -59,6 +61,24 @@ static int pgalloc_validate(const struct hv_plugin_hdr *hdr, char *err,
     return 0;
 }
 
+static int seclock_validate(const struct hv_plugin_hdr *hdr, char *err,
+                            size_t len)
+{
+    const struct hv_seclock_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, label);
+    return 0;
+}
+
+static int namesearch_validate(const struct hv_plugin_hdr *hdr, char *err,
+                               size_t len)
+{
+    const struct hv_namesearch_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, find);
+    return 0;
+}
+
 static const struct hv_slot slots[] = {
     {
         .id = HV_SLOT_DOMLOOKUP,
@@ -86,6 +106,24 @@ static const struct hv_slot slots[] = {
         .default_plugin = "numa",
         .min_ops_size = sizeof(struct hv_pgalloc_ops),
         .validate = pgalloc_validate,
+    },
+    {
+        .id = HV_SLOT_SECLOCK,
+        .name = "seclock",
+        .summary = "locks held around libvirt's security label operations "
+                   "(seed 003)",
+        .default_plugin = "global",
+        .min_ops_size = sizeof(struct hv_seclock_ops),
+        .validate = seclock_validate,
+    },
+    {
+        .id = HV_SLOT_NAMESEARCH,
+        .name = "namesearch",
+        .summary = "find a libvirt domain object by name at define and "
+                   "lookup (seed 003)",
+        .default_plugin = "name-hash",
+        .min_ops_size = sizeof(struct hv_namesearch_ops),
+        .validate = namesearch_validate,
     },
 };
 

@@ -13,6 +13,7 @@
 #ifndef HV_LOCK_H
 #define HV_LOCK_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -166,5 +167,58 @@ static inline void hv_write_unlock(hv_rwlock_t *l)
 #define hv_spin_lock(l)  hv_spin_lock_at((l), HV_LOCK_SITE())
 #define hv_read_lock(l)  hv_read_lock_at((l), HV_LOCK_SITE())
 #define hv_write_lock(l) hv_write_lock_at((l), HV_LOCK_SITE())
+
+/*
+ * hv_mutex_t: a sleeping mutex (a pthread mutex with a lock class), for
+ * the toolstack, whose locks are held across process spawns and sleeps
+ * (libvirt's virMutex).  Spinning there would burn the CPUs that the
+ * holders' helpers need.  hv_cond_wait() waits on a condition with it:
+ * the lock profiler sees the release and the re-acquisition (the time
+ * asleep on the condition is not lock wait).
+ */
+typedef struct hv_mutex {
+    pthread_mutex_t m;
+    const struct hv_lock_class *cls;
+} hv_mutex_t;
+
+void hv_mutex_init(hv_mutex_t *l, const struct hv_lock_class *cls);
+void hv_mutex_destroy(hv_mutex_t *l);
+
+#ifndef HV_NO_LOCKSTAT
+void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site);
+void hv_lockstat_cond_wait(pthread_cond_t *c, hv_mutex_t *l,
+                           const struct hv_lock_site *site);
+#else
+#define hv_lockstat_mutex_lock(l, s)   pthread_mutex_lock(&(l)->m)
+#define hv_lockstat_cond_wait(c, l, s) pthread_cond_wait((c), &(l)->m)
+#endif
+
+static inline void hv_mutex_lock_at(hv_mutex_t *l,
+                                    const struct hv_lock_site *site)
+{
+    if ( hv_lockstat_active() )
+        hv_lockstat_mutex_lock(l, site);
+    else
+        pthread_mutex_lock(&l->m);
+}
+
+static inline void hv_mutex_unlock(hv_mutex_t *l)
+{
+    if ( hv_lockstat_active() )
+        hv_lockstat_release(l);
+    pthread_mutex_unlock(&l->m);
+}
+
+static inline void hv_cond_wait_at(pthread_cond_t *c, hv_mutex_t *l,
+                                   const struct hv_lock_site *site)
+{
+    if ( hv_lockstat_active() )
+        hv_lockstat_cond_wait(c, l, site);
+    else
+        pthread_cond_wait(c, &l->m);
+}
+
+#define hv_mutex_lock(l)   hv_mutex_lock_at((l), HV_LOCK_SITE())
+#define hv_cond_wait(c, l) hv_cond_wait_at((c), (l), HV_LOCK_SITE())
 
 #endif /* HV_LOCK_H */

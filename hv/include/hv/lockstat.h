@@ -30,6 +30,7 @@ enum hv_lock_kind {
     HV_LOCK_SPIN,
     HV_LOCK_READ,
     HV_LOCK_WRITE,
+    HV_LOCK_MUTEX, /* hv_mutex_t: a sleeping mutex */
 };
 
 struct hv_lockstat_row {

@@ -34,6 +34,8 @@ enum hv_slot_id {
     HV_SLOT_DOMLOOKUP,
     HV_SLOT_QUOTA,
     HV_SLOT_PGALLOC,
+    HV_SLOT_SECLOCK,    /* libvirt security manager locking (seed 003) */
+    HV_SLOT_NAMESEARCH, /* libvirt domain-object search by name */
     HV_SLOT_NR
 };
 

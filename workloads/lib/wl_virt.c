@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers of the libvirt workloads; see wl_virt.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hvb/runner.h>
+
+#include "wl_virt.h"
+
+int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)
+{
+    struct hv_virt_config cfg;
+    char err[256] = "";
+    int rc;
+
+    hv_virt_config_init(&cfg);
+    cfg.sec.delay_us = hvb_param_uint(c, "label_us");
+    cfg.qemu_start_us = hvb_param_uint(c, "qemu_us");
+    cfg.define_us = hvb_param_uint(c, "define_us");
+    if ( !hvb_param_uint(c, "spawn") )
+        cfg.sec.helper = NULL;
+    cfg.seclock = hv_slot_plugin(c->hv, HV_SLOT_SECLOCK);
+    cfg.namesearch = hv_slot_plugin(c->hv, HV_SLOT_NAMESEARCH);
+    rc = hv_virt_create(&cfg, out, err, sizeof(err));
+    if ( rc )
+        hvb_cell_error(c, "libvirt driver: %s", err[0] ? err : strerror(-rc));
+    return rc;
+}
+
+int wl_virt_define_n(struct hvb_cell *c, struct hv_virt *v, const char *prefix,
+                     uint64_t seed0, unsigned int n)
+{
+    unsigned char uuid[HV_VIRT_UUID_LEN];
+    char name[HV_VIRT_NAME_MAX];
+    unsigned int k;
+    int rc;
+
+    for ( k = 0; k < n; k++ )
+    {
+        snprintf(name, sizeof(name), "%s-%u", prefix, k);
+        hv_virt_uuid(seed0 + k, uuid);
+        rc = hv_virt_define(v, name, uuid);
+        if ( rc )
+        {
+            hvb_cell_error(c, "defining %s: %s", name, strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int wl_lat_init(struct wl_lat *l, uint64_t cap)
+{
+    atomic_init(&l->n, 0);
+    l->cap = cap ? cap : 1;
+    l->ns = calloc(l->cap, sizeof(*l->ns));
+    return l->ns ? 0 : -ENOMEM;
+}
+
+void wl_lat_free(struct wl_lat *l)
+{
+    free(l->ns);
+    l->ns = NULL;
+}
+
+void wl_lat_add(struct wl_lat *l, uint64_t ns)
+{
+    uint64_t i = atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed);
+
+    if ( i < l->cap )
+        l->ns[i] = ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest sample with at least p% at or below it. */
+static double pct_ms(const uint64_t *v, uint64_t n, unsigned int p)
+{
+    uint64_t rank = (n * p + 99) / 100;
+
+    return (double)v[rank ? rank - 1 : 0] / 1e6;
+}
+
+void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name)
+{
+    uint64_t n = atomic_load(&l->n), i;
+    char key[64];
+    double sum = 0;
+
+    if ( n > l->cap )
+    {
+        snprintf(key, sizeof(key), "%s_dropped", name);
+        hvb_counter_set(c, key, (double)(n - l->cap), 0);
+        n = l->cap;
+    }
+    if ( n == 0 )
+        return;
+    qsort(l->ns, n, sizeof(*l->ns), cmp_u64);
+    for ( i = 0; i < n; i++ )
+        sum += (double)l->ns[i];
+    snprintf(key, sizeof(key), "%s_p50_ms", name);
+    hvb_counter_set(c, key, pct_ms(l->ns, n, 50), 0);
+    snprintf(key, sizeof(key), "%s_p90_ms", name);
+    hvb_counter_set(c, key, pct_ms(l->ns, n, 90), 0);
+    snprintf(key, sizeof(key), "%s_p99_ms", name);
+    hvb_counter_set(c, key, pct_ms(l->ns, n, 99), 0);
+    snprintf(key, sizeof(key), "%s_mean_ms", name);
+    hvb_counter_set(c, key, sum / (double)n / 1e6, 0);
+    atomic_store(&l->n, 0);
+}
+
+void wl_virt_report_costs(struct hvb_cell *c, struct hv_virt *v)
+{
+    struct hv_secmgr_stats st;
+
+    hv_secmgr_stats(hv_virt_secmgr(v), &st);
+    if ( st.spawns )
+        hvb_counter_set(c, "label_spawn_us_real",
+                        (double)st.spawn_ns / (double)st.spawns / 1e3, 0);
+    hvb_counter_set(c, "label_us_modelled",
+                    (double)hvb_param_uint(c, "label_us"), 0);
+    hvb_counter_set(c, "qemu_us_modelled", (double)hvb_param_uint(c, "qemu_us"),
+                    0);
+    hvb_counter_set(c, "define_us_modelled",
+                    (double)hvb_param_uint(c, "define_us"), 0);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers of the libvirt workloads (define-domain, parallel-create): the
+ * QEMU driver built from a cell's params and plugins, latency samples
+ * with percentiles, and the counters that say which costs are modelled.
+ */
+#ifndef HVB_WL_VIRT_H
+#define HVB_WL_VIRT_H
+
+#include <hv/virt_qemu.h>
+#include <hvb/workload.h>
+
+/* The modelled costs (defaults: the seed's single-VM figures / 100). */
+#define WL_VIRT_PARAMS                                                        \
+    HVB_PARAM_UINT_ROW("label_us", "5000", 0, 10000000,                       \
+                       "modelled helper work per label op, after the real "   \
+                       "spawn (us; seed: ~1 s for AppArmor, /100)"),          \
+        HVB_PARAM_UINT_ROW("qemu_us", "8000", 0, 10000000,                    \
+                           "modelled QEMU start, object unlocked (us)"),      \
+        HVB_PARAM_UINT_ROW("define_us", "130", 0, 10000000,                   \
+                           "modelled XML parse of define (us; seed 13 ms, "   \
+                           "/100)"),                                          \
+        HVB_PARAM_UINT_ROW("spawn", "1", 0, 1,                                \
+                           "spawn the label helper (/bin/true) for real per " \
+                           "label op")
+
+/* Build the driver of @c (its seclock and namesearch plugins). */
+int wl_virt_create(struct hvb_cell *c, struct hv_virt **out);
+
+/* Define domains "<prefix>-<k>", k < @n, UUID seed @seed0 + k. */
+int wl_virt_define_n(struct hvb_cell *c, struct hv_virt *v, const char *prefix,
+                     uint64_t seed0, unsigned int n);
+
+/* Latency samples, filled by any thread, read in report(). */
+struct wl_lat {
+    _Atomic uint64_t n;
+    uint64_t cap;
+    uint64_t *ns;
+};
+
+int wl_lat_init(struct wl_lat *l, uint64_t cap);
+void wl_lat_free(struct wl_lat *l);
+void wl_lat_add(struct wl_lat *l, uint64_t ns);
+/*
+ * From report(): counters <name>_p50_ms, _p90_ms, _p99_ms, _mean_ms (and
+ * <name>_dropped if the buffer overflowed), then forget the samples.
+ */
+void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);
+
+/*
+ * From report(): label_spawn_us_real (a spawn and wait, measured),
+ * label_us_modelled, qemu_us_modelled, define_us_modelled (the params:
+ * what is modelled, and by how much).
+ */
+void wl_virt_report_costs(struct hvb_cell *c, struct hv_virt *v);
+
+#endif /* HVB_WL_VIRT_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * parallel-create: seed 003's test, "booting 1 VM vs booting 20 VMs in
+ * parallel".  T client threads (--threads T) share `connections` RPC
+ * connections to one libvirtd (a worker pool of max_workers + prio_workers,
+ * max_client_requests in flight per connection).  In one iteration each
+ * client defines and starts `rounds` new domains, one after the other
+ * (virConnectDefineXML, virDomainCreateWithFlags, then a lookup by UUID
+ * as a management tool polls), so later defines meet earlier creations in
+ * flight.  `existing` shut-off domains lengthen every scan of the list.
+ * After the clock stops, the domains are destroyed and undefined.
+ *
+ * Reported per API (define, create, lookup): p50/p90/p99/mean latency in
+ * ms, client-side (queueing at the connection cap and in the worker pool
+ * included); the pool's saturation: pool_busy_max and pool_busy_mean
+ * (ordinary workers busy: most at once, and on average from the first
+ * call to the last), pool_queued_frac (calls read while every
+ * worker was taken), client_throttled_frac (calls held by the per-client
+ * cap) and client_wait_ms_mean; and which costs are modelled
+ * (wl_virt.h).  `hvbench lockstat parallel-create ...` ranks the lock
+ * classes (virSecurityManager, virDomainObjList, virDomainObj, ...).
+ *
+ * Scale: the seed's costs / 100 (label 1 s -> 5 ms, define 13 ms ->
+ * 130 us, QEMU start 8 ms), so T = 20 takes about a second per
+ * repetition under the old strategies.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hv/virt_rpc.h>
+#include <hvb/runner.h>
+
+#include "../lib/wl_virt.h"
+
+#define SEED_EXISTING 1000000ull
+#define SEED_CLIENT   (1ull << 40)
+
+enum api {
+    API_DEFINE,
+    API_CREATE,
+    API_LOOKUP,
+    API_NR
+};
+static const char *const api_names[API_NR] = {"define", "create", "lookup"};
+
+struct pc {
+    struct hv_virt *v;
+    struct hv_rpc_server *srv;
+    struct hv_rpc_client **conn;
+    unsigned int connections, rounds;
+    struct wl_lat lat[API_NR];
+    _Atomic uint64_t first_submit, last_end; /* the run's window */
+};
+
+struct req {
+    struct hv_virt *v;
+    char name[HV_VIRT_NAME_MAX];
+    unsigned char uuid[HV_VIRT_UUID_LEN];
+};
+
+static int do_define(void *arg)
+{
+    struct req *r = arg;
+
+    return hv_virt_define(r->v, r->name, r->uuid);
+}
+
+static int do_create(void *arg)
+{
+    struct req *r = arg;
+
+    return hv_virt_start(r->v, r->uuid);
+}
+
+static int do_lookup(void *arg)
+{
+    struct req *r = arg;
+    struct hv_virt_info info;
+
+    return hv_virt_lookup_uuid(r->v, r->uuid, &info);
+}
+
+static int (*const api_fn[API_NR])(void *) = {do_define, do_create, do_lookup};
+
+/* Widen the run's window [first_submit, last_end] to @call. */
+static void window(struct pc *s, const struct hv_rpc_call *call)
+{
+    uint64_t v = atomic_load(&s->first_submit);
+
+    while (
+        (v == 0 || call->t_submit < v) &&
+        !atomic_compare_exchange_weak(&s->first_submit, &v, call->t_submit) )
+        ;
+    v = atomic_load(&s->last_end);
+    while ( call->t_end > v &&
+            !atomic_compare_exchange_weak(&s->last_end, &v, call->t_end) )
+        ;
+}
+
+static int pc_prepare(struct hvb_cell *c)
+{
+    struct pc *s = calloc(1, sizeof(*s));
+    struct hv_rpc_config rc_cfg;
+    char err[256] = "";
+    unsigned int i;
+    int rc;
+
+    if ( s == NULL )
+        return -ENOMEM;
+    c->priv = s;
+    s->rounds = hvb_param_uint(c, "rounds");
+    s->connections = hvb_param_uint(c, "connections");
+    rc = wl_virt_create(c, &s->v);
+    if ( rc == 0 )
+        rc = wl_virt_define_n(c, s->v, "existing", SEED_EXISTING,
+                              hvb_param_uint(c, "existing"));
+    if ( rc )
+        return rc;
+    hv_rpc_config_init(&rc_cfg);
+    rc_cfg.max_workers = hvb_param_uint(c, "max_workers");
+    rc_cfg.prio_workers = hvb_param_uint(c, "prio_workers");
+    rc_cfg.max_client_requests = hvb_param_uint(c, "max_client_requests");
+    rc = hv_rpc_server_create(&rc_cfg, &s->srv, err, sizeof(err));
+    if ( rc )
+    {
+        hvb_cell_error(c, "%s", err);
+        return rc;
+    }
+    s->conn = calloc(s->connections, sizeof(*s->conn));
+    if ( s->conn == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < s->connections; i++ )
+        if ( (s->conn[i] = hv_rpc_client_open(s->srv)) == NULL )
+            return -ENOMEM;
+    for ( i = 0; i < API_NR; i++ )
+        if ( wl_lat_init(&s->lat[i], (uint64_t)c->threads * s->rounds) )
+            return -ENOMEM;
+    return 0;
+}
+
+static void pc_thread(struct hvb_thread *t)
+{
+    struct pc *s = t->cell->priv;
+    struct hv_rpc_client *conn = s->conn[t->index % s->connections];
+    struct req *reqs = calloc(s->rounds, sizeof(*reqs));
+    unsigned int r, a;
+
+    HV_BUG_ON(reqs == NULL);
+    for ( r = 0; r < s->rounds; r++ )
+    {
+        reqs[r].v = s->v;
+        snprintf(reqs[r].name, sizeof(reqs[r].name), "vm-%u-%u", t->index, r);
+        hv_virt_uuid(SEED_CLIENT + ((uint64_t)t->index << 20) + r,
+                     reqs[r].uuid);
+    }
+    while ( hvb_keep_running_batch(t, s->rounds) )
+        for ( r = 0; r < s->rounds; r++ )
+            for ( a = 0; a < API_NR; a++ )
+            {
+                struct hv_rpc_call call = {.fn = api_fn[a], .arg = &reqs[r]};
+
+                HV_BUG_ON(hv_rpc_call(conn, &call) != 0);
+                wl_lat_add(&s->lat[a], call.t_end - call.t_submit);
+                window(s, &call);
+            }
+    /* Unmeasured: back to the prepared state for the next repetition. */
+    for ( r = 0; r < s->rounds; r++ )
+    {
+        HV_BUG_ON(hv_virt_stop(s->v, reqs[r].uuid) != 0);
+        HV_BUG_ON(hv_virt_undefine(s->v, reqs[r].uuid) != 0);
+    }
+    free(reqs);
+}
+
+static void pc_report(struct hvb_cell *c)
+{
+    struct pc *s = c->priv;
+    struct hv_rpc_stats st;
+    unsigned int a;
+
+    for ( a = 0; a < API_NR; a++ )
+        wl_lat_report(c, &s->lat[a], api_names[a]);
+    hv_rpc_stats(s->srv, &st);
+    hvb_counter_set(c, "pool_busy_max", st.busy_max, 0);
+    /* Workers are busy only inside the window: its integral / length. */
+    if ( atomic_load(&s->last_end) > atomic_load(&s->first_submit) )
+        hvb_counter_set(c, "pool_busy_mean",
+                        (double)st.busy_ns /
+                            (double)(atomic_load(&s->last_end) -
+                                     atomic_load(&s->first_submit)),
+                        0);
+    atomic_store(&s->first_submit, 0);
+    atomic_store(&s->last_end, 0);
+    if ( st.calls )
+    {
+        hvb_counter_set(c, "pool_queued_frac",
+                        (double)st.queued / (double)st.calls, 0);
+        hvb_counter_set(c, "client_throttled_frac",
+                        (double)st.throttled / (double)st.calls, 0);
+    }
+    if ( st.throttled )
+        hvb_counter_set(c, "client_wait_ms_mean",
+                        (double)st.throttle_ns / (double)st.throttled / 1e6, 0);
+    hv_rpc_stats_reset(s->srv);
+    wl_virt_report_costs(c, s->v);
+}
+
+static void pc_cleanup(struct hvb_cell *c)
+{
+    struct pc *s = c->priv;
+    unsigned int i;
+
+    if ( s == NULL )
+        return;
+    for ( i = 0; s->conn && i < s->connections; i++ )
+        hv_rpc_client_close(s->conn[i]);
+    free(s->conn);
+    hv_rpc_server_destroy(s->srv);
+    hv_virt_destroy(s->v);
+    for ( i = 0; i < API_NR; i++ )
+        wl_lat_free(&s->lat[i]);
+    free(s);
+    c->priv = NULL;
+}
+
+static const struct hvb_param pc_params[] = {
+    HVB_PARAM_UINT_ROW("rounds", "3", 1, 1000,
+                       "domains each client defines and starts per iteration"),
+    HVB_PARAM_UINT_ROW("existing", "20", 0, 100000,
+                       "shut-off domains defined beforehand"),
+    HVB_PARAM_UINT_ROW("connections", "1", 1, 1024,
+                       "RPC connections the clients share (OpenStack: 1)"),
+    HVB_PARAM_UINT_ROW("max_workers", "20", 1, 1024, "libvirtd worker threads"),
+    HVB_PARAM_UINT_ROW("prio_workers", "5", 0, 1024,
+                       "libvirtd priority workers"),
+    HVB_PARAM_UINT_ROW("max_client_requests", "5", 1, 1024,
+                       "calls in flight per connection"),
+    WL_VIRT_PARAMS,
+    HVB_PARAM_TABLE_END,
+};
+
+static const char *const pc_slots[] = {"seclock", "namesearch", NULL};
+
+HVB_REGISTER_WORKLOAD(parallel_create_workload) = {
+    .name = "parallel-create",
+    .kind = HVB_MACRO,
+    .summary = "T clients define + start domains through libvirtd's RPC "
+               "pool: per-API latency percentiles (seed 003)",
+    .slots = pc_slots,
+    .params = pc_params,
+    .flags = HVB_WF_ONE_SHOT,
+    .prepare = pc_prepare,
+    .thread = pc_thread,
+    .report = pc_report,
+    .cleanup = pc_cleanup,
+};
