@@ -20,9 +20,11 @@ PACKAGES="
     python3-matplotlib python3-numpy
     libnuma-dev
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
+    xenstore-utils python3-pyxs libxen-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
+    PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
 fi
 
 missing=""

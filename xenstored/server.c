@@ -245,21 +245,19 @@ static void process(struct xsd_server *s, struct xsd_conn *c);
 static void flush_dirty(struct xsd_server *s)
 {
     struct xsd_conn *c;
-    bool was_blocked;
 
     while ( (c = s->dirty) != NULL )
     {
         s->dirty = c->dirty_next;
         c->dirty = false;
-        was_blocked = !c->reading;
         if ( !flush(s, c) )
         {
             conn_close(s, c);
             continue;
         }
         set_events(s, c);
-        /* Requests left in the buffer when it stopped reading. */
-        if ( was_blocked && c->reading && c->in_len )
+        /* Requests left in the buffer when it stopped at the limit. */
+        if ( c->reading && c->in_len >= XSD_HDR_LEN )
             process(s, c);
     }
 }
@@ -309,6 +307,8 @@ static void on_input(struct xsd_server *s, struct xsd_conn *c)
 
     for ( rounds = 0; rounds < 16 && c->reading && !c->closing; rounds++ )
     {
+        if ( c->in_len == sizeof(c->in) )
+            return; /* a whole message waits for the limit (process) */
         n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
                  MSG_DONTWAIT);
         if ( n < 0 && errno == EINTR )
