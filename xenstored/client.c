@@ -133,6 +133,8 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
     }
     if ( rlen )
         *rlen = h.len;
+    if ( buf == NULL )
+        return 0; /* the payload is not wanted */
     if ( h.len > cap )
         return -E2BIG;
     if ( h.len )

@@ -24,7 +24,8 @@ void xsd_client_close(struct xsd_client *c);
 /*
  * xsd_client_request - send @type with @body (@len bytes) in transaction
  * @tx, wait for its reply.  0 and the reply's payload in @buf (@cap
- * bytes, *@rlen its length); -errno from an ERROR reply; -EIO if the
+ * bytes, *@rlen its length; @buf NULL: not wanted); -errno from an
+ * ERROR reply; -EIO if the
  * connection broke or the reply does not match the request (type, req_id,
  * tx_id), -E2BIG if the reply does not fit @buf.
  */
