@@ -32,6 +32,11 @@ same() {
     fi
 }
 
+# The command is in the help.
+"$hvbench" --help | grep -q "^  xenstored --socket PATH" && ok || bad "--help"
+"$hvbench" help xenstored | grep -q "^usage: hvbench xenstored" && ok ||
+    bad "help xenstored"
+
 # Errors of the command: exit 2, one line.
 "$hvbench" xenstored >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "needs --socket" "$tmp/err" && ok || bad "no --socket"
