@@ -31,8 +31,8 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
     if ( strcmp(cmd, "xenstored") == 0 )
         return hvb_cmd_xenstored(argc, argv);
     return hvb_usage_error("unknown command '%s' (commands: list, run, "
-                           "compare, gate, profile, lockstat, report, xenstored; see "
-                           "'hvbench --help')",
+                           "compare, gate, profile, lockstat, report, "
+                           "xenstored; see 'hvbench --help')",
                            cmd);
 }
 

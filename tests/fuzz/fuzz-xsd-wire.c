@@ -18,29 +18,19 @@
 #include <string.h>
 
 #include <hv/hv.h>
-#include <hv/plugin.h>
 #include <hv/xenstore.h>
 
+#include "testlib.h"
 #include "xsd-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct hv *machine(const char *quota)
 {
-    struct hv_config cfg;
-    struct hv *hv = NULL;
-    char err[256];
+    struct hv *hv = tl_hv_create_slot("quota", quota);
 
-    hv_config_init(&cfg);
-    cfg.nr_cpus = 1;
-    if ( hv_plugin_resolve("quota", quota, false, &cfg.plugins[HV_SLOT_QUOTA],
-                           err, sizeof(err)) ||
-         hv_create(&cfg, &hv, err, sizeof(err)) )
-    {
-        fprintf(stderr, "fuzz-xsd-wire: %s\n", err);
+    if ( hv == NULL )
         abort();
-    }
-    hv_plugin_inst_free(&cfg.plugins[HV_SLOT_QUOTA]);
     return hv;
 }
 

@@ -42,16 +42,13 @@ static void *serve(void *arg)
 static int setup(void **state)
 {
     struct xsd_opts o = {0};
-    struct hv_config cfg;
     char err[256];
 
     strcpy(dir, "/tmp/hvb-xsd-libxs.XXXXXX");
     if ( mkdtemp(dir) == NULL )
         return -1;
     snprintf(sock, sizeof(sock), "%s/sock", dir);
-    hv_config_init(&cfg);
-    cfg.nr_cpus = 1;
-    hv = tl_hv_create_cfg(&cfg, "quota", "persistent");
+    hv = tl_hv_create_slot("quota", "persistent");
     o.socket = sock;
     if ( hv == NULL || xsd_server_create(hv_xs(hv), &o, &srv, err, 256) )
         return -1;

@@ -140,12 +140,8 @@ struct live {
 
 static struct hv *machine(const char *quota)
 {
-    struct hv_config cfg;
-    struct hv *hv;
+    struct hv *hv = tl_hv_create_slot("quota", quota);
 
-    hv_config_init(&cfg);
-    cfg.nr_cpus = 1;
-    hv = tl_hv_create_cfg(&cfg, "quota", quota);
     assert_non_null(hv);
     return hv;
 }
