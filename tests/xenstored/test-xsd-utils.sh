@@ -145,5 +145,22 @@ pid=
 [ -e "$tmp/pid" ] && bad "pid file left" || ok
 grep -q "stopped" "$tmp/log" && ok || bad "log: $(cat "$tmp/log")"
 
+# --foreground: stays attached, logs to stderr, SIGINT stops it cleanly.
+"$hvbench" xenstored --foreground --socket "$tmp/fg" --plugin quota="$plugin" \
+    2>"$tmp/fg.err" &
+pid=$!
+i=0
+while [ ! -S "$tmp/fg" ] && [ $i -lt 50 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+same "foreground" "v" "$(XENSTORED_PATH=$tmp/fg sh -c \
+    'xenstore-write /f v && xenstore-read /f')"
+kill -INT "$pid"
+wait "$pid" && ok || bad "foreground: exit status $?"
+pid=
+[ -e "$tmp/fg" ] && bad "foreground: socket left" || ok
+grep -q "serving $tmp/fg" "$tmp/fg.err" && ok || bad "fg log: $(cat "$tmp/fg.err")"
+
 echo "xsd-utils ($plugin): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
