@@ -396,6 +396,49 @@ static void test_bad_input(void **state)
     live_stop(&l);
 }
 
+/* Many connections at once, interleaved; a watcher hears all of them. */
+static void test_many_connections(void **state)
+{
+    enum {
+        N = 300
+    };
+    char buf[XSD_PAYLOAD_MAX + 1], body[32], want[32];
+    static int fd[N];
+    struct xsd_hdr h;
+    struct live l;
+    int w, i, n;
+
+    live_start(&l, "persistent", 0, 0);
+    w = raw_open(l.sock);
+    expect(w, XSD_WATCH, 1, 0, "/m\0t", 5, XSD_WATCH, "OK");
+    assert_int_equal(raw_recv(w, &h, buf), 0); /* the initial event */
+    for ( i = 0; i < N; i++ )
+        fd[i] = raw_open(l.sock);
+    for ( i = 0; i < N; i++ )
+    {
+        n = snprintf(body, sizeof(body), "/m/%d%c%d", i, 0, i);
+        raw_send(fd[i], XSD_WRITE, (uint32_t)i, 0, body, (size_t)n);
+    }
+    for ( i = N; i-- > 0; )
+    {
+        assert_int_equal(raw_recv(fd[i], &h, buf), 0);
+        assert_int_equal(h.type, XSD_WRITE);
+        assert_int_equal(h.req_id, (uint32_t)i);
+        n = snprintf(body, sizeof(body), "/m/%d", i) + 1;
+        snprintf(want, sizeof(want), "%d", i);
+        expect(fd[i], XSD_READ, 7, 0, body, (size_t)n, XSD_READ, want);
+    }
+    for ( i = 0; i < N; i++ )
+    {
+        assert_int_equal(raw_recv(w, &h, buf), 0);
+        assert_int_equal(h.type, XSD_WATCH_EVENT);
+        assert_int_equal(strncmp(buf, "/m/", 3), 0);
+        close(fd[i]);
+    }
+    close(w);
+    live_stop(&l);
+}
+
 /* Large directories: DIRECTORY says E2BIG, DIRECTORY_PART cuts them. */
 static void test_directory_part(void **state)
 {
@@ -730,9 +773,13 @@ static void test_differential(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_frame),     cmocka_unit_test(test_decode),
-        cmocka_unit_test(test_bad_input), cmocka_unit_test(test_directory_part),
-        cmocka_unit_test(test_limits),    cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_frame),
+        cmocka_unit_test(test_decode),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_many_connections),
+        cmocka_unit_test(test_directory_part),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_differential),
     };
     const struct CMUnitTest against_tests[] = {
         cmocka_unit_test(test_differential),
