@@ -28,9 +28,11 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
         return hvb_cmd_profile(argc, argv, full_argc, full_argv);
     if ( strcmp(cmd, "report") == 0 )
         return hvb_cmd_report(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "xenstored") == 0 )
+        return hvb_cmd_xenstored(argc, argv);
     return hvb_usage_error("unknown command '%s' (commands: list, run, "
-                           "compare, gate, profile, lockstat, report; see "
-                           "'hvbench --help')",
+                           "compare, gate, profile, lockstat, report, "
+                           "xenstored; see 'hvbench --help')",
                            cmd);
 }
 

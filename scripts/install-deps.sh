@@ -3,7 +3,8 @@
 #
 # Install the Debian 12 packages hvbench needs to build and test.
 # With --test: only the heavy test-only ones (chromium, for the report
-# page test); ctest's report-browser-setup runs this.
+# page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
+# xenstored tests); ctest's report-browser-setup runs this.
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -20,9 +21,11 @@ PACKAGES="
     python3-matplotlib python3-numpy
     libnuma-dev
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
+    xenstore-utils python3-pyxs libxen-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
+    PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
 fi
 
 missing=""

@@ -369,25 +369,34 @@ static int commit(struct hv_xs *xs, struct xs_txn *t);
 /* Re-execute @t's requests on a fresh internal transaction. */
 static int replay(struct hv_xs *xs, struct xs_txn *t)
 {
-    char buf[HV_XS_PAYLOAD_MAX];
+    char sbuf[HV_XS_PAYLOAD_MAX], *buf = sbuf;
     struct xs_txn *r;
     struct xs_path p;
+    size_t cap = sizeof(sbuf);
     unsigned int i;
     int rc = 0;
 
     if ( t->lost_record )
         return -EAGAIN;
+    /* A directory asked with a bigger buffer (DIRECTORY_PART) gets one. */
+    for ( i = 0; i < t->nr_ops; i++ )
+        if ( t->ops[i].cap > cap )
+            cap = t->ops[i].cap;
+    if ( cap > sizeof(sbuf) && (buf = malloc(cap)) == NULL )
+        return -ENOMEM;
     r = txn_make(xs, t->owner);
     if ( r == NULL )
+    {
+        if ( buf != sbuf )
+            free(buf);
         return -ENOMEM;
+    }
     for ( i = 0; i < t->nr_ops && rc == 0; i++ )
     {
         const struct xs_oprec *o = &t->ops[i];
         struct hv_xs_rsp rsp = {.buf = buf, .cap = o->cap};
         int orc;
 
-        if ( rsp.cap > sizeof(buf) )
-            rsp.cap = sizeof(buf);
         orc = xs_path_resolve(o->req.path, o->req.caller, &p);
         if ( orc == 0 )
             orc = txn_exec(xs, r, &o->req, &p, &rsp);
@@ -399,6 +408,8 @@ static int replay(struct hv_xs *xs, struct xs_txn *t)
     if ( rc == 0 )
         rc = commit(xs, r);
     txn_free(xs, r);
+    if ( buf != sbuf )
+        free(buf);
     return rc;
 }
 

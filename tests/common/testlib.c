@@ -63,6 +63,15 @@ struct hv *tl_hv_create(const char *spec, unsigned int nr_cpus,
     return tl_hv_create_cfg(&cfg, "domlookup", spec);
 }
 
+struct hv *tl_hv_create_slot(const char *slot, const char *spec)
+{
+    struct hv_config cfg;
+
+    hv_config_init(&cfg);
+    cfg.nr_cpus = 1;
+    return tl_hv_create_cfg(&cfg, slot, spec);
+}
+
 bool tl_wait_freed(struct hv *hv, struct hv_cpu *cpu, uint64_t freed,
                    double timeout_s)
 {

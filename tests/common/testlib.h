@@ -24,6 +24,9 @@
 struct hv *tl_hv_create_cfg(struct hv_config *cfg, const char *slot,
                             const char *spec);
 
+/* tl_hv_create_slot - a one-CPU model with @spec as the plugin of @slot. */
+struct hv *tl_hv_create_slot(const char *slot, const char *spec);
+
 /*
  * tl_hv_create - a model with @nr_cpus CPUs, @quarantine_gps quarantine
  * grace periods and the domlookup plugin @spec ("name[:k=v...]", a .so

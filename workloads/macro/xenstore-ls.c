@@ -37,26 +37,62 @@
  * request there).  Both figures are worth reporting: 0 shows the quota
  * strategy alone, 52729 its weight in a real request.
  *
+ * client=socket measures that cost instead of modelling it: prepare()
+ * starts hvbench xenstored's server (xenstored/) on a Unix socket in a
+ * thread of the run, serving this cell's store, and every request goes
+ * through a real socket in the xenstore wire format (xenstored/client.c:
+ * one sendmsg, one blocking read per request, as libxenstore waits for
+ * each reply) - the kernel round trip, the framing, the dispatch and the
+ * thread hand-off are all in the figure.  Each measured thread has its own
+ * connection.  request_ns must then stay 0.
+ *
  * One operation = one request; "listing_ms" is the time of one whole
  * listing; "bytes_per_node" the memory of the committed tree (nodes and
  * children maps, malloc_usable_size) over its node count.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hv/hv.h>
 #include <hv/xenstore.h>
 
 #include "../lib/wl.h"
+#include "client.h"
+#include "wire.h"
+#include "xenstored.h"
 
 struct xs_ls {
     struct hv *hv;
     unsigned int domains, dirs, leaves, subtrees, request_ns;
     uint64_t requests;     /* per listing */
     double bytes_per_node; /* the committed tree after setup */
+    /* client=socket: the server thread and its socket */
+    struct xsd_server *server;
+    pthread_t server_thread;
+    char dir[64], sock[96];
 };
+
+/* Where a listing's requests go: the store itself, or a connection. */
+struct ls_io {
+    struct hv_xs *xs;
+    struct xsd_client *cl;
+};
+
+static int io_request(const struct ls_io *io, enum hv_xs_op op,
+                      const char *path, char *buf, size_t cap, size_t *len)
+{
+    if ( io->cl )
+        return xsd_client_request(io->cl,
+                                  op == HV_XS_READ ? XSD_READ : XSD_DIRECTORY,
+                                  0, path, strlen(path) + 1, buf, cap, len);
+    return op == HV_XS_READ
+               ? hv_xs_read(io->xs, 0, 0, path, buf, cap, len)
+               : hv_xs_directory(io->xs, 0, 0, path, buf, cap, len);
+}
 
 static int xs_ls_check(struct hvb_cell *c)
 {
@@ -65,7 +101,64 @@ static int xs_ls_check(struct hvb_cell *c)
         hvb_cell_error(c, "subtrees must be <= domains");
         return -EINVAL;
     }
+    if ( hvb_param_enum(c, "client") == 1 && hvb_param_uint(c, "request_ns") )
+    {
+        hvb_cell_error(c, "request_ns models what client=socket measures: "
+                          "give one of them");
+        return -EINVAL;
+    }
     return 0;
+}
+
+static void *serve(void *arg)
+{
+    xsd_server_run(arg);
+    return NULL;
+}
+
+/* client=socket: the cell's store behind a socket, served by a thread. */
+static int start_server(struct hvb_cell *c, struct xs_ls *s)
+{
+    struct xsd_opts o = {0};
+    char err[256];
+    int rc;
+
+    strcpy(s->dir, "/tmp/hvb-xs-ls.XXXXXX");
+    if ( mkdtemp(s->dir) == NULL )
+    {
+        hvb_cell_error(c, "mkdtemp: %s", strerror(errno));
+        return -errno;
+    }
+    snprintf(s->sock, sizeof(s->sock), "%s/sock", s->dir);
+    o.socket = s->sock;
+    rc = xsd_server_create(hv_xs(c->hv), &o, &s->server, err, sizeof(err));
+    if ( rc == 0 && (rc = -pthread_create(&s->server_thread, NULL, serve,
+                                          s->server)) != 0 )
+    {
+        xsd_server_destroy(s->server);
+        s->server = NULL;
+        snprintf(err, sizeof(err), "server thread: %s", strerror(-rc));
+    }
+    if ( rc )
+    {
+        rmdir(s->dir);
+        hvb_cell_error(c, "client=socket: %s", err);
+    }
+    return rc;
+}
+
+static void xs_ls_cleanup(struct hvb_cell *c)
+{
+    struct xs_ls *s = c->priv;
+
+    if ( s && s->server )
+    {
+        xsd_server_stop(s->server);
+        pthread_join(s->server_thread, NULL);
+        xsd_server_destroy(s->server);
+        rmdir(s->dir);
+    }
+    wl_free_priv(c);
 }
 
 static int xs_ls_prepare(struct hvb_cell *c)
@@ -110,6 +203,8 @@ static int xs_ls_prepare(struct hvb_cell *c)
         hvb_cell_error(c, "creating /quotatest: %s", strerror(-rc));
         return rc;
     }
+    if ( hvb_param_enum(c, "client") == 1 && (rc = start_server(c, s)) != 0 )
+        return rc;
     hv_xs_get_stats(xs, &st);
     s->bytes_per_node = st.nodes ? (double)st.node_bytes / st.nodes : 0;
     /* Per subtree: dir(i) + per j (read + dir) + per k (read + dir) + x */
@@ -119,8 +214,8 @@ static int xs_ls_prepare(struct hvb_cell *c)
 }
 
 /* xenstore-ls's do_ls(): list @path, then read and descend each child. */
-static unsigned int ls(struct hv_xs *xs, const struct xs_ls *s, char *path,
-                       size_t len, uint64_t *nreq)
+static unsigned int ls(const struct ls_io *io, const struct xs_ls *s,
+                       char *path, size_t len, uint64_t *nreq)
 {
     char names[HV_XS_PAYLOAD_MAX], val[HV_XS_PAYLOAD_MAX];
     size_t n, off, l;
@@ -129,7 +224,7 @@ static unsigned int ls(struct hv_xs *xs, const struct xs_ls *s, char *path,
     if ( s->request_ns )
         hv_spin_ns(s->hv, s->request_ns);
     (*nreq)++;
-    if ( hv_xs_directory(xs, 0, 0, path, names, sizeof(names), &n) )
+    if ( io_request(io, HV_XS_DIRECTORY, path, names, sizeof(names), &n) )
         return 1;
     for ( off = 0; off < n; off += l + 1 )
     {
@@ -141,8 +236,8 @@ static unsigned int ls(struct hv_xs *xs, const struct xs_ls *s, char *path,
         (*nreq)++;
         if ( s->request_ns )
             hv_spin_ns(s->hv, s->request_ns);
-        bad += hv_xs_read(xs, 0, 0, path, val, sizeof(val), NULL) != 0;
-        bad += ls(xs, s, path, len + 1 + l, nreq);
+        bad += io_request(io, HV_XS_READ, path, val, sizeof(val), NULL) != 0;
+        bad += ls(io, s, path, len + 1 + l, nreq);
         path[len] = '\0';
     }
     return bad;
@@ -151,12 +246,17 @@ static unsigned int ls(struct hv_xs *xs, const struct xs_ls *s, char *path,
 static void xs_ls_thread(struct hvb_thread *t)
 {
     const struct xs_ls *s = t->cell->priv;
-    struct hv_xs *xs = hv_xs(t->cell->hv);
+    struct ls_io io = {hv_xs(t->cell->hv), NULL};
     char path[HV_XS_ABS_PATH_MAX + 1];
     uint64_t nreq = 0, t0;
     unsigned int i, bad = 0;
-    int len;
+    int len, rc;
 
+    if ( s->server && (rc = xsd_client_open(s->sock, &io.cl)) != 0 )
+    {
+        hvb_counter_add(t, "failed", 1, 0);
+        return;
+    }
     while ( hvb_keep_running_batch(t, s->requests) )
     {
         t0 = hv_now_ns();
@@ -164,10 +264,11 @@ static void xs_ls_thread(struct hvb_thread *t)
         for ( i = 1; i <= s->subtrees; i++ )
         {
             len = snprintf(path, sizeof(path), "/quotatest/%u", i);
-            bad += ls(xs, s, path, len, &nreq);
+            bad += ls(&io, s, path, len, &nreq);
         }
         hvb_counter_add(t, "listing_ms", (hv_now_ns() - t0) / 1e6, 0);
     }
+    xsd_client_close(io.cl);
     hvb_counter_add(t, "bytes_per_node", s->bytes_per_node, 0);
     if ( bad || nreq != s->requests )
         hvb_counter_add(t, "failed", bad + (nreq != s->requests), 0);
@@ -184,6 +285,10 @@ static const struct hvb_param xs_ls_params[] = {
     HVB_PARAM_UINT_ROW("request_ns", "0", 0, 10000000,
                        "modelled per-request cost of what the model leaves "
                        "out (client, ring, protocol); seed: 52729"),
+    HVB_PARAM_ENUM_ROW("client", "inproc", "inproc|socket",
+                       "inproc: call the store; socket: every request "
+                       "through a Unix socket to hvbench xenstored's "
+                       "server in this run"),
     HVB_PARAM_TABLE_END,
 };
 
@@ -200,5 +305,5 @@ HVB_REGISTER_WORKLOAD(xenstore_ls_workload) = {
     .check = xs_ls_check,
     .prepare = xs_ls_prepare,
     .thread = xs_ls_thread,
-    .cleanup = wl_free_priv,
+    .cleanup = xs_ls_cleanup,
 };

@@ -10,7 +10,8 @@
  *            rm of "/"
  *   -E2BIG   value over maxsize (everyone, dom0 too), request payload over
  *            HV_XS_PAYLOAD_MAX, path over the length limits, an answer
- *            that does not fit the caller's buffer
+ *            that does not fit the caller's buffer (or, but a directory,
+ *            HV_XS_PAYLOAD_MAX)
  *   -ENOSPC  (HV_XS_EQUOTA) maxent nodes, maxtxn open transactions,
  *            maxops requests in one transaction
  *   -EACCES  permission denied

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internals of hvbench xenstored shared by its files (xenstored.h lists
+ * them): a connection, the server, the watch registry.
+ */
+#ifndef XSD_PRIVATE_H
+#define XSD_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wire.h"
+#include "xenstored.h"
+
+#define XSD_HOME "/local/domain/0/" /* relative paths of a socket client */
+
+/* A modification made in a transaction, fired at its commit. */
+struct xsd_wop {
+    char *path; /* absolute */
+    bool rm;
+};
+
+/* A transaction a connection started (the model's tid). */
+struct xsd_txn {
+    struct xsd_txn *next;
+    uint32_t id;
+    struct xsd_wop *wops;
+    unsigned int nr_wops, cap_wops;
+};
+
+/* A queued message's end in the output stream, for the limits. */
+struct xsd_mark {
+    uint64_t end;
+    bool event;
+};
+
+struct xsd_conn {
+    struct xsd_conn *next, *prev; /* every connection */
+    struct xsd_conn *dirty_next;  /* output to flush this round */
+    bool dirty, reading, closing;
+    int fd;
+    bool ro;
+    unsigned int id; /* "A<id>" in the log, as oxenstored names them */
+    uint8_t in[XSD_MSG_MAX];
+    size_t in_len;
+    uint8_t *out; /* out[out_off, out_len) not yet written */
+    size_t out_off, out_len, out_cap;
+    uint64_t appended, sent; /* bytes, over the connection's life */
+    struct xsd_mark *marks;  /* ring of queued messages */
+    unsigned int mark_head, nr_marks, cap_marks;
+    unsigned int replies, events; /* queued, not yet written */
+    unsigned int nr_watches;
+    struct xsd_txn *txns;
+};
+
+struct xsd_watch {
+    struct xsd_watch *next;
+    struct xsd_conn *conn;
+    char *path; /* as the client gave it (the initial event's path) */
+    char *abs;  /* absolute, or the special "@..." */
+    size_t abs_len;
+    char *token;
+    bool relative; /* events carry paths relative to XSD_HOME */
+};
+
+struct xsd_server {
+    struct hv_xs *xs;
+    struct xsd_opts opts;
+    int lfd[2];  /* read-write, read-only listening sockets, or -1 */
+    int stop_fd; /* eventfd */
+    int epfd;
+    int spare_fd; /* given up to accept and drop a client at EMFILE */
+    struct xsd_conn *conns, *dirty;
+    unsigned int next_id;
+    struct xsd_watch *watches;
+    unsigned int nr_watches;
+    uint8_t *introduced; /* bitmap by domid */
+    struct xsd_server_stats stats;
+};
+
+/* server.c: queue a message on @c (reply or event); false if dropped. */
+bool xsd_queue(struct xsd_server *s, struct xsd_conn *c, uint32_t type,
+               uint32_t req_id, uint32_t tx_id, const void *payload,
+               size_t len);
+void xsd_queue_error(struct xsd_server *s, struct xsd_conn *c,
+                     const struct xsd_hdr *h, int err);
+void xsd_log(struct xsd_server *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* dispatch.c */
+void xsd_dispatch(struct xsd_server *s, struct xsd_conn *c,
+                  const struct xsd_hdr *h, const uint8_t *body);
+/* The connection goes: abort its transactions, drop its watches. */
+void xsd_conn_forget(struct xsd_server *s, struct xsd_conn *c);
+
+/* watch.c */
+int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
+                  const char *abs, const char *token);
+int xsd_watch_del(struct xsd_server *s, struct xsd_conn *c, const char *path,
+                  const char *token);
+void xsd_watch_del_conn(struct xsd_server *s, struct xsd_conn *c);
+/* @abs changed (@rm: removed with its subtree): queue the events. */
+void xsd_watch_fire(struct xsd_server *s, const char *abs, bool rm);
+
+#endif /* XSD_PRIVATE_H */
