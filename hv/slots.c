@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hv/domlookup.h>
+#include <hv/infolist.h>
 #include <hv/pgalloc.h>
 #include <hv/plugin.h>
 #include <hv/quota.h>
@@ -59,6 +60,15 @@ static int pgalloc_validate(const struct hv_plugin_hdr *hdr, char *err,
     return 0;
 }
 
+static int infolist_validate(const struct hv_plugin_hdr *hdr, char *err,
+                             size_t len)
+{
+    const struct hv_infolist_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, getlist);
+    return 0;
+}
+
 static const struct hv_slot slots[] = {
     {
         .id = HV_SLOT_DOMLOOKUP,
@@ -86,6 +96,15 @@ static const struct hv_slot slots[] = {
         .default_plugin = "numa",
         .min_ops_size = sizeof(struct hv_pgalloc_ops),
         .validate = pgalloc_validate,
+    },
+    {
+        .id = HV_SLOT_INFOLIST,
+        .name = "infolist",
+        .summary = "xenctrl domain_getinfolist: chunk size and list "
+                   "building over getdomaininfolist hypercalls (seed 002)",
+        .default_plugin = "chunked",
+        .min_ops_size = sizeof(struct hv_infolist_ops),
+        .validate = infolist_validate,
     },
 };
 

@@ -34,6 +34,7 @@ enum hv_slot_id {
     HV_SLOT_DOMLOOKUP,
     HV_SLOT_QUOTA,
     HV_SLOT_PGALLOC,
+    HV_SLOT_INFOLIST,
     HV_SLOT_NR
 };
 
