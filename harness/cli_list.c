@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include <hv/hypercall.h>
 #include <hv/plugin.h>
 #include <hvb/cli.h>
 #include <hvb/meter.h>
@@ -332,6 +333,51 @@ static json_t *json_workloads(void)
     return a;
 }
 
+/*
+ * What one hypercall crossing costs here, per boundary (hv/hypercall.h):
+ * {"none": {"crossing_ns": 1.4}, ..., "kvm": {"error": "..."}}.
+ */
+static json_t *boundary_costs(void)
+{
+    json_t *o = json_object();
+    unsigned int b;
+
+    for ( b = 0; b < HV_BOUNDARY_NR; b++ )
+    {
+        json_t *e = json_object();
+        char err[256] = "";
+        double ns;
+
+        if ( hv_boundary_measure(b, &ns, err, sizeof(err)) == 0 )
+            json_object_set_new(e, "crossing_ns", json_real(ns));
+        else
+            json_object_set_new(e, "error", json_string(err));
+        json_object_set_new(o, hv_boundary_name(b), e);
+    }
+    return o;
+}
+
+static void boundary_line(FILE *f)
+{
+    json_t *o = boundary_costs(), *e;
+    const char *name, *sep = " ";
+
+    fputs("hypercall boundary (one crossing, median of 9 x 64):", f);
+    json_object_foreach(o, name, e)
+    {
+        json_t *ns = json_object_get(e, "crossing_ns");
+
+        if ( ns )
+            fprintf(f, "%s%s %.0f ns", sep, name, json_real_value(ns));
+        else
+            fprintf(f, "%s%s unavailable (%s)", sep, name,
+                    json_string_value(json_object_get(e, "error")));
+        sep = ", ";
+    }
+    fputc('\n', f);
+    json_decref(o);
+}
+
 /* The counter probe a run would make (--counters auto, @ev). */
 static int probe_counters(const struct hvb_perfev_list *ev)
 {
@@ -356,6 +402,7 @@ static int list_json(unsigned int what, const struct hvb_perfev_list *ev)
             return HVB_EXIT_FAIL;
         }
         json_object_set_new(root, "counters", hvb_meter_probe_json());
+        json_object_set_new(root, "hypercall_boundary", boundary_costs());
     }
     if ( what & LIST_SLOTS )
         json_object_set_new(root, "slots", json_slots());
@@ -379,6 +426,7 @@ static int list_text(unsigned int what, const struct hvb_perfev_list *ev)
         if ( probe_counters(ev) )
             return HVB_EXIT_FAIL;
         hvb_meter_probe_line(stdout);
+        boundary_line(stdout);
     }
     if ( what & LIST_SLOTS )
     {
