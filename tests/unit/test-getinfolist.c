@@ -256,8 +256,10 @@ static const char *run_churn(const char *spec, double seconds, uint64_t *enums)
     pthread_join(tid, NULL);
     hv_xc_close(&xc);
     hv_cpu_leave(cpu);
-    assert_true(c.ops > 0);
     hv_destroy(c.hv);
+    /* A clean run must have seen churn (a caught one may stop first). */
+    if ( why == NULL && c.ops == 0 )
+        why = "the churn thread never ran";
     return why;
 }
 
