@@ -137,6 +137,34 @@ int hv_xc_rev_concat(struct hv_xc *xc, struct hv_xc_chunk *lst,
     return 0;
 }
 
+int hv_xc_getlist_chunked(struct hv_xc *xc, domid_t first,
+                          const struct hv_xc_chunk_loop *how,
+                          struct hv_dominfo_list *out)
+{
+    struct hv_xc_chunk *lst = NULL, *l;
+    unsigned int from = first;
+    uint32_t flags = 0;
+    int rc;
+
+    while ( from < DOMID_FIRST_RESERVED )
+    {
+        rc = hv_xc_chunk(xc, (domid_t)from, how->nb, flags, &l);
+        if ( rc )
+        {
+            hv_xc_chunks_free(lst);
+            return rc;
+        }
+        l->next = lst;
+        lst = l;
+        if ( l->n == 0 || (how->stop_short && l->n < how->nb) )
+            break;
+        from = l->info[0].domain + 1u; /* hd.domid + 1 */
+        if ( how->resume )
+            flags = HV_GDIL_RESUME;
+    }
+    return hv_xc_rev_concat(xc, lst, out);
+}
+
 int hv_xc_domain_getinfolist_all(struct hv_xc *xc, domid_t first,
                                  struct hv_dominfo_list *out)
 {

@@ -106,8 +106,7 @@ fail:
 }
 
 static const struct hv_opt append2_opts[] = {
-    HV_OPT_UINT_ROW(struct hv_infolist_chunk_opts, chunk, "chunk", "2", 1,
-                    DOMID_FIRST_RESERVED, "domains per hypercall"),
+    HV_INFOLIST_CHUNK_OPT("2"),
     HV_OPT_TABLE_END,
 };
 

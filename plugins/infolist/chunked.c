@@ -10,50 +10,29 @@
  *
  * Chunks of `chunk` domains (1024) are prepended to a list of chunks, and
  * one rev_concat at the end copies every record once: linear in the
- * client.  It stops at an empty reply, so N domains take N/chunk + 1
- * hypercalls, and each still walks Xen's list from the head: about
- * N^2 / (2 chunk) list steps, the cost `cursor` removes.
+ * client (hv_xc_getlist_chunked, hv/xenctrl.h).  It stops at an empty
+ * reply, so N domains take N/chunk + 1 hypercalls, and each still walks
+ * Xen's list from the head: about N^2 / (2 chunk) list steps, the cost
+ * `cursor` removes.
  *
  * Worked example (domains 0, 5, 9, chunk 2): from 0 -> [5; 0], from 6 ->
  * [9], from 10 -> [] stops; rev_concat [[9]; [5; 0]] -> [0; 5; 9].
  */
-#include <stdlib.h>
-
 #include <hv/hv.h>
 #include <hv/infolist.h>
 
 static int chunked_getlist(struct hv_xc *xc, const void *opts, domid_t first,
                            struct hv_dominfo_list *out)
 {
-    const unsigned int nb =
-        ((const struct hv_infolist_chunk_opts *)opts)->chunk;
-    struct hv_xc_chunk *lst = NULL, *l;
-    unsigned int from = first;
-    int rc;
+    const struct hv_xc_chunk_loop how = {
+        .nb = ((const struct hv_infolist_chunk_opts *)opts)->chunk,
+    };
 
-    while ( from < DOMID_FIRST_RESERVED )
-    {
-        rc = hv_xc_chunk(xc, (domid_t)from, nb, 0, &l);
-        if ( rc )
-        {
-            hv_xc_chunks_free(lst);
-            return rc;
-        }
-        if ( l->n == 0 )
-        {
-            free(l);
-            break;
-        }
-        from = l->info[0].domain + 1u; /* hd.domid + 1 */
-        l->next = lst;
-        lst = l;
-    }
-    return hv_xc_rev_concat(xc, lst, out);
+    return hv_xc_getlist_chunked(xc, first, &how, out);
 }
 
 static const struct hv_opt chunked_opts[] = {
-    HV_OPT_UINT_ROW(struct hv_infolist_chunk_opts, chunk, "chunk", "1024", 1,
-                    DOMID_FIRST_RESERVED, "domains per hypercall"),
+    HV_INFOLIST_CHUNK_OPT("1024"),
     HV_OPT_TABLE_END,
 };
 

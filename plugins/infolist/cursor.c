@@ -18,42 +18,23 @@
  * 6 with RESUME: Xen finds 5 in bucket 5, walks 9 -> [9] (short: stop);
  * rev_concat -> [0; 5; 9]: 2 calls, 3 + 1 + 2 = 6 steps.
  */
-#include <stdlib.h>
-
 #include <hv/hv.h>
 #include <hv/infolist.h>
 
 static int cursor_getlist(struct hv_xc *xc, const void *opts, domid_t first,
                           struct hv_dominfo_list *out)
 {
-    const unsigned int nb =
-        ((const struct hv_infolist_chunk_opts *)opts)->chunk;
-    struct hv_xc_chunk *lst = NULL, *l;
-    unsigned int from = first;
-    uint32_t flags = 0;
-    int rc;
+    const struct hv_xc_chunk_loop how = {
+        .nb = ((const struct hv_infolist_chunk_opts *)opts)->chunk,
+        .stop_short = true,
+        .resume = true,
+    };
 
-    while ( from < DOMID_FIRST_RESERVED )
-    {
-        rc = hv_xc_chunk(xc, (domid_t)from, nb, flags, &l);
-        if ( rc )
-        {
-            hv_xc_chunks_free(lst);
-            return rc;
-        }
-        l->next = lst;
-        lst = l;
-        if ( l->n < nb )
-            break;
-        from = l->info[0].domain + 1u;
-        flags = HV_GDIL_RESUME;
-    }
-    return hv_xc_rev_concat(xc, lst, out);
+    return hv_xc_getlist_chunked(xc, first, &how, out);
 }
 
 static const struct hv_opt cursor_opts[] = {
-    HV_OPT_UINT_ROW(struct hv_infolist_chunk_opts, chunk, "chunk", "1024", 1,
-                    DOMID_FIRST_RESERVED, "domains per hypercall"),
+    HV_INFOLIST_CHUNK_OPT("1024"),
     HV_OPT_TABLE_END,
 };
 

@@ -27,9 +27,13 @@ struct hv_infolist_ops {
                    struct hv_dominfo_list *out);
 };
 
-/* The usual option: records per hypercall. */
+/* The usual option: records per hypercall, and its table row. */
 struct hv_infolist_chunk_opts {
     unsigned int chunk;
 };
+
+#define HV_INFOLIST_CHUNK_OPT(def_)                                           \
+    HV_OPT_UINT_ROW(struct hv_infolist_chunk_opts, chunk, "chunk", (def_), 1, \
+                    DOMID_FIRST_RESERVED, "domains per hypercall")
 
 #endif /* HV_INFOLIST_H */

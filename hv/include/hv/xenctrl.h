@@ -19,6 +19,7 @@
 #ifndef HV_XENCTRL_H
 #define HV_XENCTRL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,23 @@ int HV_MUST_CHECK hv_xc_chunk(struct hv_xc *xc, domid_t first, unsigned int nb,
  */
 int HV_MUST_CHECK hv_xc_rev_concat(struct hv_xc *xc, struct hv_xc_chunk *lst,
                                    struct hv_dominfo_list *out);
+
+/*
+ * The chunk loop of the linear strategies (xenctrl.ml since 2022):
+ * chunks of @nb from @first, each prepended (l :: lst) and the next call
+ * starting after its largest domid, then one rev_concat.  It ends at an
+ * empty reply, or with @stop_short at any short one; with @resume every
+ * call after the first asks Xen to resume after the last domain
+ * (HV_GDIL_RESUME).  0 or -errno.
+ */
+struct hv_xc_chunk_loop {
+    unsigned int nb;
+    bool stop_short;
+    bool resume;
+};
+int HV_MUST_CHECK hv_xc_getlist_chunked(struct hv_xc *xc, domid_t first,
+                                        const struct hv_xc_chunk_loop *how,
+                                        struct hv_dominfo_list *out);
 
 /* Free every chunk of a list of chunks. */
 void hv_xc_chunks_free(struct hv_xc_chunk *lst);
