@@ -169,7 +169,7 @@ unsigned int hv_gnttab_map(struct hv_cpu *cpu, struct hv_gnttab_map_op *ops,
                            unsigned int count)
 {
     const uint64_t args[HV_HC_NR_ARGS] = {0 /* GNTTABOP_map_grant_ref */,
-                                            count};
+                                          count};
     unsigned int i;
 
     hv_hypercall(cpu, HV_HC_GRANT_TABLE_OP, args);
@@ -230,7 +230,7 @@ unsigned int hv_gnttab_unmap(struct hv_cpu *cpu, struct hv_gnttab_unmap_op *ops,
                              unsigned int count)
 {
     const uint64_t args[HV_HC_NR_ARGS] = {1 /* GNTTABOP_unmap_grant_ref */,
-                                            count};
+                                          count};
     unsigned int i;
 
     hv_hypercall(cpu, HV_HC_GRANT_TABLE_OP, args);

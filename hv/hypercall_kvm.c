@@ -260,8 +260,14 @@ int hv_kvm_cross(struct hv_kvm *k, unsigned int id, uint64_t op,
     b->op = op;
     for ( i = 0; i < nargs && i < HV_HC_NR_ARGS; i++ )
         b->args[i] = args[i];
-    if ( unlikely(ioctl(v->fd, KVM_RUN, 0) < 0) )
-        return -errno;
+    /*
+     * A signal (a profiler's timer) may stop KVM_RUN before the OUT:
+     * KVM returns EINTR at an instruction boundary and the next KVM_RUN
+     * resumes the guest where it stopped, so the count still moves by one.
+     */
+    while ( unlikely(ioctl(v->fd, KVM_RUN, 0) < 0) )
+        if ( errno != EINTR )
+            return -errno;
     if ( unlikely(run->exit_reason != KVM_EXIT_IO ||
                   run->io.direction != KVM_EXIT_IO_OUT ||
                   run->io.port != HV_KVM_PORT) )

@@ -69,5 +69,27 @@ for r in d["benchmarks"]:
 if seen != 6:
     print("FAIL: %d rows, want 6" % seen); sys.exit(1)
 PY
+# xenopsd-poll, short: a share in (0, 100], polls and boots happened,
+# and a modelled cost says so.
+"$hvbench" run xenopsd-poll --plugin infolist=append-2,cursor \
+    --param domains=50 --param duration_ms=100 --param boot_work_us=0,50 \
+    --repetitions 1 -q -o "$tmp/x.json" >/dev/null 2>"$tmp/err" ||
+    no "run xenopsd-poll: $(cat "$tmp/err")"
+/usr/bin/python3 - "$tmp/x.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for r in d["benchmarks"] if r.get("run_type") != "aggregate"]
+if len(rows) != 4:
+    print("FAIL: xenopsd-poll: %d rows, want 4" % len(rows)); sys.exit(1)
+for r in rows:
+    share = r.get("poller_cpu_share_pct", -1)
+    if not (0 < share <= 100 and r.get("polls", 0) > 0 and r.get("boots", 0) > 0):
+        print("FAIL: xenopsd-poll", r["name"], share, r.get("polls"), r.get("boots"))
+        sys.exit(1)
+    modelled = r["hvbench"]["params"]["boot_work_us"] > 0
+    if modelled != ("boot_work_us_modelled" in r):
+        print("FAIL: xenopsd-poll", r["name"], "modelled cost not flagged")
+        sys.exit(1)
+PY
 [ "$fail" -eq 0 ] && echo "toolstack CLI ok"
 exit "$fail"

@@ -293,6 +293,8 @@ static void xpoll_thread(struct hvb_thread *t)
         hvb_counter_add(t, "poll_us", polls ? (double)busy / polls / 1e3 : 0,
                         0);
         hvb_counter_add(t, "boots", (double)(atomic_load(&s->boots) - b0), 0);
+        if ( s->boot_work_us )
+            hvb_counter_add(t, "boot_work_us_modelled", s->boot_work_us, 0);
     }
     hv_xc_close(&xc);
 }
