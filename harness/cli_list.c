@@ -10,9 +10,9 @@
 
 #include <jansson.h>
 
-#include <hv/hypercall.h>
 #include <hv/plugin.h>
 #include <hvb/cli.h>
+#include <hvb/env.h>
 #include <hvb/meter.h>
 #include <hvb/params.h>
 #include <hvb/registry.h>
@@ -333,33 +333,9 @@ static json_t *json_workloads(void)
     return a;
 }
 
-/*
- * What one hypercall crossing costs here, per boundary (hv/hypercall.h):
- * {"none": {"crossing_ns": 1.4}, ..., "kvm": {"error": "..."}}.
- */
-static json_t *boundary_costs(void)
-{
-    json_t *o = json_object();
-    unsigned int b;
-
-    for ( b = 0; b < HV_BOUNDARY_NR; b++ )
-    {
-        json_t *e = json_object();
-        char err[256] = "";
-        double ns;
-
-        if ( hv_boundary_measure(b, &ns, err, sizeof(err)) == 0 )
-            json_object_set_new(e, "crossing_ns", json_real(ns));
-        else
-            json_object_set_new(e, "error", json_string(err));
-        json_object_set_new(o, hv_boundary_name(b), e);
-    }
-    return o;
-}
-
 static void boundary_line(FILE *f)
 {
-    json_t *o = boundary_costs(), *e;
+    json_t *o = hvb_env_boundary_costs(), *e;
     const char *name, *sep = " ";
 
     fputs("hypercall boundary (one crossing, median of 9 x 64):", f);
@@ -402,7 +378,8 @@ static int list_json(unsigned int what, const struct hvb_perfev_list *ev)
             return HVB_EXIT_FAIL;
         }
         json_object_set_new(root, "counters", hvb_meter_probe_json());
-        json_object_set_new(root, "hypercall_boundary", boundary_costs());
+        json_object_set_new(root, "hypercall_boundary",
+                            hvb_env_boundary_costs());
     }
     if ( what & LIST_SLOTS )
         json_object_set_new(root, "slots", json_slots());

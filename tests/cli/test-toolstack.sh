@@ -6,7 +6,7 @@
 # and a bad one is exit 2; boundary=kvm on a missing device fails with
 # the reason, never silently; a run's per-enumeration hypercall counts
 # follow the strategies (N/2 + 1 vs N/1024 + 1 vs 1); list counters says
-# what one crossing costs.
+# what one crossing costs, and every run's environment ledger records it.
 # Usage: test-toolstack.sh HVBENCH
 set -u
 hvbench=$1
@@ -23,6 +23,13 @@ grep -q dup-boundary "$tmp/plugins" && no "the test-only plugin is listed"
 "$hvbench" list workloads >"$tmp/wl" 2>&1 || no "list workloads"
 grep -q getinfolist "$tmp/wl" || no "getinfolist not listed"
 grep -q xenopsd-poll "$tmp/wl" || no "xenopsd-poll not listed"
+HVB_KVM_DEVICE=/nonexistent/kvm "$hvbench" run empty --min-time 0.01 \
+    --repetitions 1 -q -o "$tmp/e.json" >/dev/null 2>&1 || no "run empty"
+/usr/bin/python3 -c "
+import json, sys
+e = json.load(open(sys.argv[1]))['hvbench']['environment']['hypercall_boundary']
+sys.exit(0 if '/nonexistent/kvm' in e['kvm'].get('error', '') else 1)" \
+    "$tmp/e.json" || no "environment: kvm's reason not recorded"
 HVB_KVM_DEVICE=/nonexistent/kvm "$hvbench" list counters >"$tmp/ctr" 2>&1 ||
     no "list counters"
 grep -q "hypercall boundary.*syscall [0-9]* ns.*kvm unavailable.*/nonexistent/kvm" \
@@ -50,6 +57,10 @@ grep -q "boundary=kvm: /nonexistent/kvm: .*No such file" "$tmp/err" ||
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = {"append-2": 26, "chunked": 2, "cursor": 1}
+hb = d["hvbench"]["environment"]["hypercall_boundary"]
+if not (hb["none"]["crossing_ns"] > 0 and hb["syscall"]["crossing_ns"] > 0
+        and ("crossing_ns" in hb["kvm"] or "error" in hb["kvm"])):
+    print("FAIL: environment.hypercall_boundary:", hb); sys.exit(1)
 seen = 0
 for c in d["hvbench"]["cells"]:
     b = c["params"].get("boundary")
