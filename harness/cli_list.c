@@ -12,6 +12,7 @@
 
 #include <hv/plugin.h>
 #include <hvb/cli.h>
+#include <hvb/env.h>
 #include <hvb/meter.h>
 #include <hvb/params.h>
 #include <hvb/registry.h>
@@ -332,6 +333,27 @@ static json_t *json_workloads(void)
     return a;
 }
 
+static void boundary_line(FILE *f)
+{
+    json_t *o = hvb_env_boundary_costs(), *e;
+    const char *name, *sep = " ";
+
+    fputs("hypercall boundary (one crossing, median of 9 x 64):", f);
+    json_object_foreach(o, name, e)
+    {
+        json_t *ns = json_object_get(e, "crossing_ns");
+
+        if ( ns )
+            fprintf(f, "%s%s %.0f ns", sep, name, json_real_value(ns));
+        else
+            fprintf(f, "%s%s unavailable (%s)", sep, name,
+                    json_string_value(json_object_get(e, "error")));
+        sep = ", ";
+    }
+    fputc('\n', f);
+    json_decref(o);
+}
+
 /* The counter probe a run would make (--counters auto, @ev). */
 static int probe_counters(const struct hvb_perfev_list *ev)
 {
@@ -356,6 +378,8 @@ static int list_json(unsigned int what, const struct hvb_perfev_list *ev)
             return HVB_EXIT_FAIL;
         }
         json_object_set_new(root, "counters", hvb_meter_probe_json());
+        json_object_set_new(root, "hypercall_boundary",
+                            hvb_env_boundary_costs());
     }
     if ( what & LIST_SLOTS )
         json_object_set_new(root, "slots", json_slots());
@@ -379,6 +403,7 @@ static int list_text(unsigned int what, const struct hvb_perfev_list *ev)
         if ( probe_counters(ev) )
             return HVB_EXIT_FAIL;
         hvb_meter_probe_line(stdout);
+        boundary_line(stdout);
     }
     if ( what & LIST_SLOTS )
     {

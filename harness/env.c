@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <hv/hypercall.h>
 #include <hvb/env.h>
 
 /* The first line of @path without its newline, or NULL. */
@@ -75,6 +76,26 @@ static json_t *loadavg(void)
     return a;
 }
 
+json_t *hvb_env_boundary_costs(void)
+{
+    json_t *o = json_object();
+    unsigned int b;
+
+    for ( b = 0; b < HV_BOUNDARY_NR; b++ )
+    {
+        json_t *e = json_object();
+        char err[256] = "";
+        double ns;
+
+        if ( hv_boundary_measure(b, &ns, err, sizeof(err)) == 0 )
+            json_object_set_new(e, "crossing_ns", json_real(ns));
+        else
+            json_object_set_new(e, "error", json_string(err));
+        json_object_set_new(o, hv_boundary_name(b), e);
+    }
+    return o;
+}
+
 json_t *hvb_env_before(void)
 {
     json_t *e = json_object();
@@ -105,6 +126,7 @@ json_t *hvb_env_before(void)
                         first_line("/proc/sys/kernel/randomize_va_space"));
     json_object_set_new(e, "perf_event_paranoid",
                         first_line("/proc/sys/kernel/perf_event_paranoid"));
+    json_object_set_new(e, "hypercall_boundary", hvb_env_boundary_costs());
     json_object_set_new(e, "load_avg_before", loadavg());
     json_object_set_new(e, "steal_ticks_before",
                         st < 0 ? json_null() : json_integer(st));

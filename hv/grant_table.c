@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <hv/hypercall.h>
+
 #include "private.h"
 
 static HV_LOCK_CLASS(gnttab_class, "grant_table_lock");
@@ -166,8 +168,11 @@ out:
 unsigned int hv_gnttab_map(struct hv_cpu *cpu, struct hv_gnttab_map_op *ops,
                            unsigned int count)
 {
+    const uint64_t args[HV_HC_NR_ARGS] = {0 /* GNTTABOP_map_grant_ref */,
+                                          count};
     unsigned int i;
 
+    hv_hypercall(cpu, HV_HC_GRANT_TABLE_OP, args);
     for ( i = 0; i < count; i++ )
         map_one(cpu, &ops[i]);
     return count;
@@ -224,8 +229,11 @@ static void unmap_one(struct hv_cpu *cpu, struct hv_gnttab_unmap_op *op)
 unsigned int hv_gnttab_unmap(struct hv_cpu *cpu, struct hv_gnttab_unmap_op *ops,
                              unsigned int count)
 {
+    const uint64_t args[HV_HC_NR_ARGS] = {1 /* GNTTABOP_unmap_grant_ref */,
+                                          count};
     unsigned int i;
 
+    hv_hypercall(cpu, HV_HC_GRANT_TABLE_OP, args);
     for ( i = 0; i < count; i++ )
         unmap_one(cpu, &ops[i]);
     return count;

@@ -143,12 +143,15 @@ enum {
     INIT_domlookup = 1u << 4,
     INIT_pgalloc = 1u << 5,
     INIT_xs = 1u << 6,
+    INIT_hypercall = 1u << 7,
 };
 
 static void hv_teardown(struct hv *hv, unsigned int init_status)
 {
     unsigned int i;
 
+    if ( init_status & INIT_hypercall )
+        hv_hypercall_fini(hv);
     if ( init_status & INIT_xs )
     {
         hv_xs_destroy(hv->xs);
@@ -285,6 +288,12 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
     }
     init_status |= INIT_xs;
 
+    hv_sysctl_init(hv);
+    rc = hv_hypercall_init(hv, err, len);
+    if ( rc )
+        goto fail;
+    init_status |= INIT_hypercall;
+
     *out = hv;
     return 0;
 
@@ -329,6 +338,15 @@ struct hv_cpu *hv_cpu_enter(struct hv *hv, unsigned int id)
         hv_rcu_cpu_offline(c);
         atomic_store(&c->online, false);
         errno = EIO;
+        return NULL;
+    }
+    if ( hv_hypercall_cpu_online(c) )
+    {
+        if ( hv->domlookup->cpu_offline )
+            hv->domlookup->cpu_offline(c, hv->domlookup_priv);
+        hv_rcu_cpu_offline(c);
+        atomic_store(&c->online, false);
+        errno = ENODEV;
         return NULL;
     }
     return c;

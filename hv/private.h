@@ -66,6 +66,11 @@ struct hv {
     struct hv_heap_state heap;
     const struct hv_pgalloc_ops *pgalloc;
     void *pgalloc_priv;
+    /* The hypercall boundary (hv/hypercall.c). */
+    struct hv_kvm *kvm; /* boundary=kvm: the VM */
+    double crossing_ns; /* one crossing, measured at hv_create() */
+    /* The toolstack's hypervisor side (hv/sysctl.c). */
+    hv_spinlock_t sysctl_lock; /* Xen's sysctl_lock: every sysctl */
 };
 
 int hv_rcu_init(struct hv *hv);
@@ -75,6 +80,12 @@ void hv_rcu_cpu_offline(struct hv_cpu *cpu);
 
 int hv_heap_init(struct hv *hv, char *err, size_t len);
 void hv_heap_fini(struct hv *hv);
+
+int hv_hypercall_init(struct hv *hv, char *err, size_t len);
+void hv_hypercall_fini(struct hv *hv);
+int hv_hypercall_cpu_online(struct hv_cpu *cpu);
+
+void hv_sysctl_init(struct hv *hv);
 
 void hv_domtab_init(struct hv *hv);
 void hv_domtab_destroy_all(struct hv *hv);

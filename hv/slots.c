@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hv/domlookup.h>
+#include <hv/infolist.h>
 #include <hv/namesearch.h>
 #include <hv/pgalloc.h>
 #include <hv/plugin.h>
@@ -79,6 +80,15 @@ static int namesearch_validate(const struct hv_plugin_hdr *hdr, char *err,
     return 0;
 }
 
+static int infolist_validate(const struct hv_plugin_hdr *hdr, char *err,
+                             size_t len)
+{
+    const struct hv_infolist_ops *ops = (const void *)hdr;
+
+    REQUIRE(ops, getlist);
+    return 0;
+}
+
 static const struct hv_slot slots[] = {
     {
         .id = HV_SLOT_DOMLOOKUP,
@@ -124,6 +134,15 @@ static const struct hv_slot slots[] = {
         .default_plugin = "name-hash",
         .min_ops_size = sizeof(struct hv_namesearch_ops),
         .validate = namesearch_validate,
+    },
+    {
+        .id = HV_SLOT_INFOLIST,
+        .name = "infolist",
+        .summary = "xenctrl domain_getinfolist: chunk size and list "
+                   "building over getdomaininfolist hypercalls (seed 002)",
+        .default_plugin = "chunked",
+        .min_ops_size = sizeof(struct hv_infolist_ops),
+        .validate = infolist_validate,
     },
 };
 

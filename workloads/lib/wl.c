@@ -50,7 +50,7 @@ int wl_grant_all(struct hvb_cell *c, domid_t owner, domid_t grantee,
     return rc;
 }
 
-static void sleep_until(uint64_t deadline_ns)
+void wl_sleep_until(uint64_t deadline_ns)
 {
     uint64_t now = hv_now_ns();
     struct timespec ts;
@@ -81,7 +81,7 @@ void wl_churn(struct hvb_thread *t, domid_t first, unsigned int n,
 
         if ( hv_now_ns() < next )
         {
-            sleep_until(next);
+            wl_sleep_until(next);
             continue;
         }
         next += period;

@@ -41,6 +41,9 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                        "(ns)")
 void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg);
 
+/* Sleep until hv_now_ns() reaches @deadline_ns, waking at least every ms. */
+void wl_sleep_until(uint64_t deadline_ns);
+
 /* A cleanup hook for workloads whose state is one malloc'd block. */
 void wl_free_priv(struct hvb_cell *c);
 

@@ -15,6 +15,7 @@
 #include <hv/hv.h>
 
 #include "../lib/wl.h"
+#include "../lib/wl_hc.h"
 
 #define BACKEND     0
 #define FIRST_GUEST 1
@@ -69,6 +70,7 @@ static void netio_thread(struct hvb_thread *t)
 
     HV_BUG_ON(map == NULL || unmap == NULL || buf == NULL);
     hv_cpu_set_domain(t->cpu, BACKEND);
+    wl_report_crossing(t);
     while ( hvb_keep_running_batch(t, s->batch) )
     {
         /* Map, copy each packet out of its frame, unmap. */
@@ -111,6 +113,7 @@ static const struct hvb_param netio_params[] = {
     HVB_PARAM_UINT_ROW("copy_bytes", "1500", 0, 4096,
                        "bytes copied per packet"),
     WL_PARAM_MAP_COST,
+    WL_PARAM_BOUNDARY,
     HVB_PARAM_UINT_ROW("churn", "1000", 0, 1000000,
                        "background domain destroy+create pairs per second"),
     HVB_PARAM_UINT_ROW("churn_domains", "100", 1, 10000,
@@ -128,7 +131,7 @@ HVB_REGISTER_WORKLOAD(netio_workload) = {
     .slots = netio_slots,
     .params = netio_params,
     .check = netio_check,
-    .configure = wl_configure_map_cost,
+    .configure = wl_configure_grant,
     .prepare = netio_prepare,
     .thread = netio_thread,
     .background = netio_background,

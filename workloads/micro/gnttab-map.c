@@ -12,6 +12,7 @@
 #include <hv/hv.h>
 
 #include "../lib/wl.h"
+#include "../lib/wl_hc.h"
 
 #define BACKEND 0
 #define GUEST   1
@@ -45,6 +46,7 @@ static void gnttab_map_thread(struct hvb_thread *t)
 
     HV_BUG_ON(map == NULL || unmap == NULL);
     hv_cpu_set_domain(t->cpu, BACKEND);
+    wl_report_crossing(t);
     while ( hvb_keep_running_batch(t, 2 * s->batch) )
         HV_BUG_ON(wl_gnttab_round(t, map, unmap, GUEST, s->batch, s->grants) !=
                   0);
@@ -57,6 +59,7 @@ static const struct hvb_param gnttab_map_params[] = {
     HVB_PARAM_UINT_ROW("grants", "1024", 1, 1u << 20,
                        "grant entries the guest offers"),
     WL_PARAM_MAP_COST,
+    WL_PARAM_BOUNDARY,
     HVB_PARAM_TABLE_END,
 };
 
@@ -68,7 +71,7 @@ HVB_REGISTER_WORKLOAD(gnttab_map_workload) = {
     .summary = "batched grant map + unmap, one domain lookup per op",
     .slots = gnttab_map_slots,
     .params = gnttab_map_params,
-    .configure = wl_configure_map_cost,
+    .configure = wl_configure_grant,
     .prepare = gnttab_map_prepare,
     .thread = gnttab_map_thread,
     .cleanup = wl_free_priv,

@@ -56,6 +56,8 @@ struct hv_config {
     uint64_t mem_bytes;
     bool scrub;
     unsigned int zones; /* HV_ZONES_DOM (default) or HV_ZONES_BITWIDTH */
+    /* The hypercall boundary (hv/hypercall.h): enum hv_boundary; 0 none. */
+    unsigned int boundary;
 };
 
 /* Zone layouts of the page heap (hv/page_alloc.c). */

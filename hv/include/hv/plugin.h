@@ -36,6 +36,7 @@ enum hv_slot_id {
     HV_SLOT_PGALLOC,
     HV_SLOT_SECLOCK,    /* libvirt security manager locking (seed 003) */
     HV_SLOT_NAMESEARCH, /* libvirt domain-object search by name */
+    HV_SLOT_INFOLIST,   /* xenctrl domain_getinfolist (seed 002) */
     HV_SLOT_NR
 };
 

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * domain_getinfolist under every infolist plugin (seed 002): every domain
+ * exactly once, in domid order, with any chunk size, from any first
+ * domain, and while other domains are created and destroyed; the
+ * hypervisor side's counts (hypercalls, list steps) match the cost model;
+ * and the negative control (tests/plugins/dup-boundary.c) is caught by
+ * the same check.
+ *
+ * With churn the oracle is: the stable domains (even domids) appear
+ * exactly once each; every listed domid is stable or a churn one (odd);
+ * the list is strictly increasing.
+ *
+ *   test-getinfolist [SECONDS]   seconds of churn per plugin (default 0.3)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <hv/hv.h>
+#include <hv/infolist.h>
+#include <hv/xenctrl.h>
+
+#include "testlib.h"
+
+static double churn_seconds = 0.3;
+
+/* Built-in plugins of the slot, then variants with a small chunk. */
+static const char *const specs[] = {
+    "append-2", "append-2:chunk=1", "append-2:chunk=5",
+    "chunked",  "chunked:chunk=1",  "chunked:chunk=3",
+    "cursor",   "cursor:chunk=1",   "cursor:chunk=4",
+};
+
+/*
+ * check_list - @l against the oracle: strictly increasing; every domid
+ * in @must appears (exactly once, by monotonicity); every listed domid
+ * is in @must or satisfies @may.  NULL, or what is wrong.
+ */
+static const char *check_list(const struct hv_dominfo_list *l,
+                              const domid_t *must, unsigned int nmust,
+                              bool (*may)(domid_t))
+{
+    unsigned int i, j = 0;
+
+    for ( i = 0; i < l->n; i++ )
+    {
+        domid_t id = l->info[i].domain;
+
+        if ( i > 0 && id <= l->info[i - 1].domain )
+            return "not strictly increasing (a domain twice, or out of order)";
+        if ( j < nmust && must[j] < id )
+            return "a domain that exists throughout is missing";
+        if ( j < nmust && must[j] == id )
+            j++;
+        else if ( may == NULL || !may(id) )
+            return "a domain that does not exist";
+    }
+    return j == nmust ? NULL : "a domain that exists throughout is missing";
+}
+
+static struct hv *make(const char *spec)
+{
+    struct hv_config cfg;
+
+    hv_config_init(&cfg);
+    cfg.nr_cpus = 4;
+    return tl_hv_create_cfg(&cfg, "infolist", spec);
+}
+
+/* Every plugin: N sparse domains, every first domain class. */
+static void static_sets(void **state)
+{
+    static const unsigned int sizes[] = {0, 1, 2, 3, 7, 64, 1000};
+    domid_t *ids = malloc(DOMID_FIRST_RESERVED * sizeof(*ids));
+    unsigned int s, z, k;
+
+    (void)state;
+    assert_non_null(ids);
+    for ( s = 0; s < HV_ARRAY_SIZE(specs); s++ )
+        for ( z = 0; z < HV_ARRAY_SIZE(sizes); z++ )
+        {
+            unsigned int n = sizes[z];
+            struct hv *hv = make(specs[s]);
+            struct hv_dominfo_list l;
+            struct hv_cpu *cpu;
+            struct hv_xc xc;
+            const char *why;
+
+            assert_non_null(hv);
+            for ( k = 0; k < n; k++ )
+            {
+                ids[k] = (domid_t)((uint64_t)k * DOMID_FIRST_RESERVED / n);
+                assert_int_equal(hv_domain_create(hv, ids[k], 0, NULL), 0);
+            }
+            cpu = hv_cpu_enter(hv, 0);
+            assert_non_null(cpu);
+            hv_xc_open(&xc, cpu);
+            assert_int_equal(hv_xc_domain_getinfolist_all(&xc, 0, &l), 0);
+            why = check_list(&l, ids, n, NULL);
+            if ( why )
+                fail_msg("%s, %u domains: %s", specs[s], n, why);
+            free(l.info);
+            /* From the middle: the domains >= ids[n / 2] only. */
+            if ( n > 1 )
+            {
+                assert_int_equal(
+                    hv_xc_domain_getinfolist_all(&xc, ids[n / 2], &l), 0);
+                why = check_list(&l, ids + n / 2, n - n / 2, NULL);
+                if ( why )
+                    fail_msg("%s, %u domains from %u: %s", specs[s], n,
+                             ids[n / 2], why);
+                free(l.info);
+            }
+            hv_xc_close(&xc);
+            hv_rcu_quiescent(cpu);
+            hv_cpu_leave(cpu);
+            hv_destroy(hv);
+        }
+    free(ids);
+}
+
+/* The hypervisor's counts follow the cost model of each strategy. */
+static void cost_model(void **state)
+{
+    static const struct {
+        const char *spec;
+        uint64_t calls, chunk;
+    } want[] = {
+        /* 1000 domains: N/c + 1 for the old and the fix, ceil(N/c) for cursor */
+        {"append-2", 501, 2},           {"chunked", 2, 1024},
+        {"chunked:chunk=100", 11, 100}, {"cursor", 1, 1024},
+        {"cursor:chunk=100", 11, 100},  {"cursor:chunk=7", 143, 7},
+    };
+    unsigned int s, k, n = 1000;
+
+    (void)state;
+    for ( s = 0; s < HV_ARRAY_SIZE(want); s++ )
+    {
+        struct hv *hv = make(want[s].spec);
+        struct hv_dominfo_list l;
+        struct hv_cpu *cpu;
+        struct hv_xc xc;
+        uint64_t steps;
+
+        assert_non_null(hv);
+        for ( k = 0; k < n; k++ )
+            assert_int_equal(hv_domain_create(hv, (domid_t)(k * 32), 0, NULL),
+                             0);
+        cpu = hv_cpu_enter(hv, 0);
+        assert_non_null(cpu);
+        hv_xc_open(&xc, cpu);
+        hv_perfc_reset(hv);
+        assert_int_equal(hv_xc_domain_getinfolist_all(&xc, 0, &l), 0);
+        assert_int_equal(l.n, n);
+        free(l.info);
+        if ( hv_perfc_sum(hv, HV_PERFC_hypercall) != want[s].calls )
+            fail_msg("%s: %llu hypercalls, want %llu", want[s].spec,
+                     (unsigned long long)hv_perfc_sum(hv, HV_PERFC_hypercall),
+                     (unsigned long long)want[s].calls);
+        assert_int_equal(hv_perfc_sum(hv, HV_PERFC_sysctl_fill), n);
+        steps = hv_perfc_sum(hv, HV_PERFC_sysctl_list_step);
+        /*
+         * From the head: at least N^2 / (2c) steps.  The cursor: N plus
+         * one hash bucket per call (domids k * 32 use 8 of the 256
+         * buckets: 125 domains each).
+         */
+        if ( strncmp(want[s].spec, "cursor", 6) == 0 )
+        {
+            if ( steps > n + want[s].calls * (n / 8 + 1) )
+                fail_msg("%s: %llu list steps", want[s].spec,
+                         (unsigned long long)steps);
+        }
+        else if ( steps < (uint64_t)n * n / (2 * want[s].chunk) )
+            fail_msg("%s: %llu list steps, want >= N^2/2c", want[s].spec,
+                     (unsigned long long)steps);
+        hv_xc_close(&xc);
+        hv_rcu_quiescent(cpu);
+        hv_cpu_leave(cpu);
+        hv_destroy(hv);
+    }
+}
+
+/* Churn: odd domids come and go while the reader enumerates. */
+#define STABLE 400
+
+struct churn {
+    struct hv *hv;
+    _Atomic bool stop;
+    uint64_t ops;
+};
+
+static bool is_churn_id(domid_t id)
+{
+    return id & 1;
+}
+
+static void *churn_main(void *arg)
+{
+    struct churn *c = arg;
+    uint64_t rng = 42;
+
+    while ( !atomic_load(&c->stop) )
+    {
+        domid_t id = (domid_t)(2 * (tl_rand(&rng) % (STABLE * 2)) + 1);
+
+        if ( hv_domain_destroy(c->hv, id) != 0 )
+            (void)!hv_domain_create(c->hv, id, 0, NULL);
+        c->ops++;
+        hv_rcu_poll(c->hv);
+    }
+    return NULL;
+}
+
+static const char *run_churn(const char *spec, double seconds, uint64_t *enums)
+{
+    domid_t must[STABLE];
+    struct churn c = {.stop = false};
+    const char *why = NULL;
+    struct hv_dominfo_list l;
+    struct hv_cpu *cpu;
+    struct hv_xc xc;
+    pthread_t tid;
+    unsigned int k;
+    double end;
+
+    c.hv = make(spec);
+    assert_non_null(c.hv);
+    for ( k = 0; k < STABLE; k++ )
+    {
+        must[k] = (domid_t)(k * 4); /* even: 0, 4, 8, ... */
+        assert_int_equal(hv_domain_create(c.hv, must[k], 0, NULL), 0);
+    }
+    cpu = hv_cpu_enter(c.hv, 0);
+    assert_non_null(cpu);
+    hv_xc_open(&xc, cpu);
+    assert_int_equal(pthread_create(&tid, NULL, churn_main, &c), 0);
+    *enums = 0;
+    end = tl_now() + seconds;
+    while ( why == NULL && tl_now() < end )
+    {
+        assert_int_equal(hv_xc_domain_getinfolist_all(&xc, 0, &l), 0);
+        why = check_list(&l, must, STABLE, is_churn_id);
+        free(l.info);
+        hv_rcu_quiescent(cpu);
+        ++*enums;
+    }
+    atomic_store(&c.stop, true);
+    pthread_join(tid, NULL);
+    hv_xc_close(&xc);
+    hv_cpu_leave(cpu);
+    hv_destroy(c.hv);
+    /* A clean run must have seen churn (a caught one may stop first). */
+    if ( why == NULL && c.ops == 0 )
+        why = "the churn thread never ran";
+    return why;
+}
+
+static void under_churn(void **state)
+{
+    unsigned int s;
+
+    (void)state;
+    for ( s = 0; s < HV_ARRAY_SIZE(specs); s++ )
+    {
+        uint64_t enums;
+        const char *why = run_churn(specs[s], churn_seconds, &enums);
+
+        if ( why )
+            fail_msg("%s under churn: %s", specs[s], why);
+        assert_true(enums > 0);
+    }
+}
+
+/* The negative control: the same checks must catch dup-boundary. */
+static void negative_control_is_caught(void **state)
+{
+    domid_t ids[50];
+    struct hv *hv = make("dup-boundary");
+    struct hv_dominfo_list l;
+    struct hv_cpu *cpu;
+    struct hv_xc xc;
+    uint64_t enums;
+    unsigned int k;
+
+    (void)state;
+    assert_non_null(hv);
+    for ( k = 0; k < 50; k++ )
+    {
+        ids[k] = (domid_t)(k * 3);
+        assert_int_equal(hv_domain_create(hv, ids[k], 0, NULL), 0);
+    }
+    cpu = hv_cpu_enter(hv, 0);
+    assert_non_null(cpu);
+    hv_xc_open(&xc, cpu);
+    assert_int_equal(hv_xc_domain_getinfolist_all(&xc, 0, &l), 0);
+    assert_non_null(check_list(&l, ids, 50, NULL));
+    free(l.info);
+    hv_xc_close(&xc);
+    hv_rcu_quiescent(cpu);
+    hv_cpu_leave(cpu);
+    hv_destroy(hv);
+    assert_non_null(run_churn("dup-boundary", 0.2, &enums));
+}
+
+/* Bad requests to the sysctl are errno-style errors. */
+static void sysctl_errors(void **state)
+{
+    struct hv *hv = make(NULL);
+    struct hv_sysctl_getdomaininfolist op = {.max_domains = 4};
+    struct hv_cpu *cpu;
+
+    (void)state;
+    assert_non_null(hv);
+    cpu = hv_cpu_enter(hv, 0);
+    assert_non_null(cpu);
+    assert_int_equal(hv_sysctl_getdomaininfolist(cpu, &op), -EFAULT);
+    op.flags = 0x80;
+    assert_int_equal(hv_sysctl_getdomaininfolist(cpu, &op), -EINVAL);
+    hv_cpu_leave(cpu);
+    hv_destroy(hv);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(static_sets),
+        cmocka_unit_test(cost_model),
+        cmocka_unit_test(under_churn),
+        cmocka_unit_test(negative_control_is_caught),
+        cmocka_unit_test(sysctl_errors),
+    };
+
+    if ( argc > 1 )
+        churn_seconds = atof(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
