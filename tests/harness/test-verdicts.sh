@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Verdicts that must not be wrong (issue 11), on results files edited from
+# one quick real run (harness/results_read.c checks every file read back):
+#
+#   1. samples of 1e308, 0, -5, NaN-like strings: exit 2 naming the file,
+#      the cell and the field (they passed, "improved" or "regressed");
+#   2. a zero sample of a metric that cannot be zero (tsc_cycles): exit 2;
+#   3. a file of an interrupted run: gate refuses it (exit 2) unless
+#      --allow-incomplete; compare warns;
+#   4. a --markdown file that cannot be written: exit 2, never 1;
+#   5. 6 against 100,000 samples: bounded memory and time (it took 6 GB
+#      and 25 s at 8,000);
+#   6. report reads files through the same check: a future schema and a
+#      non-numeric sample are one line, exit 2 (not a Python traceback).
+#
+# Usage: test-verdicts.sh HVBENCH
+set -u
+hvbench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { fail=1; echo "FAIL: $*"; }
+py=/usr/bin/python3
+
+"$hvbench" run lookup --param domains=10 --min-time 0.01 --repetitions 1 \
+    --processes 3 -q -o "$tmp/base.json" >/dev/null 2>&1 || bad "base run"
+
+# mut OUT PYTHON: a copy of base.json with cell 0 as c, hvbench as h.
+mut() {
+    $py - "$tmp/base.json" "$tmp/$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["hvbench"]
+c = h["cells"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# want RC GREP CMD...: exit status RC, and one stderr line matching GREP.
+want() {
+    rc=$1
+    pat=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne "$rc" ]; then
+        bad "$* exited $got, want $rc: $(cat "$tmp/err")"
+    elif [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then
+        bad "$*: stderr: $(cat "$tmp/err")"
+    elif [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+        bad "$*: not one line: $(cat "$tmp/err")"
+    fi
+}
+
+cell="cell 0 'lookup/domlookup=rcu-noref/domains=10/threads:1'"
+
+# 1. Samples that are not measurements.
+mut huge.json 'c["samples_ns_per_op"][1] = 1e308'
+mut zero.json 'c["samples_ns_per_op"] = [0, 0, 0]'
+mut neg.json 'c["samples_ns_per_op"][2] = -5'
+mut str.json 'c["samples_ns_per_op"][0] = "fast"'
+mut ctr.json 'c["counters"]["tsc_cycles_per_op"]["samples"][0] = -1'
+mut inf.json 'c["cpu_samples_ns_per_op"][0] = 1e300'
+want 2 "'$tmp/huge.json': $cell: samples_ns_per_op\[1\] is 1e+308" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/huge.json"
+want 2 "'$tmp/zero.json': $cell: samples_ns_per_op\[0\] is 0" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/zero.json"
+want 2 "'$tmp/neg.json': $cell: samples_ns_per_op\[2\] is -5" \
+    "$hvbench" gate "$tmp/neg.json" "$tmp/neg.json"
+want 2 "samples_ns_per_op\[0\] is \"fast\"" \
+    "$hvbench" compare "$tmp/base.json" "$tmp/str.json"
+want 2 "counters.tsc_cycles_per_op.samples\[0\] is -1" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/ctr.json" --metric tsc_cycles
+want 2 "cpu_samples_ns_per_op\[0\] is 1e+300" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/inf.json"
+
+# 2. Zero cycles per op: not a measurement (0 -> x was "improved").
+mut tsc0.json 'c["counters"]["tsc_cycles_per_op"]["samples"] = [0, 0, 0]'
+want 2 "'$tmp/tsc0.json': cell '.*': counters.tsc_cycles_per_op.samples\[0\] is 0" \
+    "$hvbench" gate "$tmp/tsc0.json" "$tmp/base.json" --metric tsc_cycles
+# ... but zero allocations are a value (a path that never allocates).
+mut alloc0.json 'c["counters"]["allocs_per_op"] = {"flags": ["per_op"], "samples": [0, 0, 0]}'
+want 0 "" "$hvbench" compare "$tmp/alloc0.json" "$tmp/alloc0.json" \
+    --metric allocs
+
+# 3. Interrupted runs.
+mut inc.json 'h["run"]["rounds_done"] = 2; h["run"]["complete"] = False'
+want 2 "'$tmp/inc.json' is from an interrupted run (2 of 3 rounds done)" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/inc.json"
+"$hvbench" gate "$tmp/base.json" "$tmp/inc.json" --allow-incomplete \
+    >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -ne 2 ] && grep -q "warning: '$tmp/inc.json' is from an interrupted" \
+    "$tmp/err" || bad "--allow-incomplete: exit $rc: $(cat "$tmp/err")"
+want 0 "warning: '$tmp/inc.json' is from an interrupted run" \
+    "$hvbench" compare "$tmp/base.json" "$tmp/inc.json"
+mut lie.json 'h["run"]["rounds_done"] = 2'
+want 2 "run: complete is true with 2 of 3 rounds done" \
+    "$hvbench" gate "$tmp/base.json" "$tmp/lie.json"
+
+# 4. --markdown that cannot be written (/dev/full is written in place).
+if [ -w /dev/full ]; then
+    "$hvbench" gate "$tmp/base.json" "$tmp/base.json" --allow-unstable \
+        --markdown /dev/full >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "cannot write markdown to '/dev/full'" \
+        "$tmp/err" || bad "--markdown /dev/full: exit $rc: $(cat "$tmp/err")"
+fi
+
+# 5. 6 against 100,000 samples: under 1 GB of address space, 60 s.
+mut few.json '
+import random
+random.seed(1)
+n = 6
+c["samples_ns_per_op"] = [20 + random.random() for _ in range(n)]
+c["cpu_samples_ns_per_op"] = c["samples_ns_per_op"]
+c["iterations"] = [1000] * n
+c["counters"] = {}
+h["run"].update(repetitions=n, rounds_done=n, processes=3)'
+mut many.json '
+import random
+random.seed(2)
+n = 100000
+c["samples_ns_per_op"] = [20 + random.random() for _ in range(n)]
+c["cpu_samples_ns_per_op"] = c["samples_ns_per_op"]
+c["iterations"] = [1000] * n
+c["counters"] = {}
+h["run"].update(repetitions=n, rounds_done=n, processes=4)'
+(ulimit -v 1048576 && timeout 60 "$hvbench" compare "$tmp/few.json" \
+    "$tmp/many.json" --format json >"$tmp/big.out" 2>"$tmp/err")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+    bad "6 vs 100k samples: exit $rc: $(cat "$tmp/err")"
+else
+    $py - "$tmp/big.out" <<'PY' || bad "6 vs 100k samples: $(cat "$tmp/big.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))["benchmarks"][0]
+assert r["mannwhitney_p"] is not None and 0 <= r["mannwhitney_p"] <= 1, r
+assert None not in r["ci95"] and r["ci95"][0] < 1 < r["ci95"][1], r
+PY
+fi
+
+# 6. report reads through the same check.
+if $py -c 'import matplotlib' 2>/dev/null; then
+    mut future.json 'h["schema_version"] = 99'
+    want 2 "'$tmp/future.json' has results schema version 99" \
+        "$hvbench" report "$tmp/future.json" --out "$tmp/rep"
+    want 2 "'$tmp/str.json': $cell: samples_ns_per_op\[0\] is \"fast\"" \
+        "$hvbench" report "$tmp/str.json" --out "$tmp/rep"
+fi
+
+exit $fail
