@@ -24,6 +24,11 @@ static void flags_str(const json_t *c, char *buf, size_t len)
                          json_string_value(v));
 }
 
+/*
+ * Every counter, the model's perfc.* included (as the console and JSON
+ * show them); a list too long for @buf ends in ";..." (never cut
+ * silently).
+ */
 static void ctrs_str(const json_t *c, char *buf, size_t len)
 {
     const char *k;
@@ -33,12 +38,12 @@ static void ctrs_str(const json_t *c, char *buf, size_t len)
     buf[0] = '\0';
     json_object_foreach((json_t *)json_object_get(c, "counters"), k, v)
     {
-        if ( strncmp(k, "perfc.", 6) == 0 )
-            continue;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%.6g",
                               n ? ";" : "", k,
                               numv(json_object_get(v, "summary"), "median"));
     }
+    if ( n >= len && len > 4 )
+        memcpy(buf + len - 5, ";...", 5);
 }
 
 static void row(FILE *f, const json_t *c, bool md)
@@ -46,7 +51,7 @@ static void row(FILE *f, const json_t *c, bool md)
     const json_t *s = json_object_get(c, "summary");
     const json_t *p = json_object_get(c, "paired");
     const json_t *ci = json_object_get(p, "ci95");
-    char fl[256], ct[1024];
+    char fl[256], ct[8192];
 
     flags_str(c, fl, sizeof(fl));
     ctrs_str(c, ct, sizeof(ct));

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Verdicts that must not be wrong (issue 11), on results files edited from
-# one quick real run (harness/results_read.c checks every file read back):
+# Hardening (issue 11): verdicts that must not be wrong, on results files
+# edited from one quick real run (harness/results_read.c checks every file
+# read back), and outputs that leave nothing out:
 #
 #   1. samples of 1e308, 0, -5, NaN-like strings: exit 2 naming the file,
 #      the cell and the field (they passed, "improved" or "regressed");
@@ -13,9 +14,14 @@
 #   5. 6 against 100,000 samples: bounded memory and time (it took 6 GB
 #      and 25 s at 8,000);
 #   6. report reads files through the same check: a future schema and a
-#      non-numeric sample are one line, exit 2 (not a Python traceback).
+#      non-numeric sample are one line, exit 2 (not a Python traceback);
+#   7. profile --diff naming a slot or plugin that does not run: exit 2
+#      before anything is measured (it was ignored, exit 0);
+#   8. --format csv and markdown carry the perfc.* counters the console
+#      and JSON show (they were left out);
+#   9. profile --diff's console table marks a function name it cuts.
 #
-# Usage: test-verdicts.sh HVBENCH
+# Usage: test-hardening.sh HVBENCH
 set -u
 hvbench=$1
 tmp=$(mktemp -d)
@@ -151,5 +157,34 @@ if $py -c 'import matplotlib' 2>/dev/null; then
     want 2 "'$tmp/str.json': $cell: samples_ns_per_op\[0\] is \"fast\"" \
         "$hvbench" report "$tmp/str.json" --out "$tmp/rep"
 fi
+
+# 7. profile --diff.
+prof() { # prof DIFF: a profile run that must be refused
+    want 2 "$2" "$hvbench" profile lookup --param domains=10 --min-time 0.01 \
+        --repetitions 1 -q --diff "$1" --out "$tmp/prof"
+    [ -e "$tmp/prof/results.json" ] && bad "--diff $1: it ran"
+}
+prof nosuch=a,b "bad value 'nosuch=a,b' for --diff: SLOT=A,B with SLOT one of lookup's slots (domlookup)"
+prof domlookup=rcu-noref,nosuch "domlookup=nosuch does not run (this run's domlookup plugins: rcu-noref"
+prof domlookup=rwlock-ref,rcu-noref "domlookup=rwlock-ref does not run"
+prof domlookup=rcu-noref,rcu-noref "A and B are one plugin"
+
+# 8. Every counter in csv and markdown.
+for f in csv markdown; do
+    "$hvbench" run lookup --param domains=10 --min-time 0.01 --repetitions 1 \
+        -q --format $f >"$tmp/t.$f" 2>/dev/null || bad "--format $f run"
+    grep -q "perfc.dom_lookup=1" "$tmp/t.$f" ||
+        bad "--format $f has no perfc.dom_lookup: $(cat "$tmp/t.$f")"
+done
+
+# 9. A long name in the diff table ends in a marker, whole in the .md.
+long=hv_domain_lookup_with_a_name_that_is_much_longer_than_the_column_is_wide
+printf 'main;%s 40\nmain;other 10\n' "$long" >"$tmp/a.folded"
+printf 'main;other 10\n' >"$tmp/b.folded"
+$py "$(dirname "$0")/../../harness/render/flamegraph.py" diff "$tmp/a.folded" \
+    "$tmp/b.folded" "$tmp/d" >"$tmp/d.out" 2>&1 || bad "flamegraph.py diff"
+grep -q "^vanished  $(echo "$long" | cut -c1-59)… " "$tmp/d.out" ||
+    bad "diff table: no marker on a cut name: $(cat "$tmp/d.out")"
+grep -q "\`$long\`" "$tmp/d.md" || bad "diff .md: the name is not whole"
 
 exit $fail
