@@ -355,29 +355,80 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     return o;
 }
 
+static json_t *git_json(struct jb *b, const struct hvb_buildinfo *bi)
+{
+    json_t *git = json_object();
+
+    set(b, git, "commit", json_string(bi->commit));
+    set(b, git, "dirty", bi->dirty < 0 ? json_null() : json_boolean(bi->dirty));
+    set(b, git, "source_dir", json_string(bi->source_dir));
+    return git;
+}
+
+static json_t *build_json(struct jb *b, const struct hvb_buildinfo *bi,
+                          const char *lib_build_type)
+{
+    json_t *build = json_object();
+
+    set(b, build, "compiler", json_string(bi->compiler));
+    set(b, build, "cflags", json_string(bi->cflags));
+    set(b, build, "build_type", json_string(bi->build_type));
+    set(b, build, "benchmark_library_build_type",
+        lib_build_type ? json_string(lib_build_type) : json_null());
+    return build;
+}
+
+/* The run's settings that decide what a measurement is (hvb/results.h). */
+static void run_settings(struct jb *b, json_t *run,
+                         const struct hvb_run_meta *meta)
+{
+    set(b, run, "min_time_s", num(meta->min_time_s));
+    set(b, run, "interleaved", json_boolean(meta->interleave));
+    set(b, run, "seed", uint_json(meta->seed));
+    set(b, run, "affinity", json_string(meta->affinity));
+    set(b, run, "iterations", json_integer(meta->iterations));
+    set(b, run, "instrument",
+        json_string(meta->instrument ? meta->instrument : "none"));
+}
+
+json_t *hvb_results_settings(const struct hvb_run_meta *meta,
+                             const struct hvb_buildinfo *bi)
+{
+    struct jb b = {.oom = false};
+    json_t *o = json_object(), *run = json_object();
+
+    set(&b, o, "version", json_string(bi->version));
+    set(&b, o, "git", git_json(&b, bi));
+    set(&b, o, "build", build_json(&b, bi, NULL));
+    run_settings(&b, run, meta);
+    set(&b, run, "processes",
+        json_integer(meta->processes ? meta->processes : 1));
+    set(&b, o, "run", run);
+    if ( meta->counters != NULL )
+        set(&b, o, "counters", json_incref(meta->counters));
+    if ( b.oom )
+    {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
                             const struct hvb_summary *s,
                             const struct hvb_run_meta *meta,
                             const struct hvb_buildinfo *bi,
                             const char *lib_build_type)
 {
-    json_t *o = json_object(), *git = json_object(), *build = json_object(),
-           *cmd = json_array(), *run = json_object(), *cells = json_array();
+    json_t *o = json_object(), *cmd = json_array(), *run = json_object(),
+           *cells = json_array();
     size_t i;
     int k;
 
     set(b, o, "schema_version", json_integer(HVB_RESULTS_SCHEMA_VERSION));
     set(b, o, "version", json_string(bi->version));
-    set(b, git, "commit", json_string(bi->commit));
-    set(b, git, "dirty", bi->dirty < 0 ? json_null() : json_boolean(bi->dirty));
-    set(b, git, "source_dir", json_string(bi->source_dir));
-    set(b, o, "git", git);
-    set(b, build, "compiler", json_string(bi->compiler));
-    set(b, build, "cflags", json_string(bi->cflags));
-    set(b, build, "build_type", json_string(bi->build_type));
-    set(b, build, "benchmark_library_build_type",
-        lib_build_type ? json_string(lib_build_type) : json_null());
-    set(b, o, "build", build);
+    set(b, o, "git", git_json(b, bi));
+    set(b, o, "build", build_json(b, bi, lib_build_type));
     for ( k = 0; k < meta->argc; k++ )
         push(b, cmd, json_string(meta->argv[k]));
     set(b, o, "command_line", cmd);
@@ -387,10 +438,7 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, "repetitions", json_integer(meta->repetitions));
     set(b, run, "processes",
         json_integer(meta->processes ? meta->processes : 1));
-    set(b, run, "min_time_s", num(meta->min_time_s));
-    set(b, run, "interleaved", json_boolean(meta->interleave));
-    set(b, run, "seed", uint_json(meta->seed));
-    set(b, run, "affinity", json_string(meta->affinity));
+    run_settings(b, run, meta);
     set(b, run, "time", json_string("real"));
     set(b, run, "time_unit", json_string("ns"));
     set(b, run, "cells", json_integer((json_int_t)m->nr_cells));
@@ -399,8 +447,6 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, "rounds_done", json_integer(meta->rounds_done));
     set(b, run, "complete",
         json_boolean(meta->rounds_done >= meta->repetitions));
-    set(b, run, "instrument",
-        json_string(meta->instrument ? meta->instrument : "none"));
     set(b, o, "run", run);
     if ( meta->counters != NULL )
         set(b, o, "counters", json_incref(meta->counters));

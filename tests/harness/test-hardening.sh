@@ -19,7 +19,14 @@
 #      before anything is measured (it was ignored, exit 0);
 #   8. --format csv and markdown carry the perfc.* counters the console
 #      and JSON show (they were left out);
-#   9. profile --diff's console table marks a function name it cuts.
+#   9. profile --diff's console table marks a function name it cuts;
+#  10. --resume under other settings (--min-time, --seed, --affinity,
+#      --no-interleave, --iterations, --counters): exit 2 naming the first
+#      (it merged the rounds and labelled them all with the new ones);
+#  11. --resume validates what it reads back: shared_iterations of 1e15,
+#      -5, or two in one group; negative or non-numeric samples: exit 2;
+#  12. a counter that is 0 in some rounds stays 0 in those rows, through
+#      --resume and --processes (it went missing).
 #
 # Usage: test-hardening.sh HVBENCH
 set -u
@@ -186,5 +193,92 @@ $py "$(dirname "$0")/../../harness/render/flamegraph.py" diff "$tmp/a.folded" \
 grep -q "^vanished  $(echo "$long" | cut -c1-59)… " "$tmp/d.out" ||
     bad "diff table: no marker on a cut name: $(cat "$tmp/d.out")"
 grep -q "\`$long\`" "$tmp/d.md" || bad "diff .md: the name is not whole"
+
+# 10. --resume under other settings.
+rargs="lookup --plugin domlookup=rwlock-ref,rcu-noref --param domains=10
+       --min-time 0.01 --repetitions 3 -q"
+# shellcheck disable=SC2086
+"$hvbench" run $rargs -o "$tmp/full.json" >/dev/null 2>&1 || bad "resume base"
+# partial OUT [PYTHON]: full.json as an interrupted run of 2 rounds.
+partial() {
+    $py - "$tmp/full.json" "$tmp/$1" "${2:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["hvbench"]
+h["run"]["rounds_done"] = 2
+h["run"]["complete"] = False
+c = h["cells"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+resume() { # resume WANT GREP FILE [options]
+    w=$1
+    g=$2
+    f=$3
+    shift 3
+    # shellcheck disable=SC2086
+    want "$w" "$g" "$hvbench" run $rargs -o "$tmp/$f" --resume "$@"
+}
+for o in "--min-time 0.02|--min-time (run.min_time_s) is 0.01 there, 0.02 here" \
+    "--seed 7|--seed (run.seed) is 1 there, 7 here" \
+    "--affinity none|--affinity (run.affinity) is \"spread\" there, \"none\" here" \
+    "--no-interleave|--no-interleave (run.interleaved) is true there, false here" \
+    "--iterations 1000|--iterations (run.iterations) is 0 there, 1000 here" \
+    "--counters tsc|--counters (counters.mode) is \"auto\" there, \"tsc\" here"; do
+    partial p.json
+    opt=${o%%|*}
+    # shellcheck disable=SC2086
+    resume 2 "was measured with other settings: ${o#*|}" p.json $opt
+    $py -c "import json,sys; assert json.load(open(sys.argv[1]))['hvbench']['run']['rounds_done'] == 2" \
+        "$tmp/p.json" || bad "--resume $opt touched the file"
+done
+partial p.json
+resume 0 "" p.json
+$py -c "import json,sys; assert json.load(open(sys.argv[1]))['hvbench']['run']['complete']" \
+    "$tmp/p.json" || bad "--resume with the same settings did not complete"
+
+# 11. What --resume reads back.
+partial si.json 'c["shared_iterations"] = 10**15'
+resume 2 "cell 0 '.*': shared_iterations is 1000000000000000: want an integer in 0..10000000000000" si.json
+partial si2.json 'c["shared_iterations"] = 10**12'
+resume 2 "cell 0: shared_iterations 1000000000000 at .* ns/op is a round of .* s, not one that --min-time 0.01 calibrates" si2.json
+partial neg.json 'c["shared_iterations"] = -5'
+resume 2 "cell 0 '.*': shared_iterations is -5" neg.json
+partial grp.json 'h["cells"][1]["shared_iterations"] += 1'
+resume 2 "cells 0 and 1 of group 0 have shared_iterations .*: a group shares one count" grp.json
+partial ns.json 'c["samples_ns_per_op"][0] = -3'
+resume 2 "samples_ns_per_op\[0\] is -3" ns.json
+partial nn.json 'c["counters"]["tsc_cycles_per_op"]["samples"][1] = "x"'
+resume 2 "counters.tsc_cycles_per_op.samples\[1\] is \"x\"" nn.json
+
+# 12. A zero is a value: round 0 of cell 0 had no context switch.
+partial z.json '
+k = "sw_context_switches_per_op"
+c["counters"][k]["samples"][0] = 0
+c["counters"][k]["samples"][1] = 2e-6
+for r in d["benchmarks"]:
+    if r.get("run_type") == "iteration" and r["family_index"] == 0:
+        r[k] = [0, 2e-6, 2e-6][r["repetition_index"]]'
+resume 0 "" z.json
+$py - "$tmp/z.json" <<'PY' || bad "--resume lost a zero counter"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for r in d["benchmarks"] if r.get("run_type") == "iteration"
+        and r["family_index"] == 0]
+assert rows[0].get("sw_context_switches_per_op") == 0, rows[0]
+assert d["hvbench"]["cells"][0]["counters"]["sw_context_switches_per_op"]["samples"][0] == 0
+PY
+# --processes: every row has every sw_* counter its process measured.
+"$hvbench" run lookup --param domains=10,1k --processes 2 --repetitions 2 \
+    --min-time 0.01 -q -o "$tmp/pp.json" >/dev/null 2>&1 || bad "--processes run"
+$py - "$tmp/pp.json" <<'PY' || bad "--processes: a counter went missing from a row"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["benchmarks"]:
+    if r.get("run_type") == "iteration":
+        for k in ("sw_context_switches_per_op", "sw_cpu_migrations_per_op"):
+            assert k in r, (r["name"], r["repetition_index"], k)
+PY
 
 exit $fail

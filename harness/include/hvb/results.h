@@ -37,6 +37,7 @@ struct hvb_run_meta {
     const int64_t *shared_iterations; /* per cell, per thread */
     unsigned int rounds_done;         /* < repetitions: interrupted */
     const char *instrument;           /* "none" or "callgrind" */
+    int64_t iterations;               /* --iterations, 0: calibrated */
     json_t *counters;                 /* the probe (hvb/meter.h), borrowed */
     json_t *environment;              /* the ledger (hvb/env.h), borrowed */
 };
@@ -51,6 +52,16 @@ json_t *hvb_results_build(const struct hvb_matrix *m,
                           const struct hvb_run_meta *meta,
                           const struct hvb_buildinfo *bi, char *err,
                           size_t len);
+
+/*
+ * hvb_results_settings - what a document of @meta and @bi would say of
+ * the settings that decide a measurement: {version, git, build, run:
+ * {min_time_s, interleaved, seed, affinity, iterations, instrument,
+ * processes}, counters} with the keys and values the document has (for
+ * --resume to compare against a file).  NULL when out of memory.
+ */
+json_t *hvb_results_settings(const struct hvb_run_meta *meta,
+                             const struct hvb_buildinfo *bi);
 
 /*
  * hvb_results_write - write @root to @path as hvb/outfile.h says: a
