@@ -250,22 +250,12 @@ bool hvb_results_complete(json_t *doc, char *why, size_t len)
     return false;
 }
 
-json_t *hvb_results_load(const char *path, char *err, size_t len)
+/* @root, just parsed from @path: a document this hvbench reads? */
+static json_t *accept(json_t *root, const char *path, char *err, size_t len)
 {
-    json_error_t e;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e), *h, *v;
+    json_t *h = json_object_get(root, HVB_RK_HVBENCH);
+    json_t *v = json_object_get(h, HVB_RK_SCHEMA);
 
-    if ( root == NULL )
-    {
-        if ( e.line < 0 || e.position == 0 )
-            snprintf(err, len, "cannot read '%s': %s", path, e.text);
-        else
-            snprintf(err, len, "'%s' is not valid JSON: line %d: %s", path,
-                     e.line, e.text);
-        return NULL;
-    }
-    h = json_object_get(root, HVB_RK_HVBENCH);
-    v = json_object_get(h, HVB_RK_SCHEMA);
     if ( !json_is_object(h) || !json_is_integer(v) ||
          !json_is_array(json_object_get(h, HVB_RK_CELLS)) ||
          !json_is_array(json_object_get(root, HVB_RK_BENCHMARKS)) )
@@ -285,4 +275,36 @@ json_t *hvb_results_load(const char *path, char *err, size_t len)
         return root;
     json_decref(root);
     return NULL;
+}
+
+json_t *hvb_results_load(const char *path, char *err, size_t len)
+{
+    json_error_t e;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+
+    if ( root == NULL )
+    {
+        if ( e.line < 0 || e.position == 0 )
+            snprintf(err, len, "cannot read '%s': %s", path, e.text);
+        else
+            snprintf(err, len, "'%s' is not valid JSON: line %d: %s", path,
+                     e.line, e.text);
+        return NULL;
+    }
+    return accept(root, path, err, len);
+}
+
+json_t *hvb_results_parse(const char *buf, size_t n, const char *name,
+                          char *err, size_t len)
+{
+    json_error_t e;
+    json_t *root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &e);
+
+    if ( root == NULL )
+    {
+        snprintf(err, len, "'%s' is not valid JSON: line %d: %s", name, e.line,
+                 e.text);
+        return NULL;
+    }
+    return accept(root, name, err, len);
 }

@@ -75,9 +75,14 @@ int hvb_results_write(const char *path, const json_t *root, char *err,
 /*
  * hvb_results_load - read a results file for compare, gate or --resume.
  * NULL with @err (one line) if it cannot be read, is not JSON, is not an
- * hvbench results document, or has a newer schema_version.
+ * hvbench results document, has a newer schema_version, or fails the
+ * readers' check (hvb/results_read.h: harness/results_read.c).
  */
 json_t *hvb_results_load(const char *path, char *err, size_t len);
+
+/* The same for the @n bytes at @buf, named @name in messages. */
+json_t *hvb_results_parse(const char *buf, size_t n, const char *name,
+                          char *err, size_t len);
 
 /* Write @root to @f as the file would hold it.  0 or -EIO. */
 int hvb_results_dump(FILE *f, const json_t *root);
