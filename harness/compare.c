@@ -163,6 +163,16 @@ static int samples(const struct hvb_cmp *cmp, int side, json_t *c, double **out,
     return 0;
 }
 
+/* samples() of @a (base side) and of @b (side @side_b), in that order. */
+static int both(const struct hvb_cmp *cmp, int side_b, json_t *a, json_t *b,
+                double **x, size_t *nx, double **y, size_t *ny, char *err,
+                size_t len)
+{
+    int rc = samples(cmp, 0, a, x, nx, err, len);
+
+    return rc ? rc : samples(cmp, side_b, b, y, ny, err, len);
+}
+
 static json_t *cell_named(json_t *doc, const char *name)
 {
     json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
@@ -213,9 +223,7 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     int rc;
 
     r->name = json_string_value(json_object_get(cb, HVB_RK_NAME));
-    rc = samples(cmp, 0, cb, &x, &nx, err, len);
-    if ( rc == 0 )
-        rc = samples(cmp, 1, cn, &y, &ny, err, len);
+    rc = both(cmp, 1, cb, cn, &x, &nx, &y, &ny, err, len);
     if ( rc )
         goto out;
     if ( hvb_stats_compute(x, nx, &sx) || hvb_stats_compute(y, ny, &sy) )
@@ -438,9 +446,7 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
     int rc;
 
     r->name = json_string_value(json_object_get(var, HVB_RK_NAME));
-    rc = samples(cmp, 0, ref, &x, &nx, err, len);
-    if ( rc == 0 )
-        rc = samples(cmp, 0, var, &y, &ny, err, len);
+    rc = both(cmp, 0, ref, var, &x, &nx, &y, &ny, err, len);
     if ( rc )
         goto out;
     rc = -ENOMEM;

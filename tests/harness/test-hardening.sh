@@ -124,24 +124,19 @@ if [ -w /dev/full ]; then
 fi
 
 # 5. 6 against 100,000 samples: under 1 GB of address space, 60 s.
-mut few.json '
+synth() { # synth OUT N SEED PROCESSES: N samples of ~20 ns/op
+    mut "$1" "
 import random
-random.seed(1)
-n = 6
-c["samples_ns_per_op"] = [20 + random.random() for _ in range(n)]
-c["cpu_samples_ns_per_op"] = c["samples_ns_per_op"]
-c["iterations"] = [1000] * n
-c["counters"] = {}
-h["run"].update(repetitions=n, rounds_done=n, processes=3)'
-mut many.json '
-import random
-random.seed(2)
-n = 100000
-c["samples_ns_per_op"] = [20 + random.random() for _ in range(n)]
-c["cpu_samples_ns_per_op"] = c["samples_ns_per_op"]
-c["iterations"] = [1000] * n
-c["counters"] = {}
-h["run"].update(repetitions=n, rounds_done=n, processes=4)'
+random.seed($3)
+n = $2
+c['samples_ns_per_op'] = [20 + random.random() for _ in range(n)]
+c['cpu_samples_ns_per_op'] = c['samples_ns_per_op']
+c['iterations'] = [1000] * n
+c['counters'] = {}
+h['run'].update(repetitions=n, rounds_done=n, processes=$4)"
+}
+synth few.json 6 1 3
+synth many.json 100000 2 4
 (ulimit -v 1048576 && timeout 60 "$hvbench" compare "$tmp/few.json" \
     "$tmp/many.json" --format json >"$tmp/big.out" 2>"$tmp/err")
 rc=$?
