@@ -91,9 +91,9 @@ const char *hvb_verdict_name(enum hvb_verdict v)
 static json_t *probe_entry(json_t *doc, const char *key)
 {
     return json_object_get(
-        json_object_get(
-            json_object_get(json_object_get(doc, "hvbench"), "counters"),
-            "counters"),
+        json_object_get(json_object_get(json_object_get(doc, HVB_RK_HVBENCH),
+                                        HVB_RK_COUNTERS),
+                        "counters"),
         key);
 }
 
@@ -101,14 +101,15 @@ static json_t *probe_entry(json_t *doc, const char *key)
 static bool has_counter(json_t *doc, const char *key, const char **why)
 {
     json_t *c = probe_entry(doc, key);
-    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *cell;
     size_t i;
 
     *why = json_string_value(json_object_get(c, "reason"));
     json_array_foreach(cells, i, cell)
     {
-        if ( json_object_get(json_object_get(cell, "counters"), key) )
+        if ( json_object_get(json_object_get(cell, HVB_RK_COUNTERS), key) )
             return true;
     }
     return false;
@@ -175,13 +176,14 @@ static int both(const struct hvb_cmp *cmp, int side_b, json_t *a, json_t *b,
 
 static json_t *cell_named(json_t *doc, const char *name)
 {
-    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *c;
     size_t i;
 
     json_array_foreach(cells, i, c)
     {
-        if ( strcmp(json_string_value(json_object_get(c, "name")) ?: "",
+        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
                     name) == 0 )
             return c;
     }
@@ -192,7 +194,8 @@ static json_t *cell_named(json_t *doc, const char *name)
 static unsigned int processes(json_t *doc)
 {
     json_int_t k = json_integer_value(json_object_get(
-        json_object_get(json_object_get(doc, "hvbench"), "run"), "processes"));
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_RUN),
+        "processes"));
 
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
@@ -374,8 +377,10 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
 int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
                 struct hvb_cmp *out, char *err, size_t len)
 {
-    json_t *cells = json_object_get(json_object_get(base, "hvbench"), "cells");
-    json_t *ncells = json_object_get(json_object_get(new_, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(base, HVB_RK_HVBENCH), HVB_RK_CELLS);
+    json_t *ncells =
+        json_object_get(json_object_get(new_, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *c;
     size_t i;
     int rc;
@@ -390,7 +395,7 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
         return -ENOMEM;
     json_array_foreach(cells, i, c)
     {
-        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
         json_t *cn = name ? cell_named(new_, name) : NULL;
         struct hvb_cmp_row *r = &out->rows[out->nr_rows];
 
@@ -410,7 +415,7 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
     }
     json_array_foreach(ncells, i, c)
     {
-        if ( cell_named(base, json_string_value(json_object_get(c, "name"))
+        if ( cell_named(base, json_string_value(json_object_get(c, HVB_RK_NAME))
                                   ?: "") == NULL )
             out->only_new++;
     }
@@ -434,7 +439,7 @@ void hvb_cmp_free(struct hvb_cmp *c)
 static json_t *cell_at(json_t *doc, size_t i)
 {
     return json_array_get(
-        json_object_get(json_object_get(doc, "hvbench"), "cells"), i);
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS), i);
 }
 
 static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
@@ -509,7 +514,7 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
         return rc;
     out->paired = true;
     n = json_array_size(
-        json_object_get(json_object_get(doc, "hvbench"), "cells"));
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS));
     out->rows = calloc(n + 1, sizeof(*out->rows));
     if ( out->rows == NULL )
         return -ENOMEM;
@@ -519,7 +524,7 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
         json_t *ref;
 
         c = cell_at(doc, i);
-        v = json_integer_value(json_object_get(c, "variant"));
+        v = json_integer_value(json_object_get(c, HVB_RK_VARIANT));
         if ( v <= 0 || (size_t)v > i )
             continue;
         ref = cell_at(doc, i - (size_t)v);

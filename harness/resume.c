@@ -121,13 +121,14 @@ static int load_cell(json_t *c, json_t *const *rows, size_t cell,
         s->bench = cell;
         s->repetition_index = (int64_t)(base + k);
         s->repetitions = repetitions;
-        s->threads = json_integer_value(json_object_get(c, "threads"));
+        s->threads = json_integer_value(json_object_get(c, HVB_RK_THREADS));
         s->iterations = json_integer_value(json_array_get(its, k));
         if ( !json_is_number(v) )
         {
             s->error = true;
-            s->error_message = dup_str(
-                json_string_value(json_object_get(c, "error")) ?: "failed");
+            s->error_message =
+                dup_str(json_string_value(json_object_get(c, HVB_RK_ERROR))
+                            ?: "failed");
             continue;
         }
         s->real_ns = json_number_value(v);
@@ -365,11 +366,12 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
     root = hvb_results_load(path, err, len);
     if ( root == NULL )
         return -EINVAL;
-    h = json_object_get(root, "hvbench");
-    run = json_object_get(h, "run");
-    cells = json_object_get(h, "cells");
+    h = json_object_get(root, HVB_RK_HVBENCH);
+    run = json_object_get(h, HVB_RK_RUN);
+    cells = json_object_get(h, HVB_RK_CELLS);
     if ( json_array_size(cells) != m->nr_cells ||
-         json_integer_value(json_object_get(run, "rounds_done")) != rounds )
+         json_integer_value(json_object_get(run, HVB_RK_ROUNDS_DONE)) !=
+             rounds )
     {
         snprintf(err, len, "'%s' is not a complete run of these cells", path);
         rc = -EINVAL;
@@ -379,9 +381,9 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
     {
         json_t *c = json_array_get(cells, i);
 
-        if ( strcmp(json_string_value(json_object_get(c, "name")) ?: "",
+        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
                     m->cells[i].name) != 0 ||
-             json_array_size(json_object_get(c, "samples_ns_per_op")) < rounds )
+             json_array_size(json_object_get(c, HVB_RK_SAMPLES)) < rounds )
         {
             snprintf(err, len, "'%s' is not a run of these cells (cell %zu)",
                      path, i);
@@ -399,7 +401,8 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
     res->samples = grown;
     if ( res->context_json == NULL )
     {
-        ctx = json_pack("{sO}", "context", json_object_get(root, "context"));
+        ctx =
+            json_pack("{sO}", "context", json_object_get(root, HVB_RK_CONTEXT));
         res->context_json = ctx ? json_dumps(ctx, JSON_COMPACT) : NULL;
         json_decref(ctx);
         if ( res->context_json == NULL )
@@ -409,7 +412,7 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
         }
         for ( i = 0; i < m->nr_cells; i++ )
             iters[i] = json_integer_value(
-                json_object_get(json_array_get(cells, i), "shared_iterations"));
+                json_object_get(json_array_get(cells, i), HVB_RK_SHARED_ITER));
     }
     rows = index_rows(root, m->nr_cells, rounds);
     if ( rows == NULL )
