@@ -18,6 +18,7 @@
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
+#include <hvb/results_read.h>
 
 enum {
     OPT_METRIC = 1,
@@ -25,6 +26,7 @@ enum {
     OPT_MAXREG,
     OPT_MARKDOWN,
     OPT_ALLOW_UNSTABLE,
+    OPT_ALLOW_INCOMPLETE,
     OPT_HELP,
 };
 
@@ -34,6 +36,7 @@ static const struct hvb_optdef cmp_opts[] = {
     {"max-regression", 0, true, OPT_MAXREG},
     {"markdown", 0, true, OPT_MARKDOWN},
     {"allow-unstable", 0, false, OPT_ALLOW_UNSTABLE},
+    {"allow-incomplete", 0, false, OPT_ALLOW_INCOMPLETE},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -73,8 +76,13 @@ static void help(FILE *f, bool gate)
             "                      they are listed as not gated (for runners\n"
             "                      known to be noisy on some cells, e.g.\n"
             "                      contended ones on a small VM)\n"
+            "  --allow-incomplete  gate a file an interrupted run left\n"
+            "                      (run.complete false: fewer rounds than\n"
+            "                      asked); without it such a file is exit 2\n"
+            "                      (finish it with run --resume)\n"
             "\n"
-            "exit status: 0 pass, 1 regression, 2 usage or input error,\n"
+            "exit status: 0 pass, 1 regression, 2 usage or input error\n"
+            "(also a --markdown file that cannot be written),\n"
             "3 too unstable to judge (noisy samples, or a CI too wide to rule\n"
             "out a regression)\n",
             f);
@@ -377,18 +385,25 @@ static bool parse_pct(const char *v, double *out)
     return true;
 }
 
-/* Write @c's markdown to @path (hvb/outfile.h: atomically, or in place). */
+/*
+ * Write @c's markdown to @path (hvb/outfile.h: atomically, or in place);
+ * 0 or HVB_EXIT_USAGE.
+ */
 static int write_markdown(const char *path, const struct hvb_cmp *c, json_t *b,
                           json_t *n, int status)
 {
     struct hvb_outfile o;
     char err[768];
 
+    /*
+     * A write failure is exit 2, never 1: CI reads 1 as "regression".
+     * The verdict was printed already.
+     */
     if ( hvb_outfile_open(&o, path, "markdown", err, sizeof(err)) )
-        return hvb_failure("%s", err);
+        return hvb_usage_error("%s", err);
     markdown(o.f, c, b, n, status);
     if ( hvb_outfile_commit(&o, err, sizeof(err)) )
-        return hvb_failure("%s", err);
+        return hvb_usage_error("%s", err);
     return 0;
 }
 
@@ -399,10 +414,10 @@ static int cmd(int argc, char **argv, bool gate)
     const char *files[2] = {NULL, NULL}, *metric = "time", *val,
                *md_path = NULL, *format = "console";
     double thr = -1;
-    bool allow_unstable = false;
-    size_t nfiles = 0;
+    bool allow_unstable = false, allow_incomplete = false;
+    size_t nfiles = 0, k;
     json_t *docs[2] = {NULL, NULL};
-    struct hvb_cmp c;
+    struct hvb_cmp c = {.names = {NULL, NULL}};
     char err[768];
     int id, status = HVB_EXIT_USAGE;
 
@@ -451,6 +466,11 @@ static int cmd(int argc, char **argv, bool gate)
                 return hvb_usage_error("--allow-unstable is a gate option");
             allow_unstable = true;
             break;
+        case OPT_ALLOW_INCOMPLETE:
+            if ( !gate )
+                return hvb_usage_error("--allow-incomplete is a gate option");
+            allow_incomplete = true;
+            break;
         case OPT_HELP:
             help(stdout, gate);
             return HVB_EXIT_OK;
@@ -482,6 +502,31 @@ static int cmd(int argc, char **argv, bool gate)
         json_decref(docs[0]);
         return hvb_usage_error("%s", err);
     }
+    /*
+     * A file an interrupted run left has fewer rounds than asked: gate
+     * says so and refuses it unless told (compare only says so).
+     */
+    for ( k = 0; k < nfiles; k++ )
+    {
+        char why[96];
+
+        if ( hvb_results_complete(docs[k], why, sizeof(why)) )
+            continue;
+        if ( gate && !allow_incomplete )
+        {
+            status = hvb_usage_error(
+                "'%s' is from an interrupted run (%s): finish it with "
+                "'hvbench run ... --resume', or gate it as it is with "
+                "--allow-incomplete",
+                files[k], why);
+            goto out;
+        }
+        fprintf(stderr,
+                "hvbench: warning: '%s' is from an interrupted run (%s)\n",
+                files[k], why);
+    }
+    c.names[0] = files[0];
+    c.names[1] = nfiles == 1 ? files[0] : files[1];
     if ( nfiles == 1
              ? hvb_cmp_paired(docs[0], metric, thr, &c, err, sizeof(err))
              : hvb_cmp_run(docs[0], docs[1], metric, thr, &c, err,

@@ -106,6 +106,8 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
     pthread_mutex_unlock(&p->lock);
 }
 
+static int check_diff(struct prof *p, const struct hvb_matrix *m);
+
 static int pr_before(void *ctx, struct hvb_matrix *m,
                      struct hvb_engine_bench *b, size_t n)
 {
@@ -113,6 +115,9 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
     char err[256] = "";
     size_t i;
     int rc;
+
+    if ( check_diff(p, m) )
+        return -1;
 
     p->w = calloc(n, sizeof(*p->w));
     if ( p->w == NULL )
@@ -429,6 +434,75 @@ static bool same_but(const struct hvb_mcell *x, const struct hvb_mcell *y,
     return true;
 }
 
+/* Does slot axis @a of @m have a plugin labelled @label? */
+static bool has_label(const struct hvb_slot_axis *a, const char *label)
+{
+    size_t k;
+
+    for ( k = 0; k < a->nr; k++ )
+        if ( strcmp(a->labels[k], label) == 0 )
+            return true;
+    return false;
+}
+
+/*
+ * --diff SLOT=A,B names a slot of the workload and two plugins of it
+ * that run, with a pair of cells differing only there: else exit 2
+ * before anything is measured (it used to be ignored silently).
+ */
+static int check_diff(struct prof *p, const struct hvb_matrix *m)
+{
+    char la[256], lb[256], slots[512] = "", labels[512] = "";
+    size_t slot, i, c, d, o = 0;
+    const struct hvb_slot_axis *a;
+    const char *miss = NULL;
+
+    if ( p->diff == NULL )
+        return 0;
+    if ( parse_diff(m, p->diff, &slot, la, lb, sizeof(la)) )
+    {
+        for ( i = 0; i < m->nr_slots; i++ )
+            o += (size_t)snprintf(slots + o,
+                                  o < sizeof(slots) ? sizeof(slots) - o : 0,
+                                  "%s%s", i ? ", " : "", m->slots[i].slot);
+        p->status = hvb_usage_error(
+            "bad value '%s' for --diff: SLOT=A,B with SLOT one of %s's slots "
+            "(%s)",
+            p->diff, m->w->name, slots[0] ? slots : "none");
+        return -1;
+    }
+    a = &m->slots[slot];
+    for ( i = 0, o = 0; i < a->nr; i++ )
+        o += (size_t)snprintf(labels + o,
+                              o < sizeof(labels) ? sizeof(labels) - o : 0,
+                              "%s%s", i ? ", " : "", a->labels[i]);
+    miss = !has_label(a, la) ? la : !has_label(a, lb) ? lb : NULL;
+    if ( miss != NULL )
+    {
+        p->status = hvb_usage_error("--diff %s: %s=%s does not run (this "
+                                    "run's %s plugins: %s; add it with "
+                                    "--plugin %s=%s,%s)",
+                                    p->diff, a->slot, miss, a->slot, labels,
+                                    a->slot, la, lb);
+        return -1;
+    }
+    if ( strcmp(la, lb) == 0 )
+    {
+        p->status =
+            hvb_usage_error("--diff %s: A and B are one plugin", p->diff);
+        return -1;
+    }
+    for ( c = 0; c < m->nr_cells; c++ )
+        for ( d = 0; d < m->nr_cells; d++ )
+            if ( strcmp(a->labels[m->cells[c].slot_sel[slot]], la) == 0 &&
+                 strcmp(a->labels[m->cells[d].slot_sel[slot]], lb) == 0 &&
+                 same_but(&m->cells[c], &m->cells[d], slot) )
+                return 0;
+    p->status = hvb_usage_error("--diff %s: no two cells differ only in %s",
+                                p->diff, a->slot);
+    return -1;
+}
+
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
 {
     char folded[1200], svg[1200], ss[1200], title[600], sub[300];
@@ -695,8 +769,8 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
     nargv[nargc++] = results;
     status = hvb_cmd_run_as("profile", nargc, nargv, full_argc, full_argv, &h,
                             profile_help);
-    if ( status == HVB_EXIT_OK && p.status )
-        status = p.status;
+    if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
+        status = p.status; /* a bad --diff is exit 2 */
     if ( p.s != NULL )
         hvb_sampler_close(p.s);
     hvb_perf_close(p.pf);

@@ -10,6 +10,7 @@
 
 #include <hvb/cli.h>
 #include <hvb/render.h>
+#include <hvb/results.h>
 
 static void report_help(FILE *f)
 {
@@ -47,6 +48,8 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     size_t n = 0;
     int id, rc, status = HVB_EXIT_USAGE;
     struct stat st;
+    char err[768];
+    json_t *doc;
 
     if ( args == NULL )
         return hvb_failure("out of memory");
@@ -64,6 +67,18 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
                 hvb_usage_error("report: cannot read results file '%s'", val);
                 goto out;
             }
+            /*
+             * Through the readers' one check (hvb/results_read.h), as
+             * gate reads it: a newer schema or a sample that is not a
+             * number is one line here, not a traceback in the script.
+             */
+            doc = hvb_results_load(val, err, sizeof(err));
+            if ( doc == NULL )
+            {
+                hvb_usage_error("report: %s", err);
+                goto out;
+            }
+            json_decref(doc);
             args[n++] = (char *)val;
             break;
         case 1:

@@ -8,6 +8,7 @@
 
 #include <hvb/compare.h>
 #include <hvb/noise.h>
+#include <hvb/results_read.h>
 #include <hvb/stats.h>
 #include <hvb/summary.h>
 
@@ -22,19 +23,24 @@ static const struct metric {
     const char *name, *key, *unit, *source;
     double threshold;
     bool same_code;
+    bool positive; /* a sample of 0 is not a measurement */
 } metrics[] = {
-    {"time", "time", "ns/op", "wall-clock time per op (real_time)", 0.05,
-     false},
+    {"time", "time", "ns/op", "wall-clock time per op (real_time)", 0.05, false,
+     true},
     {"tsc_cycles", "tsc_cycles_per_op", "TSC cycles/op",
-     "TSC cycles per op (invariant TSC ticks, not core cycles)", 0.05, false},
+     "TSC cycles per op (invariant TSC ticks, not core cycles)", 0.05, false,
+     true},
     {"cycles", "cycles_per_op", "cycles/op",
-     "hardware core cycles per op (perf_event_open)", 0.05, false},
+     "hardware core cycles per op (perf_event_open)", 0.05, false, true},
     {"instructions", "instructions_per_op", "instructions/op",
-     "hardware instructions retired per op (perf_event_open)", 0.005, true},
+     "hardware instructions retired per op (perf_event_open)", 0.005, true,
+     true},
     {"sim_instructions", "sim_instructions_per_op", "Ir/op",
-     "instructions per op counted by callgrind (deterministic)", 0.005, true},
+     "instructions per op counted by callgrind (deterministic)", 0.005, true,
+     true},
     {"alloc_bytes", "alloc_bytes_per_op", "bytes/op",
-     "bytes allocated per op (jemalloc per-thread counters)", 0.05, true},
+     "bytes allocated per op (jemalloc per-thread counters)", 0.05, true,
+     false},
     /*
      * Allocation calls are a property of the code path, not of the
      * machine: two runs of the same code agree to well under 0.1% (the
@@ -43,7 +49,7 @@ static const struct metric {
      */
     {"allocs", "allocs_per_op", "allocs/op",
      "allocation calls per op (jemalloc hooks, untimed counting pass)", 0.005,
-     true},
+     true, false},
 };
 
 static const struct metric *find_metric(const char *name)
@@ -85,9 +91,9 @@ const char *hvb_verdict_name(enum hvb_verdict v)
 static json_t *probe_entry(json_t *doc, const char *key)
 {
     return json_object_get(
-        json_object_get(
-            json_object_get(json_object_get(doc, "hvbench"), "counters"),
-            "counters"),
+        json_object_get(json_object_get(json_object_get(doc, HVB_RK_HVBENCH),
+                                        HVB_RK_COUNTERS),
+                        "counters"),
         key);
 }
 
@@ -95,50 +101,89 @@ static json_t *probe_entry(json_t *doc, const char *key)
 static bool has_counter(json_t *doc, const char *key, const char **why)
 {
     json_t *c = probe_entry(doc, key);
-    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *cell;
     size_t i;
 
     *why = json_string_value(json_object_get(c, "reason"));
     json_array_foreach(cells, i, cell)
     {
-        if ( json_object_get(json_object_get(cell, "counters"), key) )
+        if ( json_object_get(json_object_get(cell, HVB_RK_COUNTERS), key) )
             return true;
     }
     return false;
 }
 
-/* The metric's samples of cell object @c, malloc'd; 0 on none. */
-static size_t samples(json_t *c, const char *key, double **out)
+/*
+ * The metric's samples of cell object @c of side @side (0 base, 1 new),
+ * malloc'd into @out, their number into @n.  The file's check
+ * (hvb/results_read.h) has ruled out non-finite and negative ones; a
+ * zero of a metric that cannot be zero (a time, a cycle count) is -EINVAL
+ * with @err naming the file, the cell and the field.
+ */
+static int samples(const struct hvb_cmp *cmp, int side, json_t *c, double **out,
+                   size_t *n, char *err, size_t len)
 {
-    json_t *a = strcmp(key, "time") == 0
-                    ? json_object_get(c, "samples_ns_per_op")
-                    : json_object_get(
-                          json_object_get(json_object_get(c, "counters"), key),
-                          "samples");
-    size_t i, n = 0;
+    bool time = strcmp(cmp->key, "time") == 0;
+    json_t *a = time ? json_object_get(c, HVB_RK_SAMPLES)
+                     : json_object_get(
+                           json_object_get(json_object_get(c, HVB_RK_COUNTERS),
+                                           cmp->key),
+                           HVB_RK_CTR_SAMPLES);
+    size_t i;
     json_t *v;
 
+    *n = 0;
     *out = calloc(json_array_size(a) + 1, sizeof(**out));
     if ( *out == NULL )
-        return 0;
+    {
+        snprintf(err, len, "out of memory");
+        return -ENOMEM;
+    }
     json_array_foreach(a, i, v)
     {
-        if ( json_is_number(v) )
-            (*out)[n++] = json_number_value(v);
+        if ( !json_is_number(v) )
+            continue;
+        if ( cmp->positive && !(json_number_value(v) > 0) )
+        {
+            snprintf(err, len,
+                     "'%s': cell '%.200s': %s%s%s[%zu] is %g: a %s sample is "
+                     "> 0",
+                     cmp->names[side]
+                         ?: side ? "NEW"
+                                 : "BASE",
+                     json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?",
+                     time ? HVB_RK_SAMPLES : "counters.", time ? "" : cmp->key,
+                     time ? "" : ".samples", i, json_number_value(v),
+                     cmp->metric);
+            return -EINVAL;
+        }
+        (*out)[(*n)++] = json_number_value(v);
     }
-    return n;
+    return 0;
+}
+
+/* samples() of @a (base side) and of @b (side @side_b), in that order. */
+static int both(const struct hvb_cmp *cmp, int side_b, json_t *a, json_t *b,
+                double **x, size_t *nx, double **y, size_t *ny, char *err,
+                size_t len)
+{
+    int rc = samples(cmp, 0, a, x, nx, err, len);
+
+    return rc ? rc : samples(cmp, side_b, b, y, ny, err, len);
 }
 
 static json_t *cell_named(json_t *doc, const char *name)
 {
-    json_t *cells = json_object_get(json_object_get(doc, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *c;
     size_t i;
 
     json_array_foreach(cells, i, c)
     {
-        if ( strcmp(json_string_value(json_object_get(c, "name")) ?: "",
+        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
                     name) == 0 )
             return c;
     }
@@ -149,13 +194,17 @@ static json_t *cell_named(json_t *doc, const char *name)
 static unsigned int processes(json_t *doc)
 {
     json_int_t k = json_integer_value(json_object_get(
-        json_object_get(json_object_get(doc, "hvbench"), "run"), "processes"));
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_RUN),
+        "processes"));
 
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
 
 static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 {
+    /* Statistics that are not numbers judge nothing (never "unchanged"). */
+    if ( isnan(r->ratio) || isnan(r->lo) || isnan(r->hi) )
+        return HVB_UNSTABLE;
     /* Noisy samples are never judged, however large the change. */
     if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
         return HVB_UNSTABLE;
@@ -169,17 +218,20 @@ static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 }
 
 static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
-                       struct hvb_cmp_row *r)
+                       struct hvb_cmp_row *r, char *err, size_t len)
 {
     double *x = NULL, *y = NULL, t = cmp->threshold;
-    size_t nx = samples(cb, cmp->key, &x), ny = samples(cn, cmp->key, &y);
+    size_t nx, ny;
     struct hvb_stats sx, sy;
-    int rc = 0;
+    int rc;
 
-    r->name = json_string_value(json_object_get(cb, "name"));
-    if ( x == NULL || y == NULL || hvb_stats_compute(x, nx, &sx) ||
-         hvb_stats_compute(y, ny, &sy) )
+    r->name = json_string_value(json_object_get(cb, HVB_RK_NAME));
+    rc = both(cmp, 1, cb, cn, &x, &nx, &y, &ny, err, len);
+    if ( rc )
+        goto out;
+    if ( hvb_stats_compute(x, nx, &sx) || hvb_stats_compute(y, ny, &sy) )
     {
+        snprintf(err, len, "out of memory");
         rc = -ENOMEM;
         goto out;
     }
@@ -260,8 +312,11 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
 {
     const struct metric *m = find_metric(metric);
     const char *why_b = NULL, *why_n = NULL;
+    const char *names[2] = {out->names[0], out->names[1]};
 
     memset(out, 0, sizeof(*out));
+    out->names[0] = names[0];
+    out->names[1] = names[1];
     if ( m == NULL && !counter_name(metric) )
     {
         snprintf(err, len,
@@ -282,6 +337,7 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
     }
     out->threshold = t >= 0 ? t : m ? m->threshold : COUNTER_THRESHOLD;
     out->same_code = m != NULL && m->same_code;
+    out->positive = m != NULL && m->positive;
     if ( m != NULL && strcmp(m->name, "cycles") == 0 &&
          !(has_counter(base, "cycles_per_op", &why_b) &&
            has_counter(new_, "cycles_per_op", &why_n)) )
@@ -321,8 +377,10 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
 int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
                 struct hvb_cmp *out, char *err, size_t len)
 {
-    json_t *cells = json_object_get(json_object_get(base, "hvbench"), "cells");
-    json_t *ncells = json_object_get(json_object_get(new_, "hvbench"), "cells");
+    json_t *cells =
+        json_object_get(json_object_get(base, HVB_RK_HVBENCH), HVB_RK_CELLS);
+    json_t *ncells =
+        json_object_get(json_object_get(new_, HVB_RK_HVBENCH), HVB_RK_CELLS);
     json_t *c;
     size_t i;
     int rc;
@@ -337,7 +395,7 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
         return -ENOMEM;
     json_array_foreach(cells, i, c)
     {
-        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
         json_t *cn = name ? cell_named(new_, name) : NULL;
         struct hvb_cmp_row *r = &out->rows[out->nr_rows];
 
@@ -346,11 +404,10 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
             out->only_base++;
             continue;
         }
-        rc = compare_one(out, c, cn, r);
+        rc = compare_one(out, c, cn, r, err, len);
         if ( rc )
         {
             hvb_cmp_free(out);
-            snprintf(err, len, "out of memory");
             return rc;
         }
         out->nr[r->verdict]++;
@@ -358,7 +415,7 @@ int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
     }
     json_array_foreach(ncells, i, c)
     {
-        if ( cell_named(base, json_string_value(json_object_get(c, "name"))
+        if ( cell_named(base, json_string_value(json_object_get(c, HVB_RK_NAME))
                                   ?: "") == NULL )
             out->only_new++;
     }
@@ -382,22 +439,29 @@ void hvb_cmp_free(struct hvb_cmp *c)
 static json_t *cell_at(json_t *doc, size_t i)
 {
     return json_array_get(
-        json_object_get(json_object_get(doc, "hvbench"), "cells"), i);
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS), i);
 }
 
 static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
-                      struct hvb_cmp_row *r)
+                      struct hvb_cmp_row *r, char *err, size_t len)
 {
     double *x = NULL, *y = NULL, *q = NULL, t = cmp->threshold;
-    size_t nx = samples(ref, cmp->key, &x), ny = samples(var, cmp->key, &y);
-    size_t n = nx < ny ? nx : ny, i, nq = 0;
+    size_t nx, ny, n, i, nq = 0;
     struct hvb_stats sq;
-    int rc = -ENOMEM;
+    int rc;
 
-    r->name = json_string_value(json_object_get(var, "name"));
-    q = calloc(n + 1, sizeof(*q));
-    if ( x == NULL || y == NULL || q == NULL )
+    r->name = json_string_value(json_object_get(var, HVB_RK_NAME));
+    rc = both(cmp, 0, ref, var, &x, &nx, &y, &ny, err, len);
+    if ( rc )
         goto out;
+    rc = -ENOMEM;
+    n = nx < ny ? nx : ny;
+    q = calloc(n + 1, sizeof(*q));
+    if ( q == NULL )
+    {
+        snprintf(err, len, "out of memory");
+        goto out;
+    }
     /* Round k of the variant over round k of its reference. */
     for ( i = 0; i < n; i++ )
         if ( x[i] > 0 )
@@ -450,7 +514,7 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
         return rc;
     out->paired = true;
     n = json_array_size(
-        json_object_get(json_object_get(doc, "hvbench"), "cells"));
+        json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS));
     out->rows = calloc(n + 1, sizeof(*out->rows));
     if ( out->rows == NULL )
         return -ENOMEM;
@@ -460,15 +524,14 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
         json_t *ref;
 
         c = cell_at(doc, i);
-        v = json_integer_value(json_object_get(c, "variant"));
+        v = json_integer_value(json_object_get(c, HVB_RK_VARIANT));
         if ( v <= 0 || (size_t)v > i )
             continue;
         ref = cell_at(doc, i - (size_t)v);
-        rc = paired_one(out, ref, c, &out->rows[out->nr_rows]);
+        rc = paired_one(out, ref, c, &out->rows[out->nr_rows], err, len);
         if ( rc )
         {
             hvb_cmp_free(out);
-            snprintf(err, len, "out of memory");
             return rc;
         }
         out->nr[out->rows[out->nr_rows].verdict]++;

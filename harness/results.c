@@ -16,6 +16,7 @@
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
+#include <hvb/results_read.h>
 
 /* Builder state: any failed allocation or insertion sets oom. */
 struct jb {
@@ -133,12 +134,12 @@ static json_t *row_head(struct jb *b, const struct hvb_mcell *mc,
 {
     json_t *r = json_object();
 
-    set(b, r, "name", json_string(name));
-    set(b, r, "family_index", json_integer((json_int_t)mc->index));
+    set(b, r, HVB_RK_NAME, json_string(name));
+    set(b, r, HVB_RK_FAMILY, json_integer((json_int_t)mc->index));
     set(b, r, "per_family_instance_index", json_integer(0));
     set(b, r, "run_name", json_string(mc->name));
-    set(b, r, "run_type", json_string(run_type));
-    set(b, r, "repetitions", json_integer(repetitions));
+    set(b, r, HVB_RK_RUN_TYPE, json_string(run_type));
+    set(b, r, HVB_RK_REPETITIONS, json_integer(repetitions));
     return r;
 }
 
@@ -154,21 +155,21 @@ static void iteration_rows(struct jb *b, json_t *rows,
         const struct hvb_engine_sample *s = cs->samples[i];
         json_t *r = row_head(b, mc, mc->name, "iteration", repetitions);
 
-        set(b, r, "repetition_index", json_integer(s->repetition_index));
-        set(b, r, "threads", json_integer(s->threads));
+        set(b, r, HVB_RK_REP_INDEX, json_integer(s->repetition_index));
+        set(b, r, HVB_RK_THREADS, json_integer(s->threads));
         if ( s->error )
         {
             set(b, r, "error_occurred", json_true());
             set(b, r, "error_message",
                 json_string(s->error_message ? s->error_message : ""));
         }
-        set(b, r, "iterations", json_integer(s->iterations));
+        set(b, r, HVB_RK_ITERATIONS, json_integer(s->iterations));
         set(b, r, "real_time", num(s->real_ns));
         set(b, r, "cpu_time", num(s->cpu_ns));
         set(b, r, "time_unit", json_string("ns"));
         for ( c = 0; c < s->nr_counters; c++ )
             set(b, r, s->counters[c].name, num(s->counters[c].value));
-        set(b, r, "hvbench", row_meta(b, mc));
+        set(b, r, HVB_RK_HVBENCH, row_meta(b, mc));
         push(b, rows, r);
     }
 }
@@ -217,17 +218,17 @@ static void aggregate_rows(struct jb *b, json_t *rows,
 
         snprintf(name, sizeof(name), "%s_%s", mc->name, agg_names[a]);
         r = row_head(b, mc, name, "aggregate", repetitions);
-        set(b, r, "threads", json_integer(mc->cell.threads));
+        set(b, r, HVB_RK_THREADS, json_integer(mc->cell.threads));
         set(b, r, "aggregate_name", json_string(agg_names[a]));
         set(b, r, "aggregate_unit",
             json_string(a == AGG_CV ? "percentage" : "time"));
-        set(b, r, "iterations", json_integer((json_int_t)cs->nr_good));
+        set(b, r, HVB_RK_ITERATIONS, json_integer((json_int_t)cs->nr_good));
         set(b, r, "real_time", num(agg_value(&cs->real, a)));
         set(b, r, "cpu_time", num(agg_value(&cs->cpu, a)));
         set(b, r, "time_unit", json_string("ns"));
         for ( c = 0; c < cs->nr_ctrs; c++ )
             set(b, r, cs->ctrs[c].name, num(agg_value(&cs->ctrs[c].st, a)));
-        set(b, r, "hvbench", row_meta(b, mc));
+        set(b, r, HVB_RK_HVBENCH, row_meta(b, mc));
         push(b, rows, r);
     }
 }
@@ -259,7 +260,7 @@ static json_t *cell_plugins(struct jb *b, const struct hvb_mcell *mc)
         const struct hv_plugin_inst *inst = hvb_mcell_plugin(mc, i);
         json_t *p = json_object();
 
-        set(b, p, "name", json_string(inst->hdr->name));
+        set(b, p, HVB_RK_NAME, json_string(inst->hdr->name));
         set(b, p, "label", json_string(m->slots[i].labels[mc->slot_sel[i]]));
         set(b, p, "spec", json_string(inst->spec ? inst->spec : ""));
         set(b, p, "options", plugin_options(b, inst));
@@ -297,12 +298,12 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     size_t i, c, g;
 
     set(b, o, "index", json_integer((json_int_t)mc->index));
-    set(b, o, "name", json_string(mc->name));
+    set(b, o, HVB_RK_NAME, json_string(mc->name));
     set(b, o, "workload", json_string(m->w->name));
-    set(b, o, "group", json_integer((json_int_t)mc->group));
+    set(b, o, HVB_RK_GROUP, json_integer((json_int_t)mc->group));
     set(b, o, "group_name", json_string(mc->group_name));
-    set(b, o, "variant", json_integer((json_int_t)mc->variant));
-    set(b, o, "threads", json_integer(mc->cell.threads));
+    set(b, o, HVB_RK_VARIANT, json_integer((json_int_t)mc->variant));
+    set(b, o, HVB_RK_THREADS, json_integer(mc->cell.threads));
     set(b, o, "one_shot", json_boolean(m->w->flags & HVB_WF_ONE_SHOT));
     set(b, o, "plugins", cell_plugins(b, mc));
     for ( i = 0; i < m->nr_params; i++ )
@@ -315,7 +316,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     set(b, o, "params", params);
     set(b, o, "params_given", given);
     set(b, o, "status", json_string(cs->error ? "error" : "ok"));
-    set(b, o, "error", cs->error ? json_string(cs->error) : json_null());
+    set(b, o, HVB_RK_ERROR, cs->error ? json_string(cs->error) : json_null());
 
     for ( i = 0; i < cs->nr_samples; i++ )
     {
@@ -325,16 +326,16 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
         push(b, real, s->error ? json_null() : num(s->real_ns));
         push(b, cpu, s->error ? json_null() : num(s->cpu_ns));
     }
-    set(b, o, "iterations", iters);
-    set(b, o, "samples_ns_per_op", real);
-    set(b, o, "cpu_samples_ns_per_op", cpu);
+    set(b, o, HVB_RK_ITERATIONS, iters);
+    set(b, o, HVB_RK_SAMPLES, real);
+    set(b, o, HVB_RK_CPU_SAMPLES, cpu);
     set(b, o, "summary", stats_json(b, &cs->real));
     set(b, o, "cpu_summary", stats_json(b, &cs->cpu));
     set(b, o, "ratio_to_reference",
         cs->has_ratio ? num(cs->ratio) : json_null());
     set(b, o, "noise_flags", hvb_noise_json(cs->noise));
     if ( meta->shared_iterations != NULL )
-        set(b, o, "shared_iterations",
+        set(b, o, HVB_RK_SHARED_ITER,
             json_integer(meta->shared_iterations[mc->index]));
     if ( mc->variant > 0 && cs->pair_ratios != NULL )
         set(b, o, "paired", paired_json(b, cs));
@@ -344,14 +345,73 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
         const struct hvb_ctr_summary *k = &cs->ctrs[c];
         json_t *co = json_object(), *vals = json_array();
 
-        set(b, co, "flags", ctr_flags(b, k->flags));
+        set(b, co, HVB_RK_CTR_FLAGS, ctr_flags(b, k->flags));
         for ( g = 0; g < k->st.n; g++ )
             push(b, vals, num(k->vals[g]));
-        set(b, co, "samples", vals);
+        set(b, co, HVB_RK_CTR_SAMPLES, vals);
         set(b, co, "summary", stats_json(b, &k->st));
         set(b, ctrs, k->name, co);
     }
-    set(b, o, "counters", ctrs);
+    set(b, o, HVB_RK_COUNTERS, ctrs);
+    return o;
+}
+
+static json_t *git_json(struct jb *b, const struct hvb_buildinfo *bi)
+{
+    json_t *git = json_object();
+
+    set(b, git, "commit", json_string(bi->commit));
+    set(b, git, "dirty", bi->dirty < 0 ? json_null() : json_boolean(bi->dirty));
+    set(b, git, "source_dir", json_string(bi->source_dir));
+    return git;
+}
+
+static json_t *build_json(struct jb *b, const struct hvb_buildinfo *bi,
+                          const char *lib_build_type)
+{
+    json_t *build = json_object();
+
+    set(b, build, "compiler", json_string(bi->compiler));
+    set(b, build, "cflags", json_string(bi->cflags));
+    set(b, build, "build_type", json_string(bi->build_type));
+    set(b, build, "benchmark_library_build_type",
+        lib_build_type ? json_string(lib_build_type) : json_null());
+    return build;
+}
+
+/* The run's settings that decide what a measurement is (hvb/results.h). */
+static void run_settings(struct jb *b, json_t *run,
+                         const struct hvb_run_meta *meta)
+{
+    set(b, run, HVB_RK_MIN_TIME, num(meta->min_time_s));
+    set(b, run, "interleaved", json_boolean(meta->interleave));
+    set(b, run, "seed", uint_json(meta->seed));
+    set(b, run, "affinity", json_string(meta->affinity));
+    set(b, run, HVB_RK_ITERATIONS, json_integer(meta->iterations));
+    set(b, run, "instrument",
+        json_string(meta->instrument ? meta->instrument : "none"));
+}
+
+json_t *hvb_results_settings(const struct hvb_run_meta *meta,
+                             const struct hvb_buildinfo *bi)
+{
+    struct jb b = {.oom = false};
+    json_t *o = json_object(), *run = json_object();
+
+    set(&b, o, "version", json_string(bi->version));
+    set(&b, o, HVB_RK_GIT, git_json(&b, bi));
+    set(&b, o, HVB_RK_BUILD, build_json(&b, bi, NULL));
+    run_settings(&b, run, meta);
+    set(&b, run, HVB_RK_PROCESSES,
+        json_integer(meta->processes ? meta->processes : 1));
+    set(&b, o, HVB_RK_RUN, run);
+    if ( meta->counters != NULL )
+        set(&b, o, HVB_RK_COUNTERS, json_incref(meta->counters));
+    if ( b.oom )
+    {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -361,55 +421,42 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
                             const struct hvb_buildinfo *bi,
                             const char *lib_build_type)
 {
-    json_t *o = json_object(), *git = json_object(), *build = json_object(),
-           *cmd = json_array(), *run = json_object(), *cells = json_array();
+    json_t *o = json_object(), *cmd = json_array(), *run = json_object(),
+           *cells = json_array();
     size_t i;
     int k;
 
-    set(b, o, "schema_version", json_integer(HVB_RESULTS_SCHEMA_VERSION));
+    set(b, o, HVB_RK_SCHEMA, json_integer(HVB_RESULTS_SCHEMA_VERSION));
     set(b, o, "version", json_string(bi->version));
-    set(b, git, "commit", json_string(bi->commit));
-    set(b, git, "dirty", bi->dirty < 0 ? json_null() : json_boolean(bi->dirty));
-    set(b, git, "source_dir", json_string(bi->source_dir));
-    set(b, o, "git", git);
-    set(b, build, "compiler", json_string(bi->compiler));
-    set(b, build, "cflags", json_string(bi->cflags));
-    set(b, build, "build_type", json_string(bi->build_type));
-    set(b, build, "benchmark_library_build_type",
-        lib_build_type ? json_string(lib_build_type) : json_null());
-    set(b, o, "build", build);
+    set(b, o, HVB_RK_GIT, git_json(b, bi));
+    set(b, o, HVB_RK_BUILD, build_json(b, bi, lib_build_type));
     for ( k = 0; k < meta->argc; k++ )
         push(b, cmd, json_string(meta->argv[k]));
     set(b, o, "command_line", cmd);
 
     set(b, run, "workload", json_string(m->w->name));
     set(b, run, "kind", json_string(kind_name(m->w->kind)));
-    set(b, run, "repetitions", json_integer(meta->repetitions));
-    set(b, run, "processes",
+    set(b, run, HVB_RK_REPETITIONS, json_integer(meta->repetitions));
+    set(b, run, HVB_RK_PROCESSES,
         json_integer(meta->processes ? meta->processes : 1));
-    set(b, run, "min_time_s", num(meta->min_time_s));
-    set(b, run, "interleaved", json_boolean(meta->interleave));
-    set(b, run, "seed", uint_json(meta->seed));
-    set(b, run, "affinity", json_string(meta->affinity));
+    run_settings(b, run, meta);
     set(b, run, "time", json_string("real"));
     set(b, run, "time_unit", json_string("ns"));
-    set(b, run, "cells", json_integer((json_int_t)m->nr_cells));
+    set(b, run, HVB_RK_CELLS, json_integer((json_int_t)m->nr_cells));
     set(b, run, "failed_cells", json_integer((json_int_t)s->nr_failed));
     set(b, run, "method", json_string("paired-rounds"));
-    set(b, run, "rounds_done", json_integer(meta->rounds_done));
-    set(b, run, "complete",
+    set(b, run, HVB_RK_ROUNDS_DONE, json_integer(meta->rounds_done));
+    set(b, run, HVB_RK_COMPLETE,
         json_boolean(meta->rounds_done >= meta->repetitions));
-    set(b, run, "instrument",
-        json_string(meta->instrument ? meta->instrument : "none"));
-    set(b, o, "run", run);
+    set(b, o, HVB_RK_RUN, run);
     if ( meta->counters != NULL )
-        set(b, o, "counters", json_incref(meta->counters));
+        set(b, o, HVB_RK_COUNTERS, json_incref(meta->counters));
     if ( meta->environment != NULL )
         set(b, o, "environment", json_incref(meta->environment));
 
     for ( i = 0; i < m->nr_cells; i++ )
         push(b, cells, cell_json(b, &m->cells[i], &s->cells[i], meta));
-    set(b, o, "cells", cells);
+    set(b, o, HVB_RK_CELLS, cells);
     return o;
 }
 
@@ -434,15 +481,15 @@ json_t *hvb_results_build(const struct hvb_matrix *m,
         return NULL;
     }
     root = json_object();
-    set(&b, root, "context", json_incref(ctx));
+    set(&b, root, HVB_RK_CONTEXT, json_incref(ctx));
     rows = json_array();
     for ( i = 0; i < m->nr_cells; i++ )
     {
         iteration_rows(&b, rows, &m->cells[i], &s->cells[i], meta->repetitions);
         aggregate_rows(&b, rows, &m->cells[i], &s->cells[i], meta->repetitions);
     }
-    set(&b, root, "benchmarks", rows);
-    set(&b, root, "hvbench",
+    set(&b, root, HVB_RK_BENCHMARKS, rows);
+    set(&b, root, HVB_RK_HVBENCH,
         hvbench_json(
             &b, m, s, meta, bi,
             json_string_value(json_object_get(ctx, "library_build_type"))));
@@ -484,41 +531,4 @@ int hvb_results_write(const char *path, const json_t *root, char *err,
         return rc;
     }
     return hvb_outfile_commit(&o, err, len);
-}
-
-json_t *hvb_results_load(const char *path, char *err, size_t len)
-{
-    json_error_t e;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e), *h, *v;
-
-    if ( root == NULL )
-    {
-        if ( e.line < 0 || e.position == 0 )
-            snprintf(err, len, "cannot read '%s': %s", path, e.text);
-        else
-            snprintf(err, len, "'%s' is not valid JSON: line %d: %s", path,
-                     e.line, e.text);
-        return NULL;
-    }
-    h = json_object_get(root, "hvbench");
-    v = json_object_get(h, "schema_version");
-    if ( !json_is_object(h) || !json_is_integer(v) ||
-         !json_is_array(json_object_get(h, "cells")) ||
-         !json_is_array(json_object_get(root, "benchmarks")) )
-        snprintf(
-            err, len,
-            "'%s' is not an hvbench results file (no hvbench.schema_version, cells or benchmarks)",
-            path);
-    else if ( json_integer_value(v) > HVB_RESULTS_SCHEMA_VERSION )
-        snprintf(
-            err, len,
-            "'%s' has results schema version %lld; this hvbench reads up to %d",
-            path, (long long)json_integer_value(v), HVB_RESULTS_SCHEMA_VERSION);
-    else if ( json_integer_value(v) < 1 )
-        snprintf(err, len, "'%s' has a bad results schema version %lld", path,
-                 (long long)json_integer_value(v));
-    else
-        return root;
-    json_decref(root);
-    return NULL;
 }

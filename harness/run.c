@@ -90,6 +90,7 @@ static void fill_meta(const struct run_state *st, unsigned int rounds_done,
     meta->rounds_done = rounds_done;
     meta->instrument =
         o->instrument == HVB_INSTRUMENT_CALLGRIND ? "callgrind" : "none";
+    meta->iterations = o->iterations;
     meta->counters = st->probe;
     meta->environment = st->env;
 }
@@ -374,8 +375,18 @@ static int measure_and_report(struct hvb_matrix *m,
 
     if ( o->resume )
     {
-        rc = hvb_resume_load(o->out_path, m, o->repetitions, st.iters, &res,
-                             &ro.first, err, sizeof(err));
+        struct hvb_run_meta meta;
+        json_t *now;
+
+        /* What this command would record, for the file to match. */
+        fill_meta(&st, 0, &meta);
+        now = hvb_results_settings(&meta, bi);
+        rc = now ? hvb_resume_load(o->out_path, m, o->repetitions, now,
+                                   st.iters, &res, &ro.first, err, sizeof(err))
+                 : -ENOMEM;
+        json_decref(now);
+        if ( rc == -ENOMEM && now == NULL )
+            snprintf(err, sizeof(err), "out of memory");
         if ( rc == -EINVAL )
             status = hvb_usage_error("%s", err);
         else if ( rc )

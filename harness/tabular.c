@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <hvb/results_read.h>
 #include <hvb/tabular.h>
 
 static double numv(const json_t *o, const char *k)
@@ -24,6 +25,11 @@ static void flags_str(const json_t *c, char *buf, size_t len)
                          json_string_value(v));
 }
 
+/*
+ * Every counter, the model's perfc.* included (as the console and JSON
+ * show them); a list too long for @buf ends in ";..." (never cut
+ * silently).
+ */
 static void ctrs_str(const json_t *c, char *buf, size_t len)
 {
     const char *k;
@@ -31,14 +37,14 @@ static void ctrs_str(const json_t *c, char *buf, size_t len)
     size_t n = 0;
 
     buf[0] = '\0';
-    json_object_foreach((json_t *)json_object_get(c, "counters"), k, v)
+    json_object_foreach((json_t *)json_object_get(c, HVB_RK_COUNTERS), k, v)
     {
-        if ( strncmp(k, "perfc.", 6) == 0 )
-            continue;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%.6g",
                               n ? ";" : "", k,
                               numv(json_object_get(v, "summary"), "median"));
     }
+    if ( n >= len && len > 4 )
+        memcpy(buf + len - 5, ";...", 5);
 }
 
 static void row(FILE *f, const json_t *c, bool md)
@@ -46,19 +52,19 @@ static void row(FILE *f, const json_t *c, bool md)
     const json_t *s = json_object_get(c, "summary");
     const json_t *p = json_object_get(c, "paired");
     const json_t *ci = json_object_get(p, "ci95");
-    char fl[256], ct[1024];
+    char fl[256], ct[8192];
 
     flags_str(c, fl, sizeof(fl));
     ctrs_str(c, ct, sizeof(ct));
     if ( md )
         fprintf(f, "| `%s` | %.2f | %.2f | %.1f%% | %.2f | %.2f | %lld | ",
-                json_string_value(json_object_get(c, "name")),
+                json_string_value(json_object_get(c, HVB_RK_NAME)),
                 numv(s, "median"), numv(s, "mad"), numv(s, "cv") * 100,
                 numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
     else
         fprintf(f, "\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%lld,",
-                json_string_value(json_object_get(c, "name")),
+                json_string_value(json_object_get(c, HVB_RK_NAME)),
                 numv(s, "median"), numv(s, "mad"), numv(s, "cv"),
                 numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
@@ -88,8 +94,8 @@ void hvb_tabular_csv(FILE *f, const json_t *root)
     fprintf(f, "name,median_ns,mad_ns,cv,min_ns,max_ns,n,ratio,ratio_ci_lo,"
                "ratio_ci_hi,mannwhitney_p,noise_flags,counters\n");
     json_array_foreach(
-        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
-        row(f, c, false);
+        json_object_get(json_object_get(root, HVB_RK_HVBENCH), HVB_RK_CELLS), i,
+        c) row(f, c, false);
 }
 
 void hvb_tabular_markdown(FILE *f, const json_t *root)
@@ -101,6 +107,6 @@ void hvb_tabular_markdown(FILE *f, const json_t *root)
                "ratio [95%% CI] | MWU p | noise | counters (median per op) |\n"
                "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
     json_array_foreach(
-        json_object_get(json_object_get(root, "hvbench"), "cells"), i, c)
-        row(f, c, true);
+        json_object_get(json_object_get(root, HVB_RK_HVBENCH), HVB_RK_CELLS), i,
+        c) row(f, c, true);
 }

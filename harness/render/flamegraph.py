@@ -313,7 +313,9 @@ def cmd_diff(args):
         pct = d / ta * 100 if ta else 0
         md.append(f"| {kind} | `{fn}` | {a:.4g} | {b:.4g} | {d:+.4g} | {pct:+.1f}% |")
         if shown[kind] <= 15:
-            con.append(f"{kind:<9} {fn[:60]:<60} {a:>10.4g} {b:>10.4g} {d:>+10.4g}")
+            # A name cut to the column ends in "…" (the .md has it whole).
+            name = fn if len(fn) <= 60 else fn[:59] + "…"
+            con.append(f"{kind:<9} {name:<60} {a:>10.4g} {b:>10.4g} {d:>+10.4g}")
     with open(args.prefix + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(con))

@@ -54,6 +54,10 @@ struct hvb_cmp {
     unsigned int processes[2];
     /* The metric depends on the code path only (see compare.c). */
     bool same_code;
+    /* A sample of the metric is > 0 (a time, a cycle count). */
+    bool positive;
+    /* The files' names for messages: the caller may set them first. */
+    const char *names[2];
     /* A counter metric's key, unit, source (pointed to: do not copy). */
     char key_buf[HVB_CMP_KEY_MAX], unit_buf[72], source_buf[224];
 };
@@ -71,7 +75,9 @@ double hvb_cmp_default_threshold(const char *metric);
  * M whose counter M_per_op both files have (an --events counter such as
  * cache_misses; its source from the probe).  -EINVAL with @err (one
  * line) for an unknown metric, a metric a file lacks (with the probe's
- * reason), or no benchmark in common; -ENOMEM.
+ * reason), a zero sample of a metric that cannot be zero (time, cycles,
+ * instructions), or no benchmark in common; -ENOMEM.  @out->names may
+ * be set first (the files, for messages).
  */
 int hvb_cmp_run(json_t *base, json_t *new_, const char *metric, double t,
                 struct hvb_cmp *out, char *err, size_t len);

@@ -37,6 +37,7 @@ struct hvb_run_meta {
     const int64_t *shared_iterations; /* per cell, per thread */
     unsigned int rounds_done;         /* < repetitions: interrupted */
     const char *instrument;           /* "none" or "callgrind" */
+    int64_t iterations;               /* --iterations, 0: calibrated */
     json_t *counters;                 /* the probe (hvb/meter.h), borrowed */
     json_t *environment;              /* the ledger (hvb/env.h), borrowed */
 };
@@ -53,6 +54,16 @@ json_t *hvb_results_build(const struct hvb_matrix *m,
                           size_t len);
 
 /*
+ * hvb_results_settings - what a document of @meta and @bi would say of
+ * the settings that decide a measurement: {version, git, build, run:
+ * {min_time_s, interleaved, seed, affinity, iterations, instrument,
+ * processes}, counters} with the keys and values the document has (for
+ * --resume to compare against a file).  NULL when out of memory.
+ */
+json_t *hvb_results_settings(const struct hvb_run_meta *meta,
+                             const struct hvb_buildinfo *bi);
+
+/*
  * hvb_results_write - write @root to @path as hvb/outfile.h says: a
  * regular file atomically (temporary file, fsync, rename, fsync the
  * directory), a pipe or /dev/null in place, anything else refused.
@@ -64,9 +75,14 @@ int hvb_results_write(const char *path, const json_t *root, char *err,
 /*
  * hvb_results_load - read a results file for compare, gate or --resume.
  * NULL with @err (one line) if it cannot be read, is not JSON, is not an
- * hvbench results document, or has a newer schema_version.
+ * hvbench results document, has a newer schema_version, or fails the
+ * readers' check (hvb/results_read.h: harness/results_read.c).
  */
 json_t *hvb_results_load(const char *path, char *err, size_t len);
+
+/* The same for the @n bytes at @buf, named @name in messages. */
+json_t *hvb_results_parse(const char *buf, size_t n, const char *name,
+                          char *err, size_t len);
 
 /* Write @root to @f as the file would hold it.  0 or -EIO. */
 int hvb_results_dump(FILE *f, const json_t *root);
