@@ -424,6 +424,7 @@ static int measure_and_report(struct hvb_matrix *m,
 int hvb_run(const struct hvb_run_opts *o)
 {
     enum hvb_outfile_kind kind = HVB_OUTFILE_REPLACE;
+    struct hvb_outfile_lock lock = {.fd = -1};
     struct hvb_matrix *m = NULL;
     struct hvb_buildinfo bi;
     char err[512] = "";
@@ -452,16 +453,23 @@ int hvb_run(const struct hvb_run_opts *o)
         hvb_matrix_free(m);
         return hvb_callgrind_reexec(o->argc, o->argv);
     }
+    /* One writer per --out, from here to the end (hvb/outfile.h). */
+    if ( rc == 0 && o->out_path != NULL && kind == HVB_OUTFILE_REPLACE )
+        rc = hvb_outfile_lock(o->out_path, "results", &lock, err, sizeof(err))
+                 ? -EINVAL
+                 : 0;
     if ( rc == 0 )
         rc = hvb_matrix_create_models(m, err, sizeof(err));
     if ( rc )
     {
+        hvb_outfile_unlock(&lock);
         hvb_matrix_free(m);
         return stage_error(rc, err);
     }
 
     hvb_buildinfo_get(&bi);
     status = measure_and_report(m, o, &bi);
+    hvb_outfile_unlock(&lock);
     hvb_matrix_free(m);
     return status;
 }
