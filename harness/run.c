@@ -12,10 +12,19 @@
  * this command under valgrind (hvb/callgrind.h).  --processes N re-runs
  * this command N times, one child process after another, each writing
  * its own results file, and pools the children's rounds.
+ *
+ * SIGINT and SIGTERM stop a run cleanly (hvb/watch.h), even one whose
+ * round never ends: the rounds done are in --out (complete false; written
+ * at once for a pipe or /dev/null, which get no file per round), a child
+ * of --processes is stopped and its file removed, and the exit status is
+ * 128 + the signal.  Every write of --out holds st->write_lock, so the
+ * interrupt never sees half of one.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +47,7 @@
 #include <hvb/run.h>
 #include <hvb/summary.h>
 #include <hvb/tabular.h>
+#include <hvb/watch.h>
 
 /* Fixed operations per sample under callgrind: deterministic counts. */
 #define CALLGRIND_ITERATIONS 20000
@@ -49,6 +59,13 @@ struct run_state {
     int64_t *iters;
     json_t *probe, *env;
     bool quiet;
+    struct hvb_outfile_lock *lock; /* held on --out for the run */
+    /* What an interrupt finds (under write_lock). */
+    pthread_mutex_t write_lock;
+    unsigned int written; /* rounds in --out (or in last, in place) */
+    json_t *last;         /* in place: the document of those rounds */
+    pid_t child;          /* --processes: the child running, or 0 */
+    const char *child_out;
 };
 
 static void on_context(void *ctx, const char *context_json)
@@ -127,13 +144,24 @@ static int on_round(void *ctx, unsigned int round,
                 st->o->repetitions);
     if ( st->o->out_path == NULL || round + 1 >= st->o->repetitions )
         return 0;
-    /* A pipe or /dev/null gets one document, at the end. */
-    if ( hvb_outfile_check(st->o->out_path, "results", &kind, err,
+    doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
+    pthread_mutex_lock(&st->write_lock);
+    /* A pipe or /dev/null gets one document, at the end (or interrupt). */
+    if ( doc != NULL &&
+         hvb_outfile_check(st->o->out_path, "results", &kind, err,
                            sizeof(err)) == 0 &&
          kind == HVB_OUTFILE_INPLACE )
-        return 0;
-    doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
-    rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err)) : -1;
+    {
+        json_decref(st->last);
+        st->last = json_incref(doc);
+        rc = 0;
+    }
+    else
+        rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err))
+                 : -1;
+    if ( rc == 0 )
+        st->written = round + 1;
+    pthread_mutex_unlock(&st->write_lock);
     json_decref(doc);
     hvb_summary_free(&s);
     if ( rc )
@@ -142,14 +170,13 @@ static int on_round(void *ctx, unsigned int round,
 }
 
 /* Print and store; returns the exit status. */
-static int report(const struct run_state *st,
-                  const struct hvb_engine_result *res)
+static int report(struct run_state *st, const struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;
     struct hvb_summary s;
     json_t *root;
     char err[512] = "";
-    int status = HVB_EXIT_OK;
+    int status = HVB_EXIT_OK, rc;
 
     root =
         build_doc(st, res, o->repetitions * o->processes, &s, err, sizeof(err));
@@ -179,8 +206,14 @@ static int report(const struct run_state *st,
     }
     if ( o->hooks != NULL && o->hooks->print != NULL )
         o->hooks->print(o->hooks->ctx, st->m, &s);
-    if ( o->out_path != NULL &&
-         hvb_results_write(o->out_path, root, err, sizeof(err)) )
+    pthread_mutex_lock(&st->write_lock);
+    rc = o->out_path != NULL
+             ? hvb_results_write(o->out_path, root, err, sizeof(err))
+             : 0;
+    if ( rc == 0 )
+        st->written = o->repetitions * o->processes;
+    pthread_mutex_unlock(&st->write_lock);
+    if ( rc )
         status = hvb_failure("%s", err);
     else if ( o->out_path != NULL && !o->quiet )
         fprintf(stderr, "hvbench: results written to %s\n", o->out_path);
@@ -219,8 +252,9 @@ static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
 }
 
 /* Run one child of --processes; its exit status (128 + signal) or -errno. */
-static int run_child(const struct hvb_run_opts *o, const char *out)
+static int run_child(struct run_state *st, const char *out)
 {
+    const struct hvb_run_opts *o = st->o;
     char self[PATH_MAX];
     char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
     int status, n = 0, i, fd;
@@ -248,6 +282,7 @@ static int run_child(const struct hvb_run_opts *o, const char *out)
     pid = fork();
     if ( pid == 0 )
     {
+        hvb_watch_child();
         /* The parent prints the pooled result; a child's stdout is noise. */
         fd = open("/dev/null", O_WRONLY);
         if ( fd >= 0 )
@@ -259,9 +294,22 @@ static int run_child(const struct hvb_run_opts *o, const char *out)
     free(av);
     if ( pid < 0 )
         return -errno;
+    pthread_mutex_lock(&st->write_lock);
+    st->child = pid;
+    st->child_out = out;
+    pthread_mutex_unlock(&st->write_lock);
     while ( waitpid(pid, &status, 0) < 0 )
         if ( errno != EINTR )
-            return -errno;
+        {
+            status = -errno;
+            pthread_mutex_lock(&st->write_lock);
+            st->child = 0;
+            pthread_mutex_unlock(&st->write_lock);
+            return status;
+        }
+    pthread_mutex_lock(&st->write_lock);
+    st->child = 0;
+    pthread_mutex_unlock(&st->write_lock);
     if ( WIFEXITED(status) )
         return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
@@ -285,7 +333,7 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
         if ( rc )
             return hvb_failure("--processes: temporary file %s: %s", path,
                                strerror(-rc));
-        rc = run_child(o, path);
+        rc = run_child(st, path);
         if ( rc < 0 )
         {
             unlink(path);
@@ -315,12 +363,67 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
     return HVB_EXIT_OK;
 }
 
+/*
+ * SIGINT/SIGTERM, on the watcher thread: stop a child, say what is kept,
+ * release --out; the process then exits with 128 + @sig.  The write lock
+ * is taken and never given back: no write starts or is cut after this.
+ */
+static void on_signal(void *ctx, int sig)
+{
+    struct run_state *st = ctx;
+    const struct hvb_run_opts *o = st->o;
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    unsigned int total = o->repetitions * o->processes;
+    char err[512] = "";
+    int status;
+
+    pthread_mutex_lock(&st->write_lock);
+    if ( st->child > 0 && kill(st->child, sig) == 0 )
+    {
+        while ( waitpid(st->child, &status, 0) < 0 && errno == EINTR )
+            ;
+        unlink(st->child_out);
+    }
+    if ( st->last != NULL &&
+         hvb_results_write(o->out_path, st->last, err, sizeof(err)) )
+        st->written = 0;
+    if ( err[0] )
+        fprintf(stderr, "hvbench: %s\n", err);
+    if ( st->written == 0 )
+        fprintf(stderr,
+                "hvbench: interrupted (%s) before round 1 finished: nothing "
+                "written\n",
+                name);
+    else if ( o->out_path == NULL )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, not kept "
+                "(no --out)\n",
+                name, st->written, total);
+    else if ( st->written < total )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, in %s "
+                "(complete: false; --resume runs the rest)\n",
+                name, st->written, total, o->out_path);
+    else
+        fprintf(stderr, "hvbench: interrupted (%s) after the last round\n",
+                name);
+    if ( st->lock != NULL )
+        hvb_outfile_unlock(st->lock);
+}
+
 static int measure_and_report(struct hvb_matrix *m,
                               const struct hvb_run_opts *o,
-                              const struct hvb_buildinfo *bi)
+                              const struct hvb_buildinfo *bi,
+                              struct hvb_outfile_lock *lock)
 {
     struct hvb_engine_result res = {0};
-    struct run_state st = {.m = m, .o = o, .bi = bi, .quiet = o->quiet};
+    struct run_state st = {.m = m,
+                           .o = o,
+                           .bi = bi,
+                           .quiet = o->quiet,
+                           .lock = lock,
+                           .write_lock = PTHREAD_MUTEX_INITIALIZER};
+    struct hvb_watch_ops wo = {.on_signal = on_signal, .ctx = &st};
     struct hvb_rounds_opts ro = {
         .rounds = o->repetitions,
         .min_time_s = o->min_time_s,
@@ -372,10 +475,14 @@ static int measure_and_report(struct hvb_matrix *m,
     st.probe = hvb_meter_probe_json();
     st.env = hvb_env_before();
 
+    if ( hvb_watch_start(&wo) )
+        fprintf(stderr, "hvbench: warning: no watcher thread: SIGINT and "
+                        "SIGTERM stop the run without a word\n");
     if ( o->resume )
     {
         rc = hvb_resume_load(o->out_path, m, o->repetitions, st.iters, &res,
                              &ro.first, err, sizeof(err));
+        st.written = ro.first;
         if ( rc == -EINVAL )
             status = hvb_usage_error("%s", err);
         else if ( rc )
@@ -413,6 +520,8 @@ static int measure_and_report(struct hvb_matrix *m,
     hvb_env_after(st.env);
     if ( status == HVB_EXIT_OK )
         status = report(&st, &res);
+    hvb_watch_stop();
+    json_decref(st.last);
     hvb_engine_result_free(&res);
     json_decref(st.probe);
     json_decref(st.env);
@@ -468,7 +577,7 @@ int hvb_run(const struct hvb_run_opts *o)
     }
 
     hvb_buildinfo_get(&bi);
-    status = measure_and_report(m, o, &bi);
+    status = measure_and_report(m, o, &bi, &lock);
     hvb_outfile_unlock(&lock);
     hvb_matrix_free(m);
     return status;
