@@ -256,9 +256,9 @@ def function_totals(stacks):
     """Inclusive (each function once per stack) and self values."""
     incl, self_ = {}, {}
     for stack, v in stacks.items():
-        for fr in set(stack[1:]):  # the root frame is the cell
+        for fr in set(stack):
             incl[fr] = incl.get(fr, 0.0) + v
-        if len(stack) > 1:
+        if stack:
             self_[stack[-1]] = self_.get(stack[-1], 0.0) + v
     return incl, self_
 
@@ -277,18 +277,11 @@ def diff_table(sa, sb, unit):
     return rows
 
 
-def strip_root(stacks):
-    """Diffs compare two cells: drop their (different) root frames."""
-    out = {}
-    for st, v in stacks.items():
-        key = ("all cells",) + st[1:]
-        out[key] = out.get(key, 0.0) + v
-    return out
-
-
 def cmd_diff(args):
-    sa = {k: v * args.scale_a for k, v in strip_root(read_folded(args.a)).items()}
-    sb = {k: v * args.scale_b for k, v in strip_root(read_folded(args.b)).items()}
+    # The stacks start at the threads' roots (the cell is in the file
+    # name), so the two cells' stacks join as difffolded.pl joins them.
+    sa = {k: v * args.scale_a for k, v in read_folded(args.a).items()}
+    sb = {k: v * args.scale_b for k, v in read_folded(args.b).items()}
     root = build_tree(sa, sb)
     ta, tb = root.a, root.b
     render_svg(root, args.prefix + "-after.svg", args.title,

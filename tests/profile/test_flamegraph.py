@@ -26,17 +26,17 @@ with tempfile.TemporaryDirectory() as d:
     a = os.path.join(d, "a.folded")
     b = os.path.join(d, "b.folded")
     with open(a, "w") as f:
-        f.write("cellA;main;lookup;read_lock 40\ncellA;main;lookup;hash_walk 20\n"
-                "cellA;main;lookup;get_domain 30\ncellA;main;other 10\n")
+        f.write("main;lookup;read_lock 40\nmain;lookup;hash_walk 20\n"
+                "main;lookup;get_domain 30\nmain;other 10\n")
     with open(b, "w") as f:
-        f.write("cellB;main;lookup;hash_walk 20\ncellB;main;lookup;rcu_read_lock 5\n"
-                "cellB;main;other 10\n")
+        f.write("main;lookup;hash_walk 20\nmain;lookup;rcu_read_lock 5\n"
+                "main;other 10\n")
     svg, ss = os.path.join(d, "a.svg"), os.path.join(d, "a.json")
     subprocess.run([sys.executable, render, "render", "--title", "t", a, svg, ss], check=True)
     root = ET.parse(svg).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     names = {g.get("data-name") for g in root.iter(ns + "g") if g.get("class") == "f"}
-    for fr in ("cellA", "main", "lookup", "read_lock", "hash_walk", "get_domain", "other"):
+    for fr in ("main", "lookup", "read_lock", "hash_walk", "get_domain", "other"):
         check(fr in names, f"frame {fr} in the SVG")
     check(root.find(ns + "script") is not None, "the SVG has its script")
     doc = json.load(open(ss))
