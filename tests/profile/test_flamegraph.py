@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """flamegraph.py on synthetic folded stacks: the SVG is well-formed XML
 with the expected frames, speedscope samples and weights match, and the
-diff of two profiles lists a removed function as vanished.
+diff of two profiles lists a removed function as vanished; in the
+differential SVGs every frame's text contrasts >= 4.5:1 with its fill
+(black on dark blue was 2.3:1) and a function that grew a little, next
+to one that vanished, is clearly red (it was drawn nearly white).
 Usage: test_flamegraph.py RENDER_DIR"""
 import json
 import os
@@ -22,15 +25,25 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def contrast(x, y):
+    """WCAG 2 contrast ratio of two sRGB colours."""
+    def lum(rgb):
+        lin = [v / 255 / 12.92 if v / 255 <= 0.04045
+               else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((lum(x), lum(y)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 with tempfile.TemporaryDirectory() as d:
     a = os.path.join(d, "a.folded")
     b = os.path.join(d, "b.folded")
     with open(a, "w") as f:
         f.write("main;lookup;read_lock 40\nmain;lookup;hash_walk 20\n"
-                "main;lookup;get_domain 30\nmain;other 10\n")
+                "main;lookup;get_domain 30\nmain;other 10\nmain;grow_fn 10\n")
     with open(b, "w") as f:
         f.write("main;lookup;hash_walk 20\nmain;lookup;rcu_read_lock 5\n"
-                "main;other 10\n")
+                "main;other 10\nmain;grow_fn 14\n")
     svg, ss = os.path.join(d, "a.svg"), os.path.join(d, "a.json")
     subprocess.run([sys.executable, render, "render", "--title", "t", a, svg, ss], check=True)
     root = ET.parse(svg).getroot()
@@ -41,8 +54,8 @@ with tempfile.TemporaryDirectory() as d:
     check(root.find(ns + "script") is not None, "the SVG has its script")
     doc = json.load(open(ss))
     p = doc["profiles"][0]
-    check(len(p["samples"]) == len(p["weights"]) == 4, "speedscope samples/weights")
-    check(sum(p["weights"]) == 100, "speedscope total weight")
+    check(len(p["samples"]) == len(p["weights"]) == 5, "speedscope samples/weights")
+    check(sum(p["weights"]) == 110, "speedscope total weight")
     check(all(i < len(doc["shared"]["frames"]) for s in p["samples"] for i in s),
           "speedscope frame indices")
     out = subprocess.run([sys.executable, render, "diff", a, b, os.path.join(d, "diff")],
@@ -54,6 +67,19 @@ with tempfile.TemporaryDirectory() as d:
     md = open(os.path.join(d, "diff.md")).read()
     check("| vanished | `read_lock` |" in md, "markdown lists read_lock as vanished")
     for v in ("before", "after"):
-        ET.parse(os.path.join(d, f"diff-{v}.svg"))
-print(f"{7 + 8 - fails} passed, {fails} failed")
+        root = ET.parse(os.path.join(d, f"diff-{v}.svg")).getroot()
+        for g in root.iter(ns + "g"):
+            if g.get("class") != "f":
+                continue
+            fill = tuple(int(x) for x in
+                         g.find(ns + "rect").get("fill")[4:-1].split(","))
+            text = (255, 255, 255) if g.find(ns + "text").get("class") == "w" \
+                else (0, 0, 0)
+            c = contrast(fill, text)
+            check(c >= 4.5, f"{v}: {g.get('data-name')}: text contrast {c:.2f}")
+            if v == "after" and g.get("data-name") == "grow_fn":
+                r, gr, b = fill
+                check(r - gr >= 60 and r - b >= 60,
+                      f"grow_fn (10 -> 14) is not clearly red: {fill}")
+print(f"{fails} failed")
 sys.exit(1 if fails else 0)
