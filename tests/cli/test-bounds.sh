@@ -19,17 +19,7 @@
 set -u
 hvbench=$1
 onehdr=$2
-tmp=$(mktemp -d)
-bg=
-cleanup() {
-    [ -n "$bg" ] && kill "$bg" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 quick="lookup --param domains=10 --min-time 0.01 --repetitions 2"
 
 # expect_error "PATTERN" ARGS...: exit 2, one stderr line matching PATTERN,
@@ -73,6 +63,7 @@ fi
 "$hvbench" run lookup --param domains=10 --min-time 0.05 --repetitions 12 \
     -q --out "$tmp/a/two.json" >/dev/null 2>"$tmp/first.err" &
 bg=$!
+track $bg
 i=0
 while [ ! -e "$tmp/a/.two.json.lock" ] && [ $i -lt 100 ]; do
     sleep 0.05
@@ -82,7 +73,7 @@ expect_error "cannot write results to '$tmp/a/two.json': another hvbench \(pid $
     run $quick --out "$tmp/a/two.json"
 wait $bg
 rc=$?
-bg=
+untrack $bg
 if [ $rc -ne 0 ]; then
     bad "lock: the first run failed: $(cat "$tmp/first.err")"
 elif ! grep -q '"rounds_done": 12' "$tmp/a/two.json" ||
@@ -152,5 +143,4 @@ expect_error "xenstore-ls/.*needs about [0-9.]+ GiB of memory; the machine has" 
 expect_error "memwrite/.*topology '2x1G' has 2047 MiB, the cell needs 4096" \
     run memwrite --param topology=2x1G --param size_mb=4096 --repetitions 1
 
-echo "bounds: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish bounds

@@ -18,21 +18,25 @@
 # Usage: test-interrupt.sh HVBENCH
 set -u
 hvbench=$1
-tmp=$(mktemp -d)
-pid=
-cat_pid=
-cleanup() {
-    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-    [ -n "$cat_pid" ] && kill "$cat_pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 # (exec: in a background job its pid is the one of hvbench itself)
 hvb() { exec env --default-signal=INT,TERM "$hvbench" "$@"; }
+
+# start ARGS...: hvbench ARGS in the background, stderr in $tmp/err.
+start() {
+    hvb "$@" >/dev/null 2>"$tmp/err" &
+    pid=$!
+    track $pid
+}
+
+# stop SIGNAL: send it once PATTERN ($2) is on stderr (within 30 s); $rc.
+stop() {
+    wait_for "$2" "$tmp/err" 30 || bad "$1: '$2' never on stderr: $(cat "$tmp/err")"
+    kill -"$1" $pid
+    wait $pid
+    rc=$?
+    untrack $pid
+}
 
 # wait_for PATTERN FILE SECONDS: until PATTERN is in FILE.
 wait_for() {
@@ -46,15 +50,8 @@ wait_for() {
 
 # --- SIGINT between rounds: the rounds done are kept, --resume completes.
 run="run lookup --param domains=10 --min-time 0.05 --repetitions 20 --out $tmp/r.json"
-hvb $run >/dev/null 2>"$tmp/err" &
-pid=$!
-if ! wait_for "round 2/20 done" "$tmp/err" 30; then
-    bad "SIGINT: round 2 never done: $(cat "$tmp/err")"
-fi
-kill -INT $pid
-wait $pid
-rc=$?
-pid=
+start $run
+stop INT "round 2/20 done"
 done=$(sed -n 's/.*"rounds_done": \([0-9]*\).*/\1/p' "$tmp/r.json" 2>/dev/null)
 if [ $rc -ne 130 ]; then
     bad "SIGINT: exit $rc, want 130: $(tail -3 "$tmp/err")"
@@ -74,18 +71,11 @@ else
 fi
 
 # --- A stuck round (the issue's case): reported, then SIGTERM stops it.
-hvb run lookup --plugin domlookup=rwlock-ref --param domains=32751 \
+start run lookup --plugin domlookup=rwlock-ref --param domains=32751 \
     --param churn=1000000 --param batch=1000000 \
     --param distribution=uniform --min-time 0.05 --repetitions 3 \
-    --out "$tmp/stuck.json" >/dev/null 2>"$tmp/err" &
-pid=$!
-if ! wait_for "still running after" "$tmp/err" 30; then
-    bad "stuck: no report of the stall: $(cat "$tmp/err")"
-fi
-kill -TERM $pid
-wait $pid
-rc=$?
-pid=
+    --out "$tmp/stuck.json"
+stop TERM "still running after"
 if [ $rc -ne 143 ]; then
     bad "stuck: exit $rc, want 143: $(tail -3 "$tmp/err")"
 elif ! grep -q "still running after [0-9.]* s (expected about .* from --min-time), in lookup/domlookup=rwlock-ref/.*: a cell may be stuck" "$tmp/err"; then
@@ -102,18 +92,14 @@ fi
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/piped.json" &
 cat_pid=$!
-hvb run lookup --param domains=10 --min-time 0.05 --repetitions 20 \
-    --out "$tmp/fifo" >/dev/null 2>"$tmp/err" &
-pid=$!
-wait_for "round 2/20 done" "$tmp/err" 30 || bad "pipe: round 2 never done"
-kill -INT $pid
-wait $pid
-rc=$?
-pid=
+track $cat_pid
+start run lookup --param domains=10 --min-time 0.05 --repetitions 20 \
+    --out "$tmp/fifo"
+stop INT "round 2/20 done"
 # A writer that never opened the pipe must not leave the reader waiting.
 timeout 2 sh -c ": >'$tmp/fifo'" 2>/dev/null
 wait $cat_pid
-cat_pid=
+untrack $cat_pid
 if [ $rc -ne 130 ]; then
     bad "pipe: exit $rc, want 130: $(tail -3 "$tmp/err")"
 elif ! grep -q '"complete": false' "$tmp/piped.json" ||
@@ -123,5 +109,4 @@ else
     ok
 fi
 
-echo "interrupt: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish interrupt

@@ -14,15 +14,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, finish  # noqa: E402
+
 render = os.path.join(sys.argv[1], "flamegraph.py")
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    if not cond:
-        fails += 1
-        print("FAIL:", what)
 
 
 def contrast(x, y):
@@ -81,5 +76,4 @@ with tempfile.TemporaryDirectory() as d:
                 r, gr, b = fill
                 check(r - gr >= 60 and r - b >= 60,
                       f"grow_fn (10 -> 14) is not clearly red: {fill}")
-print(f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()

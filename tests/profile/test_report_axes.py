@@ -6,20 +6,14 @@ labels overlap ("0.03 ... 0.09" ran into "0.1", "40 ... 80" overlapped),
 every axis keeps at least two labels, and the Environment line is words,
 not Python values ("CPU scaling False", "load [1.10938, ...]").
 Usage: test_report_axes.py RENDER_DIR"""
+import os
 import sys
 
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    if not cond:
-        fails += 1
-        print("FAIL:", what)
+from checklib import check, finish  # noqa: E402
 
 
 def labels(fig, axis):
@@ -67,5 +61,4 @@ check(line == "host vm, 2 CPUs at 2596 MHz, CPU frequency scaling off, "
       "load average 1.11 0.76 0.51", f"environment line: {line}")
 line = report.env_line({})
 check("None" not in line and "scaling unknown" in line, f"empty context: {line}")
-print(f"{fails} failed")
-sys.exit(1 if fails else 0)
+finish()
