@@ -4,7 +4,8 @@
 # Hardening (issue 11): nothing lost, bounded by the machine, no crash on
 # bad input.  Each case failed before its fix:
 #   - a temporary file left by a killed writer is removed by the next write
-#     of the same --out (a live writer's is kept);
+#     of the same --out (a live writer's is kept); kill -9 at ten moments
+#     of a run, then one more run: nothing but the results file is left;
 #   - a second run writing one --out while the first runs is exit 2 naming
 #     the first one's pid, and the first one's file stays complete;
 #   - --out paths that cannot be written are exit 2 before any round, with
@@ -55,6 +56,27 @@ elif [ ! -e "$tmp/a/.r.json.$$.ghijkl" ]; then
     bad "stale: a live process's temporary file was removed"
 elif [ "$(ls -A "$tmp/a" | tr '\n' ' ')" != ".r.json.$$.ghijkl r.json " ]; then
     bad "stale: left behind: $(ls -A "$tmp/a")"
+else
+    ok
+fi
+
+# --- A: the real thing: kill -9 at ten moments of a run, then one run.
+mkdir "$tmp/k"
+for d in 05 10 15 20 25 30 35 40 45 50; do
+    "$hvbench" run lookup --param domains=10 --min-time 0.02 --repetitions 8 \
+        -q --out "$tmp/k/r.json" >/dev/null 2>&1 &
+    k=$!
+    track $k
+    sleep 0.$d
+    kill -KILL $k 2>/dev/null
+    wait $k 2>/dev/null
+    untrack $k
+done
+left=$(ls -A "$tmp/k" | tr '\n' ' ')
+if ! "$hvbench" run $quick -q --out "$tmp/k/r.json" >/dev/null 2>"$tmp/err"; then
+    bad "kill -9: the next run failed: $(cat "$tmp/err")"
+elif [ "$(ls -A "$tmp/k")" != "r.json" ]; then
+    bad "kill -9: left after the next run: $(ls -A "$tmp/k") (before it: $left)"
 else
     ok
 fi
