@@ -459,6 +459,23 @@ int hvb_outfile_lock(const char *path, const char *what,
     return 0;
 }
 
+void hvb_outfile_remove(const char *path)
+{
+    char *target, *dir, *base, *lock;
+
+    if ( resolve(path, &target, &dir, &base) )
+        return;
+    unlink(target);
+    lock = side_name(dir, base, "lock");
+    if ( lock != NULL )
+        unlink(lock);
+    remove_stale(dir, base);
+    free(lock);
+    free(target);
+    free(dir);
+    free(base);
+}
+
 void hvb_outfile_unlock(struct hvb_outfile_lock *l)
 {
     /* Removed while still held: a waiter's flock then fails its check. */

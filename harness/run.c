@@ -62,9 +62,11 @@ struct run_state {
     struct hvb_outfile_lock *lock; /* held on --out for the run */
     /* What an interrupt finds (under write_lock). */
     pthread_mutex_t write_lock;
+    unsigned int done;    /* rounds run (with --resume: and kept) */
     unsigned int written; /* rounds in --out (or in last, in place) */
     json_t *last;         /* in place: the document of those rounds */
     pid_t child;          /* --processes: the child running, or 0 */
+    unsigned int proc;    /* --processes: its number, from 1 */
     const char *child_out;
 };
 
@@ -139,6 +141,9 @@ static int on_round(void *ctx, unsigned int round,
     json_t *doc;
     int rc;
 
+    pthread_mutex_lock(&st->write_lock);
+    st->done = round + 1;
+    pthread_mutex_unlock(&st->write_lock);
     if ( !st->quiet && !isatty(2) )
         fprintf(stderr, "hvbench: round %u/%u done\n", round + 1,
                 st->o->repetitions);
@@ -297,6 +302,7 @@ static int run_child(struct run_state *st, const char *out)
     pthread_mutex_lock(&st->write_lock);
     st->child = pid;
     st->child_out = out;
+    st->proc++;
     pthread_mutex_unlock(&st->write_lock);
     while ( waitpid(pid, &status, 0) < 0 )
         if ( errno != EINTR )
@@ -336,13 +342,13 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
         rc = run_child(st, path);
         if ( rc < 0 )
         {
-            unlink(path);
+            hvb_outfile_remove(path);
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, strerror(-rc));
         }
         if ( rc != 0 )
         {
-            unlink(path);
+            hvb_outfile_remove(path);
             return hvb_failure("--processes: process %u of %u failed (%s %d)",
                                k + 1, o->processes,
                                rc > 128 ? "signal" : "exit status",
@@ -350,7 +356,7 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
         }
         rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
                              total, st->iters, res, err, sizeof(err));
-        unlink(path);
+        hvb_outfile_remove(path);
         if ( rc )
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, err);
@@ -363,6 +369,37 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
     return HVB_EXIT_OK;
 }
 
+/* What an interrupt keeps, in one line. */
+static void say_interrupted(const struct run_state *st, const char *name)
+{
+    const struct hvb_run_opts *o = st->o;
+    unsigned int total = o->repetitions * o->processes;
+
+    if ( st->written == 0 && o->processes > 1 )
+        fprintf(stderr,
+                "hvbench: interrupted (%s) in process %u of %u: nothing "
+                "written (--processes writes the pooled rounds at the end)\n",
+                name, st->proc, o->processes);
+    else if ( st->done == 0 )
+        fprintf(stderr,
+                "hvbench: interrupted (%s) before round 1 finished: nothing "
+                "written\n",
+                name);
+    else if ( o->out_path == NULL )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, not kept "
+                "(no --out)\n",
+                name, st->done, total);
+    else if ( st->written < total )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, in %s "
+                "(complete: false; --resume runs the rest)\n",
+                name, st->written, total, o->out_path);
+    else
+        fprintf(stderr, "hvbench: interrupted (%s) after the last round\n",
+                name);
+}
+
 /*
  * SIGINT/SIGTERM, on the watcher thread: stop a child, say what is kept,
  * release --out; the process then exits with 128 + @sig.  The write lock
@@ -372,8 +409,6 @@ static void on_signal(void *ctx, int sig)
 {
     struct run_state *st = ctx;
     const struct hvb_run_opts *o = st->o;
-    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    unsigned int total = o->repetitions * o->processes;
     char err[512] = "";
     int status;
 
@@ -382,31 +417,16 @@ static void on_signal(void *ctx, int sig)
     {
         while ( waitpid(st->child, &status, 0) < 0 && errno == EINTR )
             ;
-        unlink(st->child_out);
+        hvb_outfile_remove(st->child_out);
     }
     if ( st->last != NULL &&
          hvb_results_write(o->out_path, st->last, err, sizeof(err)) )
         st->written = 0;
     if ( err[0] )
         fprintf(stderr, "hvbench: %s\n", err);
-    if ( st->written == 0 )
-        fprintf(stderr,
-                "hvbench: interrupted (%s) before round 1 finished: nothing "
-                "written\n",
-                name);
-    else if ( o->out_path == NULL )
-        fprintf(stderr,
-                "hvbench: interrupted (%s): %u of %u rounds done, not kept "
-                "(no --out)\n",
-                name, st->written, total);
-    else if ( st->written < total )
-        fprintf(stderr,
-                "hvbench: interrupted (%s): %u of %u rounds done, in %s "
-                "(complete: false; --resume runs the rest)\n",
-                name, st->written, total, o->out_path);
-    else
-        fprintf(stderr, "hvbench: interrupted (%s) after the last round\n",
-                name);
+    /* -q (and a --processes child, whose parent speaks): the status says it. */
+    if ( !o->quiet )
+        say_interrupted(st, sig == SIGINT ? "SIGINT" : "SIGTERM");
     if ( st->lock != NULL )
         hvb_outfile_unlock(st->lock);
 }
@@ -482,7 +502,7 @@ static int measure_and_report(struct hvb_matrix *m,
     {
         rc = hvb_resume_load(o->out_path, m, o->repetitions, st.iters, &res,
                              &ro.first, err, sizeof(err));
-        st.written = ro.first;
+        st.written = st.done = ro.first;
         if ( rc == -EINVAL )
             status = hvb_usage_error("%s", err);
         else if ( rc )

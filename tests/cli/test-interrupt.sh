@@ -11,7 +11,8 @@
 #   - SIGTERM during a stuck round: the stall is reported first, exit 143,
 #     "nothing written";
 #   - --out a pipe (written once, at the end): SIGINT writes the rounds
-#     done to it.
+#     done to it;
+#   - --processes: the child running is stopped, its file removed.
 # Background jobs of a script start with SIGINT ignored: `env
 # --default-signal` gives hvbench the default disposition a terminal's
 # Ctrl-C meets.
@@ -105,6 +106,23 @@ if [ $rc -ne 130 ]; then
 elif ! grep -q '"complete": false' "$tmp/piped.json" ||
     ! grep -q '"rounds_done": [1-9]' "$tmp/piped.json"; then
     bad "pipe: no document of the rounds done: $(head -c 300 "$tmp/piped.json")"
+else
+    ok
+fi
+
+# --- --processes: the child running is stopped too, its file removed.
+mkdir "$tmp/pr"
+start run lookup --param domains=10 --processes 3 --repetitions 5 \
+    --min-time 0.05 --out "$tmp/pr/r.json"
+stop INT "process 1/3 done"
+if [ $rc -ne 130 ]; then
+    bad "processes: exit $rc, want 130: $(tail -3 "$tmp/err")"
+elif ! grep -q "interrupted (SIGINT) in process 2 of 3: nothing written" "$tmp/err"; then
+    bad "processes: stderr: $(tail -2 "$tmp/err")"
+elif [ -n "$(ls -A "$tmp/pr")" ]; then
+    bad "processes: left behind: $(ls -A "$tmp/pr")"
+elif pgrep -f "$tmp/pr/.hvbench-process" >/dev/null; then
+    bad "processes: a child still runs"
 else
     ok
 fi

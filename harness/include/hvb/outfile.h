@@ -91,6 +91,13 @@ struct hvb_outfile_lock {
 int hvb_outfile_lock(const char *path, const char *what,
                      struct hvb_outfile_lock *l, char *err, size_t len);
 
+/*
+ * hvb_outfile_remove - remove @path and what its writer, gone now (a
+ * --processes child that was killed), left beside it: its lock file and
+ * temporary files.
+ */
+void hvb_outfile_remove(const char *path);
+
 /* hvb_outfile_unlock - release and remove the lock file (safe if unheld). */
 void hvb_outfile_unlock(struct hvb_outfile_lock *l);
 
