@@ -4,8 +4,11 @@
  * a run (the run options of 'hvbench run') under the in-process sampler
  * (hvb/sampler.h).  Every measured thread's body is wrapped to record the
  * CLOCK_MONOTONIC window it ran in; cells run one at a time, so a
- * sample's time names its cell, and every cell's stacks are rooted at a
- * frame named after the cell.  Writes per cell DIR/<cell>.folded, then
+ * sample's time names its cell.  Writes per cell DIR/<cell>.folded, its
+ * stacks starting at the thread's root frames and the cell named by the
+ * file alone, so that two cells' files diff with the standard tools
+ * (FlameGraph's "difffolded.pl before.folded after.folded" joins stacks
+ * by their text: a cell-named root frame made every stack differ), then
  * harness/render/flamegraph.py draws the SVG flame graph and speedscope
  * JSON, and for --diff the differential flame graphs and the ranked
  * table.  DIR/results.json is the run's results (hvbench.profile lists
@@ -207,8 +210,7 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /* Write the folded stacks of cell @c; returns 0 or -errno. */
-static int write_folded(struct prof *p, struct hvb_symbols *sym,
-                        const struct hvb_matrix *m, size_t c,
+static int write_folded(struct prof *p, struct hvb_symbols *sym, size_t c,
                         const size_t *owner)
 {
     const struct hvb_sample_buf *b = samples(p);
@@ -238,13 +240,14 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
             nf++;
         for ( k = 1; k < r[2] && nf < sizeof(chain) / sizeof(chain[0]); k++ )
             chain[nf++] = r[HVB_SAMPLE_HDR + k];
-        len = strlen(m->cells[c].name) + 1;
+        len = 1;
         for ( k = nf; k-- > 0; )
             len += strlen(hvb_symbols_name(sym, chain[k], k > 0)) + 1;
         line = malloc(len + 1);
         if ( line == NULL )
             goto oom;
-        pos = (size_t)sprintf(line, "%s", m->cells[c].name);
+        pos = 0;
+        line[0] = '\0';
         prev = NULL;
         for ( k = nf; k-- > 0; )
         {
@@ -257,7 +260,7 @@ static int write_folded(struct prof *p, struct hvb_symbols *sym,
             if ( prev && strcmp(name, "[unknown]") == 0 &&
                  strcmp(prev, name) == 0 )
                 continue;
-            pos += (size_t)sprintf(line + pos, ";%s", name);
+            pos += (size_t)sprintf(line + pos, "%s%s", pos ? ";" : "", name);
             prev = name;
         }
         if ( nr == cap )
@@ -352,7 +355,7 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
         slugify(m->cells[c].name, slug, sizeof(slug));
         p->cells[c].slug = strdup(slug);
         if ( p->cells[c].slug == NULL ||
-             (rc = write_folded(p, sym, m, c, owner)) != 0 )
+             (rc = write_folded(p, sym, c, owner)) != 0 )
         {
             p->status = hvb_failure("profile: writing %s/%s.folded: %s", p->dir,
                                     slug, strerror(-rc));
@@ -630,7 +633,9 @@ static void profile_help(FILE *f)
         "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
         "sampling profiler and write, per cell, into DIR:\n"
         "  <cell>.folded           folded stacks (flamegraph.pl, inferno,\n"
-        "                          speedscope), rooted at the cell's name\n"
+        "                          speedscope, difffolded.pl), from the\n"
+        "                          thread's root frames: the cell is\n"
+        "                          named by the file\n"
         "  <cell>.svg              interactive flame graph (hover, click to\n"
         "                          zoom, search; works offline)\n"
         "  <cell>.speedscope.json  for https://www.speedscope.app (local)\n"

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,14 +491,72 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
     return 0;
 }
 
+/* MemAvailable of /proc/meminfo in bytes; 0 if unknown. */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kb = 0;
+    char line[128];
+
+    if ( f == NULL )
+        return 0;
+    while ( fgets(line, sizeof(line), f) != NULL )
+        if ( sscanf(line, "MemAvailable: %llu kB", &kb) == 1 )
+            break;
+    fclose(f);
+    return (uint64_t)kb << 10;
+}
+
+#define GIB(b) ((double)(b) / (double)(1ull << 30))
+
+/*
+ * Every cell's model and state live from create_models to the end of the
+ * run, so the cells' needs add up.  Worked example, on a machine with
+ * 20.1 GiB available:
+ *
+ *   memwrite size_mb=16384   16 GiB written + 48 MiB frame table + slack
+ *                            = about 17.1 GiB: runs
+ *   memwrite size_mb=32768   about 34.2 GiB: exit 2 "memwrite/...: needs
+ *                            about 34.2 GiB of memory; the machine has
+ *                            20.1 GiB available (MemAvailable)"
+ */
+static int check_memory(const struct hvb_matrix *m, char *err, size_t len)
+{
+    uint64_t avail = mem_available(), need, total = 0, most = 0;
+    const struct hvb_mcell *big = NULL;
+    size_t i;
+
+    if ( m->w->mem_need == NULL || avail == 0 )
+        return 0;
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        need = m->w->mem_need(&m->cells[i].cell);
+        total = total + need < total ? UINT64_MAX : total + need;
+        if ( big == NULL || need > most )
+            big = &m->cells[i], most = need;
+    }
+    if ( most > avail )
+        snprintf(err, len,
+                 "%s: needs about %.1f GiB of memory; the machine has %.1f "
+                 "GiB available (MemAvailable)",
+                 big->name, GIB(most), GIB(avail));
+    else if ( total > avail )
+        snprintf(err, len,
+                 "the %zu cells of this run need about %.1f GiB of memory "
+                 "together (%s the most, %.1f GiB); the machine has %.1f GiB "
+                 "available (MemAvailable): run fewer at once",
+                 m->nr_cells, GIB(total), big->name, GIB(most), GIB(avail));
+    else
+        return 0;
+    return -EINVAL;
+}
+
 int hvb_matrix_check(struct hvb_matrix *m, char *err, size_t len)
 {
     size_t i;
     int rc;
 
-    if ( m->w->check == NULL )
-        return 0;
-    for ( i = 0; i < m->nr_cells; i++ )
+    for ( i = 0; m->w->check != NULL && i < m->nr_cells; i++ )
     {
         struct hvb_mcell *mc = &m->cells[i];
 
@@ -509,7 +568,7 @@ int hvb_matrix_check(struct hvb_matrix *m, char *err, size_t len)
                  mc->cell.error[0] ? mc->cell.error : strerror(-rc));
         return rc < 0 ? rc : -EINVAL;
     }
-    return 0;
+    return check_memory(m, err, len);
 }
 
 static int apply_slot(struct hv_config *cfg, const char *name,

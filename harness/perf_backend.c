@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <hvb/perf_backend.h>
+#include <hvb/watch.h>
 
 #define MAX_CHAIN 127
 
@@ -156,6 +157,7 @@ int hvb_perf_start(struct hvb_perf **out, const char *dir,
                         "-p",        pid,         "-o", pf->data, "-D",
                         "-1",        "--control", ctl,  NULL};
 
+        hvb_watch_child(); /* it is stopped with SIGINT */
         fd = open(pf->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if ( fd >= 0 )
         {
@@ -337,6 +339,7 @@ int hvb_perf_stop(struct hvb_perf *pf, struct hvb_sample_buf *buf,
                         NULL};
         int fd = open(pf->log, O_WRONLY | O_APPEND);
 
+        hvb_watch_child();
         dup2(fds[1], 1);
         if ( fd >= 0 )
             dup2(fd, 2);

@@ -10,6 +10,7 @@
 #include <hvb/progress.h>
 #include <hvb/rounds.h>
 #include <hvb/runner.h>
+#include <hvb/watch.h>
 
 struct rctx {
     const struct hvb_rounds_opts *o;
@@ -287,6 +288,8 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
     size_t *order = calloc(m->nr_cells + 1, sizeof(*order));
     struct cell_counts *cnt = calloc(m->nr_cells + 1, sizeof(*cnt));
     bool need_cal = false, count;
+    double last_s = 0;
+    uint64_t t0;
     unsigned int r;
     size_t i;
     int rc = -ENOMEM;
@@ -310,12 +313,17 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
                        o->quiet);
     if ( need_cal )
     {
+        /* Google Benchmark tries growing counts up to min_time per cell. */
+        hvb_watch_phase("calibration", 0, 0,
+                        3 * o->min_time_s * (double)m->nr_cells);
         rc = calibrate(m, &c, &eo, iters, err, len);
         if ( rc )
             goto out;
     }
     if ( count )
     {
+        hvb_watch_phase("counting pass", 0, 0,
+                        o->min_time_s * (double)m->nr_cells);
         rc = count_pass(m, &eo, iters, cnt, err, len);
         if ( rc )
             goto out;
@@ -325,6 +333,12 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
         struct hvb_engine_result one = {0};
         size_t from = res->nr_samples;
 
+        /* A round: min_time per cell, or what the last round took. */
+        hvb_watch_phase("round", r, o->rounds,
+                        last_s > o->min_time_s * (double)m->nr_cells
+                            ? last_s
+                            : o->min_time_s * (double)m->nr_cells);
+        t0 = hv_now_ns();
         hvb_rounds_order(m, o->fixed_order ? 0 : r, order);
         for ( i = 0; i < m->nr_cells; i++ )
             fill_bench(&b[i], &m->cells[order[i]], iters[order[i]], o->bodies);
@@ -334,6 +348,7 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
         if ( rc == 0 )
             rc = add_counts(res, from, cnt);
         hvb_engine_result_free(&one);
+        last_s = (double)(hv_now_ns() - t0) / 1e9;
         if ( rc )
             goto out;
         if ( o->on_round != NULL )
@@ -345,6 +360,7 @@ int hvb_rounds_run(const struct hvb_matrix *m, const struct hvb_rounds_opts *o,
     }
     rc = 0;
 out:
+    hvb_watch_idle();
     hvb_progress_end(&prog);
     free(b);
     free(order);

@@ -12,10 +12,19 @@
  * this command under valgrind (hvb/callgrind.h).  --processes N re-runs
  * this command N times, one child process after another, each writing
  * its own results file, and pools the children's rounds.
+ *
+ * SIGINT and SIGTERM stop a run cleanly (hvb/watch.h), even one whose
+ * round never ends: the rounds done are in --out (complete false; written
+ * at once for a pipe or /dev/null, which get no file per round), a child
+ * of --processes is stopped and its file removed, and the exit status is
+ * 128 + the signal.  Every write of --out holds st->write_lock, so the
+ * interrupt never sees half of one.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +47,7 @@
 #include <hvb/run.h>
 #include <hvb/summary.h>
 #include <hvb/tabular.h>
+#include <hvb/watch.h>
 
 /* Fixed operations per sample under callgrind: deterministic counts. */
 #define CALLGRIND_ITERATIONS 20000
@@ -49,6 +59,15 @@ struct run_state {
     int64_t *iters;
     json_t *probe, *env;
     bool quiet;
+    struct hvb_outfile_lock *lock; /* held on --out for the run */
+    /* What an interrupt finds (under write_lock). */
+    pthread_mutex_t write_lock;
+    unsigned int done;    /* rounds run (with --resume: and kept) */
+    unsigned int written; /* rounds in --out (or in last, in place) */
+    json_t *last;         /* in place: the document of those rounds */
+    pid_t child;          /* --processes: the child running, or 0 */
+    unsigned int proc;    /* --processes: its number, from 1 */
+    const char *child_out;
 };
 
 static void on_context(void *ctx, const char *context_json)
@@ -123,18 +142,32 @@ static int on_round(void *ctx, unsigned int round,
     json_t *doc;
     int rc;
 
+    pthread_mutex_lock(&st->write_lock);
+    st->done = round + 1;
+    pthread_mutex_unlock(&st->write_lock);
     if ( !st->quiet && !isatty(2) )
         fprintf(stderr, "hvbench: round %u/%u done\n", round + 1,
                 st->o->repetitions);
     if ( st->o->out_path == NULL || round + 1 >= st->o->repetitions )
         return 0;
-    /* A pipe or /dev/null gets one document, at the end. */
-    if ( hvb_outfile_check(st->o->out_path, "results", &kind, err,
+    doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
+    pthread_mutex_lock(&st->write_lock);
+    /* A pipe or /dev/null gets one document, at the end (or interrupt). */
+    if ( doc != NULL &&
+         hvb_outfile_check(st->o->out_path, "results", &kind, err,
                            sizeof(err)) == 0 &&
          kind == HVB_OUTFILE_INPLACE )
-        return 0;
-    doc = build_doc(st, so_far, round + 1, &s, err, sizeof(err));
-    rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err)) : -1;
+    {
+        json_decref(st->last);
+        st->last = json_incref(doc);
+        rc = 0;
+    }
+    else
+        rc = doc ? hvb_results_write(st->o->out_path, doc, err, sizeof(err))
+                 : -1;
+    if ( rc == 0 )
+        st->written = round + 1;
+    pthread_mutex_unlock(&st->write_lock);
     json_decref(doc);
     hvb_summary_free(&s);
     if ( rc )
@@ -143,14 +176,13 @@ static int on_round(void *ctx, unsigned int round,
 }
 
 /* Print and store; returns the exit status. */
-static int report(const struct run_state *st,
-                  const struct hvb_engine_result *res)
+static int report(struct run_state *st, const struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;
     struct hvb_summary s;
     json_t *root;
     char err[512] = "";
-    int status = HVB_EXIT_OK;
+    int status = HVB_EXIT_OK, rc;
 
     root =
         build_doc(st, res, o->repetitions * o->processes, &s, err, sizeof(err));
@@ -180,8 +212,14 @@ static int report(const struct run_state *st,
     }
     if ( o->hooks != NULL && o->hooks->print != NULL )
         o->hooks->print(o->hooks->ctx, st->m, &s);
-    if ( o->out_path != NULL &&
-         hvb_results_write(o->out_path, root, err, sizeof(err)) )
+    pthread_mutex_lock(&st->write_lock);
+    rc = o->out_path != NULL
+             ? hvb_results_write(o->out_path, root, err, sizeof(err))
+             : 0;
+    if ( rc == 0 )
+        st->written = o->repetitions * o->processes;
+    pthread_mutex_unlock(&st->write_lock);
+    if ( rc )
         status = hvb_failure("%s", err);
     else if ( o->out_path != NULL && !o->quiet )
         fprintf(stderr, "hvbench: results written to %s\n", o->out_path);
@@ -220,8 +258,9 @@ static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
 }
 
 /* Run one child of --processes; its exit status (128 + signal) or -errno. */
-static int run_child(const struct hvb_run_opts *o, const char *out)
+static int run_child(struct run_state *st, const char *out)
 {
+    const struct hvb_run_opts *o = st->o;
     char self[PATH_MAX];
     char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
     int status, n = 0, i, fd;
@@ -249,6 +288,7 @@ static int run_child(const struct hvb_run_opts *o, const char *out)
     pid = fork();
     if ( pid == 0 )
     {
+        hvb_watch_child();
         /* The parent prints the pooled result; a child's stdout is noise. */
         fd = open("/dev/null", O_WRONLY);
         if ( fd >= 0 )
@@ -260,9 +300,23 @@ static int run_child(const struct hvb_run_opts *o, const char *out)
     free(av);
     if ( pid < 0 )
         return -errno;
+    pthread_mutex_lock(&st->write_lock);
+    st->child = pid;
+    st->child_out = out;
+    st->proc++;
+    pthread_mutex_unlock(&st->write_lock);
     while ( waitpid(pid, &status, 0) < 0 )
         if ( errno != EINTR )
-            return -errno;
+        {
+            status = -errno;
+            pthread_mutex_lock(&st->write_lock);
+            st->child = 0;
+            pthread_mutex_unlock(&st->write_lock);
+            return status;
+        }
+    pthread_mutex_lock(&st->write_lock);
+    st->child = 0;
+    pthread_mutex_unlock(&st->write_lock);
     if ( WIFEXITED(status) )
         return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
@@ -286,16 +340,16 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
         if ( rc )
             return hvb_failure("--processes: temporary file %s: %s", path,
                                strerror(-rc));
-        rc = run_child(o, path);
+        rc = run_child(st, path);
         if ( rc < 0 )
         {
-            unlink(path);
+            hvb_outfile_remove(path);
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, strerror(-rc));
         }
         if ( rc != 0 )
         {
-            unlink(path);
+            hvb_outfile_remove(path);
             return hvb_failure("--processes: process %u of %u failed (%s %d)",
                                k + 1, o->processes,
                                rc > 128 ? "signal" : "exit status",
@@ -303,7 +357,7 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
         }
         rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
                              total, st->iters, res, err, sizeof(err));
-        unlink(path);
+        hvb_outfile_remove(path);
         if ( rc )
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, err);
@@ -316,12 +370,81 @@ static int run_processes(struct run_state *st, struct hvb_engine_result *res)
     return HVB_EXIT_OK;
 }
 
+/* What an interrupt keeps, in one line. */
+static void say_interrupted(const struct run_state *st, const char *name)
+{
+    const struct hvb_run_opts *o = st->o;
+    unsigned int total = o->repetitions * o->processes;
+
+    if ( st->written == 0 && o->processes > 1 )
+        fprintf(stderr,
+                "hvbench: interrupted (%s) in process %u of %u: nothing "
+                "written (--processes writes the pooled rounds at the end)\n",
+                name, st->proc, o->processes);
+    else if ( st->done == 0 )
+        fprintf(stderr,
+                "hvbench: interrupted (%s) before round 1 finished: nothing "
+                "written\n",
+                name);
+    else if ( o->out_path == NULL )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, not kept "
+                "(no --out)\n",
+                name, st->done, total);
+    else if ( st->written < total )
+        fprintf(stderr,
+                "hvbench: interrupted (%s): %u of %u rounds done, in %s "
+                "(complete: false; --resume runs the rest)\n",
+                name, st->written, total, o->out_path);
+    else
+        fprintf(stderr, "hvbench: interrupted (%s) after the last round\n",
+                name);
+}
+
+/*
+ * SIGINT/SIGTERM, on the watcher thread: stop a child, say what is kept,
+ * release --out; the process then exits with 128 + @sig.  The write lock
+ * is taken and never given back: no write starts or is cut after this.
+ */
+static void on_signal(void *ctx, int sig)
+{
+    struct run_state *st = ctx;
+    const struct hvb_run_opts *o = st->o;
+    char err[512] = "";
+    int status;
+
+    pthread_mutex_lock(&st->write_lock);
+    if ( st->child > 0 && kill(st->child, sig) == 0 )
+    {
+        while ( waitpid(st->child, &status, 0) < 0 && errno == EINTR )
+            ;
+        hvb_outfile_remove(st->child_out);
+    }
+    if ( st->last != NULL &&
+         hvb_results_write(o->out_path, st->last, err, sizeof(err)) )
+        st->written = 0;
+    if ( err[0] )
+        fprintf(stderr, "hvbench: %s\n", err);
+    /* -q (and a --processes child, whose parent speaks): the status says it. */
+    if ( !o->quiet )
+        say_interrupted(st, sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if ( st->lock != NULL )
+        hvb_outfile_unlock(st->lock);
+}
+
 static int measure_and_report(struct hvb_matrix *m,
                               const struct hvb_run_opts *o,
-                              const struct hvb_buildinfo *bi)
+                              const struct hvb_buildinfo *bi,
+                              struct hvb_outfile_lock *lock)
 {
     struct hvb_engine_result res = {0};
-    struct run_state st = {.m = m, .o = o, .bi = bi, .quiet = o->quiet};
+    struct run_state st = {.m = m,
+                           .o = o,
+                           .bi = bi,
+                           .quiet = o->quiet,
+                           .lock = lock,
+                           .write_lock = PTHREAD_MUTEX_INITIALIZER};
+    struct hvb_watch_ops wo = {.on_signal = on_signal, .ctx = &st};
     struct hvb_rounds_opts ro = {
         .rounds = o->repetitions,
         .min_time_s = o->min_time_s,
@@ -373,6 +496,9 @@ static int measure_and_report(struct hvb_matrix *m,
     st.probe = hvb_meter_probe_json();
     st.env = hvb_env_before();
 
+    if ( hvb_watch_start(&wo) )
+        fprintf(stderr, "hvbench: warning: no watcher thread: SIGINT and "
+                        "SIGTERM stop the run without a word\n");
     if ( o->resume )
     {
         struct hvb_run_meta meta;
@@ -387,6 +513,7 @@ static int measure_and_report(struct hvb_matrix *m,
         json_decref(now);
         if ( rc == -ENOMEM && now == NULL )
             snprintf(err, sizeof(err), "out of memory");
+        st.written = st.done = ro.first;
         if ( rc == -EINVAL )
             status = hvb_usage_error("%s", err);
         else if ( rc )
@@ -424,6 +551,8 @@ static int measure_and_report(struct hvb_matrix *m,
     hvb_env_after(st.env);
     if ( status == HVB_EXIT_OK )
         status = report(&st, &res);
+    hvb_watch_stop();
+    json_decref(st.last);
     hvb_engine_result_free(&res);
     json_decref(st.probe);
     json_decref(st.env);
@@ -435,6 +564,7 @@ static int measure_and_report(struct hvb_matrix *m,
 int hvb_run(const struct hvb_run_opts *o)
 {
     enum hvb_outfile_kind kind = HVB_OUTFILE_REPLACE;
+    struct hvb_outfile_lock lock = {.fd = -1};
     struct hvb_matrix *m = NULL;
     struct hvb_buildinfo bi;
     char err[512] = "";
@@ -463,16 +593,23 @@ int hvb_run(const struct hvb_run_opts *o)
         hvb_matrix_free(m);
         return hvb_callgrind_reexec(o->argc, o->argv);
     }
+    /* One writer per --out, from here to the end (hvb/outfile.h). */
+    if ( rc == 0 && o->out_path != NULL && kind == HVB_OUTFILE_REPLACE )
+        rc = hvb_outfile_lock(o->out_path, "results", &lock, err, sizeof(err))
+                 ? -EINVAL
+                 : 0;
     if ( rc == 0 )
         rc = hvb_matrix_create_models(m, err, sizeof(err));
     if ( rc )
     {
+        hvb_outfile_unlock(&lock);
         hvb_matrix_free(m);
         return stage_error(rc, err);
     }
 
     hvb_buildinfo_get(&bi);
-    status = measure_and_report(m, o, &bi);
+    status = measure_and_report(m, o, &bi, &lock);
+    hvb_outfile_unlock(&lock);
     hvb_matrix_free(m);
     return status;
 }

@@ -18,6 +18,7 @@
 #include <hvb/matrix.h>
 #include <hvb/meter.h>
 #include <hvb/runner.h>
+#include <hvb/watch.h>
 
 _Static_assert(HVB_CTR_PER_OP == HVB_ENGINE_CTR_PER_OP &&
                    HVB_CTR_RATE == HVB_ENGINE_CTR_RATE,
@@ -222,6 +223,7 @@ void hvb_runner_body(void *arg, struct hvb_engine_thread *et)
     char msg[384];
     int rc;
 
+    hvb_watch_cell(mc->name);
     if ( !prepare_once(mc, msg, sizeof(msg)) )
     {
         hvb_engine_fail(et, msg);

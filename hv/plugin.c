@@ -10,6 +10,7 @@
  * model instances (struct hv) hold no reference to it beyond the const
  * headers, which live until exit (dlopen handles are never closed).
  */
+#define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,6 +28,8 @@ extern const struct hv_plugin_hdr *const __stop_hv_plugins[]
     __attribute__((weak));
 
 #define MAX_PLUGINS 128
+/* The most headers one shared object's list may hold. */
+#define MAX_ENTRY_LIST MAX_PLUGINS
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct hv_plugin_hdr *registry[MAX_PLUGINS];
@@ -359,6 +362,80 @@ void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
     }
 }
 
+/* Does [p, p + n) lie, pointer-aligned, in the object loaded at @base? */
+static bool in_object(const void *base, const void *p, size_t n)
+{
+    Dl_info a, b;
+
+    if ( p == NULL || ((uintptr_t)p & (sizeof(void *) - 1)) )
+        return false;
+    return dladdr(p, &a) && dladdr((const char *)p + n - 1, &b) &&
+           a.dli_fbase == base && b.dli_fbase == base;
+}
+
+/*
+ * What an entry point returned is read only once it is known to be a
+ * NULL-ended list, in the object, of headers in the object: a plugin
+ * that returns &ops.hdr instead of a list (its magic read as a pointer)
+ * used to crash the loader.
+ */
+static int check_list(const char *path, hv_plugin_entry_fn entry,
+                      const struct hv_plugin_hdr *const *list, char *err,
+                      size_t len)
+{
+    const void *base;
+    Dl_info di;
+    unsigned int i;
+
+    if ( !dladdr(*(void **)&entry, &di) )
+    {
+        snprintf(err, len, "%s: cannot locate %s()", path,
+                 HV_PLUGIN_ENTRY_SYMBOL);
+        return -ENOEXEC;
+    }
+    base = di.dli_fbase;
+    if ( list == NULL || !in_object(base, list, sizeof(*list)) )
+    {
+        snprintf(err, len, "%s: %s() returned %s", path, HV_PLUGIN_ENTRY_SYMBOL,
+                 list ? "a pointer outside the plugin" : "no plugin");
+        return -ENOEXEC;
+    }
+    if ( *(const uint32_t *)list == HV_PLUGIN_MAGIC )
+    {
+        snprintf(err, len,
+                 "%s: %s() returned a plugin header, not a NULL-ended list "
+                 "of header pointers (use HV_REGISTER_PLUGIN())",
+                 path, HV_PLUGIN_ENTRY_SYMBOL);
+        return -ENOEXEC;
+    }
+    for ( i = 0; i < MAX_ENTRY_LIST; i++ )
+    {
+        if ( !in_object(base, &list[i], sizeof(*list)) )
+            break;
+        if ( list[i] == NULL && i > 0 )
+            return 0;
+        if ( list[i] == NULL )
+        {
+            snprintf(err, len, "%s: %s() returned no plugin", path,
+                     HV_PLUGIN_ENTRY_SYMBOL);
+            return -ENOEXEC;
+        }
+        if ( !in_object(base, list[i], sizeof(*list[i])) )
+        {
+            snprintf(err, len,
+                     "%s: %s()'s entry %u points outside the plugin: not a "
+                     "NULL-ended list of header pointers",
+                     path, HV_PLUGIN_ENTRY_SYMBOL, i);
+            return -ENOEXEC;
+        }
+    }
+    snprintf(err, len,
+             "%s: %s()'s list has no NULL end within %u entries in the "
+             "plugin",
+             path, HV_PLUGIN_ENTRY_SYMBOL, i);
+    return -ENOEXEC;
+}
+
 int hv_plugin_load(const char *path, const struct hv_plugin_hdr **out,
                    char *err, size_t len)
 {
@@ -383,12 +460,9 @@ int hv_plugin_load(const char *path, const struct hv_plugin_hdr **out,
         return -ENOEXEC; /* handle kept: never dlclose */
     }
     list = entry();
-    if ( list == NULL || list[0] == NULL )
-    {
-        snprintf(err, len, "%s: %s() returned no plugin", path,
-                 HV_PLUGIN_ENTRY_SYMBOL);
-        return -ENOEXEC;
-    }
+    rc = check_list(path, entry, list, err, len);
+    if ( rc )
+        return rc;
     origin = strdup(path); /* lives as long as the registry */
     if ( origin == NULL )
         return -ENOMEM;
@@ -469,7 +543,9 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
 {
     const struct hv_plugin_hdr *h = NULL;
     char *copy, *name, *rest, *kv, names[512];
+    unsigned char *seen = NULL;
     const struct hv_opt *o;
+    size_t nr_opts = 0;
     int rc = 0;
 
     memset(inst, 0, sizeof(*inst));
@@ -540,7 +616,13 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
     for ( o = h->opts; o && o->name && rc == 0; o++ )
         rc = opt_set(h, o, inst->opts, o->def, err, len);
 
-    while ( rc == 0 && rest && *rest )
+    /* Options seen so far: each once ("a:n=1:n=2" would let the last win). */
+    for ( o = h->opts; o && o->name; o++ )
+        nr_opts++;
+    seen = calloc(nr_opts + 1, 1);
+    if ( seen == NULL && rc == 0 )
+        rc = -ENOMEM;
+    while ( rc == 0 && rest )
     {
         char *eq;
 
@@ -554,7 +636,15 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
         for ( o = h->opts; o && o->name; o++ )
             if ( strcmp(o->name, kv) == 0 )
                 break;
-        if ( o == NULL || o->name == NULL )
+        if ( *kv == '\0' )
+        {
+            snprintf(err, len,
+                     "plugin spec '%s' has an empty option (a ':' with no "
+                     "OPTION=VALUE after it)",
+                     spec);
+            rc = -EINVAL;
+        }
+        else if ( o == NULL || o->name == NULL )
         {
             option_names(h, names, sizeof(names));
             snprintf(err, len,
@@ -571,9 +661,16 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
                      kv, slot, h->name, kv);
             rc = -EINVAL;
         }
+        else if ( seen[o - h->opts]++ )
+        {
+            snprintf(err, len, "plugin spec '%s' sets option %s twice", spec,
+                     kv);
+            rc = -EINVAL;
+        }
         else
             rc = opt_set(h, o, inst->opts, eq, err, len);
     }
+    free(seen);
     if ( rc == 0 )
     {
         inst->spec = canonical_spec(h, inst->opts);

@@ -67,23 +67,48 @@ def build_tree(sa, sb=None):
 
 def name_colour(name):
     h = hashlib.md5(name.encode()).digest()
-    r = 205 + h[0] % 50
-    g = 80 + h[1] % 130
-    b = 40 + h[2] % 50
-    return f"rgb({r},{g},{b})"
+    return (205 + h[0] % 50, 80 + h[1] % 130, 40 + h[2] % 50)
 
 
 def diff_colour(a, b, maxd, side):
+    """Red grew, blue shrank, by how much the frame itself changed (a
+    frame that doubled is half-way saturated however small it is: scaled
+    by the largest change alone, a function that grew next to one that
+    vanished was drawn nearly white) or by its share of the largest change,
+    whichever is more.  Any change is at least a visible tint."""
     if side == "b" and a == 0 and b > 0:
-        return "rgb(170,90,220)"  # appeared
+        return (170, 90, 220)  # appeared
     if side == "a" and b == 0 and a > 0:
-        return "rgb(40,60,170)"  # vanished
+        return (40, 60, 170)  # vanished
     d = b - a
     if maxd <= 0 or d == 0:
-        return "rgb(235,235,235)"
-    t = min(1.0, abs(d) / maxd)
+        return (235, 235, 235)
+    t = max(abs(d) / maxd, abs(d) / max(a, b))
+    t = 0.25 + 0.75 * min(1.0, t)
     c = int(235 - 200 * t)
-    return f"rgb(235,{c},{c})" if d > 0 else f"rgb({c},{c},235)"
+    return (235, c, c) if d > 0 else (c, c, 235)
+
+
+def luminance(rgb):
+    """WCAG relative luminance of an sRGB colour."""
+    lin = [(v / 255) / 12.92 if v <= 10 else ((v / 255 + 0.055) / 1.055) ** 2.4
+           for v in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a, b):
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_on(rgb):
+    """Black or white text, whichever contrasts more (always >= 4.5:1;
+    black on the dark blue of a vanished frame was 2.3:1)."""
+    return "b" if contrast(rgb, (0, 0, 0)) >= contrast(rgb, (255, 255, 255)) else "w"
+
+
+def css(rgb):
+    return "rgb(%d,%d,%d)" % rgb
 
 
 JS = r"""
@@ -165,7 +190,8 @@ def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
         return m
 
     if diff:
-        stack = [root]
+        # The largest change of a function (the root sums all of them).
+        stack = list(root.kids.values())
         while stack:
             n = stack.pop()
             maxd = max(maxd, abs(n.b - n.a))
@@ -192,8 +218,9 @@ def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
             f'<g class="f" data-depth="{d}" data-name="{html.escape(node.name, True)}">'
             f"<title>{html.escape(info)}</title>"
             f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{FRAME_H - 1}" '
-            f'fill="{fill}" data-fill="{fill}" rx="2" ry="2"/>'
-            f'<text x="{x + 3:.2f}" y="{y + FRAME_H - 4}"></text></g>')
+            f'fill="{css(fill)}" data-fill="{css(fill)}" rx="2" ry="2"/>'
+            f'<text class="{text_on(fill)}" x="{x + 3:.2f}" '
+            f'y="{y + FRAME_H - 4}"></text></g>')
         cx = x
         for k in sorted(node.kids):
             child = node.kids[k]
@@ -206,7 +233,8 @@ def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
         f'<svg version="1.1" width="{WIDTH}" height="{height}" '
         f'viewBox="0 0 {WIDTH} {height}" xmlns="http://www.w3.org/2000/svg">',
         "<style>text { font-family: Verdana, sans-serif; font-size: "
-        f"{FONT}px; fill: #000; }} .f:hover rect {{ stroke: #000; stroke-width: 0.5; }}"
+        f"{FONT}px; fill: #000; }} .f text.w {{ fill: #fff; }}"
+        " .f:hover rect { stroke: #000; stroke-width: 0.5; }"
         " .btn { cursor: pointer; fill: #036; } .f { cursor: pointer; }</style>",
         f"<script type=\"text/ecmascript\">{JS}</script>",
         f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f8f8f0"/>',
@@ -256,9 +284,9 @@ def function_totals(stacks):
     """Inclusive (each function once per stack) and self values."""
     incl, self_ = {}, {}
     for stack, v in stacks.items():
-        for fr in set(stack[1:]):  # the root frame is the cell
+        for fr in set(stack):
             incl[fr] = incl.get(fr, 0.0) + v
-        if len(stack) > 1:
+        if stack:
             self_[stack[-1]] = self_.get(stack[-1], 0.0) + v
     return incl, self_
 
@@ -277,18 +305,11 @@ def diff_table(sa, sb, unit):
     return rows
 
 
-def strip_root(stacks):
-    """Diffs compare two cells: drop their (different) root frames."""
-    out = {}
-    for st, v in stacks.items():
-        key = ("all cells",) + st[1:]
-        out[key] = out.get(key, 0.0) + v
-    return out
-
-
 def cmd_diff(args):
-    sa = {k: v * args.scale_a for k, v in strip_root(read_folded(args.a)).items()}
-    sb = {k: v * args.scale_b for k, v in strip_root(read_folded(args.b)).items()}
+    # The stacks start at the threads' roots (the cell is in the file
+    # name), so the two cells' stacks join as difffolded.pl joins them.
+    sa = {k: v * args.scale_a for k, v in read_folded(args.a).items()}
+    sb = {k: v * args.scale_b for k, v in read_folded(args.b).items()}
     root = build_tree(sa, sb)
     ta, tb = root.a, root.b
     render_svg(root, args.prefix + "-after.svg", args.title,

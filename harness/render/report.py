@@ -24,6 +24,7 @@ dist.*   per-sample distributions (box plot + the points)
 import argparse
 import html
 import json
+import math
 import os
 import random
 import shutil
@@ -127,11 +128,28 @@ def instrumented(doc):
     return "lockstat" in h or "profile" in h
 
 
+def minor_label(v, lo, hi):
+    """The label of minor tick @v on a log axis showing [lo, hi], or "":
+    every minor tick within a factor of 3 (a narrow ratio axis has
+    nothing else to read), 2 and 5 within a factor of 30, none beyond.
+    Labelling all of them made "0.03 ... 0.09" run into "0.1"."""
+    if v <= 0 or lo <= 0 or hi / lo > 30:
+        return ""
+    m = v / 10 ** math.floor(math.log10(v) + 1e-9)
+    if hi / lo <= 3 or any(abs(m - k) < 1e-6 for k in (2, 5)):
+        return f"{v:g}"
+    return ""
+
+
 def log_axis_labels(axis):
-    """Plain numbers on a log axis, minor ticks labelled too."""
-    fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
-    axis.set_major_formatter(fmt)
-    axis.set_minor_formatter(fmt)
+    """Plain numbers on a log axis; minor ticks labelled where there is
+    room for them (decided at draw time, from the axis' final range)."""
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+
+    def minor(v, _):
+        lo, hi = sorted(axis.get_view_interval())
+        return minor_label(v, lo, hi)
+    axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(minor))
     axis.set_tick_params(which="minor", labelsize=7)
 
 
@@ -192,7 +210,7 @@ def chart_ratio(rows, out):
     ax.set_xscale("log")
     lo = min(min(r["ratio"], (r["ratio_ci"] or [r["ratio"]])[0]) for r in rr)
     hi = max(max(r["ratio"], (r["ratio_ci"] or [0, r["ratio"]])[1]) for r in rr)
-    span = max(abs(__import__("math").log10(lo)), abs(__import__("math").log10(hi)), 0.05) * 1.15
+    span = max(abs(math.log10(lo)), abs(math.log10(hi)), 0.05) * 1.15
     ax.set_xlim(10 ** -span, 10 ** span)
     ax.set_yticks(range(len(rr)))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
@@ -221,6 +239,7 @@ def chart_scaling(rows, out):
         ax.errorbar(xs, ys, yerr=[lo, hi], capsize=2, marker="o", label=p)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    log_axis_labels(ax.yaxis)
     ax.set_xticks(threads)
     ax.set_xticklabels([str(t) for t in threads])
     ax.set_xlabel("measured threads")
@@ -242,6 +261,7 @@ def chart_dist(rows, out):
     ax.set_yticks(range(1, len(rr) + 1))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
     ax.set_xscale("log")
+    log_axis_labels(ax.xaxis)
     ax.set_xlabel("ns/op, one point per repetition")
     ax.set_title("Per-sample distributions")
     fig.tight_layout()
@@ -250,6 +270,23 @@ def chart_dist(rows, out):
 
 def fmt(x, d=4):
     return "-" if x is None else f"{x:.{d}g}"
+
+
+def env_line(ctx):
+    """The machine in words: "host vm, 2 CPUs at 2596 MHz, CPU frequency
+    scaling off, load average 1.11 0.76 0.51" (it printed Python's
+    "CPU scaling False, load [1.10938, 0.76416, 0.513184]")."""
+    def known(v):
+        return "unknown" if v is None else str(v)
+    scaling = {True: "on", False: "off"}.get(ctx.get("cpu_scaling_enabled"),
+                                             "unknown")
+    load = ctx.get("load_avg")
+    if isinstance(load, list) and load and \
+            all(isinstance(x, (int, float)) for x in load):
+        load = " ".join(f"{x:.2f}" for x in load)
+    return (f"host {known(ctx.get('host_name'))}, {known(ctx.get('num_cpus'))} CPUs "
+            f"at {known(ctx.get('mhz_per_cpu'))} MHz, CPU frequency scaling "
+            f"{scaling}, load average {known(load)}")
 
 
 def page(runs, rows, images, out, linked, lock_rows):
@@ -329,10 +366,7 @@ def page(runs, rows, images, out, linked, lock_rows):
         git = hv.get("git", {})
         b = hv.get("build", {})
         h.append(f"<h3>{e(os.path.basename(path))}</h3><ul>"
-                 f"<li>host {e(str(ctx.get('host_name')))}, {e(str(ctx.get('num_cpus')))} CPUs at "
-                 f"{e(str(ctx.get('mhz_per_cpu')))} MHz, CPU scaling "
-                 f"{e(str(ctx.get('cpu_scaling_enabled', 'unknown')))}, load "
-                 f"{e(str(ctx.get('load_avg')))}</li>"
+                 f"<li>{e(env_line(ctx))}</li>"
                  f"<li>commit {e(str(git.get('commit')))}{' (dirty)' if git.get('dirty') else ''}</li>"
                  f"<li>{e(str(b.get('compiler')))} {e(str(b.get('cflags')))} "
                  f"({e(str(b.get('build_type')))})</li>"

@@ -9,17 +9,7 @@
 # Usage: test-outfile.sh HVBENCH
 set -u
 hvbench=$1
-tmp=$(mktemp -d)
-reader=
-cleanup() {
-    [ -n "$reader" ] && kill "$reader" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! mknod "$tmp/null" c 1 3 2>/dev/null; then
     echo "skipped: needs root and mknod (device nodes of the test's own)"
@@ -87,10 +77,11 @@ is_dev "$tmp/blk" "block special file" 7 250 && ok || bad "blk replaced"
 mkfifo "$tmp/fifo"
 timeout 60 cat "$tmp/fifo" >"$tmp/from-fifo" &
 reader=$!
+track $reader
 "$hvbench" run $quick --repetitions 3 --out "$tmp/fifo" >/dev/null 2>"$tmp/err"
 rc=$?
 wait "$reader"
-reader=
+untrack $reader
 if [ "$rc" -ne 0 ]; then
     bad "--out fifo: exit $rc: $(cat "$tmp/err")"
 elif ! /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["hvbench"]["run"]["complete"]' "$tmp/from-fifo" 2>"$tmp/py"; then
@@ -149,5 +140,4 @@ else
     ok
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish outfile

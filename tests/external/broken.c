@@ -13,6 +13,8 @@
  *   -DBROKEN_OPT      option default out of range    -> -EINVAL
  *   -DBROKEN_DUP      named "skeleton" like the template -> -EEXIST
  *   -DBROKEN_NOENTRY  exports no hv_plugin_entry()   -> -ENOEXEC
+ *   -DBROKEN_ONEHDR   hv_plugin_entry() returns one header, not a
+ *                     NULL-ended list of them (was SIGSEGV) -> -ENOEXEC
  *
  * Fields are spelled out rather than taken from HV_PLUGIN_HDR(), so a
  * variant can change one without overriding an initialiser.
@@ -59,6 +61,8 @@
 #define B_NAME "skeleton"
 #elif defined(BROKEN_NOENTRY)
 #define B_NAME "broken-noentry"
+#elif defined(BROKEN_ONEHDR)
+#define B_NAME "broken-onehdr"
 #else
 #error "define one BROKEN_* variant"
 #endif
@@ -116,6 +120,14 @@ __attribute__((visibility("default"))) const void *broken_not_an_entry(void);
 const void *broken_not_an_entry(void)
 {
     return &broken_ops;
+}
+#elif defined(BROKEN_ONEHDR)
+/* The mistake: &ops.hdr where a list of header pointers belongs. */
+__attribute__((visibility("default"))) const struct hv_plugin_hdr *const *
+hv_plugin_entry(void);
+const struct hv_plugin_hdr *const *hv_plugin_entry(void)
+{
+    return (const struct hv_plugin_hdr *const *)&broken_ops.hdr;
 }
 #else
 HV_REGISTER_PLUGIN(broken_ops);

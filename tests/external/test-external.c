@@ -106,6 +106,7 @@ static const struct broken_case broken_cases[] = {
     {"broken-hook.so", -EINVAL, "misses .retire", "broken-hook"},
     {"broken-opt.so", -EINVAL, "bad value '1000'", "broken-opt"},
     {"broken-noentry.so", -ENOEXEC, "hv_plugin_entry", "broken-noentry"},
+    {"broken-onehdr.so", -ENOEXEC, "not a NULL-ended list", "broken-onehdr"},
     {"no-such-file.so", -ENOENT, "cannot load", "no-such-file"},
 };
 

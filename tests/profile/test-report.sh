@@ -4,11 +4,16 @@
 # hvbench report: charts and index.html from a small lookup A/B (and a
 # profile), then the page opened in headless Chromium: it fails on any
 # console error or image that did not load (the page's own check sets
-# data-images and logs missing ones as console errors).  Exit 77 (skip)
-# when Chromium is not installed and cannot be.
-# Usage: test-report.sh HVBENCH
+# data-images and logs missing ones as console errors).  The Environment
+# section is words ("CPU frequency scaling off", "load average 1.11 0.76
+# 0.51"), not Python values.  Then the page as a person sees it: a
+# screenshot by headless Chromium, which must show the charts (the page is
+# not blank, its images painted), copied to SHOT for a person to look at.
+# Exit 77 (skip) when Chromium is not installed and cannot be.
+# Usage: test-report.sh HVBENCH [SHOT.png]
 set -u
 hvbench=$1
+shot=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -39,4 +44,32 @@ if grep -E 'CONSOLE|Uncaught' "$tmp/chrome.log"; then
     echo "FAIL: console messages"
     exit 1
 fi
+grep -Eq 'CPU frequency scaling (on|off|unknown), load average [0-9.]+ [0-9.]+ [0-9.]+<' \
+    "$tmp/rep/index.html" &&
+    ! grep -Eq 'scaling (True|False)|load \[' "$tmp/rep/index.html" || {
+    echo "FAIL: Environment: $(grep -o '<li>host[^<]*' "$tmp/rep/index.html")"
+    exit 1; }
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+    --no-first-run --disable-background-networking --disable-component-update \
+    --disable-sync --user-data-dir="$tmp/chrome" --hide-scrollbars \
+    --window-size=1280,2400 --virtual-time-budget=5000 \
+    --screenshot="$tmp/shot.png" "file://$tmp/rep/index.html" \
+    >/dev/null 2>"$tmp/shot.log"
+/usr/bin/python3 - "$tmp/shot.png" <<'PY' || exit 1
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+w, h = im.size
+colours = im.getcolors(1 << 20) or []
+# The charts are painted: the two plugins' bars and lines, in matplotlib's
+# first two colours (tab:blue, tab:orange), cover thousands of pixels.
+def near(c, ref):
+    return sum(abs(a - b) for a, b in zip(c, ref)) < 40
+blue = sum(n for n, c in colours if near(c, (31, 119, 180)))
+orange = sum(n for n, c in colours if near(c, (255, 127, 14)))
+if (w, h) != (1280, 2400) or len(colours) < 100 or blue < 2000 or orange < 2000:
+    sys.exit(f"FAIL: screenshot {w}x{h}, {len(colours)} colours, {blue} "
+             f"blue and {orange} orange pixels: the charts are not painted")
+PY
+[ -n "$shot" ] && cp "$tmp/shot.png" "$shot"
 echo "1 passed, 0 failed"

@@ -3,24 +3,91 @@
  * Helpers of the memory workloads; see wl_mem.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/pgalloc.h>
+
 #include "wl_mem.h"
 
-int wl_mem_check(struct hvb_cell *c)
+/* The model memory for @need_bytes: reserved pages, remainders, a filler. */
+static uint64_t with_slack(uint64_t need_bytes)
+{
+    return (need_bytes + (need_bytes >> 4) + (16ull << 20)) &
+           ~(uint64_t)(HV_PAGE_SIZE - 1);
+}
+
+static bool emulated(const struct hvb_cell *c)
+{
+    return strcmp(hvb_param_str(c, "topology"), "host") != 0;
+}
+
+/* The topology the cell's model will have; 0 or -EINVAL with @err. */
+static int parse(const struct hvb_cell *c, uint64_t need_bytes,
+                 struct hv_topology *t, char *err, size_t len)
+{
+    return hv_topology_parse(t, hvb_param_str(c, "topology"),
+                             hvb_param_str(c, "distance"),
+                             with_slack(need_bytes), 4, err, len);
+}
+
+int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes)
 {
     static struct hv_topology t;
+    uint64_t pages = 0;
+    unsigned int n;
     char err[256];
 
-    if ( hv_topology_parse(&t, hvb_param_str(c, "topology"),
-                           hvb_param_str(c, "distance"), 1ull << 20, 4, err,
-                           sizeof(err)) )
+    if ( parse(c, need_bytes, &t, err, sizeof(err)) )
     {
         hvb_cell_error(c, "%s", err);
         return -EINVAL;
     }
+    /* Node n of 2 would wrap to n % 2 and be labelled n. */
+    if ( hvb_param_uint(c, "node") >= t.nr_nodes )
+    {
+        hvb_cell_error(c,
+                       "node=%llu is out of range: topology '%s' has %u "
+                       "node(s), 0..%u",
+                       (unsigned long long)hvb_param_uint(c, "node"),
+                       hvb_param_str(c, "topology"), t.nr_nodes,
+                       t.nr_nodes - 1);
+        return -EINVAL;
+    }
+    /* An emulated topology is what the user wrote: it must hold the cell. */
+    for ( n = 0; n < t.nr_nodes; n++ )
+        pages += t.node_pages[n] ? t.node_pages[n] - 1 : 0;
+    if ( emulated(c) && pages < need_bytes >> HV_PAGE_SHIFT )
+    {
+        hvb_cell_error(c, "topology '%s' has %llu MiB, the cell needs %llu",
+                       hvb_param_str(c, "topology"),
+                       (unsigned long long)(pages >> (20 - HV_PAGE_SHIFT)),
+                       (unsigned long long)(need_bytes >> 20));
+        return -EINVAL;
+    }
     return 0;
+}
+
+uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
+                     uint64_t touched_bytes)
+{
+    static struct hv_topology t; /* large; check() runs on one thread */
+    uint64_t pages = 0;
+    unsigned int n;
+    char err[256];
+
+    if ( parse(c, need_bytes, &t, err, sizeof(err)) )
+        return 0; /* check() says why */
+    for ( n = 0; n < t.nr_nodes; n++ )
+        pages += t.node_pages[n];
+    /* The frame table and node map of every page, and what is written. */
+    return pages * (sizeof(struct hv_page_info) + 1) + touched_bytes;
+}
+
+bool wl_mem_scrubbed(const struct hvb_cell *c)
+{
+    return hvb_param_enum(c, "scrub") == 1;
 }
 
 void wl_mem_configure(const struct hvb_cell *c, struct hv_config *cfg,
@@ -28,12 +95,10 @@ void wl_mem_configure(const struct hvb_cell *c, struct hv_config *cfg,
 {
     cfg->topology = hvb_param_str(c, "topology");
     cfg->distance = hvb_param_str(c, "distance");
-    cfg->scrub = hvb_param_enum(c, "scrub") == 1;
+    cfg->scrub = wl_mem_scrubbed(c);
     cfg->zones =
         hvb_param_enum(c, "zones") == 1 ? HV_ZONES_BITWIDTH : HV_ZONES_DOM;
-    /* Slack: reserved pages, buddy remainders, a filler domain. */
-    cfg->mem_bytes = need_bytes + (need_bytes >> 4) + (16ull << 20);
-    cfg->mem_bytes &= ~(HV_PAGE_SIZE - 1);
+    cfg->mem_bytes = with_slack(need_bytes);
 }
 
 int wl_mem_domain(struct hvb_cell *c, domid_t id, unsigned int node,
@@ -81,23 +146,6 @@ int wl_mem_op(struct hv_cpu *cpu, struct hv_domain *d, bool up,
         done += op.nr_extents;
     }
     return 0;
-}
-
-int wl_mem_fits(struct hvb_cell *c, uint64_t bytes)
-{
-    const struct hv_topology *t = hv_topology(c->hv);
-    uint64_t pages = 0;
-    unsigned int n;
-
-    for ( n = 0; n < t->nr_nodes; n++ )
-        pages += t->node_pages[n] ? t->node_pages[n] - 1 : 0;
-    if ( pages >= bytes >> HV_PAGE_SHIFT )
-        return 0;
-    hvb_cell_error(c, "topology '%s' has %llu MiB, the workload needs %llu",
-                   hvb_param_str(c, "topology"),
-                   (unsigned long long)(pages >> (20 - HV_PAGE_SHIFT)),
-                   (unsigned long long)(bytes >> 20));
-    return -ENOMEM;
 }
 
 struct hv_cpu *wl_mem_prepare_cpu(struct hvb_cell *c)

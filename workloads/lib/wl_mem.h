@@ -36,8 +36,24 @@
                        "bitwidth = zone fls(mfn) (Xen today)")
 /* clang-format on */
 
-/* check(): the topology params parse. */
-int wl_mem_check(struct hvb_cell *c);
+/*
+ * check(): the topology params parse, "node" is one of its nodes, and an
+ * emulated topology holds the @need_bytes the cell allocates (else
+ * -EINVAL with a cell error naming both figures).
+ */
+int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes);
+
+/*
+ * mem_need(): the host memory of a cell whose model is sized for
+ * @need_bytes (as wl_mem_configure() sizes it) and which writes
+ * @touched_bytes of it: the model's memory is mapped but costs only what
+ * is written; its frame table costs for every page.
+ */
+uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
+                     uint64_t touched_bytes);
+
+/* scrub=on: every allocated extent is written (zeroed). */
+bool wl_mem_scrubbed(const struct hvb_cell *c);
 
 /*
  * Model config from the params; a "host" topology gets @need_bytes plus
@@ -61,12 +77,6 @@ int wl_mem_domain(struct hvb_cell *c, domid_t id, unsigned int node,
 int wl_mem_op(struct hv_cpu *cpu, struct hv_domain *d, bool up,
               unsigned long nr, unsigned int order, unsigned long batch,
               unsigned int memflags);
-
-/*
- * 0 if the machine's memory can hold @bytes (besides the pages reserved
- * at node boundaries), else -ENOMEM with a cell error naming the topology.
- */
-int wl_mem_fits(struct hvb_cell *c, uint64_t bytes);
 
 /* A model CPU for prepare(): the machine's last one.  Leave it after. */
 struct hv_cpu *wl_mem_prepare_cpu(struct hvb_cell *c);

@@ -27,6 +27,12 @@ struct balloon {
     struct hv_domain **d;
 };
 
+/* Every domain full, together. */
+static uint64_t need_bytes(const struct hvb_cell *c)
+{
+    return hvb_param_uint(c, "size_mb") * hvb_param_uint(c, "domains") << 20;
+}
+
 static int balloon_check(struct hvb_cell *c)
 {
     if ( hvb_param_uint(c, "start_mb") >= hvb_param_uint(c, "size_mb") )
@@ -34,14 +40,19 @@ static int balloon_check(struct hvb_cell *c)
         hvb_cell_error(c, "start_mb must be below size_mb");
         return -EINVAL;
     }
-    return wl_mem_check(c);
+    return wl_mem_check(c, need_bytes(c));
 }
 
 static void balloon_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg,
-                     hvb_param_uint(c, "size_mb") * hvb_param_uint(c, "domains")
-                         << 20);
+    wl_mem_configure(c, cfg, need_bytes(c));
+}
+
+/* Only scrubbing writes the pages; the frame table grows regardless. */
+static uint64_t balloon_mem_need(const struct hvb_cell *c)
+{
+    return wl_mem_need(c, need_bytes(c),
+                       wl_mem_scrubbed(c) ? need_bytes(c) : 0);
 }
 
 static int balloon_prepare(struct hvb_cell *c)
@@ -59,9 +70,6 @@ static int balloon_prepare(struct hvb_cell *c)
     s->batch = hvb_param_uint(c, "batch");
     s->domains = hvb_param_uint(c, "domains");
     s->d = calloc(s->domains, sizeof(*s->d));
-    rc = wl_mem_fits(c, (uint64_t)s->domains * s->full_pages << HV_PAGE_SHIFT);
-    if ( rc )
-        return rc;
     cpu = wl_mem_prepare_cpu(c);
     if ( s->d == NULL || cpu == NULL )
         return -ENOMEM;
@@ -165,6 +173,7 @@ HVB_REGISTER_WORKLOAD(balloon_workload) = {
     .flags = HVB_WF_ONE_SHOT,
     .check = balloon_check,
     .configure = balloon_configure,
+    .mem_need = balloon_mem_need,
     .prepare = balloon_prepare,
     .thread = balloon_thread,
     .cleanup = balloon_cleanup,

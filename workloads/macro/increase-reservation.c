@@ -32,12 +32,19 @@ static int incres_check(struct hvb_cell *c)
         hvb_cell_error(c, "size_mb x scale_pct is below one extent");
         return -EINVAL;
     }
-    return wl_mem_check(c);
+    return wl_mem_check(c, size_bytes(c) * c->threads);
 }
 
 static void incres_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
     wl_mem_configure(c, cfg, size_bytes(c) * c->threads);
+}
+
+static uint64_t incres_mem_need(const struct hvb_cell *c)
+{
+    uint64_t all = size_bytes(c) * c->threads;
+
+    return wl_mem_need(c, all, wl_mem_scrubbed(c) ? all : 0);
 }
 
 static int incres_prepare(struct hvb_cell *c)
@@ -51,7 +58,6 @@ static int incres_prepare(struct hvb_cell *c)
     c->priv = s;
     s->order = hvb_param_uint(c, "order");
     s->extents = size_bytes(c) >> (HV_PAGE_SHIFT + s->order);
-    rc = wl_mem_fits(c, size_bytes(c) * c->threads);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
                            &s->d[i]);
@@ -102,6 +108,7 @@ HVB_REGISTER_WORKLOAD(incres_workload) = {
     .flags = HVB_WF_ONE_SHOT,
     .check = incres_check,
     .configure = incres_configure,
+    .mem_need = incres_mem_need,
     .prepare = incres_prepare,
     .thread = incres_thread,
     .cleanup = wl_free_priv,

@@ -43,9 +43,26 @@ static void fill_extent(void *arg, uint32_t mfn, unsigned int order)
     memset(hv_mfn_to_virt(f->hv, mfn), f->byte, HV_PAGE_SIZE << order);
 }
 
+/* The memory every domain gets, together. */
+static uint64_t need_bytes(const struct hvb_cell *c)
+{
+    return (hvb_param_uint(c, "size_mb") << 20) * c->threads;
+}
+
+static int memwrite_check(struct hvb_cell *c)
+{
+    return wl_mem_check(c, need_bytes(c));
+}
+
 static void memwrite_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg, (hvb_param_uint(c, "size_mb") << 20) * c->threads);
+    wl_mem_configure(c, cfg, need_bytes(c));
+}
+
+/* All of it is written. */
+static uint64_t memwrite_mem_need(const struct hvb_cell *c)
+{
+    return wl_mem_need(c, need_bytes(c), need_bytes(c));
 }
 
 static int memwrite_prepare(struct hvb_cell *c)
@@ -58,7 +75,6 @@ static int memwrite_prepare(struct hvb_cell *c)
         return -ENOMEM;
     c->priv = s;
     s->pages = hvb_param_uint(c, "size_mb") << (20 - HV_PAGE_SHIFT);
-    rc = wl_mem_fits(c, (uint64_t)s->pages * c->threads << HV_PAGE_SHIFT);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
                            &s->d[i]);
@@ -133,8 +149,9 @@ HVB_REGISTER_WORKLOAD(memwrite_workload) = {
     .slots = memwrite_slots,
     .params = memwrite_params,
     .flags = HVB_WF_ONE_SHOT,
-    .check = wl_mem_check,
+    .check = memwrite_check,
     .configure = memwrite_configure,
+    .mem_need = memwrite_mem_need,
     .prepare = memwrite_prepare,
     .thread = memwrite_thread,
     .cleanup = wl_free_priv,

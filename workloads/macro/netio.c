@@ -19,10 +19,11 @@
 
 #define BACKEND     0
 #define FIRST_GUEST 1
-#define CHURN_FIRST 1000
+#define CHURN_FIRST 1000 /* churn domids from here, past the guests */
 
 struct netio {
     unsigned int batch, grants, guests, copy_bytes, churn_domains;
+    domid_t churn_first; /* CHURN_FIRST, or after the last guest */
     uint64_t churn;
     unsigned char *pages; /* guest "frames": grants x 4 KiB */
 };
@@ -47,6 +48,10 @@ static int netio_prepare(struct hvb_cell *c)
     s->copy_bytes = hvb_param_uint(c, "copy_bytes");
     s->churn = hvb_param_uint(c, "churn");
     s->churn_domains = hvb_param_uint(c, "churn_domains");
+    /* guests=1000 would reach domid 1000: churn starts after them. */
+    s->churn_first = FIRST_GUEST + s->guests > CHURN_FIRST
+                         ? (domid_t)(FIRST_GUEST + s->guests)
+                         : CHURN_FIRST;
     s->pages = malloc((size_t)s->grants * 4096);
     if ( s->pages == NULL )
         return -ENOMEM;
@@ -55,7 +60,7 @@ static int netio_prepare(struct hvb_cell *c)
     for ( g = 0; rc == 0 && g < s->guests; g++ )
         rc = wl_grant_all(c, FIRST_GUEST + g, BACKEND, s->grants);
     if ( rc == 0 )
-        rc = wl_create_domains(c, CHURN_FIRST, s->churn_domains, 0);
+        rc = wl_create_domains(c, s->churn_first, s->churn_domains, 0);
     return rc;
 }
 
@@ -89,7 +94,7 @@ static void netio_background(struct hvb_thread *t)
 {
     const struct netio *s = t->cell->priv;
 
-    wl_churn(t, CHURN_FIRST, s->churn_domains, s->churn, 0);
+    wl_churn(t, s->churn_first, s->churn_domains, s->churn, 0);
 }
 
 static void netio_cleanup(struct hvb_cell *c)

@@ -20,12 +20,29 @@ struct allocx {
     struct hv_domain *d[HV_MAX_CPUS];
 };
 
-static void allocx_configure(const struct hvb_cell *c, struct hv_config *cfg)
+/* One batch per thread, and room for the filler. */
+static uint64_t need_bytes(const struct hvb_cell *c)
 {
     uint64_t per = (uint64_t)hvb_param_uint(c, "batch")
                    << (HV_PAGE_SHIFT + hvb_param_uint(c, "order"));
 
-    wl_mem_configure(c, cfg, per * c->threads + (64ull << 20));
+    return per * c->threads + (64ull << 20);
+}
+
+static int allocx_check(struct hvb_cell *c)
+{
+    return wl_mem_check(c, 0); /* the filler takes what there is */
+}
+
+static void allocx_configure(const struct hvb_cell *c, struct hv_config *cfg)
+{
+    wl_mem_configure(c, cfg, need_bytes(c));
+}
+
+static uint64_t allocx_mem_need(const struct hvb_cell *c)
+{
+    return wl_mem_need(c, need_bytes(c),
+                       wl_mem_scrubbed(c) ? need_bytes(c) : 0);
 }
 
 static int allocx_prepare(struct hvb_cell *c)
@@ -115,7 +132,8 @@ HVB_REGISTER_WORKLOAD(allocx_workload) = {
     .summary = "allocate and free one extent (ns per extent, by order)",
     .slots = allocx_slots,
     .params = allocx_params,
-    .check = wl_mem_check,
+    .check = allocx_check,
+    .mem_need = allocx_mem_need,
     .configure = allocx_configure,
     .prepare = allocx_prepare,
     .thread = allocx_thread,

@@ -102,8 +102,9 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
 
 /*
  * hvb_matrix_check - run the workload's check() on every cell, before
- * anything is built.  -EINVAL (input error) or another -errno, with @err
- * naming the cell.
+ * anything is built, then hold what the cells need (the workload's
+ * mem_need(), summed) against MemAvailable.  -EINVAL (input error) or
+ * another -errno, with @err naming the cell.
  */
 int hvb_matrix_check(struct hvb_matrix *m, char *err, size_t len);
 

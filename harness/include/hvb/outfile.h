@@ -20,6 +20,11 @@
  *   block or other character device,
  *   a socket, a dangling link)
  *
+ * The temporary file is ".NAME.PID.XXXXXX"; one left by a writer that was
+ * killed (kill -9) is removed by the next write of the same target once
+ * its PID is gone.  A path in a message is cut in the middle, with a
+ * marker, so that the reason always fits.
+ *
  * Every write, flush, fsync and close is checked: a failure (ENOSPC on
  * /dev/full, say) is -errno with a one-line message naming the file, the
  * step and the error, and a temporary file is removed.
@@ -47,7 +52,9 @@ struct hvb_outfile {
 
 /*
  * hvb_outfile_check - could @path be written, and how?  Checks what is
- * there now and that its directory exists and is writable.  0 with @kind
+ * there now and, for a regular file, creates and removes a temporary file
+ * beside it (so /proc/x.json, a name too long or a read-only directory
+ * is found before a run, not after its first round).  0 with @kind
  * set, or -errno with a one-line @err ("cannot write @what to 'P': ...").
  */
 int hvb_outfile_check(const char *path, const char *what,
@@ -66,5 +73,32 @@ int hvb_outfile_commit(struct hvb_outfile *o, char *err, size_t len);
 
 /* hvb_outfile_abort - give up: close, remove the temporary file. */
 void hvb_outfile_abort(struct hvb_outfile *o);
+
+/*
+ * One writer per file: two runs writing one --out at once would each
+ * rename their own rounds over the other's.  A run holds the lock from
+ * before its first round to its end.
+ */
+struct hvb_outfile_lock {
+    int fd;     /* -1: not held */
+    char *path; /* ".NAME.lock" beside the target */
+};
+
+/*
+ * hvb_outfile_lock - lock @path (a REPLACE target) for writing: 0, or
+ * -EBUSY with @err naming the other writer's pid, or -errno.
+ */
+int hvb_outfile_lock(const char *path, const char *what,
+                     struct hvb_outfile_lock *l, char *err, size_t len);
+
+/*
+ * hvb_outfile_remove - remove @path and what its writer, gone now (a
+ * --processes child that was killed), left beside it: its lock file and
+ * temporary files.
+ */
+void hvb_outfile_remove(const char *path);
+
+/* hvb_outfile_unlock - release and remove the lock file (safe if unheld). */
+void hvb_outfile_unlock(struct hvb_outfile_lock *l);
 
 #endif /* HVB_OUTFILE_H */

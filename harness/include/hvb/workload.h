@@ -95,6 +95,13 @@ struct hvb_workload {
     void (*thread)(struct hvb_thread *t);
     void (*background)(struct hvb_thread *t);
     void (*cleanup)(struct hvb_cell *c);
+    /*
+     * Optional: the host memory (bytes) the cell holds at its peak, from
+     * its params: the model memory it touches, the model's tables, what
+     * prepare() builds.  An estimate, erring high; the harness refuses a
+     * run whose cells need more than the machine has available.
+     */
+    uint64_t (*mem_need)(const struct hvb_cell *c);
     /* Optional: add workload counters after a run (hvb_counter_set). */
     void (*report)(struct hvb_cell *c);
 };

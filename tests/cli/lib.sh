@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Sourced by the CLI test scripts (. "$(dirname "$0")/lib.sh"): a
+# temporary directory $tmp removed at exit, processes registered with
+# `track PID` killed at exit (also when the test fails half-way), and the
+# pass/fail counts with ok, bad and finish.
+tmp=$(mktemp -d)
+tracked=
+track() { tracked="$tracked $1"; }
+untrack() { tracked=$(echo "$tracked" | sed "s/ $1\$//; s/ $1 / /"); }
+cleanup() {
+    for p in $tracked; do kill "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# finish NAME: the summary line; the exit status says whether all passed.
+finish() {
+    echo "$1: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}
