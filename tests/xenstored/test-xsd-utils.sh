@@ -10,17 +10,8 @@ set -u
 hvbench=$1
 plugin=${2:-persistent}
 command -v xenstore-ls >/dev/null || { echo "xenstore-utils missing"; exit 77; }
-tmp=$(mktemp -d /tmp/hvb-xsd-utils.XXXXXX)
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# $tmp, ok/bad/finish, and `track PID`: killed at exit, also on failure.
+. "$(dirname "$0")/../cli/lib.sh"
 
 # same NAME EXPECTED ACTUAL
 same() {
@@ -55,6 +46,7 @@ sock=$tmp/sock
     --plugin quota="$plugin" --pid-file "$tmp/pid" --log "$tmp/log" ||
     { echo "FAIL: daemon did not start"; exit 1; }
 pid=$(cat "$tmp/pid")
+track "$pid"
 [ -S "$sock" ] && [ -S "$tmp/ro" ] && ok || bad "sockets not there"
 
 # A second daemon on a live socket is refused.
@@ -96,6 +88,7 @@ xenstore-write "/t/bad path" v 2>/dev/null && bad "bad path accepted" || ok
 : >"$tmp/watch"
 xenstore-watch -n 3 /t >"$tmp/watch" &
 wpid=$!
+track "$wpid"
 i=0
 while [ "$(wc -l <"$tmp/watch")" -lt 1 ] && [ $i -lt 50 ]; do
     sleep 0.1
@@ -139,7 +132,7 @@ while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
     i=$((i + 1))
 done
 kill -0 "$pid" 2>/dev/null && bad "still running after SIGTERM" || ok
-pid=
+untrack "$pid"
 [ -e "$sock" ] && bad "socket left" || ok
 [ -e "$tmp/ro" ] && bad "ro socket left" || ok
 [ -e "$tmp/pid" ] && bad "pid file left" || ok
@@ -149,6 +142,7 @@ grep -q "stopped" "$tmp/log" && ok || bad "log: $(cat "$tmp/log")"
 "$hvbench" xenstored --foreground --socket "$tmp/fg" --plugin quota="$plugin" \
     2>"$tmp/fg.err" &
 pid=$!
+track "$pid"
 i=0
 while [ ! -S "$tmp/fg" ] && [ $i -lt 50 ]; do
     sleep 0.1
@@ -158,9 +152,8 @@ same "foreground" "v" "$(XENSTORED_PATH=$tmp/fg sh -c \
     'xenstore-write /f v && xenstore-read /f')"
 kill -INT "$pid"
 wait "$pid" && ok || bad "foreground: exit status $?"
-pid=
+untrack "$pid"
 [ -e "$tmp/fg" ] && bad "foreground: socket left" || ok
 grep -q "serving $tmp/fg" "$tmp/fg.err" && ok || bad "fg log: $(cat "$tmp/fg.err")"
 
-echo "xsd-utils ($plugin): $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "xsd-utils ($plugin)"
