@@ -496,8 +496,7 @@ static int cmd(int argc, char **argv, bool gate)
     }
     qsort(c.rows, c.nr_rows, sizeof(*c.rows), cmp_row_order);
     if ( gate )
-        status = hvb_gate_report(&c, docs[0], docs[1], md_path,
-                                 allow_unstable);
+        status = hvb_gate_report(&c, docs[0], docs[1], md_path, allow_unstable);
     else
     {
         if ( strcmp(format, "json") == 0 )

@@ -17,11 +17,15 @@
  * 95% percentile bootstrap CI, threshold; exit codes and --markdown as
  * the two-file gate's.
  *
- * Example: P = 3, R = 20, --sample-time 0.01 on 5 cells: 3 x (5 x 2
- * calibration-free warm-ups + 5 x 20 x 2 samples of ~10 ms) ~ 7 s of
- * samples, 300 ratios; a cell whose ratios have median 1.021 and CI
- * [1.012, 1.030] regressed at a 1% threshold, unstable at 2% (the CI
- * reaches 1.02), unchanged at 5%.
+ * Example (the defaults): P = 12, R = 10, --sample-time 0.01 on the 5
+ * one-thread lookup cells: 12 x (5 x 2 warm-up + 5 x 10 x 2 measured
+ * samples of ~10-15 ms) ~ 20 s of samples, 120 ratios per cell.  Each
+ * process lands in a fast or a slow state of its own on the 2-vCPU VM
+ * (per-pair medians of 0.86 or 1.18 beside 1.000 +- 0.5%), so a pair's
+ * ratios can sit off 1 together; the median of all 120 is robust to a
+ * few such pairs where one pair's 20 (P = 3) is not.  A cell whose
+ * ratios have median 1.021 and CI [1.012, 1.030] regressed at a 1%
+ * threshold, unstable at 2% (the CI reaches past 1.02), unchanged at 5%.
  *
  * --metric sim_instructions: the workers run under callgrind; counts
  * are deterministic, so one process pair and a few rounds of 20000
