@@ -49,8 +49,8 @@
 #include <hvb/outfile.h>
 #include <hvb/stats.h>
 
-#define DEFAULT_PAIRS    3
-#define DEFAULT_ROUNDS   20
+#define DEFAULT_PAIRS    12
+#define DEFAULT_ROUNDS   10
 #define DEFAULT_SAMPLE_S 0.01
 #define SIM_ROUNDS       3
 #define SIM_ITERATIONS   20000
