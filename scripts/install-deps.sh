@@ -20,6 +20,7 @@ PACKAGES="
     python3-matplotlib python3-numpy
     libnuma-dev
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
+    python3-yaml bc
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
