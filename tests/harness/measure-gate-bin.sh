@@ -44,7 +44,10 @@ locked() {
 }
 
 ones=0 threes=0 secs=0 changes=""
-tally() { # tally RC: count it, add the seconds and the changes
+tally() { # tally RC: gate $i's line; count RC, add its seconds and changes
+    echo "gate $i: exit $1, $(cat "$tmp/s") s: $(grep '^summary' "$tmp/g")"
+    [ "$1" -eq 2 ] && cat "$tmp/g"
+    i=$((i + 1))
     [ "$1" -eq 1 ] && ones=$((ones + 1))
     [ "$1" -eq 3 ] && threes=$((threes + 1))
     secs=$(echo "$secs + $(cat "$tmp/s")" | bc)
@@ -65,11 +68,7 @@ aa | slow)
         # shellcheck disable=SC2086
         locked "$hv" gate --base-bin "$base" --max-regression "$thr" \
             ${GATE_OPTS:-} -- $suite >"$tmp/g" 2>&1
-        rc=$?
-        tally $rc
-        echo "gate $i: exit $rc, $(cat "$tmp/s") s: $(grep '^summary' "$tmp/g")"
-        [ "$rc" -eq 2 ] && cat "$tmp/g"
-        i=$((i + 1))
+        tally $?
     done
     ;;
 twofile-aa | twofile-slow)
@@ -86,11 +85,7 @@ twofile-aa | twofile-slow)
                 -o "$3/b.json" &&
             "$1" gate "$3/a.json" "$3/b.json" --max-regression "$4"' \
             sh "$hv" "$suite" "$tmp" "$thr" "$work" >"$tmp/g" 2>&1
-        rc=$?
-        tally $rc
-        echo "gate $i: exit $rc, $(cat "$tmp/s") s: $(grep '^summary' "$tmp/g")"
-        [ "$rc" -eq 2 ] && cat "$tmp/g"
-        i=$((i + 1))
+        tally $?
     done
     ;;
 *)
