@@ -124,8 +124,8 @@ static void help(FILE *f)
         "refused.\n"
         "\n"
         "exit status: 0 pass, 1 regression, 2 usage or input error (also\n"
-        "builds configured differently, a base binary without the worker),\n"
-        "3 too unstable to judge\n",
+        "builds configured differently, a base binary without the worker,\n"
+        "a cell or worker that failed), 3 too unstable to judge\n",
         SIM_ROUNDS, SIM_ITERATIONS, DEFAULT_PAIRS, DEFAULT_ROUNDS,
         DEFAULT_SAMPLE_S);
 }
@@ -363,6 +363,15 @@ static void add_sample(struct gate_bin *g, int side, size_t cell, json_t *r)
     }
 }
 
+/*
+ * A worker that failed a command (a cell that cannot run, a crash) is
+ * exit 2, not 1: a gate's 1 means a regression.
+ */
+static int worker_failed(const struct gate_bin *g)
+{
+    return hvb_usage_error("%s (no verdict)", g->err);
+}
+
 /* One sample of @cell from worker @side; @keep: record it. */
 static int one(struct gate_bin *g, int side, size_t cell, bool keep)
 {
@@ -446,20 +455,20 @@ static int run_pair(struct gate_bin *g, unsigned int p)
         if ( g->iters == NULL || g->time[1] == NULL || g->counters[1] == NULL )
             return hvb_failure("out of memory");
         if ( calibrate(g) )
-            return hvb_failure("%s", g->err);
+            return worker_failed(g);
     }
     /* Warm both: the first sample of a cell prepares it. */
     for ( c = 0; !g->sim && c < g->nr_cells; c++ )
         for ( k = 0; k < 2; k++ )
             if ( one(g, k, c, false) )
-                return hvb_failure("%s", g->err);
+                return worker_failed(g);
     for ( r = 0; r < g->rounds; r++ )
         for ( c = 0; c < g->nr_cells; c++ )
         {
             int first = (int)((r + p) % 2);
 
             if ( one(g, first, c, true) || one(g, 1 - first, c, true) )
-                return hvb_failure("%s", g->err);
+                return worker_failed(g);
         }
     for ( k = 0; k < 2; k++ )
         if ( p + 1 < g->pairs )
