@@ -15,6 +15,8 @@
 #   twofile-aa N     N two-file gates as the README says: two runs with
 #                --processes 3 --repetitions 3 of the same build, gate
 #   twofile-slow E N the same, the second run doing the work of 'slow E'
+#   builds OTHER     this hvbench and OTHER (two builds of the same
+#                source), each gated against the other, both ways
 #   issue14      all of them, as measured for the README (batches of
 #                gates, one exclusive lock per batch)
 #
@@ -103,6 +105,23 @@ twofile-aa | twofile-slow)
         tally $?
     done
     ;;
+builds)
+    # Two builds of the same source (e.g. build/hvbench and the tree from
+    # git archive built elsewhere, as scripts/ci-gate.sh does), each the
+    # base of the other, under one lock: what link-time layout alone does.
+    other=$(readlink -f "$4")
+    for w in "alloc-extent" "$five"; do
+        for pair in "$hv $other" "$other $hv"; do
+            set -- $pair
+            echo "== new $1, base $2: $w"
+            # shellcheck disable=SC2086
+            locked "$1" gate --base-bin "$2" --max-regression "$thr" -- $w \
+                >"$tmp/g" 2>&1
+            grep -E 'threads:[0-9]+  |^gate' "$tmp/g"
+        done
+    done
+    exit 0
+    ;;
 issue14)
     # The README's table: batches of gates (THREADS THRESHOLD MODE ARGS),
     # each batch under one exclusive lock of at most about 3 minutes.
@@ -119,7 +138,7 @@ issue14)
     exit 0
     ;;
 *)
-    echo "usage: $0 HVBENCH SLOWDOWN.so aa N|slow E N|twofile-aa N|twofile-slow E N|issue14" >&2
+    echo "usage: $0 HVBENCH SLOWDOWN.so aa N|slow E N|twofile-aa N|twofile-slow E N|builds OTHER|issue14" >&2
     exit 2
     ;;
 esac
