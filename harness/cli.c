@@ -64,6 +64,8 @@ void hvb_cli_help(FILE *f)
         "                    per benchmark: ratio NEW/BASE with CI and verdict\n"
         "  gate BASE.json NEW.json [--metric M] [--max-regression P%] [--markdown FILE]\n"
         "                    exit 1 on a regression, 3 when too unstable\n"
+        "  gate --base-bin OLD/hvbench [gate options] -- WORKLOAD [run options]\n"
+        "                    two builds paired in one run (live workers, AB BA)\n"
         "  profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]\n"
         "                    sample call stacks: folded, flame graphs, diffs\n"
         "  lockstat WORKLOAD [run options]\n"

@@ -15,6 +15,7 @@
 
 #include <hvb/cli.h>
 #include <hvb/compare.h>
+#include <hvb/gate.h>
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
@@ -48,6 +49,9 @@ static void help(FILE *f, bool gate)
             "usage: hvbench gate BASE.json NEW.json [--metric M]\n"
             "                    [--max-regression P%] [--markdown FILE]\n"
             "       hvbench gate RUN.json [...]\n"
+            "       hvbench gate --base-bin OLD/hvbench [...] -- WORKLOAD [run\n"
+            "                    options]  (two builds paired in one run: see\n"
+            "                    'hvbench gate --base-bin X --help')\n"
             "\n"
             "With one file of paired rounds, every variant of a group is\n"
             "gated against its reference (the group's first plugin) on the\n"
@@ -373,7 +377,7 @@ static void json_out(FILE *f, const struct hvb_cmp *c)
 }
 
 /* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005. */
-static bool parse_pct(const char *v, double *out)
+bool hvb_parse_pct(const char *v, double *out)
 {
     char *end;
     double d = strtod(v, &end);
@@ -450,7 +454,7 @@ static int cmd(int argc, char **argv, bool gate)
         case OPT_MAXREG:
             if ( !gate )
                 return hvb_usage_error("--max-regression is a gate option");
-            if ( !parse_pct(val, &thr) )
+            if ( !hvb_parse_pct(val, &thr) )
                 return hvb_usage_error("bad value '%s' for --max-regression "
                                        "(a percentage, e.g. 5%%)",
                                        val);
@@ -537,29 +541,7 @@ static int cmd(int argc, char **argv, bool gate)
     }
     qsort(c.rows, c.nr_rows, sizeof(*c.rows), cmp_row_order);
     if ( gate )
-    {
-        status = c.nr[HVB_REGRESSED]                     ? HVB_EXIT_REGRESSION
-                 : c.nr[HVB_UNSTABLE] && !allow_unstable ? HVB_EXIT_UNSTABLE
-                                                         : HVB_EXIT_OK;
-        console(stdout, &c);
-        printf("gate: %s", status == HVB_EXIT_OK ? "pass"
-                           : status == HVB_EXIT_REGRESSION
-                               ? "FAIL: regression"
-                               : "UNSTABLE: too noisy to judge");
-        if ( status == HVB_EXIT_OK && c.nr[HVB_UNSTABLE] )
-            printf(" (%zu unstable benchmark(s) not gated: "
-                   "--allow-unstable)",
-                   c.nr[HVB_UNSTABLE]);
-        putchar('\n');
-        fflush(stdout);
-        if ( md_path != NULL )
-        {
-            int rc = write_markdown(md_path, &c, docs[0], docs[1], status);
-
-            if ( rc )
-                status = rc;
-        }
-    }
+        status = hvb_gate_report(&c, docs[0], docs[1], md_path, allow_unstable);
     else
     {
         if ( strcmp(format, "json") == 0 )
@@ -577,6 +559,36 @@ out:
     return status;
 }
 
+int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
+                    const char *md_path, bool allow_unstable)
+{
+    int status;
+
+    qsort(c->rows, c->nr_rows, sizeof(*c->rows), cmp_row_order);
+    status = c->nr[HVB_REGRESSED]                     ? HVB_EXIT_REGRESSION
+             : c->nr[HVB_UNSTABLE] && !allow_unstable ? HVB_EXIT_UNSTABLE
+                                                      : HVB_EXIT_OK;
+    console(stdout, c);
+    printf("gate: %s", status == HVB_EXIT_OK ? "pass"
+                       : status == HVB_EXIT_REGRESSION
+                           ? "FAIL: regression"
+                           : "UNSTABLE: too noisy to judge");
+    if ( status == HVB_EXIT_OK && c->nr[HVB_UNSTABLE] )
+        printf(" (%zu unstable benchmark(s) not gated: "
+               "--allow-unstable)",
+               c->nr[HVB_UNSTABLE]);
+    putchar('\n');
+    fflush(stdout);
+    if ( md_path != NULL )
+    {
+        int rc = write_markdown(md_path, c, base, new_, status);
+
+        if ( rc )
+            status = rc;
+    }
+    return status;
+}
+
 int hvb_cmd_compare(int argc, char **argv)
 {
     return cmd(argc, argv, false);
@@ -584,5 +596,7 @@ int hvb_cmd_compare(int argc, char **argv)
 
 int hvb_cmd_gate(int argc, char **argv)
 {
+    if ( hvb_gate_bin_wanted(argc, argv) )
+        return hvb_cmd_gate_bin(argc, argv);
     return cmd(argc, argv, true);
 }

@@ -52,6 +52,9 @@
 /* Fixed operations per sample under callgrind: deterministic counts. */
 #define CALLGRIND_ITERATIONS 20000
 
+/* A status of measure_and_report(): the before hook did the work. */
+#define HOOK_DONE (-1)
+
 struct run_state {
     const struct hvb_matrix *m;
     const struct hvb_run_opts *o;
@@ -534,8 +537,8 @@ static int measure_and_report(struct hvb_matrix *m,
                                 : "one calibrated count per group");
     if ( status == HVB_EXIT_OK && o->hooks != NULL &&
          o->hooks->before != NULL &&
-         o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells) )
-        status = HVB_EXIT_FAIL;
+         (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
+        status = rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
     if ( status == HVB_EXIT_OK && o->processes > 1 )
         status = run_processes(&st, &res);
     else if ( status == HVB_EXIT_OK )
@@ -551,6 +554,8 @@ static int measure_and_report(struct hvb_matrix *m,
     hvb_env_after(st.env);
     if ( status == HVB_EXIT_OK )
         status = report(&st, &res);
+    else if ( status == HOOK_DONE )
+        status = HVB_EXIT_OK;
     hvb_watch_stop();
     json_decref(st.last);
     hvb_engine_result_free(&res);

@@ -22,6 +22,7 @@ PACKAGES="
     libnuma-dev
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
+    python3-yaml bc
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

@@ -43,7 +43,10 @@ enum hvb_instrument {
  * benches' bodies (each b[i].arg is &m->cells[i]).  Non-zero aborts.
  * annotate: add to the results document before it is written.
  * print: after the console table (stdout).
+ * A before hook that returns HVB_HOOK_DONE has done the command's work
+ * itself (the paired gate's worker): exit 0, nothing measured or printed.
  */
+#define HVB_HOOK_DONE 1
 struct hvb_run_hooks {
     void *ctx;
     int (*before)(void *ctx, struct hvb_matrix *m, struct hvb_engine_bench *b,

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The two gates: two results files (harness/cli_compare.c) and two
+ * builds paired in one run (harness/cli_gate_bin.c, with the worker of
+ * harness/worker.c in each build).
+ *
+ * The worker protocol (one line each way, on the worker's stdin and
+ * stdout; stderr is the worker's own):
+ *
+ *   worker -> "hello {JSON}" once the cells are built:
+ *             {"protocol": 1, "cells": [names],
+ *              "hvbench": {"version", "git", "build", "environment"}}
+ *             ("build": the results' build block plus "lockstat")
+ *   "cal CELL SECONDS"   one sample of cell CELL (its index) with the
+ *                        library's calibration to SECONDS
+ *             -> "ok {"iterations": per-thread count, "ns": ns/op}"
+ *   "run CELL ITERS"     one sample of ITERS operations per thread
+ *             -> "ok {"ns": ns/op, "counters": {name: value}}"
+ *   "quit" (or end of input) -> "bye", exit 0
+ *   a sample that failed, or a bad command -> "err MESSAGE"
+ *
+ * Worked example: "hvbench worker lookup --plugin domlookup=rcu-ref -q"
+ * prints "hello {...\"cells\": [\"lookup/domlookup=rcu-ref/threads:1\"]}";
+ * "run 0 1000000" answers "ok {\"ns\": 6.1, \"counters\": {...}}".
+ */
+#ifndef HVB_GATE_H
+#define HVB_GATE_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include <hvb/compare.h>
+
+#define HVB_WORKER_PROTOCOL 1
+
+/* "hvbench worker WORKLOAD [run options]" (hidden: the gate runs it). */
+int hvb_cmd_worker(int argc, char **argv, int full_argc, char **full_argv);
+
+/* "hvbench gate --base-bin OLD [gate options] -- WORKLOAD [run options]". */
+int hvb_cmd_gate_bin(int argc, char **argv);
+
+/* Does gate's @argv ask for two builds (--base-bin before any "--")? */
+bool hvb_gate_bin_wanted(int argc, char **argv);
+
+/*
+ * hvb_gate_report - the gate's verdict of @c: sort its rows, print the
+ * table and the "gate:" line on stdout, write the markdown summary to
+ * @md_path (if not NULL) with @base and @new_'s environments; returns the
+ * exit status (0 pass, 1 regression, 3 unstable, or the write's).
+ */
+int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
+                    const char *md_path, bool allow_unstable);
+
+/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
+bool hvb_parse_pct(const char *v, double *out);
+
+#endif /* HVB_GATE_H */
