@@ -25,23 +25,47 @@ static json_t *first_line(const char *path)
     return json_string(buf);
 }
 
-static json_t *hypervisor(void)
+/*
+ * The value of the first "@key : value" line of /proc/cpuinfo into @out;
+ * false if there is none.
+ */
+static bool cpuinfo(const char *key, char *out, size_t len)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[8192];
-    bool hv = false;
+    size_t klen = strlen(key);
+    char line[8192], *v;
+    bool found = false;
 
-    if ( f != NULL )
+    if ( f == NULL )
+        return false;
+    while ( !found && fgets(line, sizeof(line), f) )
     {
-        while ( fgets(line, sizeof(line), f) )
-            if ( strncmp(line, "flags", 5) == 0 )
-            {
-                hv = strstr(line, " hypervisor") != NULL;
-                break;
-            }
-        fclose(f);
+        if ( strncmp(line, key, klen) != 0 ||
+             (line[klen] != ' ' && line[klen] != '\t' && line[klen] != ':') ||
+             (v = strchr(line, ':')) == NULL )
+            continue;
+        v += strspn(v + 1, " \t") + 1;
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(out, len, "%s", v);
+        found = true;
     }
-    if ( !hv )
+    fclose(f);
+    return found;
+}
+
+static json_t *cpuinfo_json(const char *key)
+{
+    char v[256];
+
+    return cpuinfo(key, v, sizeof(v)) ? json_string(v) : json_null();
+}
+
+static json_t *hypervisor(void)
+{
+    char flags[8192];
+
+    if ( !cpuinfo("flags", flags, sizeof(flags)) ||
+         strstr(flags, "hypervisor") == NULL )
         return json_string("none");
     if ( access("/sys/hypervisor/type", R_OK) == 0 )
         return first_line("/sys/hypervisor/type");
@@ -113,6 +137,8 @@ json_t *hvb_env_before(void)
         e, "clocksource",
         first_line(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+    json_object_set_new(e, "cpu_model", cpuinfo_json("model name"));
+    json_object_set_new(e, "microcode", cpuinfo_json("microcode"));
     json_object_set_new(e, "hypervisor", hypervisor());
     json_object_set_new(e, "vcpus_online",
                         json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
