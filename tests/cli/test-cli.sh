@@ -150,6 +150,12 @@ agg = [b for b in r["benchmarks"] if b["run_type"] == "aggregate"]
 assert {b["aggregate_name"] for b in agg} >= {"mean", "median", "stddev"}
 text = json.dumps(h)
 assert "rcu-noref" in text and "rwlock-ref" in text
+# The ledger says which CPU measured it (a string where cpuinfo has one).
+env = h["environment"]
+cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+       if l.startswith("model name")]
+assert env["cpu_model"] == (cpu[0] if cpu else None), env.get("cpu_model")
+assert "microcode" in env, env.keys()
 PY
 
 # --processes 2: two children, their rounds pooled into one file.
