@@ -8,7 +8,7 @@
 static const char *const names[] = {
     "cv>=10%",     "min/max>=50%-from-mean", "samples<1ms",   "outliers",
     "cpu-scaling", "fewer-than-3-samples",   "cpu-share<90%", "timer-cost>0.5%",
-    "one-process",
+    "one-process", "two-clusters",
 };
 
 /* Every flag has its name: a missing one would drop out of the JSON. */
@@ -33,6 +33,8 @@ unsigned int hvb_noise_flags(const struct hvb_stats *st, double shortest_s,
         f |= HVB_NOISE_SHORT;
     if ( st->outliers > 0 )
         f |= HVB_NOISE_OUTLIERS;
+    if ( st->two_clusters )
+        f |= HVB_NOISE_CLUSTERS;
     if ( cpu_scaling )
         f |= HVB_NOISE_SCALING;
     return f;

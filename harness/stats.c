@@ -52,6 +52,24 @@ double hvb_median(const double *v, size_t n)
     return m;
 }
 
+/* See hvb_stats.two_clusters; @s sorted ascending. */
+static bool two_clusters(const double *s, size_t n, double median)
+{
+    double gap = -1, wider;
+    size_t i, at = 0;
+
+    for ( i = 1; i + 2 < n; i++ ) /* at least two on each side */
+        if ( s[i + 1] - s[i] > gap )
+        {
+            gap = s[i + 1] - s[i];
+            at = i;
+        }
+    if ( gap <= 0 || !(gap >= 0.10 * fabs(median)) )
+        return false;
+    wider = fmax(s[at] - s[0], s[n - 1] - s[at + 1]);
+    return gap >= 2 * wider;
+}
+
 int hvb_stats_compute(const double *v, size_t n, struct hvb_stats *out)
 {
     double *sorted, sum = 0, sq = 0;
@@ -70,6 +88,7 @@ int hvb_stats_compute(const double *v, size_t n, struct hvb_stats *out)
     out->min = sorted[0];
     out->max = sorted[n - 1];
     out->median = median_sorted(sorted, n);
+    out->two_clusters = two_clusters(sorted, n, out->median);
     for ( i = 0; i < n; i++ )
         sum += v[i];
     out->mean = sum / (double)n;

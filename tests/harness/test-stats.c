@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include <hvb/noise.h>
 #include <hvb/stats.h>
 
 static json_t *fx;
@@ -160,6 +161,32 @@ static void test_bootstrap_clustered(void **state)
     assert_true(clo == lo && chi == hi);
 }
 
+/*
+ * Two clusters: the bimodal series of issue 14 (6.2 or 9 ns/op) is
+ * flagged; a tight series, one with a single far value and one with a
+ * wide but even spread are not.
+ */
+static void test_two_clusters(void **state)
+{
+    static const double bimodal[] = {6.2, 9.1, 6.3, 6.1, 9.0, 9.3, 6.2};
+    static const double tight[] = {4.17, 4.23, 4.45, 4.21, 4.19, 4.30};
+    static const double one_far[] = {4.2, 4.3, 4.25, 9.0, 4.22};
+    static const double even[] = {5, 6, 7, 8, 9, 10, 11};
+    struct hvb_stats st;
+
+    assert_int_equal(hvb_stats_compute(bimodal, 7, &st), 0);
+    assert_true(st.two_clusters);
+    assert_true(hvb_noise_flags(&st, -1, false) & HVB_NOISE_CLUSTERS);
+    assert_string_equal(hvb_noise_name(9), "two-clusters");
+    assert_int_equal(hvb_stats_compute(tight, 6, &st), 0);
+    assert_false(st.two_clusters);
+    assert_false(hvb_noise_flags(&st, -1, false) & HVB_NOISE_CLUSTERS);
+    assert_int_equal(hvb_stats_compute(one_far, 5, &st), 0);
+    assert_false(st.two_clusters);
+    assert_int_equal(hvb_stats_compute(even, 7, &st), 0);
+    assert_false(st.two_clusters);
+}
+
 static void test_edges(void **state)
 {
     double v[1] = {3}, lo, hi;
@@ -182,6 +209,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mannwhitneyu),
         cmocka_unit_test(test_bootstrap),
         cmocka_unit_test(test_bootstrap_clustered),
+        cmocka_unit_test(test_two_clusters),
         cmocka_unit_test(test_edges),
     };
     json_error_t e;

@@ -30,7 +30,14 @@ enum {
      * single process, which cannot show that variance.
      */
     HVB_NOISE_ONEPROC = 1u << 8,
-    HVB_NOISE_NR = 9,
+    /*
+     * "two-clusters": the rounds (or, pooled with --processes, the
+     * processes) fall into two groups far apart (hvb_stats.two_clusters):
+     * the machine ran in two states.  A paired ratio within one run still
+     * cancels it; two separate runs may each have caught one state.
+     */
+    HVB_NOISE_CLUSTERS = 1u << 9,
+    HVB_NOISE_NR = 10,
 };
 
 /* Flags that make a comparison too unstable to judge (gate exit 3). */

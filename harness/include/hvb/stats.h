@@ -23,6 +23,15 @@ struct hvb_stats {
     double max;
     double mad;      /* median absolute deviation, unscaled (scipy) */
     size_t outliers; /* modified z-score |0.6745 (x - median) / MAD| > 3.5 */
+    /*
+     * The sorted samples split into two clusters: at the widest gap
+     * between neighbours, each side has at least two samples, the gap is
+     * at least 10% of the median and at least twice the wider side's own
+     * range.  Example: 6.1 6.2 6.3 9.0 9.1 9.3 -> gap 2.7 (at 6.3 | 9.0),
+     * ranges 0.2 and 0.3: two clusters.  A machine whose speed drifts
+     * between two states over seconds shows this (round or process).
+     */
+    bool two_clusters;
 };
 
 /* Statistics of @v[0..n); all zero for n == 0.  -ENOMEM or 0. */
