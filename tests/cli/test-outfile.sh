@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Output files never destroy what their name stands for (harness/outfile.c).
+# Output files never destroy what their name stands for (harness/output/outfile.c).
 # As root, "--out /dev/null" used to rename a regular file over the device.
 # Device nodes of our own (mknod in a temporary directory: the same kind as
 # /dev/null, /dev/full, /dev/mem) stand in for the real ones, so a failure

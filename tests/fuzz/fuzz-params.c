@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz-params: libFuzzer over workload parameter values as --param
- * K=V[,V...] gives them (harness/params.c), built by clang with ASan and
+ * K=V[,V...] gives them (harness/run/params.c), built by clang with ASan and
  * UBSan (tests/CMakeLists.txt, label fuzz).  The input is "K=V,V,...":
  * K is looked up in a table with every kind of row the workloads have (a
  * bounded integer with k/M/G suffixes, one without bounds, one whose

@@ -3,10 +3,10 @@
  * fuzz-results: libFuzzer over the readers of results documents, built
  * by clang with ASan and UBSan (tests/CMakeLists.txt, label fuzz).  The
  * input is a results file as compare, gate, --resume and report read it:
- * parsed and checked (harness/results_read.c); a document the check
+ * parsed and checked (harness/output/results_read.c); a document the check
  * accepts is then compared with itself on time, on a counter and paired
- * (harness/compare.c, harness/stats.c) and printed as csv and markdown
- * (harness/tabular.c).  Whatever the bytes, nothing may crash, and a
+ * (harness/output/compare.c, harness/stats/stats.c) and printed as csv and markdown
+ * (harness/output/tabular.c).  Whatever the bytes, nothing may crash, and a
  * comparison of an accepted file must give verdicts on numbers: a NaN
  * ratio judged other than "unstable" aborts.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Expected values of hvbench's statistics (harness/stats.c), computed by
+# Expected values of hvbench's statistics (harness/stats/stats.c), computed by
 # scipy on fixed data.  The output is committed as
 # tests/harness/fixtures/stats.json; test-stats checks the C code against it,
 # and the "stats-scipy" test (when /usr/bin/python3 has scipy) regenerates

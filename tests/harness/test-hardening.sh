@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Hardening (issue 11): verdicts that must not be wrong, on results files
-# edited from one quick real run (harness/results_read.c checks every file
+# edited from one quick real run (harness/output/results_read.c checks every file
 # read back), and outputs that leave nothing out:
 #
 #   1. samples of 1e308, 0, -5, NaN-like strings: exit 2 naming the file,
@@ -183,7 +183,7 @@ done
 long=hv_domain_lookup_with_a_name_that_is_much_longer_than_the_column_is_wide
 printf 'main;%s 40\nmain;other 10\n' "$long" >"$tmp/a.folded"
 printf 'main;other 10\n' >"$tmp/b.folded"
-$py "$(dirname "$0")/../../harness/render/flamegraph.py" diff "$tmp/a.folded" \
+$py "$(dirname "$0")/../../harness/profile/render/flamegraph.py" diff "$tmp/a.folded" \
     "$tmp/b.folded" "$tmp/d" >"$tmp/d.out" 2>&1 || bad "flamegraph.py diff"
 grep -q "^vanished  $(echo "$long" | cut -c1-59)… " "$tmp/d.out" ||
     bad "diff table: no marker on a cut name: $(cat "$tmp/d.out")"

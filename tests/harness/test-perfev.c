@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * harness/perfev.c: the multiplexing scale arithmetic, the group
+ * harness/measure/perfev.c: the multiplexing scale arithmetic, the group
  * open/read/delta path hardware counters take, run with software events
  * (this VM has no PMU), and the --events list: keys, shortcuts, unknown
  * names, libpfm4's perf:: software events counted through a group.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* harness/rounds.c: the order of paired rounds (ABBA, Latin square). */
+/* harness/run/rounds.c: the order of paired rounds (ABBA, Latin square). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

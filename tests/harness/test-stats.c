@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * harness/stats.c against values scipy computed on fixed data
+ * harness/stats/stats.c against values scipy computed on fixed data
  * (fixtures/stats.json, made by gen-stats-fixtures.py).
  * Usage: test-stats FIXTURE.json
  */

@@ -28,7 +28,7 @@ static void c_names_unchanged(void **state)
 
 static void cxx_demangled_and_shortened(void **state)
 {
-    /* The Google Benchmark lambda frame of harness/gbench/shim.cc. */
+    /* The Google Benchmark lambda frame of harness/run/gbench/shim.cc. */
     check("_ZN9benchmark8internal15LambdaBenchmarkIZN12_GLOBAL__N_13runEPK16"
           "hvb_engine_benchmRK15hvb_engine_optsP17hvb_engine_resultPcmEUlRN"
           "S_5StateEE_E3RunESD_",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "hvbench report RESULT.json... --out DIR": charts and an offline HTML
- * page, drawn by harness/render/report.py (matplotlib).  This side checks
+ * page, drawn by harness/profile/render/report.py (matplotlib).  This side checks
  * the command line and hands over.
  */
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 #include <hvb/cli.h>
 #include <hvb/compare.h>
-#include <hvb/gate.h>
+#include "gate.h"
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>

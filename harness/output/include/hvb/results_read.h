@@ -34,7 +34,7 @@
 
 #include <jansson.h>
 
-/* Keys of the document (writer: harness/results.c). */
+/* Keys of the document (writer: harness/output/results.c). */
 #define HVB_RK_HVBENCH    "hvbench"
 #define HVB_RK_SCHEMA     "schema_version"
 #define HVB_RK_BENCHMARKS "benchmarks"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Running the render scripts (harness/render/ scripts) with Debian's Python
+ * Running the render scripts (harness/profile/render/ scripts) with Debian's Python
  * (/usr/bin/python3, which has python3-matplotlib; a pyenv python3 on
  * PATH does not).  HVB_PYTHON and HVB_RENDER_DIR override the defaults.
  */
@@ -22,7 +22,7 @@ const char *hvb_render_dir(void)
 {
     const char *d = getenv("HVB_RENDER_DIR");
 
-    return d && *d ? d : HVB_SOURCE_DIR "/harness/render";
+    return d && *d ? d : HVB_SOURCE_DIR "/harness/profile/render";
 }
 
 int hvb_render_run(const char *script, char *const *args)

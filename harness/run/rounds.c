@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <hvb/meter.h>
-#include <hvb/progress.h>
+#include "progress.h"
 #include <hvb/rounds.h>
 #include <hvb/runner.h>
 #include <hvb/watch.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hvbench: validate the plugin and workload registries, then hand the
- * command line to a subcommand (harness/cli_*.c).
+ * command line to a subcommand (harness/cli/cmd_*.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include <hv/plugin.h>
 #include <hvb/buildinfo.h>
 #include <hvb/cli.h>
-#include <hvb/gate.h>
+#include "gate.h"
 #include <hvb/registry.h>
 
 static int dispatch(const char *cmd, int argc, char **argv, int full_argc,

@@ -9,7 +9,7 @@
  * file alone, so that two cells' files diff with the standard tools
  * (FlameGraph's "difffolded.pl before.folded after.folded" joins stacks
  * by their text: a cell-named root frame made every stack differ), then
- * harness/render/flamegraph.py draws the SVG flame graph and speedscope
+ * harness/profile/render/flamegraph.py draws the SVG flame graph and speedscope
  * JSON, and for --diff the differential flame graphs and the ranked
  * table.  DIR/results.json is the run's results (hvbench.profile lists
  * the files).

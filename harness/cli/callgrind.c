@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <hvb/callgrind.h>
+#include "callgrind.h"
 #include <hvb/cli.h>
 
 int hvb_callgrind_check(const struct hvb_matrix *m, char *err, size_t len)

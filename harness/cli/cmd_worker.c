@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "hvbench worker": one build's half of the paired two-build gate
- * (harness/cli_gate_bin.c; the protocol is in hvb/gate.h).  It takes the
+ * (harness/cli/cmd_gate_bin.c; the protocol is in hvb/gate.h).  It takes the
  * run options, builds the matrix and the models as "run" does (through
  * run's hooks), says hello with its build block and cell names, then
  * runs one sample per command, so that the gate can alternate samples of
@@ -24,7 +24,7 @@
 #include <hvb/cli.h>
 #include <hvb/engine.h>
 #include <hvb/env.h>
-#include <hvb/gate.h>
+#include "gate.h"
 #include <hvb/run.h>
 
 #define MAX_CAL_SECONDS 10.0

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <hvb/progress.h>
+#include "progress.h"
 
 static double now(void)
 {

@@ -5,7 +5,7 @@
  * over seconds, two results files measured one after the other disagree
  * by more than the change a gate looks for; samples of the two builds
  * taken a few milliseconds apart see the same machine.  So the old and
- * the new binary run as live worker processes (harness/worker.c, the
+ * the new binary run as live worker processes (harness/cli/cmd_worker.c, the
  * protocol in hvb/gate.h), both warm, and the gate alternates short
  * samples between them: per cell and round one sample of each, in the
  * order AB BA AB BA ..., every sample of a cell with one iteration count
@@ -45,7 +45,7 @@
 
 #include <hvb/cli.h>
 #include <hvb/compare.h>
-#include <hvb/gate.h>
+#include "gate.h"
 #include <hvb/outfile.h>
 #include <hvb/stats.h>
 

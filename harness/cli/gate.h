@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The two gates: two results files (harness/cli_compare.c) and two
- * builds paired in one run (harness/cli_gate_bin.c, with the worker of
- * harness/worker.c in each build).
+ * The two gates: two results files (harness/cli/cmd_compare.c) and two
+ * builds paired in one run (harness/cli/cmd_gate_bin.c, with the worker of
+ * harness/cli/cmd_worker.c in each build).
  *
  * The worker protocol (one line each way, on the worker's stdin and
  * stdout; stderr is the worker's own):

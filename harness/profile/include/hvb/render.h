@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Running harness/render/ scripts with /usr/bin/python3 (see render.c). */
+/* Running harness/profile/render/ scripts with /usr/bin/python3 (see render.c). */
 #ifndef HVB_RENDER_H
 #define HVB_RENDER_H
 

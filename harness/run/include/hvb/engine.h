@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The measurement engine: a C face on Google Benchmark (harness/gbench/
+ * The measurement engine: a C face on Google Benchmark (harness/run/gbench/
  * shim.cc, the only C++ in the harness).  The caller hands in one
  * benchmark per cell; the engine registers them at run time, runs them
  * with repetitions (randomly interleaved if asked), real time, and
@@ -44,7 +44,7 @@ struct hvb_engine_bench {
     /*
      * Operations per thread for every repetition (Iterations(n)), or 0 to
      * calibrate to the minimum time.  Paired rounds use a count shared by
-     * every cell of a group (harness/run.c).
+     * every cell of a group (harness/cli/run_session.c).
      */
     int64_t iterations;
     void (*body)(void *arg, struct hvb_engine_thread *et);

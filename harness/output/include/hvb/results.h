@@ -76,7 +76,7 @@ int hvb_results_write(const char *path, const json_t *root, char *err,
  * hvb_results_load - read a results file for compare, gate or --resume.
  * NULL with @err (one line) if it cannot be read, is not JSON, is not an
  * hvbench results document, has a newer schema_version, or fails the
- * readers' check (hvb/results_read.h: harness/results_read.c).
+ * readers' check (hvb/results_read.h: harness/output/results_read.c).
  */
 json_t *hvb_results_load(const char *path, char *err, size_t len);
 

@@ -34,7 +34,7 @@
 #include <valgrind/valgrind.h>
 
 #include <hvb/buildinfo.h>
-#include <hvb/callgrind.h>
+#include "callgrind.h"
 #include <hvb/cli.h>
 #include <hvb/console.h>
 #include <hvb/engine.h>
