@@ -45,6 +45,7 @@
 #include <hvb/resume.h>
 #include <hvb/rounds.h>
 #include <hvb/run.h>
+#include <hvb/runner.h>
 #include <hvb/summary.h>
 #include <hvb/tabular.h>
 #include <hvb/watch.h>

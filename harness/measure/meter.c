@@ -14,6 +14,7 @@
 #include <valgrind/callgrind.h>
 
 #include <hvb/meter.h>
+#include <hvb/workload.h>
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 

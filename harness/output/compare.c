@@ -10,7 +10,6 @@
 #include <hvb/noise.h>
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
-#include <hvb/summary.h>
 
 /*
  * @same_code: a property of the code path, not of where the process

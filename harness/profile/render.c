@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <hvb/cli.h>
 #include <hvb/render.h>
 
 #ifndef HVB_SOURCE_DIR

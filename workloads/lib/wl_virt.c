@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hvb/runner.h>
-
 #include "wl_virt.h"
 
 int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)

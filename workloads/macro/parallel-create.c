@@ -30,7 +30,6 @@
 #include <string.h>
 
 #include <hv/virt_rpc.h>
-#include <hvb/runner.h>
 
 #include "../lib/wl_virt.h"
 

@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hvb/runner.h>
-
 #include "../lib/wl_virt.h"
 
 #define SEED_EXISTING 2000000ull

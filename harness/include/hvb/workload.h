@@ -164,6 +164,14 @@ bool hvb_bg_should_stop(const struct hvb_thread *t);
 void hvb_counter_add(struct hvb_thread *t, const char *name, double v,
                      unsigned int flags);
 
+/*
+ * hvb_counter_set - from a workload's report() hook: add counter @name to
+ * this run (summed with the threads' counters, divided as @flags say).
+ * Ignored, with one warning, outside report().
+ */
+void hvb_counter_set(struct hvb_cell *c, const char *name, double v,
+                     unsigned int flags);
+
 /* xorshift64*: a cheap per-thread generator. */
 static inline uint64_t hvb_rand(struct hvb_thread *t)
 {

@@ -14,6 +14,7 @@
 
 #include <hvb/engine.h>
 #include <hvb/matrix.h>
+#include <hvb/meter.h>
 #include <hvb/perfev.h>
 #include <hvb/summary.h>
 
@@ -22,14 +23,6 @@ enum hvb_format {
     HVB_FORMAT_JSON,
     HVB_FORMAT_CSV,
     HVB_FORMAT_MARKDOWN,
-};
-
-/* --counters: which per-op counters to collect (hvb/perfev.h). */
-enum hvb_counters_mode {
-    HVB_COUNTERS_AUTO, /* everything available; missing ones say why */
-    HVB_COUNTERS_HW,   /* hardware cycles/instructions required (else exit 2) */
-    HVB_COUNTERS_TSC,  /* TSC cycles, software events, allocation only */
-    HVB_COUNTERS_NONE, /* time only */
 };
 
 enum hvb_instrument {

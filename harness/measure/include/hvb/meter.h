@@ -49,7 +49,14 @@
 
 #include <hvb/counters.h>
 #include <hvb/perfev.h>
-#include <hvb/run.h>
+
+/* --counters: which per-op counters to collect (hvb/perfev.h). */
+enum hvb_counters_mode {
+    HVB_COUNTERS_AUTO, /* everything available; missing ones say why */
+    HVB_COUNTERS_HW,   /* hardware cycles/instructions required (else exit 2) */
+    HVB_COUNTERS_TSC,  /* TSC cycles, software events, allocation only */
+    HVB_COUNTERS_NONE, /* time only */
+};
 
 struct hvb_meter {
     struct hvb_perfev_group sw, hw;

@@ -65,9 +65,6 @@ int hvb_summary_build(const struct hvb_matrix *m,
                       const struct hvb_engine_result *r,
                       struct hvb_summary *out);
 
-/* Bootstrap resamples and seed of every CI hvbench reports. */
-#define HVB_BOOTSTRAP_RESAMPLES 5000
-#define HVB_BOOTSTRAP_SEED      0x5EEDu
 void hvb_summary_free(struct hvb_summary *s);
 
 #endif /* HVB_SUMMARY_H */

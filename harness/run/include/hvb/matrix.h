@@ -18,14 +18,16 @@
 #ifndef HVB_MATRIX_H
 #define HVB_MATRIX_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <hv/plugin.h>
 #include <hvb/affinity.h>
+#include <hvb/counters.h>
 #include <hvb/params.h>
-#include <hvb/runner.h>
 #include <hvb/workload.h>
 
 #define HVB_MAX_CELLS 256 /* every cell's model is alive for the run */
@@ -46,6 +48,26 @@ struct hvb_param_axis {
 };
 
 struct hvb_matrix;
+
+/* Run-time state of one cell, kept across its runs. */
+struct hvb_cell_rt {
+    pthread_mutex_t lock; /* prepare, flags */
+    bool prepare_called;  /* cleanup() is owed */
+    bool prepare_failed;
+    char prepare_error[320];
+    _Atomic uint64_t thread_runs; /* seeds: one per thread and run */
+    struct hvb_ctr_table flags;   /* counter name -> flags, first wins */
+    struct hvb_ctr_table report;  /* hvb_counter_set() inside report() */
+    _Atomic bool in_report;       /* thread 0 is inside report() */
+    _Atomic bool warned_flags;
+    _Atomic bool warned_dropped;
+    _Atomic bool warned_affinity;
+    _Atomic bool warned_set;
+};
+
+/* Defined in harness/run/runner.c, the state's one user. */
+int hvb_cell_rt_init(struct hvb_cell_rt *rt);
+void hvb_cell_rt_fini(struct hvb_cell_rt *rt);
 
 /* One cell.  The workload sees only .cell. */
 struct hvb_mcell {

@@ -78,4 +78,8 @@ int hvb_bootstrap_ratio_ci_clustered(const double *x, size_t nx,
 /* The q-quantile of sorted @v, linear interpolation (numpy's default). */
 double hvb_quantile_sorted(const double *v, size_t n, double q);
 
+/* Bootstrap resamples and seed of every CI hvbench reports. */
+#define HVB_BOOTSTRAP_RESAMPLES 5000
+#define HVB_BOOTSTRAP_SEED      0x5EEDu
+
 #endif /* HVB_STATS_H */
