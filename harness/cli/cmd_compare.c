@@ -251,8 +251,8 @@ static void environments(FILE *f, json_t *b, json_t *n)
     fprintf(f, "\n### Environments\n\n| | base | new |\n|---|---|---|\n");
     for ( i = 0; i < sizeof(rows) / sizeof(rows[0]); i++ )
     {
-        const char *x = str_at(b, "hvbench", rows[i].obj, rows[i].key);
-        const char *y = str_at(n, "hvbench", rows[i].obj, rows[i].key);
+        const char *x = str_at(b, HVB_RK_HVBENCH, rows[i].obj, rows[i].key);
+        const char *y = str_at(n, HVB_RK_HVBENCH, rows[i].obj, rows[i].key);
 
         fprintf(f, "| %s | %s | %s |\n", rows[i].label, x, y);
         if ( rows[i].must_match && strcmp(x, y) != 0 )

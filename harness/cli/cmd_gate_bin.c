@@ -47,6 +47,7 @@
 #include <hvb/compare.h>
 #include "gate.h"
 #include <hvb/outfile.h>
+#include <hvb/results_read.h>
 #include <hvb/stats.h>
 
 #define DEFAULT_PAIRS    12
@@ -356,10 +357,10 @@ static void add_sample(struct gate_bin *g, int side, size_t cell, json_t *r)
 
         if ( o == NULL )
         {
-            o = json_pack("{s[]}", "samples");
+            o = json_pack("{s[]}", HVB_RK_CTR_SAMPLES);
             json_object_set_new(g->counters[side][cell], name, o);
         }
-        json_array_append(json_object_get(o, "samples"), v);
+        json_array_append(json_object_get(o, HVB_RK_CTR_SAMPLES), v);
     }
 }
 
@@ -487,12 +488,12 @@ static json_t *paired_doc(struct gate_bin *g)
     for ( c = 0; c < g->nr_cells; c++ )
         for ( k = 0; k < 2; k++ )
             json_array_append_new(
-                cells,
-                json_pack("{sO si sO sO}", "name", json_array_get(names, c),
-                          "variant", k, "samples_ns_per_op", g->time[k][c],
-                          "counters", g->counters[k][c]));
-    return json_pack("{s{so s{si}}}", "hvbench", "cells", cells, "run",
-                     "processes", (int)g->pairs);
+                cells, json_pack("{sO si sO sO}", HVB_RK_NAME,
+                                 json_array_get(names, c), HVB_RK_VARIANT, k,
+                                 HVB_RK_SAMPLES, g->time[k][c], HVB_RK_COUNTERS,
+                                 g->counters[k][c]));
+    return json_pack("{s{so s{si}}}", HVB_RK_HVBENCH, HVB_RK_CELLS, cells,
+                     HVB_RK_RUN, HVB_RK_PROCESSES, (int)g->pairs);
 }
 
 /* Per cell, the median ratio of each process pair: the layout luck. */

@@ -12,6 +12,7 @@
 
 #include <hv/lockstat.h>
 #include <hvb/cli.h>
+#include <hvb/results_read.h>
 #include <hvb/run.h>
 
 struct wrap {
@@ -111,8 +112,8 @@ static void ls_annotate(void *ctx, const struct hvb_matrix *m,
                         const struct hvb_summary *s, json_t *root)
 {
     struct lockstat_run *r = ctx;
-    json_t *hv = json_object_get(root, "hvbench");
-    json_t *cells = json_object_get(hv, "cells");
+    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
+    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
     size_t i;
     long k;
 

@@ -26,6 +26,7 @@
 #include <hvb/perf_backend.h>
 #include <hvb/render.h>
 #include <hvb/results.h>
+#include <hvb/results_read.h>
 #include <hvb/run.h>
 #include <hvb/sampler.h>
 #include <hvb/symbols.h>
@@ -370,8 +371,8 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                         const struct hvb_summary *s, json_t *root)
 {
     struct prof *p = ctx;
-    json_t *hv = json_object_get(root, "hvbench");
-    json_t *cells = json_object_get(hv, "cells");
+    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
+    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
     size_t i;
 
     json_object_set_new(

@@ -51,6 +51,19 @@ static const struct metric {
      true, false},
 };
 
+/* "time, tsc_cycles, ..., allocs": every metric of the table, for messages. */
+static const char *metric_names(void)
+{
+    static char list[160];
+    size_t i, n = 0;
+
+    if ( list[0] == '\0' )
+        for ( i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++ )
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+                                  i ? ", " : "", metrics[i].name);
+    return list;
+}
+
 static const struct metric *find_metric(const char *name)
 {
     size_t i;
@@ -194,7 +207,7 @@ static unsigned int processes(json_t *doc)
 {
     json_int_t k = json_integer_value(json_object_get(
         json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_RUN),
-        "processes"));
+        HVB_RK_PROCESSES));
 
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
@@ -319,10 +332,8 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
     if ( m == NULL && !counter_name(metric) )
     {
         snprintf(err, len,
-                 "unknown metric '%s' (cycles, tsc_cycles, instructions, "
-                 "sim_instructions, time, alloc_bytes, allocs, or M for a "
-                 "counter M_per_op)",
-                 metric);
+                 "unknown metric '%s' (%s, or M for a counter M_per_op)",
+                 metric, metric_names());
         return -EINVAL;
     }
     if ( m == NULL )
@@ -357,16 +368,17 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
             const char *why = in_base ? why_n : why_b;
             bool probed = probe_entry(in_base ? new_ : base, out->key);
 
-            snprintf(err, len, "metric %s: %s has no %s (%s)", out->metric,
-                     in_base ? "NEW" : "BASE", out->key,
-                     why ? why
-                     : m == NULL && !probed
-                         ? "no such counter; metrics: time, "
-                           "cycles, tsc_cycles, instructions, "
-                           "sim_instructions, alloc_bytes, or "
-                           "M for a counter M_per_op of both "
-                           "files"
-                         : "not in its cells");
+            if ( why == NULL && m == NULL && !probed )
+                snprintf(err, len,
+                         "metric %s: %s has no %s (no such counter; "
+                         "metrics: %s, or M for a counter M_per_op of both "
+                         "files)",
+                         out->metric, in_base ? "NEW" : "BASE", out->key,
+                         metric_names());
+            else
+                snprintf(err, len, "metric %s: %s has no %s (%s)", out->metric,
+                         in_base ? "NEW" : "BASE", out->key,
+                         why ?: "not in its cells");
             return -EINVAL;
         }
     }
