@@ -42,6 +42,7 @@
 #include <hvb/meter.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
+#include <hvb/results_read.h>
 #include <hvb/resume.h>
 #include <hvb/rounds.h>
 #include <hvb/run.h>
@@ -83,7 +84,7 @@ static void on_context(void *ctx, const char *context_json)
         return;
     gb = json_loads(context_json, 0, NULL);
     if ( gb != NULL )
-        hvb_console_context(stderr, json_object_get(gb, "context"));
+        hvb_console_context(stderr, json_object_get(gb, HVB_RK_CONTEXT));
     json_decref(gb);
 }
 

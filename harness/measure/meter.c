@@ -515,8 +515,8 @@ static json_t *one(bool ok, const char *source, const char *why)
 {
     json_t *o = json_object();
 
-    json_object_set_new(o, "available", json_boolean(ok));
-    json_object_set_new(o, ok ? "source" : "reason",
+    json_object_set_new(o, HVB_PK_AVAILABLE, json_boolean(ok));
+    json_object_set_new(o, ok ? HVB_PK_SOURCE : HVB_PK_REASON,
                         json_string(ok ? source : why));
     return o;
 }
@@ -552,7 +552,7 @@ json_t *hvb_meter_probe_json(void)
                  cfg.nr_hw ? ", in the group of cycles and instructions" : "");
         snprintf(key, sizeof(key), "%s_per_op", e->key);
         x = one(ok, src, cfg.ev_why[i]);
-        json_object_set_new(x, "event", json_string(e->name));
+        json_object_set_new(x, HVB_PK_EVENT, json_string(e->name));
         json_object_set_new(c, key, x);
         json_array_append_new(asked, json_string(e->name));
     }
@@ -579,7 +579,7 @@ json_t *hvb_meter_probe_json(void)
                         one(cfg.callgrind,
                             "valgrind callgrind Ir between client requests",
                             cfg.cg_why));
-    json_object_set_new(o, "counters", c);
+    json_object_set_new(o, HVB_PK_COUNTERS, c);
     return o;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <hvb/compare.h>
+#include <hvb/meter.h>
 #include <hvb/noise.h>
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
@@ -105,7 +106,7 @@ static json_t *probe_entry(json_t *doc, const char *key)
     return json_object_get(
         json_object_get(json_object_get(json_object_get(doc, HVB_RK_HVBENCH),
                                         HVB_RK_COUNTERS),
-                        "counters"),
+                        HVB_PK_COUNTERS),
         key);
 }
 
@@ -118,7 +119,7 @@ static bool has_counter(json_t *doc, const char *key, const char **why)
     json_t *cell;
     size_t i;
 
-    *why = json_string_value(json_object_get(c, "reason"));
+    *why = json_string_value(json_object_get(c, HVB_PK_REASON));
     json_array_foreach(cells, i, cell)
     {
         if ( json_object_get(json_object_get(cell, HVB_RK_COUNTERS), key) )
@@ -302,8 +303,8 @@ static void counter_metric(json_t *doc, const char *metric, struct hvb_cmp *out)
     snprintf(out->unit_buf, sizeof(out->unit_buf), "%.*s/op",
              (int)(has_suffix ? n - suffix : n), metric);
     p = probe_entry(doc, out->key_buf);
-    ev = json_string_value(json_object_get(p, "event"));
-    src = json_string_value(json_object_get(p, "source"));
+    ev = json_string_value(json_object_get(p, HVB_PK_EVENT));
+    src = json_string_value(json_object_get(p, HVB_PK_SOURCE));
     if ( ev != NULL )
         snprintf(out->source_buf, sizeof(out->source_buf),
                  "perf_event_open %s per op (libpfm4-encoded, scaled for "

@@ -315,7 +315,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     }
     set(b, o, "params", params);
     set(b, o, "params_given", given);
-    set(b, o, "status", json_string(cs->error ? "error" : "ok"));
+    set(b, o, HVB_RK_STATUS, json_string(cs->error ? "error" : "ok"));
     set(b, o, HVB_RK_ERROR, cs->error ? json_string(cs->error) : json_null());
 
     for ( i = 0; i < cs->nr_samples; i++ )
@@ -472,7 +472,7 @@ json_t *hvb_results_build(const struct hvb_matrix *m,
     size_t i;
 
     gb = json_loads(r->context_json ? r->context_json : "", 0, &jerr);
-    ctx = gb ? json_object_get(gb, "context") : NULL;
+    ctx = gb ? json_object_get(gb, HVB_RK_CONTEXT) : NULL;
     if ( !json_is_object(ctx) )
     {
         snprintf(err, len, "the benchmark library's context is not JSON: %s",

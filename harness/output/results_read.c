@@ -125,12 +125,13 @@ static int check_run(struct rd *r, json_t *run)
         return 0; /* a reader asks for what it needs */
     if ( !json_is_object(run) )
         return bad(r, "hvbench.run is not an object");
-    if ( int_in(r, run, "run", HVB_RK_REPETITIONS, true, 1,
+    if ( int_in(r, run, HVB_RK_RUN, HVB_RK_REPETITIONS, true, 1,
                 HVB_RD_REPETITIONS_MAX, &reps) )
         return -EINVAL;
     done = reps;
-    if ( int_in(r, run, "run", HVB_RK_ROUNDS_DONE, false, 0, reps, &done) ||
-         int_in(r, run, "run", HVB_RK_PROCESSES, false, 1, reps, &procs) )
+    if ( int_in(r, run, HVB_RK_RUN, HVB_RK_ROUNDS_DONE, false, 0, reps,
+                &done) ||
+         int_in(r, run, HVB_RK_RUN, HVB_RK_PROCESSES, false, 1, reps, &procs) )
         return -EINVAL;
     if ( reps % procs != 0 )
         return bad(r, "run: %lld processes do not divide %lld repetitions",

@@ -401,8 +401,8 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
     res->samples = grown;
     if ( res->context_json == NULL )
     {
-        ctx =
-            json_pack("{sO}", "context", json_object_get(root, HVB_RK_CONTEXT));
+        ctx = json_pack("{sO}", HVB_RK_CONTEXT,
+                        json_object_get(root, HVB_RK_CONTEXT));
         res->context_json = ctx ? json_dumps(ctx, JSON_COMPACT) : NULL;
         json_decref(ctx);
         if ( res->context_json == NULL )

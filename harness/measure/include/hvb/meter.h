@@ -89,7 +89,16 @@ int hvb_meter_probe(enum hvb_counters_mode mode,
 /* The probe's one line ("counters: ...; unavailable: x (why)..."). */
 void hvb_meter_probe_line(FILE *f);
 
-/* The probe as JSON (hvbench.counters of the results). */
+/*
+ * The probe as JSON (hvbench.counters of the results): {mode, tsc_hz, ...,
+ * counters: {KEY_per_op: {available, source | reason[, event]}}}.  Its
+ * keys, for readers (compare):
+ */
+#define HVB_PK_COUNTERS  "counters"
+#define HVB_PK_AVAILABLE "available"
+#define HVB_PK_SOURCE    "source"
+#define HVB_PK_REASON    "reason"
+#define HVB_PK_EVENT     "event"
 json_t *hvb_meter_probe_json(void);
 
 /*

@@ -56,6 +56,7 @@
 #define HVB_RK_VARIANT     "variant"
 #define HVB_RK_GROUP       "group"
 #define HVB_RK_ERROR       "error"
+#define HVB_RK_STATUS      "status"
 #define HVB_RK_SAMPLES     "samples_ns_per_op"
 #define HVB_RK_CPU_SAMPLES "cpu_samples_ns_per_op"
 #define HVB_RK_ITERATIONS  "iterations"
