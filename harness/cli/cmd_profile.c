@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include <hvb/cli.h>
+#include <hvb/folded.h>
 #include <hvb/outfile.h>
 #include <hvb/perf_backend.h>
 #include <hvb/render.h>
@@ -30,6 +31,8 @@
 #include <hvb/run.h>
 #include <hvb/sampler.h>
 #include <hvb/symbols.h>
+
+#include "private.h"
 
 #define DEFAULT_FREQ 997 /* about 1 kHz, not in step with 1 ms ticks */
 
@@ -110,8 +113,6 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
     pthread_mutex_unlock(&p->lock);
 }
 
-static int check_diff(struct prof *p, const struct hvb_matrix *m);
-
 static int pr_before(void *ctx, struct hvb_matrix *m,
                      struct hvb_engine_bench *b, size_t n)
 {
@@ -120,7 +121,8 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
     size_t i;
     int rc;
 
-    if ( check_diff(p, m) )
+    p->status = hvb_profile_diff_check(p->diff, m);
+    if ( p->status )
         return -1;
 
     p->w = calloc(n, sizeof(*p->w));
@@ -188,132 +190,13 @@ static size_t cell_at(const struct window *w, size_t n, uint64_t t)
     return SIZE_MAX;
 }
 
-static void slugify(const char *name, char *out, size_t len)
-{
-    size_t i;
-
-    for ( i = 0; name[i] && i + 1 < len; i++ )
-    {
-        char c = name[i];
-
-        out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '.' || c == '=' ||
-                         c == '-'
-                     ? c
-                     : '_';
-    }
-    out[i] = '\0';
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Write the folded stacks of cell @c; returns 0 or -errno. */
-static int write_folded(struct prof *p, struct hvb_symbols *sym, size_t c,
-                        const size_t *owner)
-{
-    const struct hvb_sample_buf *b = samples(p);
-    struct cell_prof *cp = &p->cells[c];
-    uint64_t chain[HVB_SAMPLE_HDR + 128 + 1];
-    char **lines = NULL, path[4096];
-    size_t nr = 0, cap = 0, off, k, i, idx = 0;
-    uint64_t depth = 0;
-    const char *prev;
-    struct hvb_outfile out;
-    char err[768];
-    int rc;
-
-    for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
-    {
-        const uint64_t *r = &b->v[off];
-        size_t len, pos, nf = 0;
-        char *line;
-
-        if ( owner[idx] != c || r[2] == 0 )
-            continue;
-        /* The leaf, its caller when the frame walk skipped it, the rest. */
-        chain[nf++] = r[HVB_SAMPLE_HDR];
-        chain[nf] = hvb_symbols_leaf_caller(sym, chain[0], r[3], &r[4],
-                                            HVB_SAMPLE_STACK);
-        if ( chain[nf] && (r[2] < 2 || chain[nf] != r[HVB_SAMPLE_HDR + 1]) )
-            nf++;
-        for ( k = 1; k < r[2] && nf < sizeof(chain) / sizeof(chain[0]); k++ )
-            chain[nf++] = r[HVB_SAMPLE_HDR + k];
-        len = 1;
-        for ( k = nf; k-- > 0; )
-            len += strlen(hvb_symbols_name(sym, chain[k], k > 0)) + 1;
-        line = malloc(len + 1);
-        if ( line == NULL )
-            goto oom;
-        pos = 0;
-        line[0] = '\0';
-        prev = NULL;
-        for ( k = nf; k-- > 0; )
-        {
-            const char *name = hvb_symbols_name(sym, chain[k], k > 0);
-
-            /*
-             * A chain walked through code without frame pointers reads
-             * garbage up to the depth limit: keep one [unknown] per run.
-             */
-            if ( prev && strcmp(name, "[unknown]") == 0 &&
-                 strcmp(prev, name) == 0 )
-                continue;
-            pos += (size_t)sprintf(line + pos, "%s%s", pos ? ";" : "", name);
-            prev = name;
-        }
-        if ( nr == cap )
-        {
-            char **n;
-
-            cap = cap ? 2 * cap : 1024;
-            n = realloc(lines, cap * sizeof(*n));
-            if ( n == NULL )
-            {
-                free(line);
-                goto oom;
-            }
-            lines = n;
-        }
-        lines[nr++] = line;
-        depth += nf;
-    }
-    cp->samples = nr;
-    cp->mean_depth = nr ? (double)depth / (double)nr : 0;
-    qsort(lines, nr, sizeof(*lines), str_cmp);
-    snprintf(path, sizeof(path), "%s/%s.folded", p->dir, cp->slug);
-    rc = hvb_outfile_open(&out, path, "folded stacks", err, sizeof(err));
-    for ( i = 0; rc == 0 && i < nr; )
-    {
-        size_t j = i + 1;
-
-        while ( j < nr && strcmp(lines[j], lines[i]) == 0 )
-            j++;
-        fprintf(out.f, "%s %zu\n", lines[i], j - i);
-        i = j;
-    }
-    if ( rc == 0 )
-        rc = hvb_outfile_commit(&out, err, sizeof(err));
-    for ( i = 0; i < nr; i++ )
-        free(lines[i]);
-    free(lines);
-    return rc;
-oom:
-    for ( i = 0; i < nr; i++ )
-        free(lines[i]);
-    free(lines);
-    return -ENOMEM;
-}
-
 static void pr_after(void *ctx, struct hvb_matrix *m)
 {
     struct prof *p = ctx;
     const struct hvb_sample_buf *b;
     struct hvb_symbols *sym = NULL;
     size_t *owner = NULL, off, idx, c;
-    char slug[1024], err[512];
+    char slug[1024], path[4096], err[512];
     int rc = 0;
 
     if ( p->pf != NULL )
@@ -353,10 +236,13 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     }
     for ( c = 0; c < m->nr_cells; c++ )
     {
-        slugify(m->cells[c].name, slug, sizeof(slug));
+        hvb_folded_slug(m->cells[c].name, slug, sizeof(slug));
+        snprintf(path, sizeof(path), "%s/%s.folded", p->dir, slug);
         p->cells[c].slug = strdup(slug);
         if ( p->cells[c].slug == NULL ||
-             (rc = write_folded(p, sym, c, owner)) != 0 )
+             (rc =
+                  hvb_folded_write(path, b, sym, owner, c, &p->cells[c].samples,
+                                   &p->cells[c].mean_depth)) != 0 )
         {
             p->status = hvb_failure("profile: writing %s/%s.folded: %s", p->dir,
                                     slug, strerror(-rc));
@@ -398,113 +284,6 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                       (json_int_t)p->cells[i].samples, "mean_stack_depth",
                       p->cells[i].mean_depth));
     }
-}
-
-/* The slot axis index and labels A, B of --diff SLOT=A,B. */
-static int parse_diff(const struct hvb_matrix *m, const char *spec,
-                      size_t *slot, char *a, char *b, size_t len)
-{
-    const char *eq = strchr(spec, '='), *comma;
-    size_t i;
-
-    if ( eq == NULL || (comma = strchr(eq + 1, ',')) == NULL ||
-         strchr(comma + 1, ',') != NULL || comma == eq + 1 || !comma[1] )
-        return -1;
-    for ( i = 0; i < m->nr_slots; i++ )
-        if ( strlen(m->slots[i].slot) == (size_t)(eq - spec) &&
-             strncmp(m->slots[i].slot, spec, (size_t)(eq - spec)) == 0 )
-            break;
-    if ( i == m->nr_slots )
-        return -1;
-    *slot = i;
-    snprintf(a, len, "%.*s", (int)(comma - eq - 1), eq + 1);
-    snprintf(b, len, "%s", comma + 1);
-    return 0;
-}
-
-static bool same_but(const struct hvb_mcell *x, const struct hvb_mcell *y,
-                     size_t slot)
-{
-    size_t i;
-
-    if ( x->cell.threads != y->cell.threads )
-        return false;
-    for ( i = 0; i < x->m->nr_slots; i++ )
-        if ( i != slot && x->slot_sel[i] != y->slot_sel[i] )
-            return false;
-    for ( i = 0; i < x->m->nr_params; i++ )
-        if ( x->param_sel[i] != y->param_sel[i] )
-            return false;
-    return true;
-}
-
-/* Does slot axis @a of @m have a plugin labelled @label? */
-static bool has_label(const struct hvb_slot_axis *a, const char *label)
-{
-    size_t k;
-
-    for ( k = 0; k < a->nr; k++ )
-        if ( strcmp(a->labels[k], label) == 0 )
-            return true;
-    return false;
-}
-
-/*
- * --diff SLOT=A,B names a slot of the workload and two plugins of it
- * that run, with a pair of cells differing only there: else exit 2
- * before anything is measured (it used to be ignored silently).
- */
-static int check_diff(struct prof *p, const struct hvb_matrix *m)
-{
-    char la[256], lb[256], slots[512] = "", labels[512] = "";
-    size_t slot, i, c, d, o = 0;
-    const struct hvb_slot_axis *a;
-    const char *miss = NULL;
-
-    if ( p->diff == NULL )
-        return 0;
-    if ( parse_diff(m, p->diff, &slot, la, lb, sizeof(la)) )
-    {
-        for ( i = 0; i < m->nr_slots; i++ )
-            o += (size_t)snprintf(slots + o,
-                                  o < sizeof(slots) ? sizeof(slots) - o : 0,
-                                  "%s%s", i ? ", " : "", m->slots[i].slot);
-        p->status = hvb_usage_error(
-            "bad value '%s' for --diff: SLOT=A,B with SLOT one of %s's slots "
-            "(%s)",
-            p->diff, m->w->name, slots[0] ? slots : "none");
-        return -1;
-    }
-    a = &m->slots[slot];
-    for ( i = 0, o = 0; i < a->nr; i++ )
-        o += (size_t)snprintf(labels + o,
-                              o < sizeof(labels) ? sizeof(labels) - o : 0,
-                              "%s%s", i ? ", " : "", a->labels[i]);
-    miss = !has_label(a, la) ? la : !has_label(a, lb) ? lb : NULL;
-    if ( miss != NULL )
-    {
-        p->status = hvb_usage_error("--diff %s: %s=%s does not run (this "
-                                    "run's %s plugins: %s; add it with "
-                                    "--plugin %s=%s,%s)",
-                                    p->diff, a->slot, miss, a->slot, labels,
-                                    a->slot, la, lb);
-        return -1;
-    }
-    if ( strcmp(la, lb) == 0 )
-    {
-        p->status =
-            hvb_usage_error("--diff %s: A and B are one plugin", p->diff);
-        return -1;
-    }
-    for ( c = 0; c < m->nr_cells; c++ )
-        for ( d = 0; d < m->nr_cells; d++ )
-            if ( strcmp(a->labels[m->cells[c].slot_sel[slot]], la) == 0 &&
-                 strcmp(a->labels[m->cells[d].slot_sel[slot]], lb) == 0 &&
-                 same_but(&m->cells[c], &m->cells[d], slot) )
-                return 0;
-    p->status = hvb_usage_error("--diff %s: no two cells differ only in %s",
-                                p->diff, a->slot);
-    return -1;
 }
 
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
@@ -582,7 +361,7 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
     }
     if ( p->diff == NULL )
         return;
-    if ( parse_diff(m, p->diff, &slot, la, lb, sizeof(la)) )
+    if ( hvb_profile_diff_parse(m, p->diff, &slot, la, lb, sizeof(la)) )
         return; /* checked before the run */
     for ( c = 0; c < m->nr_cells; c++ )
     {
@@ -591,7 +370,7 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
         for ( d = 0; d < m->nr_cells; d++ )
             if ( strcmp(m->slots[slot].labels[m->cells[d].slot_sel[slot]],
                         lb) == 0 &&
-                 same_but(&m->cells[c], &m->cells[d], slot) )
+                 hvb_profile_same_but(&m->cells[c], &m->cells[d], slot) )
                 render_diff(p, m, c, d);
     }
 }

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The cli room (harness/cli/): the hvbench command line.  main.c checks
+ * the registries and dispatches; cli.c has the help, the option parser
+ * and the one-line error helpers (hvb/cli.h); one cmd_NAME.c per
+ * subcommand "hvbench NAME" (cmd_compare.c is compare and gate, both
+ * views of two results files; cmd_gate_bin.c is "gate --base-bin", two
+ * builds paired, with cmd_worker.c the hidden "worker" each build runs).
+ * run_session.c is one measuring run from matrix to results file, the
+ * sequence that run, profile, lockstat and worker share (hvb/run.h);
+ * callgrind.c re-runs a command under valgrind.  This room is the only
+ * one that sees every other: it sequences them and prints; nothing below
+ * prints a usage error or picks an exit status.
+ *
+ * E.g. "hvbench run lookup --plugin domlookup=rcu-noref": main.c ->
+ * cmd_run.c (options) -> run_session.c: hvb_matrix_build() (run),
+ * hvb_meter_probe() (measure), hvb_rounds_run() (run), hvb_summary_build()
+ * and hvb_results_build() (output), hvb_console_table() (output).
+ *
+ * This header holds what the room's files share among themselves.
+ */
+#ifndef HVB_CLI_PRIVATE_H
+#define HVB_CLI_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hvb/matrix.h>
+
+/* profile_diff.c: "profile --diff SLOT=A,B". */
+
+/* The slot axis index and labels A, B of --diff @spec; -1 if malformed. */
+int hvb_profile_diff_parse(const struct hvb_matrix *m, const char *spec,
+                           size_t *slot, char *a, char *b, size_t len);
+
+/* Do cells @x and @y differ in slot axis @slot alone? */
+bool hvb_profile_same_but(const struct hvb_mcell *x, const struct hvb_mcell *y,
+                          size_t slot);
+
+/* 0, or the exit status (the message printed) for a bad --diff @diff. */
+int hvb_profile_diff_check(const char *diff, const struct hvb_matrix *m);
+
+#endif /* HVB_CLI_PRIVATE_H */
