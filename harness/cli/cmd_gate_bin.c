@@ -142,147 +142,6 @@ bool hvb_gate_bin_wanted(int argc, char **argv)
     return false;
 }
 
-struct worker {
-    const char *label; /* "base" or "new" */
-    const char *bin;
-    pid_t pid;
-    FILE *in, *out;
-    json_t *hello;
-    char *line;
-    size_t cap;
-};
-
-/* Reap @w; its exit status, or 128 + signal. */
-static int worker_wait(struct worker *w)
-{
-    int status;
-
-    if ( w->pid <= 0 )
-        return 0;
-    while ( waitpid(w->pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-            return -1;
-    w->pid = 0;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void worker_stop(struct worker *w)
-{
-    if ( w->in != NULL )
-    {
-        fputs("quit\n", w->in);
-        fclose(w->in);
-        w->in = NULL;
-    }
-    if ( w->out != NULL )
-    {
-        while ( getline(&w->line, &w->cap, w->out) > 0 )
-            ;
-        fclose(w->out);
-        w->out = NULL;
-    }
-    worker_wait(w);
-    json_decref(w->hello);
-    w->hello = NULL;
-    free(w->line);
-    w->line = NULL;
-    w->cap = 0;
-}
-
-/* Send @cmd, read the answer: "ok JSON" -> @reply; else -EIO with @err. */
-static int ask(struct worker *w, const char *cmd, json_t **reply, char *err,
-               size_t len)
-{
-    ssize_t n;
-
-    *reply = NULL;
-    if ( fprintf(w->in, "%s\n", cmd) < 0 || fflush(w->in) )
-        n = -1;
-    else
-        n = getline(&w->line, &w->cap, w->out);
-    if ( n <= 0 )
-    {
-        snprintf(err, len, "the %s build's worker (%s) stopped answering",
-                 w->label, w->bin);
-        return -EIO;
-    }
-    w->line[strcspn(w->line, "\n")] = '\0';
-    if ( strncmp(w->line, "ok ", 3) == 0 )
-        *reply = json_loads(w->line + 3, 0, NULL);
-    if ( *reply == NULL )
-    {
-        snprintf(err, len, "the %s build's worker: %s: %s", w->label, cmd,
-                 strncmp(w->line, "err ", 4) == 0 ? w->line + 4 : w->line);
-        return -EIO;
-    }
-    return 0;
-}
-
-/*
- * Start @w running "BIN worker @args..." and read its hello.  Returns 0,
- * or an exit status having said why (2: not a worker, or its run options
- * were refused).
- */
-static int worker_start(struct worker *w, char **args)
-{
-    int to[2], from[2], rc;
-    ssize_t n;
-
-    if ( pipe(to) )
-        return hvb_failure("pipe: %s", strerror(errno));
-    if ( pipe(from) )
-    {
-        close(to[0]);
-        close(to[1]);
-        return hvb_failure("pipe: %s", strerror(errno));
-    }
-    fflush(NULL);
-    w->pid = fork();
-    if ( w->pid == 0 )
-    {
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        close(to[0]);
-        close(to[1]);
-        close(from[0]);
-        close(from[1]);
-        args[0] = (char *)w->bin;
-        execv(w->bin, args);
-        fprintf(stderr, "hvbench: cannot run %s: %s\n", w->bin,
-                strerror(errno));
-        _exit(127);
-    }
-    close(to[0]);
-    close(from[1]);
-    if ( w->pid < 0 )
-    {
-        close(to[1]);
-        close(from[0]);
-        return hvb_failure("fork: %s", strerror(errno));
-    }
-    w->in = fdopen(to[1], "w");
-    w->out = fdopen(from[0], "r");
-    if ( w->in == NULL || w->out == NULL )
-        return hvb_failure("fdopen: %s", strerror(errno));
-    n = getline(&w->line, &w->cap, w->out);
-    if ( n > 6 && strncmp(w->line, "hello ", 6) == 0 )
-        w->hello = json_loads(w->line + 6, 0, NULL);
-    if ( w->hello != NULL && json_integer_value(json_object_get(
-                                 w->hello, "protocol")) == HVB_WORKER_PROTOCOL )
-        return 0;
-    fclose(w->in);
-    w->in = NULL;
-    rc = worker_wait(w);
-    if ( n <= 0 && rc == HVB_EXIT_USAGE )
-        return hvb_usage_error("the %s build (%s) refused the run options "
-                               "(its message above)",
-                               w->label, w->bin);
-    return hvb_usage_error("the %s build (%s) does not speak the worker "
-                           "protocol %d (exit status %d; an hvbench older "
-                           "than 'gate --base-bin'?)",
-                           w->label, w->bin, HVB_WORKER_PROTOCOL, rc);
-}
-
 static const char *json_str(json_t *v, char *buf, size_t len)
 {
     char *s;
@@ -296,7 +155,8 @@ static const char *json_str(json_t *v, char *buf, size_t len)
 }
 
 /* Both hellos: the same build block and cells, else exit 2 naming it. */
-static int check_alike(const struct worker *b, const struct worker *n)
+static int check_alike(const struct hvb_gate_worker *b,
+                       const struct hvb_gate_worker *n)
 {
     json_t *bb = json_object_get(json_object_get(b->hello, "hvbench"), "build");
     json_t *nb = json_object_get(json_object_get(n->hello, "hvbench"), "build");
@@ -336,8 +196,8 @@ struct gate_bin {
     bool allow_unstable, sim;
     unsigned int pairs, rounds;
     double sample_s;
-    char **args;        /* argv of a worker, [0] set per build */
-    struct worker w[2]; /* base, new */
+    char **args;                 /* argv of a worker, [0] set per build */
+    struct hvb_gate_worker w[2]; /* base, new */
     size_t nr_cells;
     int64_t *iters;
     json_t **time[2];     /* per cell: samples_ns_per_op arrays */
@@ -380,7 +240,7 @@ static int one(struct gate_bin *g, int side, size_t cell, bool keep)
     json_t *r;
 
     snprintf(cmd, sizeof(cmd), "run %zu %lld", cell, (long long)g->iters[cell]);
-    if ( ask(&g->w[side], cmd, &r, g->err, sizeof(g->err)) )
+    if ( hvb_gate_worker_ask(&g->w[side], cmd, &r, g->err, sizeof(g->err)) )
         return -EIO;
     if ( keep )
         add_sample(g, side, cell, r);
@@ -410,7 +270,8 @@ static int calibrate(struct gate_bin *g)
             json_t *r;
             json_int_t it;
 
-            if ( ask(&g->w[k], cmd, &r, g->err, sizeof(g->err)) )
+            if ( hvb_gate_worker_ask(&g->w[k], cmd, &r, g->err,
+                                     sizeof(g->err)) )
                 return -EIO;
             it = json_integer_value(json_object_get(r, "iterations"));
             json_decref(r);
@@ -432,7 +293,7 @@ static int run_pair(struct gate_bin *g, unsigned int p)
     {
         int side = (k + (int)p) % 2;
 
-        rc = worker_start(&g->w[side], g->args);
+        rc = hvb_gate_worker_start(&g->w[side], g->args);
         if ( rc )
             return rc;
     }
@@ -473,7 +334,7 @@ static int run_pair(struct gate_bin *g, unsigned int p)
         }
     for ( k = 0; k < 2; k++ )
         if ( p + 1 < g->pairs )
-            worker_stop(&g->w[k]);
+            hvb_gate_worker_stop(&g->w[k]);
     return 0;
 }
 
@@ -540,7 +401,7 @@ static void gate_free(struct gate_bin *g)
 
     for ( k = 0; k < 2; k++ )
     {
-        worker_stop(&g->w[k]);
+        hvb_gate_worker_stop(&g->w[k]);
         for ( c = 0; c < g->nr_cells; c++ )
         {
             if ( g->time[k] )

@@ -27,6 +27,9 @@
 #define HVB_GATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -54,5 +57,36 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
 
 /* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
 bool hvb_parse_pct(const char *v, double *out);
+
+/*
+ * The gate's end of the worker protocol (gate_worker.c): one build's
+ * worker process, its pipes and its hello.
+ */
+struct hvb_gate_worker {
+    const char *label; /* "base" or "new" */
+    const char *bin;
+    pid_t pid;
+    FILE *in, *out;
+    json_t *hello;
+    char *line;
+    size_t cap;
+};
+
+/*
+ * Start @w running "BIN worker @args..." (@args[0] is replaced by the
+ * binary) and read its hello.  Returns 0, or an exit status having said
+ * why (2: not a worker, or its run options were refused).
+ */
+int hvb_gate_worker_start(struct hvb_gate_worker *w, char **args);
+
+/* Send @cmd, read the answer: "ok JSON" -> @reply; else -EIO with @err. */
+int hvb_gate_worker_ask(struct hvb_gate_worker *w, const char *cmd,
+                        json_t **reply, char *err, size_t len);
+
+/* "quit", drain, reap and free @w. */
+void hvb_gate_worker_stop(struct hvb_gate_worker *w);
+
+/* Reap @w; its exit status, or 128 + signal. */
+int hvb_gate_worker_wait(struct hvb_gate_worker *w);
 
 #endif /* HVB_GATE_H */
