@@ -25,7 +25,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <hvb/buildinfo.h>
+#include <hvb/engine.h>
 #include <hvb/matrix.h>
+#include <hvb/outfile.h>
+#include <hvb/run.h>
 
 /* profile_diff.c: "profile --diff SLOT=A,B". */
 
@@ -39,5 +49,37 @@ bool hvb_profile_same_but(const struct hvb_mcell *x, const struct hvb_mcell *y,
 
 /* 0, or the exit status (the message printed) for a bad --diff @diff. */
 int hvb_profile_diff_check(const char *diff, const struct hvb_matrix *m);
+
+/*
+ * run_session.c: one measuring run's state, shared with run_processes.c
+ * (--processes).
+ */
+struct hvb_run_state {
+    const struct hvb_matrix *m;
+    const struct hvb_run_opts *o;
+    const struct hvb_buildinfo *bi;
+    int64_t *iters;
+    json_t *probe, *env;
+    bool quiet;
+    struct hvb_outfile_lock *lock; /* held on --out for the run */
+    /* What an interrupt finds (under write_lock). */
+    pthread_mutex_t write_lock;
+    unsigned int done;    /* rounds run (with --resume: and kept) */
+    unsigned int written; /* rounds in --out (or in last, in place) */
+    json_t *last;         /* in place: the document of those rounds */
+    pid_t child;          /* --processes: the child running, or 0 */
+    unsigned int proc;    /* --processes: its number, from 1 */
+    const char *child_out;
+};
+
+/* The engine's context is known: print it on stderr unless quiet. */
+void hvb_run_on_context(void *ctx, const char *context_json);
+
+/*
+ * run_processes.c: run the children one after another and pool their
+ * rounds into @res (child k's round r is repetition k * rounds + r).
+ * Returns the exit status, having said why on failure.
+ */
+int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res);
 
 #endif /* HVB_CLI_PRIVATE_H */

@@ -11,7 +11,8 @@
  * --resume runs only the missing ones.  --instrument callgrind re-runs
  * this command under valgrind (hvb/callgrind.h).  --processes N re-runs
  * this command N times, one child process after another, each writing
- * its own results file, and pools the children's rounds.
+ * its own results file, and pools the children's rounds
+ * (run_processes.c).
  *
  * SIGINT and SIGTERM stop a run cleanly (hvb/watch.h), even one whose
  * round never ends: the rounds done are in --out (complete false; written
@@ -51,33 +52,17 @@
 #include <hvb/tabular.h>
 #include <hvb/watch.h>
 
+#include "private.h"
+
 /* Fixed operations per sample under callgrind: deterministic counts. */
 #define CALLGRIND_ITERATIONS 20000
 
 /* A status of measure_and_report(): the before hook did the work. */
 #define HOOK_DONE (-1)
 
-struct run_state {
-    const struct hvb_matrix *m;
-    const struct hvb_run_opts *o;
-    const struct hvb_buildinfo *bi;
-    int64_t *iters;
-    json_t *probe, *env;
-    bool quiet;
-    struct hvb_outfile_lock *lock; /* held on --out for the run */
-    /* What an interrupt finds (under write_lock). */
-    pthread_mutex_t write_lock;
-    unsigned int done;    /* rounds run (with --resume: and kept) */
-    unsigned int written; /* rounds in --out (or in last, in place) */
-    json_t *last;         /* in place: the document of those rounds */
-    pid_t child;          /* --processes: the child running, or 0 */
-    unsigned int proc;    /* --processes: its number, from 1 */
-    const char *child_out;
-};
-
-static void on_context(void *ctx, const char *context_json)
+void hvb_run_on_context(void *ctx, const char *context_json)
 {
-    struct run_state *st = ctx;
+    struct hvb_run_state *st = ctx;
     json_t *gb;
 
     if ( st->quiet )
@@ -96,7 +81,7 @@ static int stage_error(int rc, const char *err)
     return hvb_failure("%s", err[0] ? err : strerror(-rc));
 }
 
-static void fill_meta(const struct run_state *st, unsigned int rounds_done,
+static void fill_meta(const struct hvb_run_state *st, unsigned int rounds_done,
                       struct hvb_run_meta *meta)
 {
     const struct hvb_run_opts *o = st->o;
@@ -120,7 +105,7 @@ static void fill_meta(const struct run_state *st, unsigned int rounds_done,
 }
 
 /* The document for the rounds so far; NULL with @err. */
-static json_t *build_doc(const struct run_state *st,
+static json_t *build_doc(const struct hvb_run_state *st,
                          const struct hvb_engine_result *res,
                          unsigned int rounds_done, struct hvb_summary *s,
                          char *err, size_t len)
@@ -140,7 +125,7 @@ static json_t *build_doc(const struct run_state *st,
 static int on_round(void *ctx, unsigned int round,
                     const struct hvb_engine_result *so_far)
 {
-    struct run_state *st = ctx;
+    struct hvb_run_state *st = ctx;
     enum hvb_outfile_kind kind;
     struct hvb_summary s;
     char err[512] = "";
@@ -181,7 +166,7 @@ static int on_round(void *ctx, unsigned int round,
 }
 
 /* Print and store; returns the exit status. */
-static int report(struct run_state *st, const struct hvb_engine_result *res)
+static int report(struct hvb_run_state *st, const struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;
     struct hvb_summary s;
@@ -239,144 +224,8 @@ static int report(struct run_state *st, const struct hvb_engine_result *res)
     return status;
 }
 
-/* A temporary results file for a child, beside --out or in $TMPDIR. */
-static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
-{
-    const char *dir = getenv("TMPDIR"), *slash;
-    int fd;
-
-    if ( dir == NULL || *dir == '\0' )
-        dir = "/tmp";
-    slash = o->out_path ? strrchr(o->out_path, '/') : NULL;
-    if ( o->out_path != NULL && slash == NULL )
-        snprintf(path, len, ".hvbench-process.XXXXXX");
-    else if ( o->out_path != NULL )
-        snprintf(path, len, "%.*s/.hvbench-process.XXXXXX",
-                 (int)(slash - o->out_path), o->out_path);
-    else
-        snprintf(path, len, "%s/hvbench-process.XXXXXX", dir);
-    fd = mkstemp(path);
-    if ( fd < 0 )
-        return -errno;
-    close(fd);
-    return 0;
-}
-
-/* Run one child of --processes; its exit status (128 + signal) or -errno. */
-static int run_child(struct run_state *st, const char *out)
-{
-    const struct hvb_run_opts *o = st->o;
-    char self[PATH_MAX];
-    char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
-    int status, n = 0, i, fd;
-    ssize_t sl;
-    pid_t pid;
-
-    if ( av == NULL )
-        return -ENOMEM;
-    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if ( sl <= 0 )
-    {
-        free(av);
-        return -errno;
-    }
-    self[sl] = '\0';
-    av[n++] = self;
-    for ( i = 0; i < o->child_argc; i++ )
-        av[n++] = o->child_argv[i];
-    av[n++] = "--out";
-    av[n++] = (char *)out;
-    av[n++] = "--quiet";
-    av[n] = NULL;
-
-    fflush(NULL);
-    pid = fork();
-    if ( pid == 0 )
-    {
-        hvb_watch_child();
-        /* The parent prints the pooled result; a child's stdout is noise. */
-        fd = open("/dev/null", O_WRONLY);
-        if ( fd >= 0 )
-            dup2(fd, 1);
-        execv(self, av);
-        fprintf(stderr, "hvbench: cannot run %s: %s\n", self, strerror(errno));
-        _exit(HVB_EXIT_FAIL);
-    }
-    free(av);
-    if ( pid < 0 )
-        return -errno;
-    pthread_mutex_lock(&st->write_lock);
-    st->child = pid;
-    st->child_out = out;
-    st->proc++;
-    pthread_mutex_unlock(&st->write_lock);
-    while ( waitpid(pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-        {
-            status = -errno;
-            pthread_mutex_lock(&st->write_lock);
-            st->child = 0;
-            pthread_mutex_unlock(&st->write_lock);
-            return status;
-        }
-    pthread_mutex_lock(&st->write_lock);
-    st->child = 0;
-    pthread_mutex_unlock(&st->write_lock);
-    if ( WIFEXITED(status) )
-        return WEXITSTATUS(status);
-    return 128 + WTERMSIG(status);
-}
-
-/*
- * --processes: run the children one after another and pool their rounds
- * into @res (child k's round r is repetition k * rounds + r).  Returns the
- * exit status, having said why on failure.
- */
-static int run_processes(struct run_state *st, struct hvb_engine_result *res)
-{
-    const struct hvb_run_opts *o = st->o;
-    unsigned int k, total = o->repetitions * o->processes;
-    char path[PATH_MAX], err[512] = "";
-    int rc;
-
-    for ( k = 0; k < o->processes; k++ )
-    {
-        rc = child_out(o, path, sizeof(path));
-        if ( rc )
-            return hvb_failure("--processes: temporary file %s: %s", path,
-                               strerror(-rc));
-        rc = run_child(st, path);
-        if ( rc < 0 )
-        {
-            hvb_outfile_remove(path);
-            return hvb_failure("--processes: process %u of %u: %s", k + 1,
-                               o->processes, strerror(-rc));
-        }
-        if ( rc != 0 )
-        {
-            hvb_outfile_remove(path);
-            return hvb_failure("--processes: process %u of %u failed (%s %d)",
-                               k + 1, o->processes,
-                               rc > 128 ? "signal" : "exit status",
-                               rc > 128 ? rc - 128 : rc);
-        }
-        rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
-                             total, st->iters, res, err, sizeof(err));
-        hvb_outfile_remove(path);
-        if ( rc )
-            return hvb_failure("--processes: process %u of %u: %s", k + 1,
-                               o->processes, err);
-        if ( k == 0 )
-            on_context(st, res->context_json);
-        if ( !o->quiet && !isatty(2) )
-            fprintf(stderr, "hvbench: process %u/%u done\n", k + 1,
-                    o->processes);
-    }
-    return HVB_EXIT_OK;
-}
-
 /* What an interrupt keeps, in one line. */
-static void say_interrupted(const struct run_state *st, const char *name)
+static void say_interrupted(const struct hvb_run_state *st, const char *name)
 {
     const struct hvb_run_opts *o = st->o;
     unsigned int total = o->repetitions * o->processes;
@@ -413,7 +262,7 @@ static void say_interrupted(const struct run_state *st, const char *name)
  */
 static void on_signal(void *ctx, int sig)
 {
-    struct run_state *st = ctx;
+    struct hvb_run_state *st = ctx;
     const struct hvb_run_opts *o = st->o;
     char err[512] = "";
     int status;
@@ -443,12 +292,12 @@ static int measure_and_report(struct hvb_matrix *m,
                               struct hvb_outfile_lock *lock)
 {
     struct hvb_engine_result res = {0};
-    struct run_state st = {.m = m,
-                           .o = o,
-                           .bi = bi,
-                           .quiet = o->quiet,
-                           .lock = lock,
-                           .write_lock = PTHREAD_MUTEX_INITIALIZER};
+    struct hvb_run_state st = {.m = m,
+                               .o = o,
+                               .bi = bi,
+                               .quiet = o->quiet,
+                               .lock = lock,
+                               .write_lock = PTHREAD_MUTEX_INITIALIZER};
     struct hvb_watch_ops wo = {.on_signal = on_signal, .ctx = &st};
     struct hvb_rounds_opts ro = {
         .rounds = o->repetitions,
@@ -457,7 +306,7 @@ static int measure_and_report(struct hvb_matrix *m,
         .argv0 = o->argc > 0 ? o->argv[0] : "hvbench",
         .quiet = o->quiet,
         .fixed_order = !o->interleave,
-        .on_context = on_context,
+        .on_context = hvb_run_on_context,
         .on_round = on_round,
         .ctx = &st,
     };
@@ -542,7 +391,7 @@ static int measure_and_report(struct hvb_matrix *m,
          (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
         status = rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
     if ( status == HVB_EXIT_OK && o->processes > 1 )
-        status = run_processes(&st, &res);
+        status = hvb_run_processes(&st, &res);
     else if ( status == HVB_EXIT_OK )
     {
         rc = hvb_rounds_run(m, &ro, st.iters, &res, err, sizeof(err));
