@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@
 #include <jansson.h>
 
 #include <hvb/buildinfo.h>
+#include <hvb/compare.h>
 #include <hvb/engine.h>
 #include <hvb/matrix.h>
 #include <hvb/outfile.h>
@@ -81,5 +83,15 @@ void hvb_run_on_context(void *ctx, const char *context_json);
  * Returns the exit status, having said why on failure.
  */
 int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res);
+
+/*
+ * compare_views.c: what compare and gate print of @c.  @b, @n: the two
+ * documents (their environments); @status: gate's exit status, or -1
+ * for compare (no verdict).
+ */
+void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c);
+void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
+                            json_t *n, int status);
+void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c);
 
 #endif /* HVB_CLI_PRIVATE_H */
