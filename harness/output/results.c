@@ -1,5 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * The output room (harness/output/): what a run leaves behind and what
+ * reads it back.  The results document, written here (results.c) and
+ * read through one check and one set of key names (results_read.c,
+ * hvb/results_read.h); --resume and --processes pooling (resume.c); the
+ * per-cell summary of a run's samples (summary.c); comparing two
+ * documents (compare.c, for compare and gate); the console table
+ * (console.c), csv and markdown (tabular.c); files written atomically
+ * (outfile.c); the build and the machine's ledger (buildinfo.c, env.c).
+ * It formats what the run room produced (the matrix, the engine's
+ * samples) and reads measure's probe, with stats for the numbers; it
+ * never runs anything.  E.g. after round 3 of 10 with --out f.json,
+ * hvb_results_build() makes the document (run.complete false,
+ * rounds_done 3) and hvb_results_write() replaces f.json atomically.
+ *
  * The results document (layout: results/SCHEMA.md) and its atomic write.
  *
  * "benchmarks" follows Google Benchmark's JSON reporter field for field:

@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * The profile room (harness/profile/): where the time goes, for
+ * "hvbench profile" alone (cli/cmd_profile.c is its only user).  The
+ * in-process sampler (sampler.c) or perf record (perf_backend.c) takes
+ * the samples, symbols.c and symname.c (with demangle.cc) name their
+ * frames, folded.c writes the folded stacks, render.c runs the drawing
+ * scripts (render/flamegraph.py, render/report.py, also used by "hvbench
+ * report").  It sees run (watch.h) and output (outfile.h) below it.
+ * E.g. "hvbench profile lookup --out DIR": the sampler records stacks at
+ * 997 Hz, DIR/<cell>.folded and DIR/<cell>.svg come out.
+ *
  * The in-process sampling profiler (hvb/sampler.h) on perf_event_open.
  *
  * One event per online CPU, pid 0 with inherit: the kernel refuses to

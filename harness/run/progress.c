@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "private.h"
 
 static double now(void)
 {

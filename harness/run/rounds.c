@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <hvb/meter.h>
-#include "progress.h"
+#include "private.h"
 #include <hvb/rounds.h>
 #include <hvb/runner.h>
 #include <hvb/watch.h>

@@ -1,5 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Statistics; see hvb/stats.h. */
+/*
+ * The stats room (harness/stats/): numbers in, numbers out.  stats.c
+ * (median, quantiles, MAD, bootstrap CIs of a median and of a ratio of
+ * medians, Mann-Whitney U; hvb/stats.h) and noise.c (the noise flags of a
+ * sample set: CV, min/max, outliers, too few or too short samples, two
+ * clusters ...; hvb/noise.h, with their names as JSON).  No engine, no
+ * matrix, no I/O: everything above calls in (output's summary and
+ * compare, the gate), nothing here calls out, so it is tested against
+ * scipy on fixed data alone (tests/harness/test-stats.c).  E.g.
+ * hvb_bootstrap_median_ci() of 20 samples with HVB_BOOTSTRAP_RESAMPLES and
+ * HVB_BOOTSTRAP_SEED gives the same CI on every machine.
+ *
+ * Statistics; see hvb/stats.h.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
