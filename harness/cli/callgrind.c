@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Re-running a command under callgrind; see hvb/callgrind.h. */
+/* Re-running a command under callgrind; see callgrind.h. */
 #include <errno.h>
 #include <dirent.h>
 #include <limits.h>

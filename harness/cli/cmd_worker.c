@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "hvbench worker": one build's half of the paired two-build gate
- * (harness/cli/cmd_gate_bin.c; the protocol is in hvb/gate.h).  It takes the
+ * (harness/cli/cmd_gate_bin.c; the protocol is in gate.h).  It takes the
  * run options, builds the matrix and the models as "run" does (through
  * run's hooks), says hello with its build block and cell names, then
  * runs one sample per command, so that the gate can alternate samples of
@@ -36,7 +36,7 @@ static void worker_help(FILE *f)
           "Internal: the worker process of 'hvbench gate --base-bin' (one\n"
           "per build).  Builds the cells as 'run' would, prints a hello\n"
           "line, then answers 'cal CELL SECONDS', 'run CELL ITERS' and\n"
-          "'quit', one line each, on stdin and stdout (hvb/gate.h).\n"
+          "'quit', one line each, on stdin and stdout (harness/cli/gate.h).\n"
           "--repetitions, --min-time and --out do not apply; --processes\n"
           "and --resume are refused.\n",
           f);

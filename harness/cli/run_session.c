@@ -9,7 +9,7 @@
  * is rewritten atomically after every round (hvbench.run.complete false
  * until the last), so an interrupted run keeps its finished rounds and
  * --resume runs only the missing ones.  --instrument callgrind re-runs
- * this command under valgrind (hvb/callgrind.h).  --processes N re-runs
+ * this command under valgrind (callgrind.c).  --processes N re-runs
  * this command N times, one child process after another, each writing
  * its own results file, and pools the children's rounds
  * (run_processes.c).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Progress bar with ETA; see hvb/progress.h. */
+/* Progress bar with ETA; see private.h. */
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
