@@ -12,8 +12,8 @@
  *
  * How it is built, each part the plain way and unlike the model's:
  *  - A request is checked against a table of rules (rules[]): what the
- *    op carries (a path, a value, perms), whether it changes the store,
- *    and the function that runs it.  The checks run in the order a
+ *    op's message carries (a path, a value, perms) and the function that
+ *    runs it.  The checks run in the order a
  *    daemon meets them: the message shape, its size on the wire, the
  *    transaction it names, that transaction's request budget, the path,
  *    then the op's own checks (size, quota, permission).
@@ -44,6 +44,19 @@
  * tree and every node from / to it has the same perms in both, so the
  * coalesce tier applies the effect log to the live tree.  dom1's quota
  * is then 3: the recount finds three nodes owned by 1.
+ *
+ * Where hv/xenstore.h promises otherwise, the promise wins over what
+ * oxenstored 4.17 does, and this store follows it: paths over 3072 /
+ * 2048 bytes are E2BIG (oxenstored: EINVAL, over 1024 with Debian's
+ * conf); a failed request leaves the tree as it was (oxenstored keeps
+ * the parents it created when the write itself then fails); at most
+ * maxtxn transactions are open (oxenstored's check lets one more
+ * through); TRANSACTION_END is not one of the maxops requests; a
+ * released domain's nodes go to dom0 (XSA-322; 4.17 deletes them); tids
+ * come from one counter.  Oxenstored quirks left out as well: a write of
+ * an equal value changes the node here (its set_value keeps the old
+ * one), and "/" is no exception to the owner rule of SET_PERMS or to
+ * MKDIR's write check.  Dom0's quota counts "/".
  *
  * Out of memory aborts: this is a test oracle.
  */
@@ -328,12 +341,14 @@ static bool same_acl(const struct xnode *a, const struct xnode *b)
 
 /* ---- the store ---- */
 
-/* A request a transaction ran, with the answer it got (for replay). */
+/* A request a transaction ran, with the answer it got (for replay); one
+ * block holds its perms, path, value and answer. */
 struct logged {
-    struct hv_xs_req req; /* path, value and perms owned */
+    struct hv_xs_req req; /* pointing into @block */
     int rc;
     size_t cap, len;
-    char *answer;
+    const char *answer; /* @len bytes in @block when rc == 0 */
+    char *block;
 };
 
 /* A change a transaction made to its copy, to apply to the live tree. */
@@ -743,21 +758,14 @@ static struct txn *txn_open(struct xs_ref *x, domid_t owner)
 
 static void txn_close(struct txn *t)
 {
-    unsigned int i;
-
-    for ( i = 0; i < t->nreqs; i++ )
-    {
-        free((void *)t->reqs[i].req.path);
-        free((void *)t->reqs[i].req.value);
-        free((void *)t->reqs[i].req.perms);
-        free(t->reqs[i].answer);
-    }
-    for ( i = 0; i < t->neffs; i++ )
-        free(t->effs[i].val);
-    free(t->reqs);
-    free(t->effs);
     node_free(t->start);
     node_free(t->copy);
+    while ( t->nreqs )
+        free(t->reqs[--t->nreqs].block);
+    while ( t->neffs )
+        free(t->effs[--t->neffs].val);
+    free(t->reqs);
+    free(t->effs);
     free(t);
 }
 
@@ -796,21 +804,28 @@ static void keep_trace(struct txn *t, struct trace *tr)
 static void keep_request(struct txn *t, const struct hv_xs_req *req, int rc,
                          const struct hv_xs_rsp *rsp)
 {
+    size_t np = req->perms ? sizeof(*req->perms) * req->nr_perms : 0;
+    size_t nv = req->value ? req->value_len : 0;
+    size_t npath = strlen(req->path) + 1, na = rc == 0 ? rsp->len : 0;
     struct logged *l;
+    char *b;
 
     t->reqs = must(realloc(t->reqs, sizeof(*t->reqs) * (t->nreqs + 1)));
     l = &t->reqs[t->nreqs++];
     l->req = *req;
-    l->req.path = dup_bytes(req->path, strlen(req->path));
-    l->req.value = req->value ? dup_bytes(req->value, req->value_len) : NULL;
-    l->req.perms = req->perms
-                       ? (const void *)dup_bytes(
-                             req->perms, sizeof(*req->perms) * req->nr_perms)
-                       : NULL;
     l->rc = rc;
     l->cap = rsp->cap;
     l->len = rsp->len;
-    l->answer = rc == 0 ? dup_bytes(rsp->buf, rsp->len) : NULL;
+    b = l->block = grab(np + npath + nv + na); /* perms first: aligned */
+    if ( np )
+        l->req.perms = memcpy(b, req->perms, np);
+    l->req.path = memcpy(b + np, req->path, npath);
+    if ( req->value )
+        l->req.value =
+            nv ? memcpy(b + np + npath, req->value, nv) : b + np + npath;
+    l->answer = b + np + npath + nv;
+    if ( na )
+        memcpy(b + np + npath + nv, rsp->buf, na);
 }
 
 static void install(struct xs_ref *x, struct txn *t)
