@@ -527,9 +527,9 @@ static void test_txn_lookup_first(void **state)
 static void test_readonly_commit(void **state)
 {
     struct hv_xs *xs = ((struct fx *)*state)->xs;
-    struct hv_xs_stats a, b;
-    uint32_t t;
     char v[64];
+    uint32_t t;
+    struct hv_xs_stats a, b;
 
     assert_int_equal(hv_xs_write(xs, 0, 0, "/a", "1"), 0);
     assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
