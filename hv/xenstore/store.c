@@ -16,12 +16,18 @@
  *    are charged to that owner.  In a transaction, the write lowpath of
  *    a creation is that ancestor (oxenstored: the parent, which is the
  *    same node unless intermediates are created too).
- *  - mkdir: an existing node is success, unchecked; else as a write of "".
- *  - rm: READ of nothing, WRITE on the node; a missing node is success;
- *    "/" is EINVAL; every removed node is uncharged from its own owner.
- *  - setperms: only the owner or dom0; only dom0 changes the owner; the
- *    node's charge moves from the old owner to the new one (no maxent
- *    check: dom0 is trusted, CVE-2020-29486 is why a domU may not).
+ *  - mkdir: an existing node is success if the caller may write it
+ *    (path_mkdir checks WRITE before raising Already_exist); else as a
+ *    write of "".
+ *  - rm: READ of nothing, WRITE on the node; a missing node is success
+ *    when its parent exists, ENOENT when the parent is missing too
+ *    (lookup_get raises Not_found on the way); "/" is EINVAL; every
+ *    removed node is uncharged from its own owner.
+ *  - setperms: bad entries are EINVAL (parsed after the path, as in
+ *    process.ml do_setperms); only the owner or dom0; only dom0 changes
+ *    the owner; the node's charge moves from the old owner to the new
+ *    one (no maxent check: dom0 is trusted, CVE-2020-29486 is why a domU
+ *    may not).
  *  - read, directory, getperms: ENOENT, then READ.
  *
  * One divergence, on purpose: oxenstored charges only the leaf when a
@@ -133,8 +139,8 @@ static int do_write(struct hv_xs *xs, struct xs_store *s, domid_t caller,
     domid_t owner = n->perms[0].id;
     int rc;
 
-    if ( existing && mkdir )
-        return 0; /* Already_exist is success */
+    if ( existing && mkdir ) /* Already_exist is success, if writable */
+        return xs_perm_ok(n, caller, HV_XS_PERM_WRITE) ? 0 : -EACCES;
     if ( vlen > xs->cfg.maxsize )
         return -E2BIG;
     if ( !existing && caller != 0 && owner != 0 &&
@@ -214,7 +220,11 @@ static int do_rm(struct hv_xs *xs, struct xs_store *s, domid_t caller,
     int rc;
 
     if ( n == NULL )
-        return 0; /* Doesnt_exist is success */
+    {
+        /* Doesnt_exist is success; a missing parent is ENOENT */
+        deepest(s->root, p, &i);
+        return i + 1 == p->n ? 0 : -ENOENT;
+    }
     if ( !xs_perm_ok(n, caller, HV_XS_PERM_WRITE) )
         return -EACCES;
     if ( p->n == 0 )
@@ -273,6 +283,18 @@ static int do_setperms(struct hv_xs *xs, struct xs_store *s, domid_t caller,
     return 0;
 }
 
+/* Letters n/r/w/b and domids below the reserved range. */
+static bool perms_valid(const struct hv_xs_perm *perms, unsigned int nr)
+{
+    unsigned int i;
+
+    for ( i = 0; i < nr; i++ )
+        if ( perms[i].perm > HV_XS_PERM_BOTH ||
+             perms[i].id >= DOMID_FIRST_RESERVED )
+            return false;
+    return true;
+}
+
 struct dir_answer {
     struct hv_xs_rsp *rsp;
     size_t len;
@@ -329,6 +351,8 @@ int xs_store_op(struct hv_xs *xs, struct xs_store *s,
     case HV_XS_RM:
         return do_rm(xs, s, req->caller, p, low);
     case HV_XS_SET_PERMS:
+        if ( !perms_valid(req->perms, req->nr_perms) )
+            return -EINVAL;
         return do_setperms(xs, s, req->caller, p, req->perms, req->nr_perms,
                            low);
     case HV_XS_READ:

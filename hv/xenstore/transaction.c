@@ -14,15 +14,22 @@
  *   write_lowpath: paths written - the node for an existing-node write,
  *                  mkdir and setperms, the parent for a new node and rm.
  *
- * Commit tries three paths in order:
+ * Commit tries three paths in order, after one shortcut:
+ *
+ *  0. A transaction that changed nothing commits as a no-op, whatever
+ *     was committed meanwhile (process.ml do_transaction_end: "commit &&
+ *     not is_read_only"; xenstore-wire.md 5.4); it counts as fast.
  *
  *  1. Fast: oldroot == committed root (one pointer comparison: nobody
  *     committed since start).  Install the transaction's root and its
  *     quota wholesale (when it wrote anything).
  *
  *  2. Coalesce: the nodes at read_lowpath and at write_lowpath are the
- *     same objects in oldroot and the committed root (or absent from
- *     both): nobody touched those subtrees.  Graft the transaction's
+ *     same objects in oldroot and the committed root, and every node
+ *     from the root down to each has the same perms in both
+ *     (check_parents_perms_identical); or a lowpath is absent from both
+ *     and its parent is in the committed tree (test_coalesce): nobody
+ *     touched those subtrees.  Graft the transaction's
  *     subtree at write_lowpath into the committed tree and merge the
  *     quota three ways, dest + (mod - orig), for every domid of mod *or*
  *     orig.  (oxenstored's Quota.merge folds over mod only, so a domain
@@ -47,8 +54,10 @@
  *
  * Limits: a domU may hold maxtxn open transactions (-ENOSPC at start)
  * and send maxops requests in one (-ENOSPC, not executed, not recorded);
- * dom0 is exempt from both.  A tid belongs to the domain that started it:
- * anyone else gets -ENOENT.
+ * dom0 is exempt from both.  A request is counted and recorded once the
+ * transaction is found, whatever its answer (a bad path too: process.ml
+ * parses the path inside the transaction).  A tid belongs to the domain
+ * that started it: anyone else gets -ENOENT.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -262,17 +271,25 @@ static int record(struct xs_txn *t, const struct hv_xs_req *req, int rc,
     return 0;
 }
 
+bool xs_txn_exists(struct hv_xs *xs, domid_t caller, uint32_t tid)
+{
+    return txn_find(xs, caller, tid, NULL) != NULL;
+}
+
 int xs_txn_op(struct hv_xs *xs, const struct hv_xs_req *req,
-              const struct xs_path *p, struct hv_xs_rsp *rsp)
+              struct hv_xs_rsp *rsp)
 {
     struct xs_txn *t = txn_find(xs, req->caller, req->tid, NULL);
+    struct xs_path p;
     int rc;
 
     if ( t == NULL )
         return -ENOENT;
     if ( req->caller != 0 && t->nr_ops >= xs->cfg.maxops )
         return -HV_XS_EQUOTA;
-    rc = txn_exec(xs, t, req, p, rsp);
+    rc = xs_path_resolve(req->path, req->caller, &p);
+    if ( rc == 0 )
+        rc = txn_exec(xs, t, req, &p, rsp);
     /*
      * Without a record the transaction could not be replayed: fail the
      * whole transaction at commit rather than replay a wrong history.
@@ -282,14 +299,43 @@ int xs_txn_op(struct hv_xs *xs, const struct hv_xs_req *req,
     return rc;
 }
 
-/* Same node object (or both absent) at @low in @a and @b. */
-static bool same_at(struct xs_node *a, struct xs_node *b,
+static bool perms_equal(const struct xs_node *a, const struct xs_node *b)
+{
+    unsigned int i;
+
+    if ( a->nr_perms != b->nr_perms )
+        return false;
+    for ( i = 0; i < a->nr_perms; i++ )
+        if ( a->perms[i].id != b->perms[i].id ||
+             a->perms[i].perm != b->perms[i].perm )
+            return false;
+    return true;
+}
+
+/*
+ * test_coalesce at @low between @old and @cur: the same node object, and
+ * the same perms on every node from the root down to it; or absent from
+ * both with its parent in @cur.  No lowpath: nothing to test.
+ */
+static bool same_at(struct xs_node *old, struct xs_node *cur,
                     const struct xs_lowpath *low)
 {
+    const struct xs_path *p = &low->p;
+    struct xs_node *a, *b;
+    unsigned int k;
+
     if ( !low->set )
         return true;
-    return xs_tree_get(a, &low->p, low->p.n) ==
-           xs_tree_get(b, &low->p, low->p.n);
+    a = xs_tree_get(old, p, p->n);
+    b = xs_tree_get(cur, p, p->n);
+    if ( a == NULL && b == NULL )
+        return p->n && xs_tree_get(cur, p, p->n - 1) != NULL;
+    if ( a != b )
+        return false;
+    for ( k = 0; k < p->n; k++ )
+        if ( !perms_equal(xs_tree_get(old, p, k), xs_tree_get(cur, p, k)) )
+            return false;
+    return true;
 }
 
 struct merge_ctx {
@@ -346,8 +392,6 @@ static bool coalesce(struct hv_xs *xs, struct xs_txn *t)
     if ( !same_at(t->oldroot, root, &t->read_low) ||
          !same_at(t->oldroot, root, &t->write_low) )
         return false;
-    if ( !t->write_low.set )
-        return true; /* read-only */
     n = xs_tree_get(t->st.root, p, p->n);
     /* Nothing to graft, or nowhere to graft it: replay decides. */
     if ( n == NULL || (p->n && xs_tree_get(root, p, p->n - 1) == NULL) )
@@ -415,6 +459,11 @@ static int replay(struct hv_xs *xs, struct xs_txn *t)
 
 static int commit(struct hv_xs *xs, struct xs_txn *t)
 {
+    if ( !t->has_writes )
+    {
+        xs->stats.commits_fast++; /* a no-op (0. above) */
+        return 0;
+    }
     if ( t->oldroot == xs->store.root )
     {
         if ( t->has_writes )

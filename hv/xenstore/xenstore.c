@@ -103,11 +103,15 @@ static bool is_write_op(enum hv_xs_op op)
            op == HV_XS_SET_PERMS;
 }
 
-/* Request-level checks: perms list and payload size. */
+/*
+ * Request-level checks, what the wire itself rules out: the message's
+ * shape (a path, a value, a perms list of 1..HV_XS_MAX_PERMS) and its
+ * payload size.  The entries of the perms list are checked with the op,
+ * after the path (store.c).
+ */
 static int check_req(const struct hv_xs_req *req)
 {
     size_t payload;
-    unsigned int i;
 
     if ( req->op >= HV_XS_OP_NR )
         return -EINVAL;
@@ -127,13 +131,7 @@ static int check_req(const struct hv_xs_req *req)
         if ( req->perms == NULL || req->nr_perms == 0 ||
              req->nr_perms > HV_XS_MAX_PERMS )
             return -EINVAL;
-        for ( i = 0; i < req->nr_perms; i++ )
-        {
-            if ( req->perms[i].perm > HV_XS_PERM_BOTH ||
-                 req->perms[i].id >= DOMID_FIRST_RESERVED )
-                return -EINVAL;
-            payload += 7; /* "b32751\0" at most */
-        }
+        payload += 7 * (size_t)req->nr_perms; /* "b32751\0" at most */
     }
     return payload > HV_XS_PAYLOAD_MAX ? -E2BIG : 0;
 }
@@ -184,21 +182,27 @@ int hv_xs_request(struct hv_xs *xs, const struct hv_xs_req *req,
     if ( rc )
         return rc;
     pthread_mutex_lock(&xs->lock);
+    /*
+     * The transaction a request names is looked up before anything of the
+     * request is parsed (process.ml process_packet, cxenstored
+     * transaction_lookup): an unknown tid is ENOENT even for a bad path or
+     * a nested start.
+     */
     switch ( req->op )
     {
     case HV_XS_TXN_START:
-        rc = req->tid ? -EBUSY : xs_txn_start(xs, req->caller, &rsp->tid);
+        if ( req->tid )
+            rc = xs_txn_exists(xs, req->caller, req->tid) ? -EBUSY : -ENOENT;
+        else
+            rc = xs_txn_start(xs, req->caller, &rsp->tid);
         break;
     case HV_XS_TXN_END:
         rc = xs_txn_end(xs, req->caller, req->tid, req->commit);
         break;
     default:
-        rc = xs_path_resolve(req->path, req->caller, &p);
-        if ( rc )
-            break;
         if ( req->tid )
-            rc = xs_txn_op(xs, req, &p, rsp);
-        else
+            rc = xs_txn_op(xs, req, rsp);
+        else if ( (rc = xs_path_resolve(req->path, req->caller, &p)) == 0 )
             rc = direct(xs, req, &p, rsp);
     }
     pthread_mutex_unlock(&xs->lock);

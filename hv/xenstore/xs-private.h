@@ -162,7 +162,8 @@ int xs_quota_add(struct hv_xs *xs, struct hv_quota_map **m, domid_t id,
 int xs_txn_start(struct hv_xs *xs, domid_t caller, uint32_t *tid);
 int xs_txn_end(struct hv_xs *xs, domid_t caller, uint32_t tid, bool commit);
 int xs_txn_op(struct hv_xs *xs, const struct hv_xs_req *req,
-              const struct xs_path *p, struct hv_xs_rsp *rsp);
+              struct hv_xs_rsp *rsp);
+bool xs_txn_exists(struct hv_xs *xs, domid_t caller, uint32_t tid);
 void xs_txn_abort_domain(struct hv_xs *xs, domid_t id);
 void xs_txn_abort_all(struct hv_xs *xs);
 

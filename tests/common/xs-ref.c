@@ -1,877 +1,1164 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The naive reference xenstore (xs-ref.h).  Linear, no sharing, no path
- * copying: written from the rules in the comments of hv/xenstore/,
- * not from their code, so that a differential test compares two
- * readings of the same rules.  Out of memory aborts (a test oracle).
+ * xs-ref.c - the reference xenstore of the differential test (xs-ref.h).
+ *
+ * Written from the rules, not from hv/xenstore/: the quota, permission
+ * and commit rules of shared/research/xen-mechanisms.md section (b), the
+ * wire rules of shared/research/xenstore-wire.md sections 2 and 5, and
+ * oxenstored 4.17 (tools/ocaml/xenstored/store.ml, transaction.ml,
+ * process.ml, perms.ml, quota.ml), read where the notes are silent.
+ * The only thing taken from the model is its public API
+ * (hv/include/hv/xenstore.h): the errnos it promises and the limits.
+ *
+ * How it is built, each part the plain way and unlike the model's:
+ *  - A request is checked against a table of rules (rules[]): what the
+ *    op's message carries (a path, a value, perms) and the function that
+ *    runs it.  The checks run in the order a
+ *    daemon meets them: the message shape, its size on the wire, the
+ *    transaction it names, that transaction's request budget, the path,
+ *    then the op's own checks (size, quota, permission).
+ *  - Paths are parsed into a vector of components (struct xpath) and
+ *    walked one component at a time over a mutable n-ary tree whose
+ *    children are kept in a sorted array.
+ *  - Access is a grant table indexed by the ACL letter (may()).
+ *  - Quota is never counted as it goes: it is a recount of owners.
+ *  - "Physically unchanged" (oxenstored compares node pointers) is a
+ *    version: every change stamps a fresh version on each node from the
+ *    root down to the changed one.  Copies keep versions.
+ *  - A transaction answers from a private copy of the tree and keeps the
+ *    tree as it was at its start, a log of its requests with their
+ *    answers, and a log of the effects that changed its copy.  A commit
+ *    never merges copies: the fast and coalesce tiers apply the effect
+ *    log to the live tree, the replay tier re-runs the request log on a
+ *    fresh transaction and commits that if every answer is the same.
+ *
+ * Worked example (maxent 12).  /local/domain/1 is owned by dom1 (n1).
+ * dom1 starts transaction 5 and writes "x" to relative path a/b: a is
+ * missing, so the deepest existing node is /local/domain/1 (owner 1,
+ * 1 node); 1 + 2 new nodes <= 12, dom1 owns the node, so a and a/b are
+ * created with perms n1 in 5's copy, the effect "write /local/domain/1/
+ * a/b x" is logged and the write lowpath becomes /local/domain/1.
+ * Meanwhile dom0 writes /vm/c: the live root gets a new version.  At
+ * commit the root versions differ (no fast tier); the subtree at
+ * /local/domain/1 has the same version in 5's start tree and in the live
+ * tree and every node from / to it has the same perms in both, so the
+ * coalesce tier applies the effect log to the live tree.  dom1's quota
+ * is then 3: the recount finds three nodes owned by 1.
+ *
+ * Where hv/xenstore.h promises otherwise, the promise wins over what
+ * oxenstored 4.17 does, and this store follows it: paths over 3072 /
+ * 2048 bytes are E2BIG (oxenstored: EINVAL, over 1024 with Debian's
+ * conf); a failed request leaves the tree as it was (oxenstored keeps
+ * the parents it created when the write itself then fails); at most
+ * maxtxn transactions are open (oxenstored's check lets one more
+ * through); TRANSACTION_END is not one of the maxops requests; a
+ * released domain's nodes go to dom0 (XSA-322; 4.17 deletes them); tids
+ * come from one counter.  Oxenstored quirks left out as well: a write of
+ * an equal value changes the node here (its set_value keeps the old
+ * one), and "/" is no exception to the owner rule of SET_PERMS or to
+ * MKDIR's write check.  Dom0's quota counts "/".
+ *
+ * Out of memory aborts: this is a test oracle.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xs-ref.h"
 
-#define PATH_MAX_REF (HV_XS_ABS_PATH_MAX + 1)
+#define TEXT_MAX  (HV_XS_ABS_PATH_MAX + 1)
+#define DEPTH_MAX (HV_XS_ABS_PATH_MAX / 2 + 1)
 
-struct rnode {
-    char *path; /* canonical absolute; "/" for the root */
-    char *value;
-    size_t vlen;
-    struct hv_xs_perm perms[HV_XS_MAX_PERMS + 1];
-    unsigned int np;
-    uint64_t stamp; /* new whenever the node or a descendant changes */
-};
+/* ---- memory (an oracle: no recovery) ---- */
 
-struct rtree {
-    struct rnode *v;
-    unsigned int n, cap;
-};
-
-struct rlow {
-    bool set;
-    char path[PATH_MAX_REF];
-};
-
-struct rop {
-    struct hv_xs_req req; /* path, value, perms owned */
-    int rc;
-    size_t cap, len;
-    char *answer;
-};
-
-struct rtxn {
-    uint32_t id;
-    domid_t owner;
-    struct rtree tree, old; /* working copy; snapshot at start */
-    bool has_writes;
-    struct rlow read_low, write_low;
-    struct rop *ops;
-    unsigned int nr_ops;
-};
-
-struct xs_ref {
-    struct hv_xs_config cfg;
-    struct rtree tree;
-    struct rtxn **txns;
-    unsigned int nr_txns;
-    uint32_t next_tid;
-    uint64_t stamp;
-    struct hv_xs_stats stats;
-};
-
-static void *xmalloc(size_t n)
+static void *must(void *p)
 {
-    void *p = malloc(n ? n : 1);
-
     if ( p == NULL )
         abort();
     return p;
 }
 
-static char *xmemdup(const void *s, size_t n)
+static void *grab(size_t n)
 {
-    char *d = xmalloc(n + 1);
+    return must(calloc(1, n ? n : 1));
+}
 
-    memcpy(d, s, n);
-    d[n] = '\0';
+static char *dup_bytes(const void *src, size_t n)
+{
+    char *d = grab(n + 1);
+
+    if ( n )
+        memcpy(d, src, n);
     return d;
 }
 
-/* ---- paths ---- */
+/* ---- the tree ---- */
 
-static bool valid_char(char c)
+struct xnode {
+    char *name; /* one component; "" at the root */
+    char *val;
+    size_t vlen;
+    struct hv_xs_perm acl[HV_XS_MAX_PERMS]; /* [0]: owner and default */
+    unsigned int nacl;
+    uint64_t ver;       /* renewed when it or anything below it changes */
+    struct xnode **sub; /* children, ascending by name (strcmp) */
+    unsigned int nsub, subcap;
+};
+
+static struct xnode *node_new(const char *name, const struct xnode *like,
+                              uint64_t ver)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '-' || c == '/' || c == '_' ||
-           c == '@';
-}
+    struct xnode *n = grab(sizeof(*n));
 
-/* Make @path absolute and canonical into @out, or -errno. */
-static int resolve(const char *path, domid_t caller, char *out)
-{
-    size_t len = strnlen(path, HV_XS_ABS_PATH_MAX + 1), i;
-
-    if ( len == 0 )
-        return -EINVAL;
-    if ( path[0] != '/' )
-    {
-        if ( len > HV_XS_REL_PATH_MAX )
-            return -E2BIG;
-        if ( (size_t)snprintf(out, PATH_MAX_REF, "/local/domain/%u/%s", caller,
-                              path) > HV_XS_ABS_PATH_MAX )
-            return -E2BIG;
-    }
-    else
-    {
-        if ( len > HV_XS_ABS_PATH_MAX )
-            return -E2BIG;
-        memcpy(out, path, len + 1);
-    }
-    len = strlen(out);
-    if ( len == 1 )
-        return 0;
-    if ( out[len - 1] == '/' || strstr(out, "//") )
-        return -EINVAL;
-    for ( i = 0; i < len; i++ )
-        if ( !valid_char(out[i]) )
-            return -EINVAL;
-    return 0;
-}
-
-/* The parent of @p ("/" for "/a"; @p is not "/"). */
-static void parent_of(const char *p, char *out)
-{
-    size_t l = strrchr(p, '/') - p;
-
-    if ( l == 0 )
-        l = 1;
-    memcpy(out, p, l);
-    out[l] = '\0';
-}
-
-/* @p is @anc or below it. */
-static bool under(const char *p, const char *anc)
-{
-    size_t l = strlen(anc);
-
-    if ( strcmp(anc, "/") == 0 )
-        return true;
-    return strncmp(p, anc, l) == 0 && (p[l] == '\0' || p[l] == '/');
-}
-
-/* ---- trees ---- */
-
-static struct rnode *find(struct rtree *t, const char *p)
-{
-    unsigned int i;
-
-    for ( i = 0; i < t->n; i++ )
-        if ( strcmp(t->v[i].path, p) == 0 )
-            return &t->v[i];
-    return NULL;
-}
-
-static struct rnode *add_node(struct rtree *t, const char *p, const void *value,
-                              size_t vlen, const struct hv_xs_perm *perms,
-                              unsigned int np, uint64_t stamp)
-{
-    struct rnode *n;
-
-    if ( t->n == t->cap )
-    {
-        t->cap = t->cap ? t->cap * 2 : 16;
-        t->v = realloc(t->v, sizeof(*t->v) * t->cap);
-        if ( t->v == NULL )
-            abort();
-    }
-    n = &t->v[t->n++];
-    n->path = xmemdup(p, strlen(p));
-    n->value = xmemdup(value, vlen);
-    n->vlen = vlen;
-    memcpy(n->perms, perms, sizeof(*perms) * np);
-    n->np = np;
-    n->stamp = stamp;
+    n->name = dup_bytes(name, strlen(name));
+    n->val = dup_bytes("", 0);
+    memcpy(n->acl, like->acl, sizeof(n->acl));
+    n->nacl = like->nacl;
+    n->ver = ver;
     return n;
 }
 
-static void free_tree(struct rtree *t)
+static void node_free(struct xnode *n)
 {
     unsigned int i;
 
-    for ( i = 0; i < t->n; i++ )
-    {
-        free(t->v[i].path);
-        free(t->v[i].value);
-    }
-    free(t->v);
-    t->v = NULL;
-    t->n = t->cap = 0;
+    for ( i = 0; i < n->nsub; i++ )
+        node_free(n->sub[i]);
+    free(n->sub);
+    free(n->name);
+    free(n->val);
+    free(n);
 }
 
-static void copy_tree(struct rtree *dst, const struct rtree *src)
+static struct xnode *node_clone(const struct xnode *n)
 {
+    struct xnode *c = grab(sizeof(*c));
     unsigned int i;
 
-    memset(dst, 0, sizeof(*dst));
-    for ( i = 0; i < src->n; i++ )
-        add_node(dst, src->v[i].path, src->v[i].value, src->v[i].vlen,
-                 src->v[i].perms, src->v[i].np, src->v[i].stamp);
-}
-
-/* Remove @p and everything below it. */
-static void remove_subtree(struct rtree *t, const char *p)
-{
-    unsigned int i = 0;
-
-    while ( i < t->n )
-        if ( under(t->v[i].path, p) )
-        {
-            free(t->v[i].path);
-            free(t->v[i].value);
-            t->v[i] = t->v[--t->n];
-        }
-        else
-            i++;
-}
-
-/* @p (if present) and all its ancestors changed: fresh stamps. */
-static void touch(struct xs_ref *x, struct rtree *t, const char *p)
-{
-    char cur[PATH_MAX_REF];
-    struct rnode *n;
-
-    strcpy(cur, p);
-    for ( ;; )
-    {
-        n = find(t, cur);
-        if ( n )
-            n->stamp = ++x->stamp;
-        if ( strcmp(cur, "/") == 0 )
-            break;
-        parent_of(cur, cur);
-    }
-}
-
-static int owned_by(const struct rtree *t, domid_t id)
-{
-    unsigned int i;
-    int c = 0;
-
-    for ( i = 0; i < t->n; i++ )
-        c += t->v[i].perms[0].id == id;
+    *c = *n;
+    c->name = dup_bytes(n->name, strlen(n->name));
+    c->val = dup_bytes(n->val, n->vlen);
+    c->sub = n->nsub ? grab(sizeof(*c->sub) * n->nsub) : NULL;
+    c->subcap = n->nsub;
+    for ( i = 0; i < n->nsub; i++ )
+        c->sub[i] = node_clone(n->sub[i]);
     return c;
 }
 
-static bool perm_ok(const struct rnode *n, domid_t caller, unsigned int need)
+/* The child @name of @n, or NULL; *@at: where it is or would go. */
+static struct xnode *child(const struct xnode *n, const char *name,
+                           unsigned int *at)
 {
-    unsigned int i;
+    unsigned int lo = 0, hi = n->nsub;
 
-    if ( caller == 0 || n->perms[0].id == caller )
-        return true;
-    for ( i = 1; i < n->np; i++ )
-        if ( n->perms[i].id == caller )
-            return (n->perms[i].perm & need) == need;
-    return (n->perms[0].perm & need) == need;
+    while ( lo < hi )
+    {
+        unsigned int mid = (lo + hi) / 2;
+        int c = strcmp(n->sub[mid]->name, name);
+
+        if ( c == 0 )
+        {
+            if ( at )
+                *at = mid;
+            return n->sub[mid];
+        }
+        if ( c < 0 )
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if ( at )
+        *at = lo;
+    return NULL;
 }
 
-/* Component-wise order: a parent before its children, names by strcmp. */
-static int path_cmp(const void *a, const void *b)
+static void child_insert(struct xnode *n, struct xnode *c, unsigned int at)
 {
-    const char *p = ((const struct rnode *)a)->path;
-    const char *q = ((const struct rnode *)b)->path;
-
-    for ( ;; )
+    if ( n->nsub == n->subcap )
     {
-        size_t lp, lq;
-        int c;
+        n->subcap = n->subcap ? n->subcap * 2 : 4;
+        n->sub = must(realloc(n->sub, sizeof(*n->sub) * n->subcap));
+    }
+    memmove(&n->sub[at + 1], &n->sub[at], sizeof(*n->sub) * (n->nsub - at));
+    n->sub[at] = c;
+    n->nsub++;
+}
 
-        p += *p == '/';
-        q += *q == '/';
-        if ( *p == '\0' || *q == '\0' )
-            return (*p != '\0') - (*q != '\0');
-        lp = strcspn(p, "/");
-        lq = strcspn(q, "/");
-        c = strncmp(p, q, lp < lq ? lp : lq);
-        if ( c == 0 && lp != lq )
-            c = lp < lq ? -1 : 1;
-        if ( c )
-            return c;
-        p += lp;
-        q += lq;
+static void child_remove(struct xnode *n, unsigned int at)
+{
+    node_free(n->sub[at]);
+    memmove(&n->sub[at], &n->sub[at + 1], sizeof(*n->sub) * (n->nsub - at - 1));
+    n->nsub--;
+}
+
+static unsigned long count_owned(const struct xnode *n, domid_t id,
+                                 bool everyone)
+{
+    unsigned long c = everyone || n->acl[0].id == id;
+    unsigned int i;
+
+    for ( i = 0; i < n->nsub; i++ )
+        c += count_owned(n->sub[i], id, everyone);
+    return c;
+}
+
+/* ---- paths as component vectors ---- */
+
+struct xpath {
+    char text[TEXT_MAX];  /* canonical absolute form */
+    char parts[TEXT_MAX]; /* the components, NUL-separated */
+    const char *c[DEPTH_MAX];
+    unsigned int n; /* 0: the root */
+};
+
+static bool name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '@';
+}
+
+/*
+ * @raw as the daemon reads it (xenstore-wire.md 5.2; limits and errnos as
+ * hv/xenstore.h promises them): relative to /local/domain/<caller>/ unless
+ * it starts with '/', -E2BIG over the length limits, -EINVAL for an empty
+ * path, an empty component ("//", a trailing '/') or a character outside
+ * [A-Za-z0-9_@-].
+ */
+static int parse_path(const char *raw, domid_t caller, struct xpath *p)
+{
+    size_t len = strnlen(raw, TEXT_MAX), off = 0, i;
+    char *w;
+
+    if ( len == 0 )
+        return -EINVAL;
+    if ( raw[0] != '/' )
+    {
+        if ( len > HV_XS_REL_PATH_MAX )
+            return -E2BIG;
+        off = (size_t)snprintf(p->text, sizeof(p->text), "/local/domain/%u/",
+                               (unsigned int)caller);
+    }
+    if ( off + len > HV_XS_ABS_PATH_MAX )
+        return -E2BIG;
+    memcpy(p->text + off, raw, len);
+    p->text[off + len] = '\0';
+
+    p->n = 0;
+    if ( strcmp(p->text, "/") == 0 )
+        return 0;
+    memcpy(p->parts, p->text + 1, strlen(p->text));
+    for ( w = p->parts;; w += i + 1 )
+    {
+        for ( i = 0; w[i] != '\0' && w[i] != '/'; i++ )
+            if ( !name_char(w[i]) )
+                return -EINVAL;
+        if ( i == 0 )
+            return -EINVAL; /* "//" or a trailing '/' */
+        p->c[p->n++] = w;
+        if ( w[i] == '\0' )
+            return 0;
+        w[i] = '\0';
     }
 }
 
-/* ---- operations on one tree ---- */
+/* The node at the first @depth components of @p, or NULL. */
+static struct xnode *reach(struct xnode *root, const struct xpath *p,
+                           unsigned int depth)
+{
+    unsigned int i;
 
-struct answer {
-    struct hv_xs_rsp *rsp;
-    char low[PATH_MAX_REF]; /* what the op touched, "" for nothing */
-    bool write;
+    for ( i = 0; i < depth && root; i++ )
+        root = child(root, p->c[i], NULL);
+    return root;
+}
+
+/* How many components of @p exist, walking down from @root. */
+static unsigned int existing_depth(struct xnode *root, const struct xpath *p)
+{
+    unsigned int d = 0;
+
+    while ( d < p->n && (root = child(root, p->c[d], NULL)) != NULL )
+        d++;
+    return d;
+}
+
+/* The canonical text of the first @depth components of @p. */
+static void prefix_text(const struct xpath *p, unsigned int depth, char *out)
+{
+    size_t l = 0;
+    unsigned int i;
+
+    for ( i = 0; i < depth; i++ )
+        l += (size_t)sprintf(out + l, "/%s", p->c[i]);
+    if ( l == 0 )
+        strcpy(out, "/");
+}
+
+/* ---- permissions (perms.ml: Perms.lacks) ---- */
+
+/*
+ * May @who do @need (HV_XS_PERM_READ or _WRITE) on @n?  Dom0 and the
+ * owner may do anything; anyone else gets what the letter of their own
+ * ACL entry grants (the first entry naming them), or else the letter of
+ * entry 0, the default (xenstore-wire.md 2, "Permission strings").
+ */
+static bool may(const struct xnode *n, domid_t who, unsigned int need)
+{
+    /* [letter][need]: n grants nothing, r read, w write, b both */
+    static const bool grants[4][3] = {
+        [HV_XS_PERM_NONE] = {false, false, false},
+        [HV_XS_PERM_READ] = {false, true, false},
+        [HV_XS_PERM_WRITE] = {false, false, true},
+        [HV_XS_PERM_BOTH] = {false, true, true},
+    };
+    const struct hv_xs_perm *entry = &n->acl[0];
+    unsigned int k;
+
+    if ( who == 0 || who == n->acl[0].id )
+        return true;
+    for ( k = 1; k < n->nacl; k++ )
+        if ( n->acl[k].id == who )
+        {
+            entry = &n->acl[k];
+            break;
+        }
+    return grants[entry->perm][need];
+}
+
+static bool same_acl(const struct xnode *a, const struct xnode *b)
+{
+    unsigned int k;
+
+    if ( a->nacl != b->nacl )
+        return false;
+    for ( k = 0; k < a->nacl; k++ )
+        if ( a->acl[k].id != b->acl[k].id || a->acl[k].perm != b->acl[k].perm )
+            return false;
+    return true;
+}
+
+/* ---- the store ---- */
+
+/* A request a transaction ran, with the answer it got (for replay); one
+ * block holds its perms, path, value and answer. */
+struct logged {
+    struct hv_xs_req req; /* pointing into @block */
+    int rc;
+    size_t cap, len;
+    const char *answer; /* @len bytes in @block when rc == 0 */
+    char *block;
 };
 
-static int give(struct hv_xs_rsp *rsp, const void *data, size_t len)
+/* A change a transaction made to its copy, to apply to the live tree. */
+struct effect {
+    enum hv_xs_op op; /* HV_XS_WRITE, _MKDIR, _RM or _SET_PERMS */
+    char path[TEXT_MAX];
+    char *val;
+    size_t vlen;
+    struct hv_xs_perm acl[HV_XS_MAX_PERMS];
+    unsigned int nacl;
+};
+
+struct lowpath {
+    bool set;
+    char text[TEXT_MAX];
+};
+
+struct txn {
+    struct txn *next;
+    uint32_t id;
+    domid_t owner;
+    struct xnode *start; /* the tree at the start: never changed */
+    struct xnode *copy;  /* the tree the transaction sees */
+    struct logged *reqs;
+    unsigned int nreqs;
+    struct effect *effs;
+    unsigned int neffs;
+    struct lowpath rlow, wlow;
+};
+
+struct xs_ref {
+    struct hv_xs_config cfg;
+    struct xnode *live;
+    struct txn *txns; /* open transactions, newest first */
+    uint32_t tid_next;
+    uint64_t clock; /* the last version handed out */
+    struct hv_xs_stats st;
+};
+
+/* What running one op did, for the transaction that ran it. */
+struct trace {
+    bool read, changed; /* read_lowpath / write_lowpath at @low */
+    char low[TEXT_MAX];
+    struct effect eff; /* when @changed */
+};
+
+/* Fresh versions on the path from the root to @p's first @depth parts. */
+static void restamp(struct xs_ref *x, struct xnode *root, const struct xpath *p,
+                    unsigned int depth)
+{
+    unsigned int i = 0;
+
+    for ( ;; )
+    {
+        root->ver = ++x->clock;
+        if ( i == depth )
+            return;
+        root = child(root, p->c[i++], NULL);
+    }
+}
+
+/*
+ * Apply one change to @root, with no check: the checks passed where it
+ * was first run.  WRITE and MKDIR create the missing nodes with the perms
+ * of the deepest existing one (store.ml, Node.create name node.perms).
+ */
+static void apply(struct xs_ref *x, struct xnode *root, const struct effect *e)
+{
+    struct xpath p;
+    struct xnode *n, *up;
+    unsigned int d, at;
+
+    if ( parse_path(e->path, 0, &p) )
+        abort();
+    d = existing_depth(root, &p);
+    switch ( e->op )
+    {
+    case HV_XS_WRITE:
+    case HV_XS_MKDIR:
+        for ( up = reach(root, &p, d); d < p.n; d++, up = n )
+        {
+            n = node_new(p.c[d], up, 0);
+            child(up, p.c[d], &at);
+            child_insert(up, n, at);
+        }
+        if ( e->op == HV_XS_WRITE )
+        {
+            free(up->val);
+            up->val = dup_bytes(e->val, e->vlen);
+            up->vlen = e->vlen;
+        }
+        restamp(x, root, &p, p.n);
+        break;
+    case HV_XS_RM:
+        up = reach(root, &p, p.n - 1);
+        if ( child(up, p.c[p.n - 1], &at) == NULL )
+            abort();
+        child_remove(up, at);
+        restamp(x, root, &p, p.n - 1);
+        break;
+    case HV_XS_SET_PERMS:
+        n = reach(root, &p, p.n);
+        memcpy(n->acl, e->acl, sizeof(n->acl));
+        n->nacl = e->nacl;
+        restamp(x, root, &p, p.n);
+        break;
+    default:
+        abort();
+    }
+}
+
+/* ---- the ops: checks, then the effect they would have ---- */
+
+/* Over the caller's buffer, or over the payload limit but for a directory
+ * (hv/xenstore.h: DIRECTORY_PART cuts long lists): E2BIG. */
+static int answer(struct hv_xs_rsp *rsp, const void *data, size_t len,
+                  bool directory)
 {
     rsp->len = len;
-    if ( len > rsp->cap || len > HV_XS_PAYLOAD_MAX )
+    if ( len > rsp->cap || (!directory && len > HV_XS_PAYLOAD_MAX) )
         return -E2BIG;
     if ( len )
         memcpy(rsp->buf, data, len);
     return 0;
 }
 
-static int op_write(struct xs_ref *x, struct rtree *t,
-                    const struct hv_xs_req *req, const char *p, bool mkdir,
-                    struct answer *a)
+/* @op at @p will change the tree; the write lowpath: @p's first @low. */
+static void will_change(struct trace *tr, enum hv_xs_op op,
+                        const struct xpath *p, unsigned int low)
 {
-    char anc[PATH_MAX_REF], cur[PATH_MAX_REF];
-    const void *value = mkdir ? "" : req->value;
-    size_t vlen = mkdir ? 0 : req->value_len, l;
-    unsigned int missing = 0;
-    struct rnode *n;
+    tr->changed = true;
+    tr->eff.op = op;
+    strcpy(tr->eff.path, p->text);
+    prefix_text(p, low, tr->low);
+}
 
-    /* the deepest existing node on the way, and how many are missing */
-    strcpy(anc, p);
-    while ( find(t, anc) == NULL )
-    {
-        missing++;
-        parent_of(anc, anc);
-    }
-    n = find(t, anc);
-    if ( missing == 0 && mkdir )
-        return 0;
+/*
+ * WRITE and MKDIR (store.ml write/mkdir, process.ml create_implicit_path).
+ * The value size first, for everyone (E2BIG); then, when a domU creates
+ * nodes, the entry quota of the owner of the deepest existing node, who
+ * is charged for them (an owner dom0 is exempt); then write access: to
+ * the node if it exists, else to that deepest node.  MKDIR of an existing
+ * node changes nothing but still needs write access (path_mkdir checks
+ * it before Already_exist).  Write lowpath: the node, or the deepest
+ * existing node when nodes are created.
+ */
+static int op_write(struct xs_ref *x, struct xnode *root,
+                    const struct hv_xs_req *req, const struct xpath *p,
+                    struct hv_xs_rsp *rsp, struct trace *tr)
+{
+    bool mk = req->op == HV_XS_MKDIR;
+    size_t vlen = mk ? 0 : req->value_len;
+    unsigned int have = existing_depth(root, p), fresh = p->n - have;
+    struct xnode *deep = reach(root, p, have);
+    domid_t owner = deep->acl[0].id;
+
+    (void)rsp;
     if ( vlen > x->cfg.maxsize )
         return -E2BIG;
-    if ( missing && req->caller != 0 && n->perms[0].id != 0 &&
-         owned_by(t, n->perms[0].id) + missing > x->cfg.maxent )
+    if ( fresh && req->caller != 0 && owner != 0 &&
+         count_owned(root, owner, false) + fresh > x->cfg.maxent )
         return -HV_XS_EQUOTA;
-    if ( !perm_ok(n, req->caller, HV_XS_PERM_WRITE) )
+    if ( !may(deep, req->caller, HV_XS_PERM_WRITE) )
         return -EACCES;
-    if ( missing == 0 )
-    {
-        free(n->value);
-        n->value = xmemdup(value ? value : "", vlen);
-        n->vlen = vlen;
-        touch(x, t, p);
-        strcpy(a->low, p);
-    }
-    else
-    {
-        struct hv_xs_perm perms[HV_XS_MAX_PERMS + 1];
-        unsigned int np = n->np;
-
-        memcpy(perms, n->perms, sizeof(perms));
-        strcpy(a->low, anc);
-        /* create every missing node, the leaf with the value */
-        l = strlen(anc) == 1 ? 0 : strlen(anc);
-        while ( l < strlen(p) )
-        {
-            l += 1 + strcspn(p + l + 1, "/");
-            memcpy(cur, p, l);
-            cur[l] = '\0';
-            if ( l == strlen(p) )
-                add_node(t, cur, value ? value : "", vlen, perms, np,
-                         ++x->stamp);
-            else
-                add_node(t, cur, "", 0, perms, np, ++x->stamp);
-        }
-        touch(x, t, anc);
-    }
-    a->write = true;
-    return 0;
-}
-
-static int op_rm(struct xs_ref *x, struct rtree *t, domid_t caller,
-                 const char *p, struct answer *a)
-{
-    struct rnode *n = find(t, p);
-
-    if ( n == NULL )
+    if ( mk && fresh == 0 )
         return 0;
-    if ( !perm_ok(n, caller, HV_XS_PERM_WRITE) )
-        return -EACCES;
-    if ( strcmp(p, "/") == 0 )
-        return -EINVAL;
-    remove_subtree(t, p);
-    parent_of(p, a->low);
-    touch(x, t, a->low);
-    a->write = true;
+    will_change(tr, req->op, p, have);
+    tr->eff.val = dup_bytes(vlen ? req->value : "", vlen);
+    tr->eff.vlen = vlen;
     return 0;
 }
 
-static int op_setperms(struct xs_ref *x, struct rtree *t,
-                       const struct hv_xs_req *req, const char *p,
-                       struct answer *a)
+/*
+ * RM (store.ml rm, process.ml do_rm): a missing node is fine when its
+ * parent exists, ENOENT when the parent is missing too (xenstore-wire.md
+ * 5.5); write access to the node; "/" is EINVAL (hv/xenstore.h).  Write
+ * lowpath: the parent.
+ */
+static int op_rm(struct xs_ref *x, struct xnode *root,
+                 const struct hv_xs_req *req, const struct xpath *p,
+                 struct hv_xs_rsp *rsp, struct trace *tr)
 {
-    struct rnode *n = find(t, p);
+    unsigned int have = existing_depth(root, p);
 
+    (void)x;
+    (void)rsp;
+    if ( have < p->n )
+        return have + 1 == p->n ? 0 : -ENOENT;
+    if ( !may(reach(root, p, have), req->caller, HV_XS_PERM_WRITE) )
+        return -EACCES;
+    if ( p->n == 0 )
+        return -EINVAL;
+    will_change(tr, HV_XS_RM, p, p->n - 1);
+    return 0;
+}
+
+/*
+ * SET_PERMS (store.ml setperms): the node must exist; a domU must own it
+ * and may not give it away (only dom0 changes an owner).  Write lowpath:
+ * the node.
+ */
+static int op_setperms(struct xs_ref *x, struct xnode *root,
+                       const struct hv_xs_req *req, const struct xpath *p,
+                       struct hv_xs_rsp *rsp, struct trace *tr)
+{
+    struct xnode *n = reach(root, p, p->n);
+
+    (void)x;
+    (void)rsp;
     if ( n == NULL )
         return -ENOENT;
     if ( req->caller != 0 &&
-         (n->perms[0].id != req->caller || req->perms[0].id != n->perms[0].id) )
+         (n->acl[0].id != req->caller || req->perms[0].id != req->caller) )
         return -EACCES;
-    memcpy(n->perms, req->perms, sizeof(*req->perms) * req->nr_perms);
-    n->np = req->nr_perms;
-    touch(x, t, p);
-    strcpy(a->low, p);
-    a->write = true;
+    will_change(tr, HV_XS_SET_PERMS, p, p->n);
+    memcpy(tr->eff.acl, req->perms, sizeof(*req->perms) * req->nr_perms);
+    tr->eff.nacl = req->nr_perms;
     return 0;
 }
 
-static int op_read(struct rtree *t, const struct hv_xs_req *req, const char *p,
-                   struct answer *a)
+/*
+ * READ, DIRECTORY, GET_PERMS: the node must exist, read access; the
+ * answer as the wire carries it (xenstore-wire.md 2): the raw value; the
+ * children's names in byte order, each with a NUL; "<letter><domid>" and
+ * a NUL per entry.  An answer over the caller's buffer or the payload
+ * limit is E2BIG.  Read lowpath (on success): the node.
+ */
+static int op_read(struct xs_ref *x, struct xnode *root,
+                   const struct hv_xs_req *req, const struct xpath *p,
+                   struct hv_xs_rsp *rsp, struct trace *tr)
 {
-    static const char letter[] = "nrwb";
-    char buf[HV_XS_PAYLOAD_MAX * 2];
-    struct rnode *n = find(t, p), *kids;
-    size_t len = 0, l;
-    unsigned int i, nk = 0;
+    static const char letters[] = "nrwb";
+    struct xnode *n = reach(root, p, p->n);
+    size_t len = 0;
+    unsigned int k;
+    char *buf;
     int rc;
 
+    (void)x;
     if ( n == NULL )
         return -ENOENT;
-    if ( !perm_ok(n, req->caller, HV_XS_PERM_READ) )
+    if ( !may(n, req->caller, HV_XS_PERM_READ) )
         return -EACCES;
     if ( req->op == HV_XS_READ )
-        rc = give(a->rsp, n->value, n->vlen);
+        rc = answer(rsp, n->val, n->vlen, false);
     else if ( req->op == HV_XS_GET_PERMS )
     {
-        for ( i = 0; i < n->np; i++ )
-            len += sprintf(buf + len, "%c%u", letter[n->perms[i].perm & 3],
-                           n->perms[i].id) +
+        buf = grab(n->nacl * 8);
+        for ( k = 0; k < n->nacl; k++ )
+            len += (size_t)sprintf(buf + len, "%c%u", letters[n->acl[k].perm],
+                                   (unsigned int)n->acl[k].id) +
                    1;
-        rc = give(a->rsp, buf, len);
+        rc = answer(rsp, buf, len, false);
+        free(buf);
     }
     else
     {
-        /* the children: records whose parent is @p, by name */
-        kids = xmalloc(sizeof(*kids) * t->n);
-        for ( i = 0; i < t->n; i++ )
+        for ( k = 0; k < n->nsub; k++ )
+            len += strlen(n->sub[k]->name) + 1;
+        buf = grab(len);
+        for ( len = 0, k = 0; k < n->nsub; k++ )
         {
-            char par[PATH_MAX_REF];
-
-            if ( strcmp(t->v[i].path, "/") == 0 )
-                continue;
-            parent_of(t->v[i].path, par);
-            if ( strcmp(par, p) == 0 )
-                kids[nk++] = t->v[i];
+            strcpy(buf + len, n->sub[k]->name);
+            len += strlen(n->sub[k]->name) + 1;
         }
-        qsort(kids, nk, sizeof(*kids), path_cmp);
-        for ( i = 0; i < nk; i++ )
-            len += strlen(strrchr(kids[i].path, '/') + 1) + 1;
-        if ( len > HV_XS_PAYLOAD_MAX )
-            rc = give(a->rsp, buf, len); /* too long: -E2BIG */
-        else
-        {
-            for ( len = 0, i = 0; i < nk; i++ )
-            {
-                l = strlen(strrchr(kids[i].path, '/') + 1) + 1;
-                memcpy(buf + len, strrchr(kids[i].path, '/') + 1, l);
-                len += l;
-            }
-            rc = give(a->rsp, buf, len);
-        }
-        free(kids);
+        rc = answer(rsp, buf, len, true);
+        free(buf);
     }
     if ( rc == 0 )
-        strcpy(a->low, p);
+    {
+        tr->read = true;
+        strcpy(tr->low, p->text);
+    }
     return rc;
 }
 
-static int tree_op(struct xs_ref *x, struct rtree *t,
-                   const struct hv_xs_req *req, const char *p, struct answer *a)
+/* ---- the rules table ---- */
+
+#define CARRIES_PATH  (1u << 0)
+#define CARRIES_VALUE (1u << 1)
+#define CARRIES_PERMS (1u << 2)
+
+typedef int (*op_fn)(struct xs_ref *x, struct xnode *root,
+                     const struct hv_xs_req *req, const struct xpath *p,
+                     struct hv_xs_rsp *rsp, struct trace *tr);
+
+/* Per op: what its message carries, and what runs it (NULL: txn ops). */
+static const struct rule {
+    unsigned int carries;
+    op_fn run;
+} rules[HV_XS_OP_NR] = {
+    [HV_XS_READ] = {CARRIES_PATH, op_read},
+    [HV_XS_WRITE] = {CARRIES_PATH | CARRIES_VALUE, op_write},
+    [HV_XS_MKDIR] = {CARRIES_PATH, op_write},
+    [HV_XS_RM] = {CARRIES_PATH, op_rm},
+    [HV_XS_DIRECTORY] = {CARRIES_PATH, op_read},
+    [HV_XS_GET_PERMS] = {CARRIES_PATH, op_read},
+    [HV_XS_SET_PERMS] = {CARRIES_PATH | CARRIES_PERMS, op_setperms},
+    [HV_XS_TXN_START] = {0, NULL},
+    [HV_XS_TXN_END] = {0, NULL},
+};
+
+/* A message the wire could not even carry: EINVAL. */
+static bool malformed(const struct rule *r, const struct hv_xs_req *req)
 {
-    a->low[0] = '\0';
-    a->write = false;
-    switch ( req->op )
-    {
-    case HV_XS_WRITE:
-        return op_write(x, t, req, p, false, a);
-    case HV_XS_MKDIR:
-        return op_write(x, t, req, p, true, a);
-    case HV_XS_RM:
-        return op_rm(x, t, req->caller, p, a);
-    case HV_XS_SET_PERMS:
-        return op_setperms(x, t, req, p, a);
-    case HV_XS_READ:
-    case HV_XS_DIRECTORY:
-    case HV_XS_GET_PERMS:
-        return op_read(t, req, p, a);
-    default:
-        return -EINVAL;
-    }
+    if ( (r->carries & CARRIES_PATH) && req->path == NULL )
+        return true;
+    if ( (r->carries & CARRIES_VALUE) && req->value == NULL &&
+         req->value_len != 0 )
+        return true;
+    return (r->carries & CARRIES_PERMS) &&
+           (req->perms == NULL || req->nr_perms == 0 ||
+            req->nr_perms > HV_XS_MAX_PERMS);
+}
+
+/* The request's payload bytes on the wire: "path\0", value, "b7\0"... */
+static size_t wire_bytes(const struct rule *r, const struct hv_xs_req *req)
+{
+    char digits[16];
+    size_t n = 0;
+    unsigned int k;
+
+    if ( r->carries & CARRIES_PATH )
+        n += strnlen(req->path, HV_XS_PAYLOAD_MAX + 1) + 1;
+    if ( r->carries & CARRIES_VALUE )
+        n += req->value_len > HV_XS_PAYLOAD_MAX ? HV_XS_PAYLOAD_MAX + 1
+                                                : req->value_len;
+    if ( r->carries & CARRIES_PERMS )
+        for ( k = 0; k < req->nr_perms; k++ )
+            n += 2 + (size_t)snprintf(digits, sizeof(digits), "%u",
+                                      (unsigned int)req->perms[k].id);
+    return n;
+}
+
+/* Entries a domain could not have written: an unknown letter, a domid
+ * out of range (hv/xenstore.h "bad perms"). */
+static bool perms_bad(const struct hv_xs_req *req)
+{
+    unsigned int k;
+
+    for ( k = 0; k < req->nr_perms; k++ )
+        if ( req->perms[k].perm > HV_XS_PERM_BOTH ||
+             req->perms[k].id >= DOMID_FIRST_RESERVED )
+            return true;
+    return false;
+}
+
+/*
+ * Run a path op on @root (the live tree or a transaction's copy): the
+ * path, the perms entries (process.ml parses the path first), the op's
+ * own checks, then its effect on @root.  @tr says what it read or changed.
+ */
+static int run_op(struct xs_ref *x, struct xnode *root,
+                  const struct hv_xs_req *req, struct hv_xs_rsp *rsp,
+                  struct trace *tr)
+{
+    const struct rule *r = &rules[req->op];
+    struct xpath *p = grab(sizeof(*p));
+    int rc;
+
+    memset(tr, 0, sizeof(*tr));
+    rc = parse_path(req->path, req->caller, p);
+    if ( rc == 0 && (r->carries & CARRIES_PERMS) && perms_bad(req) )
+        rc = -EINVAL;
+    if ( rc == 0 )
+        rc = r->run(x, root, req, p, rsp, tr);
+    if ( rc == 0 && tr->changed )
+        apply(x, root, &tr->eff);
+    free(p);
+    return rc;
 }
 
 /* ---- transactions ---- */
 
-/* The lowpath becomes the common prefix (by components) with @p. */
-static void lower(struct rlow *low, const char *p)
+/* @l becomes the longest run of whole components it shares with @p. */
+static void lower(struct lowpath *l, const char *p)
 {
-    size_t i = 0, last = 1;
+    size_t i, keep = 0;
 
-    if ( !low->set )
+    if ( !l->set )
     {
-        strcpy(low->path, p);
-        low->set = true;
+        strcpy(l->text, p);
+        l->set = true;
         return;
     }
-    if ( under(p, low->path) )
-        return;
-    while ( low->path[i] && low->path[i] == p[i] )
+    for ( i = 0;; i++ )
     {
-        if ( i && low->path[i] == '/' )
-            last = i;
-        i++;
+        char a = l->text[i], b = p[i];
+
+        if ( (a == '\0' || a == '/') && (b == '\0' || b == '/') )
+            keep = i; /* both end a component here */
+        if ( a != b || a == '\0' )
+            break;
     }
-    if ( (low->path[i] == '\0' && p[i] == '/') ||
-         (p[i] == '\0' && low->path[i] == '/') )
-        last = i;
-    low->path[last] = '\0';
+    l->text[keep ? keep : 1] = '\0';
 }
 
-static struct rtxn *txn_new(struct xs_ref *x, domid_t owner)
+static struct txn *txn_open(struct xs_ref *x, domid_t owner)
 {
-    struct rtxn *t = calloc(1, sizeof(*t));
+    struct txn *t = grab(sizeof(*t));
 
-    if ( t == NULL )
-        abort();
     t->owner = owner;
-    copy_tree(&t->tree, &x->tree);
-    copy_tree(&t->old, &x->tree);
+    t->start = node_clone(x->live);
+    t->copy = node_clone(x->live);
     return t;
 }
 
-static void txn_free(struct rtxn *t)
+static void txn_close(struct txn *t)
 {
-    unsigned int i;
-
-    for ( i = 0; i < t->nr_ops; i++ )
-    {
-        free((void *)t->ops[i].req.path);
-        free((void *)t->ops[i].req.value);
-        free((void *)t->ops[i].req.perms);
-        free(t->ops[i].answer);
-    }
-    free(t->ops);
-    free_tree(&t->tree);
-    free_tree(&t->old);
+    node_free(t->start);
+    node_free(t->copy);
+    while ( t->nreqs )
+        free(t->reqs[--t->nreqs].block);
+    while ( t->neffs )
+        free(t->effs[--t->neffs].val);
+    free(t->reqs);
+    free(t->effs);
     free(t);
 }
 
-static int txn_exec(struct xs_ref *x, struct rtxn *t,
-                    const struct hv_xs_req *req, const char *p,
-                    struct hv_xs_rsp *rsp)
+static struct txn *txn_find(struct xs_ref *x, domid_t owner, uint32_t id)
 {
-    struct answer a = {.rsp = rsp};
-    int rc = tree_op(x, &t->tree, req, p, &a);
+    struct txn *t;
 
-    if ( a.low[0] && a.write )
-    {
-        lower(&t->write_low, a.low);
-        t->has_writes = true;
-    }
-    else if ( a.low[0] )
-        lower(&t->read_low, a.low);
-    return rc;
+    for ( t = x->txns; t; t = t->next )
+        if ( t->owner == owner && t->id == id )
+            return t;
+    return NULL;
 }
 
-static void record(struct rtxn *t, const struct hv_xs_req *req, int rc,
-                   const struct hv_xs_rsp *rsp)
+static void txn_unlink(struct xs_ref *x, struct txn *t)
 {
-    struct rop *o;
+    struct txn **pp = &x->txns;
 
-    t->ops = realloc(t->ops, sizeof(*t->ops) * (t->nr_ops + 1));
-    if ( t->ops == NULL )
-        abort();
-    o = &t->ops[t->nr_ops++];
-    o->req = *req;
-    o->req.path = xmemdup(req->path, strlen(req->path));
-    o->req.value = req->value ? xmemdup(req->value, req->value_len) : NULL;
-    o->req.perms =
-        req->perms
-            ? (void *)xmemdup(req->perms, sizeof(*req->perms) * req->nr_perms)
-            : NULL;
-    o->rc = rc;
-    o->cap = rsp->cap;
-    o->len = rsp->len;
-    o->answer = rc == 0 ? xmemdup(rsp->buf, rsp->len) : NULL;
+    while ( *pp != t )
+        pp = &(*pp)->next;
+    *pp = t->next;
 }
 
-/* The node at @low in @a and @b: both absent or of the same stamp. */
-static bool same_at(struct rtree *a, struct rtree *b, const struct rlow *low)
+/* What @t keeps of an op it ran: its lowpaths and the effect. */
+static void keep_trace(struct txn *t, struct trace *tr)
 {
-    struct rnode *m, *n;
-
-    if ( !low->set )
-        return true;
-    m = find(a, low->path);
-    n = find(b, low->path);
-    if ( m == NULL || n == NULL )
-        return m == n;
-    return m->stamp == n->stamp;
+    if ( tr->read )
+        lower(&t->rlow, tr->low);
+    if ( !tr->changed )
+        return;
+    lower(&t->wlow, tr->low);
+    t->effs = must(realloc(t->effs, sizeof(*t->effs) * (t->neffs + 1)));
+    t->effs[t->neffs++] = tr->eff;
 }
 
-static bool coalesce(struct xs_ref *x, struct rtxn *t)
+/* ... and the request with its answer, for a replay. */
+static void keep_request(struct txn *t, const struct hv_xs_req *req, int rc,
+                         const struct hv_xs_rsp *rsp)
 {
-    const char *p = t->write_low.path;
-    char par[PATH_MAX_REF];
+    size_t np = req->perms ? sizeof(*req->perms) * req->nr_perms : 0;
+    size_t nv = req->value ? req->value_len : 0;
+    size_t npath = strlen(req->path) + 1, na = rc == 0 ? rsp->len : 0;
+    struct logged *l;
+    char *b;
+
+    t->reqs = must(realloc(t->reqs, sizeof(*t->reqs) * (t->nreqs + 1)));
+    l = &t->reqs[t->nreqs++];
+    l->req = *req;
+    l->rc = rc;
+    l->cap = rsp->cap;
+    l->len = rsp->len;
+    b = l->block = grab(np + npath + nv + na); /* perms first: aligned */
+    if ( np )
+        l->req.perms = memcpy(b, req->perms, np);
+    l->req.path = memcpy(b + np, req->path, npath);
+    if ( req->value )
+        l->req.value =
+            nv ? memcpy(b + np + npath, req->value, nv) : b + np + npath;
+    l->answer = b + np + npath + nv;
+    if ( na )
+        memcpy(b + np + npath + nv, rsp->buf, na);
+}
+
+static void install(struct xs_ref *x, struct txn *t)
+{
     unsigned int i;
 
-    if ( !same_at(&t->old, &x->tree, &t->read_low) ||
-         !same_at(&t->old, &x->tree, &t->write_low) )
-        return false;
-    if ( !t->write_low.set )
+    for ( i = 0; i < t->neffs; i++ )
+        apply(x, x->live, &t->effs[i]);
+}
+
+/*
+ * transaction.ml test_coalesce: the node at @l is the same (version) in
+ * the start tree and the live one, and so are the perms of every node
+ * from the root down to it (check_parents_perms_identical); or it is in
+ * neither and its parent is live.  No lowpath: nothing to check.
+ */
+static bool untouched(struct xs_ref *x, struct txn *t, const struct lowpath *l)
+{
+    struct xpath *p;
+    struct xnode *was, *now;
+    unsigned int d;
+    bool ok;
+
+    if ( !l->set )
         return true;
-    if ( find(&t->tree, p) == NULL )
+    p = grab(sizeof(*p));
+    if ( parse_path(l->text, 0, p) )
+        abort();
+    was = reach(t->start, p, p->n);
+    now = reach(x->live, p, p->n);
+    if ( was && now )
+        for ( ok = was->ver == now->ver, d = 0; ok && d <= p->n; d++ )
+        {
+            struct xnode *a = reach(t->start, p, d), *b = reach(x->live, p, d);
+
+            ok = a && b && same_acl(a, b);
+        }
+    else
+        ok = was == now && p->n && reach(x->live, p, p->n - 1) != NULL;
+    free(p);
+    return ok;
+}
+
+static int commit(struct xs_ref *x, struct txn *t);
+
+/* A transaction that changed nothing commits as a no-op
+ * (xenstore-wire.md 5.4; process.ml: commit && not is_read_only). */
+static bool tier_nothing(struct xs_ref *x, struct txn *t)
+{
+    (void)x;
+    return t->neffs == 0;
+}
+
+/* Nobody committed since it started: its changes go in as they are. */
+static bool tier_fast(struct xs_ref *x, struct txn *t)
+{
+    if ( x->live->ver != t->start->ver )
         return false;
-    if ( strcmp(p, "/") != 0 )
-    {
-        parent_of(p, par);
-        if ( find(&x->tree, par) == NULL )
-            return false;
-    }
-    /* graft the transaction's subtree, stamps and all */
-    remove_subtree(&x->tree, p);
-    for ( i = 0; i < t->tree.n; i++ )
-        if ( under(t->tree.v[i].path, p) )
-            add_node(&x->tree, t->tree.v[i].path, t->tree.v[i].value,
-                     t->tree.v[i].vlen, t->tree.v[i].perms, t->tree.v[i].np,
-                     t->tree.v[i].stamp);
-    if ( strcmp(p, "/") != 0 )
-        touch(x, &x->tree, par);
+    install(x, t);
     return true;
 }
 
-static int commit(struct xs_ref *x, struct rtxn *t);
-
-static int replay(struct xs_ref *x, struct rtxn *t)
+/* What it read and wrote is untouched since: its changes go in. */
+static bool tier_coalesce(struct xs_ref *x, struct txn *t)
 {
-    char buf[HV_XS_PAYLOAD_MAX], p[PATH_MAX_REF];
-    struct rtxn *r = txn_new(x, t->owner);
-    unsigned int i;
-    int rc = 0;
-
-    for ( i = 0; i < t->nr_ops && rc == 0; i++ )
-    {
-        const struct rop *o = &t->ops[i];
-        struct hv_xs_rsp rsp = {.buf = buf, .cap = o->cap};
-        int orc;
-
-        if ( rsp.cap > sizeof(buf) )
-            rsp.cap = sizeof(buf);
-        orc = resolve(o->req.path, o->req.caller, p);
-        if ( orc == 0 )
-            orc = txn_exec(x, r, &o->req, p, &rsp);
-        if ( orc != o->rc ||
-             (orc == 0 && (rsp.len != o->len ||
-                           (o->len && memcmp(buf, o->answer, o->len)))) )
-            rc = -EAGAIN;
-    }
-    if ( rc == 0 )
-        rc = commit(x, r);
-    txn_free(r);
-    return rc;
+    if ( !x->cfg.coalesce || !untouched(x, t, &t->rlow) ||
+         !untouched(x, t, &t->wlow) )
+        return false;
+    install(x, t);
+    return true;
 }
 
-static int commit(struct xs_ref *x, struct rtxn *t)
+/*
+ * process.ml transaction_replay: every request again, in order, on a
+ * fresh transaction; if every answer is the one the client got, that
+ * transaction is committed (and counts as a fast commit of its own).
+ */
+static bool tier_replay(struct xs_ref *x, struct txn *t)
 {
-    if ( find(&t->old, "/")->stamp == find(&x->tree, "/")->stamp )
-    {
-        if ( t->has_writes )
-        {
-            struct rtree tmp = x->tree;
+    struct txn *r = txn_open(x, t->owner);
+    bool same = true;
+    unsigned int i;
 
-            x->tree = t->tree;
-            t->tree = tmp;
+    for ( i = 0; i < t->nreqs && same; i++ )
+    {
+        const struct logged *l = &t->reqs[i];
+        char *buf = grab(l->cap);
+        struct hv_xs_rsp rsp = {.buf = buf, .cap = l->cap};
+        struct trace tr;
+        int rc;
+
+        rc = run_op(x, r->copy, &l->req, &rsp, &tr);
+        if ( rc == 0 )
+            keep_trace(r, &tr);
+        same = rc == l->rc &&
+               (rc != 0 || (rsp.len == l->len &&
+                            (l->len == 0 || !memcmp(buf, l->answer, l->len))));
+        free(buf);
+    }
+    if ( same )
+        same = commit(x, r) == 0;
+    txn_close(r);
+    return same;
+}
+
+/* The commit tiers in the order oxenstored tries them. */
+static const struct tier {
+    bool (*try)(struct xs_ref *x, struct txn *t);
+    size_t counter; /* in struct hv_xs_stats */
+} tiers[] = {
+    {tier_nothing, offsetof(struct hv_xs_stats, commits_fast)},
+    {tier_fast, offsetof(struct hv_xs_stats, commits_fast)},
+    {tier_coalesce, offsetof(struct hv_xs_stats, commits_coalesce)},
+    {tier_replay, offsetof(struct hv_xs_stats, commits_replay)},
+};
+
+static int commit(struct xs_ref *x, struct txn *t)
+{
+    unsigned int i;
+
+    for ( i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++ )
+        if ( tiers[i].try(x, t) )
+        {
+            (*(uint64_t *)((char *)&x->st + tiers[i].counter))++;
+            return 0;
         }
-        x->stats.commits_fast++;
-        return 0;
-    }
-    if ( x->cfg.coalesce && coalesce(x, t) )
-    {
-        x->stats.commits_coalesce++;
-        return 0;
-    }
-    if ( replay(x, t) == 0 )
-    {
-        x->stats.commits_replay++;
-        return 0;
-    }
-    x->stats.conflicts++;
+    x->st.conflicts++;
     return -EAGAIN;
 }
 
-static int txn_find(struct xs_ref *x, domid_t caller, uint32_t id)
+/* TRANSACTION_START: EBUSY inside one; a domU has at most maxtxn open. */
+static int txn_start(struct xs_ref *x, const struct hv_xs_req *req,
+                     struct txn *in, struct hv_xs_rsp *rsp)
 {
-    unsigned int i;
+    unsigned int open = 0;
+    struct txn *t;
 
-    for ( i = 0; i < x->nr_txns; i++ )
-        if ( x->txns[i]->id == id && x->txns[i]->owner == caller )
-            return i;
-    return -1;
-}
-
-static void txn_drop(struct xs_ref *x, unsigned int i)
-{
-    txn_free(x->txns[i]);
-    memmove(&x->txns[i], &x->txns[i + 1],
-            sizeof(*x->txns) * (x->nr_txns - i - 1));
-    x->nr_txns--;
-}
-
-static int txn_start(struct xs_ref *x, domid_t caller, uint32_t *tid)
-{
-    unsigned int i, open = 0;
-    struct rtxn *t;
-
-    for ( i = 0; i < x->nr_txns; i++ )
-        open += x->txns[i]->owner == caller;
-    if ( caller != 0 && open >= x->cfg.maxtxn )
+    if ( in )
+        return -EBUSY;
+    for ( t = x->txns; t; t = t->next )
+        open += t->owner == req->caller;
+    if ( req->caller != 0 && open >= x->cfg.maxtxn )
         return -HV_XS_EQUOTA;
-    t = txn_new(x, caller);
+    t = txn_open(x, req->caller);
+    /* one counter for everyone, never 0, never an id the caller holds */
     do
-        t->id = x->next_tid++;
-    while ( t->id == 0 || txn_find(x, caller, t->id) >= 0 );
-    x->txns = realloc(x->txns, sizeof(*x->txns) * (x->nr_txns + 1));
-    if ( x->txns == NULL )
-        abort();
-    x->txns[x->nr_txns++] = t;
-    *tid = t->id;
+        t->id = x->tid_next++;
+    while ( t->id == 0 || txn_find(x, req->caller, t->id) );
+    t->next = x->txns;
+    x->txns = t;
+    rsp->tid = t->id;
     return 0;
+}
+
+/* TRANSACTION_END: the transaction is gone, committed or not. */
+static int txn_end(struct xs_ref *x, const struct hv_xs_req *req, struct txn *t)
+{
+    int rc;
+
+    if ( t == NULL )
+        return -ENOENT;
+    txn_unlink(x, t);
+    rc = req->commit ? commit(x, t) : 0;
+    txn_close(t);
+    return rc;
 }
 
 /* ---- the API ---- */
 
 struct xs_ref *xs_ref_create(const struct hv_xs_config *cfg)
 {
-    static const struct hv_xs_perm root_perms[] = {{0, HV_XS_PERM_NONE}};
-    struct xs_ref *x = calloc(1, sizeof(*x));
+    struct xs_ref *x = grab(sizeof(*x));
+    struct xnode *root = grab(sizeof(*root));
 
-    if ( x == NULL )
-        abort();
     x->cfg = *cfg;
-    x->next_tid = 1;
-    add_node(&x->tree, "/", "", 0, root_perms, 1, ++x->stamp);
+    x->tid_next = 1;
+    root->name = dup_bytes("", 0);
+    root->val = dup_bytes("", 0);
+    root->acl[0] = (struct hv_xs_perm){0, HV_XS_PERM_NONE};
+    root->nacl = 1;
+    root->ver = ++x->clock;
+    x->live = root;
     return x;
 }
 
 void xs_ref_destroy(struct xs_ref *x)
 {
-    while ( x->nr_txns )
-        txn_drop(x, 0);
-    free(x->txns);
-    free_tree(&x->tree);
+    struct txn *t;
+
+    while ( (t = x->txns) != NULL )
+    {
+        x->txns = t->next;
+        txn_close(t);
+    }
+    node_free(x->live);
     free(x);
 }
 
-/* The request-level checks: perms list, payload size. */
-static int check_req(const struct hv_xs_req *req)
-{
-    size_t payload;
-    unsigned int i;
-
-    if ( req->op >= HV_XS_OP_NR )
-        return -EINVAL;
-    if ( req->op == HV_XS_TXN_START || req->op == HV_XS_TXN_END )
-        return 0;
-    if ( req->path == NULL )
-        return -EINVAL;
-    payload = strnlen(req->path, HV_XS_PAYLOAD_MAX + 1) + 1;
-    if ( req->op == HV_XS_WRITE )
-    {
-        if ( req->value == NULL && req->value_len )
-            return -EINVAL;
-        payload += req->value_len;
-    }
-    if ( req->op == HV_XS_SET_PERMS )
-    {
-        if ( req->perms == NULL || req->nr_perms == 0 ||
-             req->nr_perms > HV_XS_MAX_PERMS )
-            return -EINVAL;
-        for ( i = 0; i < req->nr_perms; i++ )
-            if ( req->perms[i].perm > HV_XS_PERM_BOTH ||
-                 req->perms[i].id >= DOMID_FIRST_RESERVED )
-                return -EINVAL;
-        payload += 7 * req->nr_perms;
-    }
-    return payload > HV_XS_PAYLOAD_MAX ? -E2BIG : 0;
-}
-
+/*
+ * The order a daemon meets the checks in: the message shape and its size
+ * on the wire, then the transaction it names (unknown: ENOENT), then the
+ * op: the transaction ops, or a path op under the transaction's request
+ * budget (maxops for a domU, Transaction.check_quota_exn).  A path op in
+ * a transaction is logged with its answer, failed or not.
+ */
 int xs_ref_request(struct xs_ref *x, const struct hv_xs_req *req,
                    struct hv_xs_rsp *rsp)
 {
-    char p[PATH_MAX_REF];
-    struct answer a = {.rsp = rsp};
-    int rc, i;
+    const struct rule *r;
+    struct txn *t = NULL;
+    struct trace tr;
+    int rc;
 
     rsp->len = 0;
     rsp->tid = 0;
-    rc = check_req(req);
-    if ( rc )
-        return rc;
+    if ( (unsigned int)req->op >= HV_XS_OP_NR )
+        return -EINVAL;
+    r = &rules[req->op];
+    if ( malformed(r, req) )
+        return -EINVAL;
+    if ( wire_bytes(r, req) > HV_XS_PAYLOAD_MAX )
+        return -E2BIG;
+    if ( req->tid && (t = txn_find(x, req->caller, req->tid)) == NULL )
+        return -ENOENT;
     if ( req->op == HV_XS_TXN_START )
-        return req->tid ? -EBUSY : txn_start(x, req->caller, &rsp->tid);
+        return txn_start(x, req, t, rsp);
     if ( req->op == HV_XS_TXN_END )
+        return txn_end(x, req, t);
+    if ( t && req->caller != 0 && t->nreqs >= x->cfg.maxops )
+        return -HV_XS_EQUOTA;
+    rc = run_op(x, t ? t->copy : x->live, req, rsp, &tr);
+    if ( t == NULL )
     {
-        i = txn_find(x, req->caller, req->tid);
-        if ( i < 0 )
-            return -ENOENT;
-        rc = req->commit ? commit(x, x->txns[i]) : 0;
-        txn_drop(x, i);
+        if ( tr.changed )
+            free(tr.eff.val);
         return rc;
     }
-    rc = resolve(req->path, req->caller, p);
-    if ( rc )
-        return rc;
-    if ( req->tid == 0 )
-        return tree_op(x, &x->tree, req, p, &a);
-    i = txn_find(x, req->caller, req->tid);
-    if ( i < 0 )
-        return -ENOENT;
-    if ( req->caller != 0 && x->txns[i]->nr_ops >= x->cfg.maxops )
-        return -HV_XS_EQUOTA;
-    rc = txn_exec(x, x->txns[i], req, p, rsp);
-    record(x->txns[i], req, rc, rsp);
+    if ( rc == 0 )
+        keep_trace(t, &tr);
+    keep_request(t, req, rc, rsp);
     return rc;
 }
 
+/* Owner @id becomes dom0, entries naming @id go; fresh versions up from
+ * every node that changed.  Whether anything below @n changed. */
+static bool forget(struct xs_ref *x, struct xnode *n, domid_t id)
+{
+    bool any = false;
+    unsigned int k, kept;
+
+    if ( n->acl[0].id == id )
+    {
+        n->acl[0].id = 0;
+        any = true;
+    }
+    for ( kept = k = 1; k < n->nacl; k++ )
+        if ( n->acl[k].id != id )
+            n->acl[kept++] = n->acl[k];
+    any |= kept != n->nacl;
+    n->nacl = kept;
+    for ( k = 0; k < n->nsub; k++ )
+        any |= forget(x, n->sub[k], id);
+    if ( any )
+        n->ver = ++x->clock;
+    return any;
+}
+
+/* hv/xenstore.h hv_xs_domain_release: the transactions of @id end
+ * unfinished, its home goes, its ownerships go to dom0, its ACL entries
+ * go (XSA-322). */
 int xs_ref_domain_release(struct xs_ref *x, domid_t id)
 {
-    char home[64];
-    struct answer a;
-    unsigned int i, j, np;
+    struct effect home = {.op = HV_XS_RM};
+    struct txn **pp = &x->txns, *t;
+    struct xpath *p;
 
     if ( id == 0 )
         return -EINVAL;
-    for ( i = x->nr_txns; i-- > 0; )
-        if ( x->txns[i]->owner == id )
-            txn_drop(x, i);
-    snprintf(home, sizeof(home), "/local/domain/%u", id);
-    op_rm(x, &x->tree, 0, home, &a);
-    /* ownership to dom0 (perms kept), every other entry of @id dropped */
-    for ( i = 0; i < x->tree.n; i++ )
-    {
-        struct rnode *n = &x->tree.v[i];
-        bool change = false;
-
-        if ( n->perms[0].id == id )
+    while ( (t = *pp) != NULL )
+        if ( t->owner == id )
         {
-            n->perms[0].id = 0;
-            change = true;
+            *pp = t->next;
+            txn_close(t);
         }
-        for ( np = j = 1; j < n->np; j++ )
-            if ( n->perms[j].id == id )
-                change = true;
-            else
-                n->perms[np++] = n->perms[j];
-        n->np = np;
-        if ( change )
-            touch(x, &x->tree, n->path);
-    }
+        else
+            pp = &t->next;
+    snprintf(home.path, sizeof(home.path), "/local/domain/%u",
+             (unsigned int)id);
+    p = grab(sizeof(*p));
+    if ( parse_path(home.path, 0, p) )
+        abort();
+    if ( reach(x->live, p, p->n) )
+        apply(x, x->live, &home);
+    free(p);
+    forget(x, x->live, id);
     return 0;
 }
 
 int xs_ref_quota(struct xs_ref *x, domid_t id)
 {
-    return owned_by(&x->tree, id);
+    return (int)count_owned(x->live, id, false);
+}
+
+static void walk_from(const struct xnode *n, char *path, size_t len,
+                      hv_xs_walk_fn fn, void *arg)
+{
+    unsigned int k;
+
+    fn(len ? path : "/", n->val, n->vlen, n->acl, n->nacl, arg);
+    for ( k = 0; k < n->nsub; k++ )
+    {
+        path[len] = '/';
+        strcpy(path + len + 1, n->sub[k]->name);
+        walk_from(n->sub[k], path, len + 1 + strlen(n->sub[k]->name), fn, arg);
+        path[len] = '\0';
+    }
 }
 
 void xs_ref_walk(struct xs_ref *x, hv_xs_walk_fn fn, void *arg)
 {
-    struct rtree t;
-    unsigned int i;
+    char *path = grab(TEXT_MAX);
 
-    copy_tree(&t, &x->tree);
-    qsort(t.v, t.n, sizeof(*t.v), path_cmp);
-    for ( i = 0; i < t.n; i++ )
-        fn(t.v[i].path, t.v[i].value, t.v[i].vlen, t.v[i].perms, t.v[i].np,
-           arg);
-    free_tree(&t);
+    walk_from(x->live, path, 0, fn, arg);
+    free(path);
 }
 
 void xs_ref_stats(struct xs_ref *x, struct hv_xs_stats *st)
 {
-    *st = x->stats;
-    st->nodes = x->tree.n;
-    st->open_txns = x->nr_txns;
+    struct txn *t;
+
+    *st = x->st;
+    st->nodes = count_owned(x->live, 0, true);
+    st->open_txns = 0;
+    for ( t = x->txns; t; t = t->next )
+        st->open_txns++;
 }

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * xs-ref: a naive reference xenstore for differential tests.  The rules
- * of hv/xenstore/ (paths, permissions, quota, limits, transactions and
- * their three commit paths), written the simplest way: the store is an
- * unsorted array of (path, value, perms) records searched linearly, a
- * transaction holds deep copies, quota is a recount over the records.
- *
- * What the real store decides by pointer identity ("is this subtree the
- * same object in the transaction's snapshot and in the committed
- * tree?") is a stamp here: every change gives the changed node and all
- * its ancestors fresh stamps, as path copying gives them new copies.
+ * xs-ref: the reference xenstore of the differential test
+ * (tests/unit/test-xs-differential.c), written from the rules
+ * (shared/research/xen-mechanisms.md (b), xenstore-wire.md, oxenstored
+ * 4.17's source) rather than from hv/xenstore/: a rules table, paths as
+ * component vectors over a plain mutable tree, quota as a recount, and
+ * commits that apply an effect log or replay the request log (xs-ref.c
+ * says how and why).
  *
  * Same API shape as the model's: hv_xs_request's answers, errnos and
  * tids, hv_xs_domain_release, hv_xs_quota, hv_xs_walk (same order), and

@@ -439,6 +439,164 @@ static void test_copy_schedule(void **state)
 #undef COPIES
 }
 
+/*
+ * The rules the independent reference store (tests/common/xs-ref.c) found
+ * the model breaking, one test each, with the rule it follows.
+ */
+
+/* RM of a missing node is OK only when its parent exists (xenstore-wire.md
+ * 2 and 5.5: ENOENT in both daemons; oxenstored store.ml lookup_get). */
+static void test_rm_missing_parent(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    uint32_t t;
+
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/nx"), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/nx/y"), -ENOENT);
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/a", "v"), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/a/b"), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, 0, "/a/b/c"), -ENOENT);
+    assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, t, "/a/b/c"), -ENOENT);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, t, "/a/b"), 0);
+    assert_int_equal(hv_xs_txn_end(xs, 0, t, true), 0);
+}
+
+/* MKDIR of an existing node changes nothing but needs WRITE on it
+ * (oxenstored store.ml path_mkdir: check_perm before Already_exist). */
+static void test_mkdir_existing(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    struct hv_xs_perm acl[] = {
+        {5, HV_XS_PERM_NONE}, {6, HV_XS_PERM_READ}, {7, HV_XS_PERM_WRITE}};
+    const char *d = "/local/domain/5";
+    int q;
+
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, d), 0);
+    assert_int_equal(hv_xs_set_perms(xs, 0, 0, d, acl, 3), 0);
+    q = hv_xs_quota(xs, 5);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 6, 0, d), -EACCES);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 8, 0, d), -EACCES);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 7, 0, d), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 5, 0, d), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, d), 0);
+    assert_int_equal(hv_xs_quota(xs, 5), q);
+}
+
+/*
+ * The transaction a request names is looked up before its path or perms
+ * are parsed (process.ml process_packet; cxenstored transaction_lookup):
+ * an unknown tid is ENOENT whatever else is wrong, a nested start in a
+ * known one EBUSY, and a request with a bad path in a known one is one of
+ * its maxops requests.
+ */
+static void test_txn_lookup_first(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    struct hv_xs_perm bad = {0, 4};
+    struct hv_xs_req q = {.op = HV_XS_TXN_START, .caller = 0, .tid = 99};
+    struct hv_xs_rsp r = {.buf = NULL, .cap = 0};
+    char big[HV_XS_ABS_PATH_MAX + 2];
+    unsigned int i;
+    uint32_t t;
+
+    assert_int_equal(hv_xs_request(xs, &q, &r), -ENOENT);
+    assert_int_equal(hv_xs_write(xs, 0, 99, "/a//b", "v"), -ENOENT);
+    assert_int_equal(hv_xs_set_perms(xs, 0, 99, "/", &bad, 1), -ENOENT);
+    /* without a transaction: the path before the entries */
+    memset(big, 'a', sizeof(big));
+    big[0] = '/';
+    big[HV_XS_ABS_PATH_MAX + 1] = '\0';
+    assert_int_equal(hv_xs_set_perms(xs, 0, 0, big, &bad, 1), -E2BIG);
+    assert_int_equal(hv_xs_set_perms(xs, 0, 0, "/nx", &bad, 1), -EINVAL);
+
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, "/local/domain/5"), 0);
+    own(xs, "/local/domain/5", 5, 0);
+    assert_int_equal(hv_xs_txn_start(xs, 5, &t), 0);
+    q = (struct hv_xs_req){.op = HV_XS_TXN_START, .caller = 5, .tid = t};
+    assert_int_equal(hv_xs_request(xs, &q, &r), -EBUSY);
+    for ( i = 0; i < 1024; i++ ) /* maxops, all bad paths */
+        assert_int_equal(hv_xs_write(xs, 5, t, "a//b", "v"), -EINVAL);
+    assert_int_equal(hv_xs_write(xs, 5, t, "a", "v"), -HV_XS_EQUOTA);
+    assert_int_equal(hv_xs_txn_end(xs, 5, t, false), 0);
+}
+
+/* A transaction that changed nothing commits as a no-op, whatever was
+ * committed meanwhile (xenstore-wire.md 5.4; process.ml
+ * do_transaction_end: commit && not is_read_only). */
+static void test_readonly_commit(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    char v[64];
+    uint32_t t;
+    struct hv_xs_stats a, b;
+
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/a", "1"), 0);
+    assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
+    assert_int_equal(rd(xs, 0, t, "/a", v), 0);
+    assert_int_equal(hv_xs_simple(xs, HV_XS_RM, 0, t, "/a/none"), 0);
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/a", "2"), 0);
+    hv_xs_get_stats(xs, &a);
+    assert_int_equal(hv_xs_txn_end(xs, 0, t, true), 0);
+    hv_xs_get_stats(xs, &b);
+    assert_int_equal(b.commits_fast, a.commits_fast + 1);
+    assert_int_equal(b.conflicts, a.conflicts);
+    assert_int_equal(b.commits_replay, a.commits_replay);
+}
+
+/*
+ * Coalesce only when every node from the root down to each lowpath has
+ * the same perms in the start tree and the committed one
+ * (xen-mechanisms.md (b), transaction.ml check_parents_perms_identical);
+ * else replay.  The first commit is the control: an unrelated change.
+ */
+static void test_coalesce_parent_perms(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    struct hv_xs_perm ro = {0, HV_XS_PERM_READ};
+    struct hv_xs_stats a, b;
+    uint32_t t;
+    int pass;
+
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/p/q/r", "0"), 0);
+    for ( pass = 0; pass < 2; pass++ )
+    {
+        assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
+        assert_int_equal(hv_xs_write(xs, 0, t, "/p/q/r", "x"), 0);
+        if ( pass == 0 )
+            assert_int_equal(hv_xs_write(xs, 0, 0, "/z", "1"), 0);
+        else
+            assert_int_equal(hv_xs_set_perms(xs, 0, 0, "/p", &ro, 1), 0);
+        hv_xs_get_stats(xs, &a);
+        assert_int_equal(hv_xs_txn_end(xs, 0, t, true), 0);
+        hv_xs_get_stats(xs, &b);
+        assert_int_equal(b.commits_coalesce, a.commits_coalesce + !pass);
+        assert_int_equal(b.commits_replay, a.commits_replay + pass);
+    }
+}
+
+/* A lowpath absent from both trees coalesces only if its parent is in
+ * the committed tree (transaction.ml test_coalesce, None/None). */
+static void test_coalesce_absent_lowpath(void **state)
+{
+    struct hv_xs *xs = ((struct fx *)*state)->xs;
+    struct hv_xs_stats a, b;
+    uint32_t t;
+    char v[64];
+
+    assert_int_equal(hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, "/m"), 0);
+    assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
+    assert_int_equal(hv_xs_write(xs, 0, t, "/m/x/y", "1"), 0);
+    assert_int_equal(rd(xs, 0, t, "/m/x/y", v), 0); /* its own node */
+    assert_int_equal(hv_xs_write(xs, 0, 0, "/z", "1"), 0);
+    hv_xs_get_stats(xs, &a);
+    assert_int_equal(hv_xs_txn_end(xs, 0, t, true), 0);
+    hv_xs_get_stats(xs, &b);
+    assert_int_equal(b.commits_coalesce, a.commits_coalesce);
+    assert_int_equal(b.commits_replay, a.commits_replay + 1);
+    assert_int_equal(rd(xs, 0, 0, "/m/x/y", v), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +610,15 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_domain_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_domain_destroy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_schedule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rm_missing_parent, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mkdir_existing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_txn_lookup_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readonly_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_coalesce_parent_perms, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_coalesce_absent_lowpath, setup,
+                                        teardown),
     };
     const struct hv_plugin_hdr *h;
     char err[256], name[64];

@@ -580,7 +580,6 @@ static const char *const paths[] = {
 
 /* The reference socket (--against): the real oxenstored. */
 static const char *against;
-static unsigned long rm_enoent; /* a documented difference, seen */
 
 struct gen {
     uint64_t rng;
@@ -679,8 +678,7 @@ static bool has_data(uint32_t type)
 /*
  * Our socket against the other front door: the in-process API of a second
  * store (@xs), or the reference daemon (@ref).  Every answer must be the
- * same but for the documented differences (README): RM of a node whose
- * parent is missing is OK here, ENOENT in oxenstored; the reference's
+ * same but for the documented difference (README): the reference's
  * transaction ids are its own.
  */
 static void compare(const struct gen *g, uint64_t seed, unsigned int i,
@@ -688,17 +686,10 @@ static void compare(const struct gen *g, uint64_t seed, unsigned int i,
                     size_t slen, int orc, const char *obuf, size_t olen)
 {
     if ( src != orc )
-    {
-        if ( against && r->type == XSD_RM && src == 0 && orc == -ENOENT )
-        {
-            rm_enoent++;
-            return;
-        }
         fail_msg("seed %lu request %u (%s %s tx %u): socket %d, "
                  "%s %d",
                  (unsigned long)seed, i, xsd_type_name(r->type), r->body,
                  g->txn, src, against ? "oxenstored" : "in-process", orc);
-    }
     if ( src || (against && r->type == XSD_TRANSACTION_START) )
         return;
     if ( slen != olen || memcmp(sbuf, obuf, olen) != 0 )
@@ -726,6 +717,8 @@ static void one_stream(const char *quota, uint64_t seed, unsigned int nreq)
         for ( i = 0; i < NPATHS - 1; i++ ) /* a clean start there */
             xsd_client_request(o, XSD_RM, 0, paths[i], strlen(paths[i]) + 1,
                                NULL, 0, NULL);
+        /* and no /local/domain/0 left by an earlier stream ("rel") */
+        xsd_client_request(o, XSD_RM, 0, "/local/domain", 14, NULL, 0, NULL);
     }
     for ( i = 0; i < nreq; i++ )
     {
@@ -785,9 +778,8 @@ static void test_differential(void **state)
         for ( s = 1; s <= diff_seeds; s++ )
             one_stream(quotas[q], s, diff_requests);
     if ( against )
-        printf("against %s: %u x 2 streams of %u requests the same, but "
-               "%lu RM of a missing parent (OK here, ENOENT there)\n",
-               against, diff_seeds, diff_requests, rm_enoent);
+        printf("against %s: %u x 2 streams of %u requests the same\n", against,
+               diff_seeds, diff_requests);
 }
 
 int main(int argc, char **argv)

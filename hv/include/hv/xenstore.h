@@ -15,7 +15,9 @@
  *   -ENOSPC  (HV_XS_EQUOTA) maxent nodes, maxtxn open transactions,
  *            maxops requests in one transaction
  *   -EACCES  permission denied
- *   -ENOENT  no such node, unknown transaction
+ *   -ENOENT  no such node (rm: no parent; a missing node is fine), unknown
+ *            transaction (looked up before the path is parsed)
+ *   -EBUSY   HV_XS_TXN_START inside a transaction
  *   -EAGAIN  transaction conflict: commit again
  *   -ENOMEM  out of memory; the store is unchanged
  */
