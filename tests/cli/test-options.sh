@@ -27,15 +27,25 @@ refuse() {
     ok
 }
 
+# cell JSON CELL ARGS...: `hvbench run ARGS` succeeds, writes $tmp/JSON
+# and prints the one cell CELL.
+cell() {
+    json=$1
+    name=$2
+    shift 2
+    if "$hvbench" run "$@" $quick --out "$tmp/$json" >"$tmp/table" \
+            2>"$tmp/err"; then
+        ok
+    else
+        bad "hvbench run $*: $(cat "$tmp/err")"
+    fi
+    grep -q "^$name " "$tmp/table" && ok ||
+        bad "hvbench run $*: cell $(grep '/threads:' "$tmp/table"), want $name"
+}
+
 # "010" is ten for both, in the cell name and in the results.
-if "$hvbench" run lookup $quick --plugin domlookup=percpu-ref:ncpus=010 \
-        --param domains=010 --out "$tmp/r.json" >"$tmp/table" 2>"$tmp/err"; then
-    ok
-else
-    bad "ncpus=010 domains=010: $(cat "$tmp/err")"
-fi
-grep -q '^lookup/domlookup=percpu-ref:ncpus=10/domains=10/threads:1 ' \
-    "$tmp/table" && ok || bad "cell name: $(grep '^lookup/' "$tmp/table")"
+cell r.json lookup/domlookup=percpu-ref:ncpus=10/domains=10/threads:1 \
+    lookup --plugin domlookup=percpu-ref:ncpus=010 --param domains=010
 /usr/bin/python3 - "$tmp/r.json" <<'PY' && ok || bad "010 in the results"
 import json, sys
 c = json.load(open(sys.argv[1]))["hvbench"]["cells"][0]
@@ -47,14 +57,8 @@ assert c["params"]["domains"] == 10, c["params"]
 PY
 
 # k/M/G suffixes on both: quota's buckets and the quota-txn params.
-if "$hvbench" run quota-txn $quick --plugin quota=hashtbl-copy:buckets=2k \
-        --param domains=1k --out "$tmp/k.json" >"$tmp/table" 2>"$tmp/err"; then
-    ok
-else
-    bad "buckets=2k domains=1k: $(cat "$tmp/err")"
-fi
-grep -q '^quota-txn/quota=hashtbl-copy:buckets=2000/domains=1000/threads:1 ' \
-    "$tmp/table" && ok || bad "suffix cell name: $(grep '^quota-txn/' "$tmp/table")"
+cell k.json quota-txn/quota=hashtbl-copy:buckets=2000/domains=1000/threads:1 \
+    quota-txn --plugin quota=hashtbl-copy:buckets=2k --param domains=1k
 /usr/bin/python3 - "$tmp/k.json" <<'PY' && ok || bad "suffixes in the results"
 import json, sys
 c = json.load(open(sys.argv[1]))["hvbench"]["cells"][0]
