@@ -4,7 +4,11 @@
  * section, external ones loaded with dlopen(), every one validated once
  * (magic first, then ABI, size, slot, name, options, mandatory hooks) and
  * looked up by slot and name.  Unknown names are errors that list the
- * valid ones; nothing ever falls back to a default.
+ * valid ones; nothing ever falls back to a default.  Option values are
+ * read by the option engine (hv/opt.h), as workload params are: the
+ * spec "percpu-ref:ncpus=010" resolves to spec "percpu-ref:ncpus=10"
+ * (every option, canonical) and label "percpu-ref:ncpus=10" (the options
+ * given: what cell names show).
  *
  * The registry is process-wide, like the linker section it starts from;
  * model instances (struct hv) hold no reference to it beyond the const
