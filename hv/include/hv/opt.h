@@ -22,7 +22,7 @@
  *
  * Worked example: the percpu-ref plugin's table has one row
  *
- *   HV_OPT_UINT_ROW(struct percpu_opts, ncpus, "ncpus", "0", 0, 256, "...")
+ *   HV_OPT_UINT_ROW(struct percpu_ref_opts, ncpus, "ncpus", "0", 0, 256, "..")
  *
  * and "percpu-ref:ncpus=010" makes the registry call
  *   hv_opt_set(row, "010", opts, "option", "plugin domlookup/percpu-ref", ..)
@@ -33,12 +33,14 @@
  *   bad value '2k' for option ncpus of plugin domlookup/percpu-ref
  *   (an integer in [0, 256]; k/M/G suffixes multiply by 1000)
  *
- * and "--param domains=2k" on the lookup workload gets the same message
- * with "param domains of workload lookup" and that row's bounds.
+ * while "--param domains=2k" gives the lookup workload 2000 domains, and
+ * "--param domains=40k" gets the same message with "param domains of
+ * workload lookup" and that row's bounds, [1, 32751].
  *
  * struct hv_opt and the first four types are part of the plugin ABI v1
- * (hv/plugin.h): rows are only ever appended to enum hv_opt_type, and the
- * struct's layout is frozen.
+ * (hv/plugin.h): types are only ever appended to enum hv_opt_type, and
+ * the struct's layout is frozen.  A v1 .so's table uses UINT, BOOL and
+ * ENUM, whose parsing is this engine's (decimal only since issue 12).
  */
 #ifndef HV_OPT_H
 #define HV_OPT_H
