@@ -4,23 +4,26 @@
  * section, external ones loaded with dlopen(), every one validated once
  * (magic first, then ABI, size, slot, name, options, mandatory hooks) and
  * looked up by slot and name.  Unknown names are errors that list the
- * valid ones; nothing ever falls back to a default.
+ * valid ones; nothing ever falls back to a default.  Option values are
+ * read by the option engine (hv/opt.h), as workload params are: the
+ * spec "percpu-ref:ncpus=010" resolves to spec "percpu-ref:ncpus=10"
+ * (every option, canonical) and label "percpu-ref:ncpus=10" (the options
+ * given: what cell names show).
  *
  * The registry is process-wide, like the linker section it starts from;
  * model instances (struct hv) hold no reference to it beyond the const
  * headers, which live until exit (dlopen handles are never closed).
  */
 #define _GNU_SOURCE /* dladdr */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <hv/plugin.h>
+#include <hv/opt.h>
+#include <hv/plugin_registry.h>
 
 extern const struct hv_plugin_hdr *const __start_hv_plugins[]
     __attribute__((weak));
@@ -39,141 +42,10 @@ static bool builtins_done;
 static int builtins_rc;
 static char builtins_err[256];
 
-bool hv_name_ok(const char *s, const char *extra)
+/* "plugin SLOT/NAME": the owner of an option, in the engine's messages. */
+static void owner_of(const struct hv_plugin_hdr *h, char *buf, size_t len)
 {
-    if ( s == NULL || *s == '\0' || strlen(s) > 32 )
-        return false;
-    for ( ; *s; s++ )
-        if ( !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-             strchr(extra, *s) == NULL )
-            return false;
-    return true;
-}
-
-static int parse_uint(const char *v, uint64_t *out)
-{
-    char *end;
-    unsigned long long x;
-
-    if ( v == NULL || !isdigit((unsigned char)*v) )
-        return -EINVAL;
-    errno = 0;
-    x = strtoull(v, &end, 0);
-    if ( errno || *end != '\0' )
-        return -EINVAL;
-    *out = x;
-    return 0;
-}
-
-static int parse_bool(const char *v, bool *out)
-{
-    if ( !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
-         !strcmp(v, "on") )
-        *out = true;
-    else if ( !strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
-              !strcmp(v, "off") )
-        *out = false;
-    else
-        return -EINVAL;
-    return 0;
-}
-
-/* Index of @v in "a|b|c", or -1. */
-static int enum_index(const char *choices, const char *v)
-{
-    size_t n = strlen(v);
-    const char *p = choices;
-    int i = 0;
-
-    while ( p && *p )
-    {
-        const char *bar = strchr(p, '|');
-        size_t l = bar ? (size_t)(bar - p) : strlen(p);
-
-        if ( l == n && strncmp(p, v, n) == 0 )
-            return i;
-        i++;
-        p = bar ? bar + 1 : NULL;
-    }
-    return -1;
-}
-
-/* Copy choice @idx of "a|b|c" into @buf. */
-static void enum_name(const char *choices, unsigned int idx, char *buf,
-                      size_t len)
-{
-    const char *p = choices;
-
-    while ( idx-- && p )
-    {
-        p = strchr(p, '|');
-        if ( p )
-            p++;
-    }
-    if ( p == NULL )
-    {
-        snprintf(buf, len, "?");
-        return;
-    }
-    snprintf(buf, len, "%.*s", (int)strcspn(p, "|"), p);
-}
-
-/* Store text @v into option @o of @opts; -EINVAL with @err. */
-static int opt_set(const struct hv_plugin_hdr *h, const struct hv_opt *o,
-                   void *opts, const char *v, char *err, size_t len)
-{
-    void *dst = (char *)opts + o->off;
-    uint64_t u;
-    bool b;
-    int i;
-
-    switch ( o->type )
-    {
-    case HV_OPT_UINT:
-        if ( parse_uint(v, &u) || u < o->min || u > o->max || u > UINT32_MAX )
-        {
-            snprintf(err, len,
-                     "bad value '%s' for option %s of plugin %s/%s "
-                     "(an integer in [%" PRIu64 ", %" PRIu64 "])",
-                     v, o->name, h->slot, h->name, o->min, o->max);
-            return -EINVAL;
-        }
-        *(unsigned int *)dst = (unsigned int)u;
-        return 0;
-    case HV_OPT_BOOL:
-        if ( parse_bool(v, &b) )
-        {
-            snprintf(err, len,
-                     "bad value '%s' for option %s of plugin %s/%s "
-                     "(true or false)",
-                     v, o->name, h->slot, h->name);
-            return -EINVAL;
-        }
-        *(bool *)dst = b;
-        return 0;
-    case HV_OPT_ENUM:
-        i = enum_index(o->choices, v);
-        if ( i < 0 )
-        {
-            snprintf(err, len,
-                     "bad value '%s' for option %s of plugin %s/%s "
-                     "(one of %s)",
-                     v, o->name, h->slot, h->name, o->choices);
-            return -EINVAL;
-        }
-        *(unsigned int *)dst = (unsigned int)i;
-        return 0;
-    case HV_OPT_END:
-        break;
-    }
-    snprintf(err, len, "plugin %s/%s: option %s has a bad type", h->slot,
-             h->name, o->name);
-    return -EINVAL;
-}
-
-static size_t opt_size(const struct hv_opt *o)
-{
-    return o->type == HV_OPT_BOOL ? sizeof(bool) : sizeof(unsigned int);
+    snprintf(buf, len, "plugin %s/%s", h->slot, h->name);
 }
 
 /* Check one header; @origin names it in messages. */
@@ -181,9 +53,9 @@ static int validate(const struct hv_plugin_hdr *h, const char *origin,
                     char *err, size_t len)
 {
     const struct hv_slot *slot;
-    const struct hv_opt *o, *p;
+    char owner[128], why[512];
     void *scratch;
-    int rc = 0;
+    int rc;
 
     if ( h == NULL || h->magic != HV_PLUGIN_MAGIC )
     {
@@ -218,8 +90,6 @@ static int validate(const struct hv_plugin_hdr *h, const char *origin,
     }
     if ( slot->validate(h, err, len) )
     {
-        char why[256];
-
         snprintf(why, sizeof(why), "%s", err);
         snprintf(err, len, "%s: %s", origin, why);
         return -EINVAL;
@@ -230,28 +100,11 @@ static int validate(const struct hv_plugin_hdr *h, const char *origin,
     scratch = calloc(1, h->opts_size ? h->opts_size : 1);
     if ( scratch == NULL )
         return -ENOMEM;
-    for ( o = h->opts; o->name != NULL && rc == 0; o++ )
-    {
-        if ( !hv_name_ok(o->name, "-_") || o->help == NULL || o->def == NULL ||
-             o->off + opt_size(o) > h->opts_size )
-        {
-            snprintf(err, len,
-                     "%s: plugin %s/%s: bad option table entry "
-                     "'%s'",
-                     origin, h->slot, h->name, o->name);
-            rc = -EINVAL;
-            break;
-        }
-        for ( p = h->opts; p != o; p++ )
-            if ( strcmp(p->name, o->name) == 0 )
-            {
-                snprintf(err, len, "%s: plugin %s/%s: option %s twice", origin,
-                         h->slot, h->name, o->name);
-                rc = -EINVAL;
-            }
-        if ( rc == 0 )
-            rc = opt_set(h, o, scratch, o->def, err, len);
-    }
+    owner_of(h, owner, sizeof(owner));
+    rc = hv_opt_defaults(h->opts, scratch, h->opts_size, "option", owner, why,
+                         sizeof(why));
+    if ( rc )
+        snprintf(err, len, "%s: %s", origin, why);
     free(scratch);
     return rc;
 }
@@ -497,52 +350,39 @@ static const char *origin_of(const struct hv_plugin_hdr *h)
     return o;
 }
 
-/* "name:k=v:..." with every option, from parsed @opts. */
-static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts)
+/*
+ * "name:k=v:..." from parsed @opts, canonical values in table order:
+ * every option, or (@given not NULL) those marked in @given.
+ */
+static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts,
+                            const unsigned char *given)
 {
     const struct hv_opt *o;
+    struct hv_opt_val v;
     size_t len = 256, used;
-    char *s, v[64];
+    char *s;
 
     for ( o = h->opts; o && o->name; o++ )
-        len += strlen(o->name) + 64;
+        len += strlen(o->name) + sizeof(v.text) + 2;
     s = malloc(len);
     if ( s == NULL )
         return NULL;
     used = snprintf(s, len, "%s", h->name);
     for ( o = h->opts; o && o->name; o++ )
     {
-        const void *src = (const char *)opts + o->off;
-
-        if ( o->type == HV_OPT_BOOL )
-            snprintf(v, sizeof(v), "%s", *(const bool *)src ? "true" : "false");
-        else if ( o->type == HV_OPT_ENUM )
-            enum_name(o->choices, *(const unsigned int *)src, v, sizeof(v));
-        else
-            snprintf(v, sizeof(v), "%u", *(const unsigned int *)src);
-        used += snprintf(s + used, len - used, ":%s=%s", o->name, v);
+        if ( given != NULL && !given[o - h->opts] )
+            continue;
+        hv_opt_load(o, opts, &v);
+        used += snprintf(s + used, len - used, ":%s=%s", o->name, v.text);
     }
     return s;
-}
-
-static void option_names(const struct hv_plugin_hdr *h, char *buf, size_t len)
-{
-    const struct hv_opt *o;
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for ( o = h->opts; o && o->name; o++ )
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-                         used ? ", " : "", o->name);
-    if ( used == 0 )
-        snprintf(buf, len, "none");
 }
 
 int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
                       struct hv_plugin_inst *inst, char *err, size_t len)
 {
     const struct hv_plugin_hdr *h = NULL;
-    char *copy, *name, *rest, *kv, names[512];
+    char *copy, *name, *rest, *kv, names[512], owner[128];
     unsigned char *seen = NULL;
     const struct hv_opt *o;
     size_t nr_opts = 0;
@@ -613,8 +453,9 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
             goto out;
         }
     }
+    owner_of(h, owner, sizeof(owner));
     for ( o = h->opts; o && o->name && rc == 0; o++ )
-        rc = opt_set(h, o, inst->opts, o->def, err, len);
+        rc = hv_opt_set(o, o->def, inst->opts, "option", owner, err, len);
 
     /* Options seen so far: each once ("a:n=1:n=2" would let the last win). */
     for ( o = h->opts; o && o->name; o++ )
@@ -646,7 +487,7 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
         }
         else if ( o == NULL || o->name == NULL )
         {
-            option_names(h, names, sizeof(names));
+            hv_opt_names(h->opts, names, sizeof(names));
             snprintf(err, len,
                      "unknown option '%s' for plugin %s/%s "
                      "(valid: %s)",
@@ -668,16 +509,17 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
             rc = -EINVAL;
         }
         else
-            rc = opt_set(h, o, inst->opts, eq, err, len);
+            rc = hv_opt_set(o, eq, inst->opts, "option", owner, err, len);
     }
-    free(seen);
     if ( rc == 0 )
     {
-        inst->spec = canonical_spec(h, inst->opts);
+        inst->spec = canonical_spec(h, inst->opts, NULL);
+        inst->label = canonical_spec(h, inst->opts, seen);
         inst->origin = strdup(origin_of(h));
-        if ( inst->spec == NULL || inst->origin == NULL )
+        if ( inst->spec == NULL || inst->label == NULL || inst->origin == NULL )
             rc = -ENOMEM;
     }
+    free(seen);
 out:
     free(copy);
     if ( rc )
@@ -690,6 +532,7 @@ void hv_plugin_inst_free(struct hv_plugin_inst *inst)
     free(inst->opts);
     free(inst->spec);
     free(inst->origin);
+    free(inst->label);
     memset(inst, 0, sizeof(*inst));
 }
 
@@ -709,7 +552,9 @@ int hv_plugin_inst_copy(struct hv_plugin_inst *dst,
     }
     dst->spec = src->spec ? strdup(src->spec) : NULL;
     dst->origin = src->origin ? strdup(src->origin) : NULL;
-    if ( (src->spec && !dst->spec) || (src->origin && !dst->origin) )
+    dst->label = src->label ? strdup(src->label) : NULL;
+    if ( (src->spec && !dst->spec) || (src->origin && !dst->origin) ||
+         (src->label && !dst->label) )
         goto nomem;
     return 0;
 nomem:

@@ -3,6 +3,11 @@
  * The slots of the model: one entry per switchable strategy point, with
  * the hooks every plugin of the slot must provide.  Adding a slot means
  * adding its ops header, its subsystem and one entry here.
+ *
+ * min_ops_size is the slot's frozen ABI v1 size, HV_<SLOT>_OPS_V1_SIZE
+ * (its ops header): HV_OPS_SIZE_UPTO() its last v1 hook, which stays put
+ * when a hook is appended (sizeof would grow and reject every v1 .so); a
+ * hook appended later is read with HV_OPS_HAS() (hv/plugin.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +17,7 @@
 #include <hv/namesearch.h>
 #include <hv/pgalloc.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hv/quota.h>
 #include <hv/seclock.h>
 
@@ -96,7 +102,7 @@ static const struct hv_slot slots[] = {
         .summary = "find a domain by id and pin it for one operation "
                    "(seed 004)",
         .default_plugin = "rcu-noref",
-        .min_ops_size = sizeof(struct hv_domlookup_ops),
+        .min_ops_size = HV_DOMLOOKUP_OPS_V1_SIZE,
         .validate = domlookup_validate,
     },
     {
@@ -105,7 +111,7 @@ static const struct hv_slot slots[] = {
         .summary = "xenstore per-domain quota map and its per-request "
                    "copy (seed 000)",
         .default_plugin = "persistent",
-        .min_ops_size = sizeof(struct hv_quota_ops),
+        .min_ops_size = HV_QUOTA_OPS_V1_SIZE,
         .validate = quota_validate,
     },
     {
@@ -114,7 +120,7 @@ static const struct hv_slot slots[] = {
         .summary = "choose the node a page allocation comes from and search "
                    "the free lists (seed 001)",
         .default_plugin = "numa",
-        .min_ops_size = sizeof(struct hv_pgalloc_ops),
+        .min_ops_size = HV_PGALLOC_OPS_V1_SIZE,
         .validate = pgalloc_validate,
     },
     {
@@ -123,7 +129,7 @@ static const struct hv_slot slots[] = {
         .summary = "locks held around libvirt's security label operations "
                    "(seed 003)",
         .default_plugin = "global",
-        .min_ops_size = sizeof(struct hv_seclock_ops),
+        .min_ops_size = HV_SECLOCK_OPS_V1_SIZE,
         .validate = seclock_validate,
     },
     {
@@ -132,7 +138,7 @@ static const struct hv_slot slots[] = {
         .summary = "find a libvirt domain object by name at define and "
                    "lookup (seed 003)",
         .default_plugin = "name-hash",
-        .min_ops_size = sizeof(struct hv_namesearch_ops),
+        .min_ops_size = HV_NAMESEARCH_OPS_V1_SIZE,
         .validate = namesearch_validate,
     },
     {
@@ -141,7 +147,7 @@ static const struct hv_slot slots[] = {
         .summary = "xenctrl domain_getinfolist: chunk size and list "
                    "building over getdomaininfolist hypercalls (seed 002)",
         .default_plugin = "chunked",
-        .min_ops_size = sizeof(struct hv_infolist_ops),
+        .min_ops_size = HV_INFOLIST_OPS_V1_SIZE,
         .validate = infolist_validate,
     },
 };

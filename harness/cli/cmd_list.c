@@ -10,11 +10,12 @@
 
 #include <jansson.h>
 
+#include <hv/opt.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hvb/cli.h>
 #include <hvb/env.h>
 #include <hvb/meter.h>
-#include <hvb/params.h>
 #include <hvb/registry.h>
 
 enum {
@@ -79,46 +80,6 @@ static const struct hv_plugin_hdr **visible_plugins(const char *slot)
     return v;
 }
 
-static const char *opt_type_name(enum hv_opt_type t)
-{
-    switch ( t )
-    {
-    case HV_OPT_UINT:
-        return "uint";
-    case HV_OPT_BOOL:
-        return "bool";
-    case HV_OPT_ENUM:
-        return "enum";
-    case HV_OPT_END:
-        break;
-    }
-    return "?";
-}
-
-/* "[1, 256]", "a|b|c" or "true|false". */
-static void opt_range(const struct hv_opt *o, char *buf, size_t len)
-{
-    if ( o->type == HV_OPT_UINT )
-        snprintf(buf, len, "[%" PRIu64 ", %" PRIu64 "]", o->min, o->max);
-    else if ( o->type == HV_OPT_ENUM )
-        snprintf(buf, len, "%s", o->choices ? o->choices : "");
-    else
-        snprintf(buf, len, "true|false");
-}
-
-static void param_range(const struct hvb_param *p, char *buf, size_t len)
-{
-    uint64_t min, max;
-
-    if ( p->type == HVB_PARAM_UINT )
-    {
-        hvb_param_bounds(p, &min, &max);
-        snprintf(buf, len, "[%" PRIu64 ", %" PRIu64 "]", min, max);
-    }
-    else
-        snprintf(buf, len, "%s", p->choices ? p->choices : "");
-}
-
 /* ---- text ---- */
 
 static int text_slots(FILE *f)
@@ -163,9 +124,9 @@ static int text_plugins(FILE *f)
                 (v[k]->flags & HV_PF_NO_CHURN) ? " [unsafe with churn]" : "");
             for ( o = v[k]->opts; o != NULL && o->name != NULL; o++ )
             {
-                opt_range(o, range, sizeof(range));
+                hv_opt_range(o, range, sizeof(range));
                 fprintf(f, "      :%s=<%s>  %s, default %s  %s\n", o->name,
-                        opt_type_name(o->type), range, o->def, o->help);
+                        hv_opt_type_name(o->type), range, o->def, o->help);
             }
         }
         free(v);
@@ -176,7 +137,7 @@ static int text_plugins(FILE *f)
 static int text_workloads(FILE *f)
 {
     const struct hvb_workload *w;
-    const struct hvb_param *p;
+    const struct hv_opt *p;
     char range[256], slots[256];
     size_t i;
 
@@ -191,15 +152,38 @@ static int text_workloads(FILE *f)
         fprintf(f, "  %-14s slots: %s\n", "", slots);
         for ( p = w->params; p != NULL && p->name != NULL; p++ )
         {
-            param_range(p, range, sizeof(range));
+            hv_opt_range(p, range, sizeof(range));
             fprintf(f, "      %s=<%s>  %s, default %s  %s\n", p->name,
-                    hvb_param_type_name(p->type), range, p->def, p->help);
+                    hv_opt_type_name(p->type), range, p->def, p->help);
         }
     }
     return 0;
 }
 
 /* ---- JSON ---- */
+
+/* One option or parameter row: name, type, default, help, range. */
+static json_t *json_opt(const struct hv_opt *o)
+{
+    json_t *x = json_object();
+
+    json_object_set_new(x, "name", json_string(o->name));
+    json_object_set_new(x, "type", json_string(hv_opt_type_name(o->type)));
+    json_object_set_new(x, "default", json_string(o->def));
+    json_object_set_new(x, "help", json_string(o->help));
+    if ( o->type == HV_OPT_UINT || o->type == HV_OPT_U64 )
+    {
+        json_object_set_new(x, "min", json_integer((json_int_t)o->min));
+        json_object_set_new(x, "max",
+                            o->max > (uint64_t)INT64_MAX
+                                ? json_null()
+                                : json_integer((json_int_t)o->max));
+    }
+    else if ( o->type == HV_OPT_ENUM || o->type == HV_OPT_STR )
+        json_object_set_new(x, "choices",
+                            json_string(o->choices ? o->choices : ""));
+    return x;
+}
 
 static json_t *json_plugin(const struct hv_plugin_hdr *h)
 {
@@ -213,23 +197,7 @@ static json_t *json_plugin(const struct hv_plugin_hdr *h)
         json_array_append_new(flags, json_string("no_churn"));
     json_object_set_new(o, "flags", flags);
     for ( opt = h->opts; opt != NULL && opt->name != NULL; opt++ )
-    {
-        json_t *x = json_object();
-
-        json_object_set_new(x, "name", json_string(opt->name));
-        json_object_set_new(x, "type", json_string(opt_type_name(opt->type)));
-        json_object_set_new(x, "default", json_string(opt->def));
-        json_object_set_new(x, "help", json_string(opt->help));
-        if ( opt->type == HV_OPT_UINT )
-        {
-            json_object_set_new(x, "min", json_integer((json_int_t)opt->min));
-            json_object_set_new(x, "max", json_integer((json_int_t)opt->max));
-        }
-        if ( opt->type == HV_OPT_ENUM )
-            json_object_set_new(x, "choices",
-                                json_string(opt->choices ? opt->choices : ""));
-        json_array_append_new(opts, x);
-    }
+        json_array_append_new(opts, json_opt(opt));
     json_object_set_new(o, "options", opts);
     return o;
 }
@@ -279,34 +247,10 @@ static json_t *json_plugins(void)
     return a;
 }
 
-static json_t *json_param(const struct hvb_param *p)
-{
-    json_t *x = json_object();
-    uint64_t min, max;
-
-    json_object_set_new(x, "name", json_string(p->name));
-    json_object_set_new(x, "type", json_string(hvb_param_type_name(p->type)));
-    json_object_set_new(x, "default", json_string(p->def));
-    json_object_set_new(x, "help", json_string(p->help));
-    if ( p->type == HVB_PARAM_UINT )
-    {
-        hvb_param_bounds(p, &min, &max);
-        json_object_set_new(x, "min", json_integer((json_int_t)min));
-        json_object_set_new(x, "max",
-                            max > (uint64_t)INT64_MAX
-                                ? json_null()
-                                : json_integer((json_int_t)max));
-    }
-    else
-        json_object_set_new(x, "choices",
-                            json_string(p->choices ? p->choices : ""));
-    return x;
-}
-
 static json_t *json_workloads(void)
 {
     const struct hvb_workload *w;
-    const struct hvb_param *p;
+    const struct hv_opt *p;
     const char *const *s;
     json_t *a = json_array();
     size_t i;
@@ -326,7 +270,7 @@ static json_t *json_workloads(void)
             json_array_append_new(slots, json_string(*s));
         json_object_set_new(o, "slots", slots);
         for ( p = w->params; p != NULL && p->name != NULL; p++ )
-            json_array_append_new(params, json_param(p));
+            json_array_append_new(params, json_opt(p));
         json_object_set_new(o, "params", params);
         json_array_append_new(a, o);
     }

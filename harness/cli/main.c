@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hvb/buildinfo.h>
 #include <hvb/cli.h>
 #include "gate.h"

@@ -81,44 +81,36 @@ static json_t *ctr_flags(struct jb *b, unsigned int flags)
     return a;
 }
 
+/* A parsed value as JSON: a number, a boolean or the canonical text. */
+static json_t *opt_json(const struct hv_opt *o, const struct hv_opt_val *v)
+{
+    switch ( o->type )
+    {
+    case HV_OPT_UINT:
+    case HV_OPT_U64:
+        return uint_json(v->u);
+    case HV_OPT_BOOL:
+        return json_boolean(v->u);
+    default:
+        return json_string(v->text);
+    }
+}
+
 /* A plugin's option values, decoded from its parsed option struct. */
 static json_t *plugin_options(struct jb *b, const struct hv_plugin_inst *inst)
 {
     json_t *o = json_object();
     const struct hv_opt *opt;
-    char choice[64];
+    struct hv_opt_val v;
 
     for ( opt = inst->hdr->opts; opt != NULL && opt->name != NULL; opt++ )
     {
-        const void *src = (const char *)inst->opts + opt->off;
-
         if ( inst->opts == NULL )
             break;
-        switch ( opt->type )
-        {
-        case HV_OPT_UINT:
-            set(b, o, opt->name, json_integer(*(const unsigned int *)src));
-            break;
-        case HV_OPT_BOOL:
-            set(b, o, opt->name, json_boolean(*(const bool *)src));
-            break;
-        case HV_OPT_ENUM:
-            hvb_choice_name(opt->choices, *(const unsigned int *)src, choice,
-                            sizeof(choice));
-            set(b, o, opt->name, json_string(choice));
-            break;
-        case HV_OPT_END:
-            break;
-        }
+        hv_opt_load(opt, inst->opts, &v);
+        set(b, o, opt->name, opt_json(opt, &v));
     }
     return o;
-}
-
-static json_t *param_json(const struct hvb_param_axis *a,
-                          const struct hvb_pval *v)
-{
-    return a->p->type == HVB_PARAM_UINT ? uint_json(v->u)
-                                        : json_string(v->text);
 }
 
 /* {slot: plugin name} and {param: value}: the per-row "hvbench" object. */
@@ -136,7 +128,7 @@ static json_t *row_meta(struct jb *b, const struct hvb_mcell *mc)
     set(b, o, "plugins", pl);
     for ( i = 0; i < m->nr_params; i++ )
         set(b, pa, m->params[i].p->name,
-            param_json(&m->params[i], hvb_mcell_param(mc, i)));
+            opt_json(m->params[i].p, hvb_mcell_param(mc, i)));
     set(b, o, "params", pa);
     return o;
 }
@@ -323,7 +315,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     for ( i = 0; i < m->nr_params; i++ )
     {
         set(b, params, m->params[i].p->name,
-            param_json(&m->params[i], hvb_mcell_param(mc, i)));
+            opt_json(m->params[i].p, hvb_mcell_param(mc, i)));
         if ( m->params[i].user )
             push(b, given, json_string(m->params[i].p->name));
     }

@@ -85,18 +85,6 @@ static int split_kv(const char *opt, const char *arg, char **key,
     }
 }
 
-/* The name part of a plugin: its name plus the options as written. */
-static char *plugin_label(const struct hv_plugin_inst *inst, const char *spec)
-{
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    size_t n = strlen(inst->hdr->name) + (colon ? strlen(colon) : 0) + 1;
-    char *s = malloc(n);
-
-    if ( s != NULL )
-        snprintf(s, n, "%s%s", inst->hdr->name, colon ? colon : "");
-    return s;
-}
-
 static int resolve_axis(const struct hvb_workload *w, struct hvb_slot_axis *a,
                         struct strlist *specs, bool allow_test_only, char *err,
                         size_t len)
@@ -152,7 +140,7 @@ static int resolve_axis(const struct hvb_workload *w, struct hvb_slot_axis *a,
             return rc;
         }
         a->nr = i + 1;
-        a->labels[i] = plugin_label(&a->insts[i], specs->v[i]);
+        a->labels[i] = strdup(a->insts[i].label);
         if ( a->labels[i] == NULL )
         {
             strlist_free(&dflt);
@@ -246,7 +234,7 @@ static int parse_axis(const struct hvb_workload *w, struct hvb_param_axis *a,
         rc = -ENOMEM;
     for ( i = 0; i < texts->n && rc == 0; i++ )
     {
-        rc = hvb_param_parse(w->name, a->p, texts->v[i], &a->vals[i], err, len);
+        rc = hvb_param_parse(w, a->p, texts->v[i], &a->vals[i], err, len);
         if ( rc )
             break;
         a->nr = i + 1;
@@ -273,7 +261,7 @@ static int build_params(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
     size_t i, k;
     int rc = 0;
 
-    m->nr_params = hvb_param_count(w->params);
+    m->nr_params = hv_opt_count(w->params);
     m->params = calloc(m->nr_params ? m->nr_params : 1, sizeof(*m->params));
     texts = calloc(m->nr_params ? m->nr_params : 1, sizeof(*texts));
     if ( m->params == NULL || texts == NULL )
@@ -295,7 +283,7 @@ static int build_params(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
                 break;
         if ( rc == 0 && i == m->nr_params )
         {
-            hvb_param_names(w->params, names, sizeof(names));
+            hv_opt_names(w->params, names, sizeof(names));
             snprintf(err, len, "unknown param '%s' for workload %s (valid: %s)",
                      key, w->name, names);
             rc = -EINVAL;
@@ -444,6 +432,13 @@ static int build_cells(struct hvb_matrix *m, char *err, size_t len)
             mc->param_sel[i] = x % m->params[i].nr;
             x /= m->params[i].nr;
         }
+        /* The workload's typed view: its param struct, every field set. */
+        mc->params = calloc(1, m->w->params_size ? m->w->params_size : 1);
+        if ( mc->params == NULL )
+            return -ENOMEM;
+        for ( i = 0; i < m->nr_params; i++ )
+            hv_opt_store(m->params[i].p, hvb_mcell_param(mc, i), mc->params);
+        mc->cell.params = mc->params;
         rc = cell_names(mc);
         if ( rc )
             return rc;
@@ -512,6 +507,7 @@ void hvb_matrix_free(struct hvb_matrix *m)
         free(mc->param_sel);
         free(mc->name);
         free(mc->group_name);
+        free(mc->params);
     }
     free(m->cells);
     for ( i = 0; i < m->nr_slots; i++ )
@@ -526,11 +522,7 @@ void hvb_matrix_free(struct hvb_matrix *m)
     }
     free(m->slots);
     for ( i = 0; i < m->nr_params; i++ )
-    {
-        for ( j = 0; j < m->params[i].nr; j++ )
-            hvb_pval_free(&m->params[i].vals[j]);
         free(m->params[i].vals);
-    }
     free(m->params);
     free(m->threads);
     free(m);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hvb/params.h>
 #include <hvb/registry.h>
 
@@ -122,43 +123,6 @@ void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,
         snprintf(buf, len, "none");
 }
 
-static int check_params(const struct hvb_workload *w, char *err, size_t len)
-{
-    const struct hvb_param *p, *q;
-    struct hvb_pval v;
-    char why[384];
-
-    for ( p = w->params; p != NULL && p->name != NULL; p++ )
-    {
-        if ( !hv_name_ok(p->name, "-_") || p->help == NULL || p->def == NULL ||
-             (p->type != HVB_PARAM_UINT && p->type != HVB_PARAM_ENUM &&
-              p->type != HVB_PARAM_STR) ||
-             (p->type == HVB_PARAM_UINT && p->min > p->max) ||
-             (p->type == HVB_PARAM_ENUM &&
-              (p->choices == NULL || *p->choices == '\0')) )
-        {
-            snprintf(err, len, "workload %s: bad param table entry '%s'",
-                     w->name, p->name ? p->name : "(null)");
-            return -EINVAL;
-        }
-        for ( q = w->params; q != p; q++ )
-            if ( strcmp(q->name, p->name) == 0 )
-            {
-                snprintf(err, len, "workload %s: param %s twice", w->name,
-                         p->name);
-                return -EINVAL;
-            }
-        if ( hvb_param_parse(w->name, p, p->def, &v, why, sizeof(why)) )
-        {
-            snprintf(err, len, "workload %s: default of param %s: %s", w->name,
-                     p->name, why);
-            return -EINVAL;
-        }
-        hvb_pval_free(&v);
-    }
-    return 0;
-}
-
 static int check_one(const struct hvb_workload *w, char *err, size_t len)
 {
     const char *const *s, *const *t;
@@ -188,7 +152,7 @@ static int check_one(const struct hvb_workload *w, char *err, size_t len)
                 return -EINVAL;
             }
     }
-    return check_params(w, err, len);
+    return hvb_params_check(w, err, len);
 }
 
 int hvb_workload_registry_check(char *err, size_t len)

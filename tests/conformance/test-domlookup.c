@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 #include "domlookup-suite.h"
 

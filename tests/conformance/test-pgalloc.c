@@ -18,6 +18,7 @@
 
 #include <hv/page_alloc.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 #include "pgalloc-suite.h"
 

@@ -5,7 +5,8 @@
  * exports nothing but hv_plugin_entry(), and passes the domlookup
  * conformance suite with both of its modes; each broken variant
  * (broken.c) is rejected with the right -errno and a message naming the
- * file and the problem, and is not registered.
+ * file and the problem, and is not registered; a plugin whose ops struct
+ * is ABI v1's (v1.c) loads and conforms, and so does a larger one.
  *
  *   test-external DIR        DIR holds skeleton.so and broken-*.so
  *
@@ -23,7 +24,9 @@
 
 #include <cmocka.h>
 
+#include <hv/domlookup.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 #include "domlookup-suite.h"
 
@@ -162,6 +165,36 @@ static void test_duplicate_name_rejected(void **state)
     assert_ptr_equal(hv_plugin_find("domlookup", "skeleton"), skel);
 }
 
+/*
+ * A .so whose ops struct is ABI v1's (v1.c) loads: the slot's size check
+ * is the frozen v1 size, not today's sizeof, which the first appended
+ * hook would grow past it; a struct larger than the model's loads too.
+ */
+static void test_v1_sized_loads(void **state)
+{
+    const struct hv_slot *slot = hv_slot_find("domlookup");
+    const struct hv_domlookup_ops *ops;
+    struct hv_plugin_inst inst;
+
+    err[0] = '\0';
+    assert_int_equal(hv_plugin_resolve("domlookup", so_path("v1-sized.so"),
+                                       false, &inst, err, sizeof(err)),
+                     0);
+    assert_string_equal(inst.spec, "v1-sized");
+    ops = (const void *)inst.hdr;
+    assert_int_equal(ops->hdr.ops_size, slot->min_ops_size);
+    assert_int_equal(ops->hdr.ops_size, HV_DOMLOOKUP_OPS_V1_SIZE);
+    assert_true(HV_OPS_HAS(ops, retire));
+    hv_plugin_inst_free(&inst);
+
+    assert_int_equal(hv_plugin_resolve("domlookup", so_path("v1-larger.so"),
+                                       false, &inst, err, sizeof(err)),
+                     0);
+    ops = (const void *)inst.hdr;
+    assert_true(ops->hdr.ops_size > sizeof(struct hv_domlookup_ops));
+    hv_plugin_inst_free(&inst);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +202,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_skeleton_exports_one_symbol),
         cmocka_unit_test(test_broken_plugins_rejected),
         cmocka_unit_test(test_duplicate_name_rejected),
+        cmocka_unit_test(test_v1_sized_loads),
     };
     char spec[1100];
     int failed, rc;
@@ -187,6 +221,9 @@ int main(int argc, char **argv)
     failed += rc < 0 ? 1 : rc;
     snprintf(spec, sizeof(spec), "%s:ref=false", so_path("skeleton.so"));
     rc = domlookup_suite_run(spec, "skeleton.so:ref=false");
+    failed += rc < 0 ? 1 : rc;
+    /* So must a v1-sized plugin: the model reads only what it declared. */
+    rc = domlookup_suite_run(so_path("v1-sized.so"), "v1-sized.so");
     failed += rc < 0 ? 1 : rc;
     return failed ? 1 : 0;
 }

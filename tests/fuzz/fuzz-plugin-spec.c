@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hv/virt_qemu.h>
 
 #include "testlib.h"

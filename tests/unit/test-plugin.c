@@ -25,6 +25,7 @@
 #include <hv/domlookup.h>
 #include <hv/hv.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 #ifndef HVB_SOURCE_DIR
 #error "HVB_SOURCE_DIR must name the source tree"
@@ -201,9 +202,29 @@ static void test_canonical_spec(void **state)
     assert_int_equal(resolve("domlookup", "percpu-ref", false, &inst), 0);
     assert_string_equal(inst.spec, "percpu-ref:ncpus=0");
     hv_plugin_inst_free(&inst);
+    /* Decimal only (the option engine, hv/opt.h): 010 is ten, not 8. */
+    assert_int_equal(resolve("domlookup", "percpu-ref:ncpus=010", false, &inst),
+                     0);
+    assert_string_equal(inst.spec, "percpu-ref:ncpus=10");
+    assert_string_equal(inst.label, "percpu-ref:ncpus=10");
+    hv_plugin_inst_free(&inst);
+    expect_einval("percpu-ref:ncpus=0x10", "bad value '0x10' for option ncpus "
+                                           "of plugin domlookup/percpu-ref");
+    /* k/M/G suffixes, as for workload params. */
     assert_int_equal(
-        resolve("domlookup", "percpu-ref:ncpus=0x10", false, &inst), 0);
-    assert_string_equal(inst.spec, "percpu-ref:ncpus=16");
+        resolve("namesearch", "name-hash:buckets=2k", false, &inst), 0);
+    assert_string_equal(inst.spec, "name-hash:buckets=2000");
+    hv_plugin_inst_free(&inst);
+    assert_int_equal(
+        resolve("namesearch", "name-hash:buckets=1M", false, &inst), 0);
+    assert_string_equal(inst.label, "name-hash:buckets=1000000");
+    hv_plugin_inst_free(&inst);
+    /* The label: only the options the spec gave, canonical. */
+    assert_int_equal(resolve("domlookup", "percpu-ref", false, &inst), 0);
+    assert_string_equal(inst.label, "percpu-ref");
+    assert_int_equal(hv_plugin_inst_copy(&copy, &inst), 0);
+    assert_string_equal(copy.label, "percpu-ref");
+    hv_plugin_inst_free(&copy);
     hv_plugin_inst_free(&inst);
 
     /* No options: no option struct. */
@@ -216,6 +237,38 @@ static void test_canonical_spec(void **state)
     memset(&inst, 0, sizeof(inst));
     assert_int_equal(hv_plugin_inst_copy(&copy, &inst), 0);
     assert_null(copy.hdr);
+}
+
+/*
+ * The ABI size rule: a slot accepts any ops struct from its frozen v1
+ * size (which today's struct covers) up, and a hook appended after v1 is
+ * read only where the plugin's declared size covers it.
+ */
+struct t_ops {
+    struct hv_plugin_hdr hdr;
+    void (*v1_hook)(void);
+    void (*appended)(void);
+};
+
+static void test_abi_sizes(void **state)
+{
+    const struct hv_slot *s;
+    struct t_ops ops = {.hdr = {.ops_size = sizeof(struct t_ops)}};
+    unsigned int i;
+
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        assert_true(s->min_ops_size > sizeof(struct hv_plugin_hdr));
+        assert_true(s->min_ops_size % sizeof(void *) == 0);
+    }
+    assert_true(hv_slot_find("domlookup")->min_ops_size <=
+                sizeof(struct hv_domlookup_ops));
+    assert_int_equal(HV_OPS_SIZE_UPTO(struct t_ops, v1_hook),
+                     offsetof(struct t_ops, appended));
+    assert_true(HV_OPS_HAS(&ops, appended));
+    ops.hdr.ops_size = HV_OPS_SIZE_UPTO(struct t_ops, v1_hook); /* a v1 .so */
+    assert_true(HV_OPS_HAS(&ops, v1_hook));
+    assert_false(HV_OPS_HAS(&ops, appended));
 }
 
 static void test_test_only_hidden(void **state)
@@ -374,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_unknown_plugin_lists_valid_names),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_canonical_spec),
+        cmocka_unit_test(test_abi_sizes),
         cmocka_unit_test(test_test_only_hidden),
         cmocka_unit_test(test_load_missing),
         cmocka_unit_test(test_registry_matches_sources),

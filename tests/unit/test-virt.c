@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hv/virt_qemu.h>
 #include <hv/virt_rpc.h>
 

@@ -147,11 +147,6 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
     return failed;
 }
 
-void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg)
-{
-    cfg->gnttab_map_cost_ns = hvb_param_uint(c, "map_cost_ns");
-}
-
 void wl_free_priv(struct hvb_cell *c)
 {
     free(c->priv);

@@ -34,13 +34,6 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                              struct hv_gnttab_unmap_op *unmap, domid_t guest,
                              unsigned int batch, unsigned int grants);
 
-/* The modelled page-table update of grant workloads, and its hook. */
-#define WL_PARAM_MAP_COST                                                 \
-    HVB_PARAM_UINT_ROW("map_cost_ns", "200", 0, 1000000,                  \
-                       "modelled page-table update under the grant lock " \
-                       "(ns)")
-void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg);
-
 /* Sleep until hv_now_ns() reaches @deadline_ns, waking at least every ms. */
 void wl_sleep_until(uint64_t deadline_ns);
 

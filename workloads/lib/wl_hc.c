@@ -8,15 +8,10 @@
 #include "wl.h"
 #include "wl_hc.h"
 
-void wl_configure_boundary(const struct hvb_cell *c, struct hv_config *cfg)
+void wl_configure_grant(const struct wl_grant_params *g, struct hv_config *cfg)
 {
-    cfg->boundary = hvb_param_enum(c, "boundary");
-}
-
-void wl_configure_grant(const struct hvb_cell *c, struct hv_config *cfg)
-{
-    wl_configure_map_cost(c, cfg);
-    wl_configure_boundary(c, cfg);
+    cfg->gnttab_map_cost_ns = g->map_cost_ns;
+    cfg->boundary = g->boundary;
 }
 
 void wl_report_crossing(struct hvb_thread *t)

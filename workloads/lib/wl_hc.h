@@ -11,17 +11,25 @@
 #include <hv/hypercall.h>
 #include <hvb/workload.h>
 
-#define WL_PARAM_BOUNDARY                                                    \
-    HVB_PARAM_ENUM_ROW("boundary", "none", HV_BOUNDARY_CHOICES,              \
-                       "hypercall boundary: none (a call), syscall (a real " \
-                       "kernel entry), kvm (a real VM exit on /dev/kvm or "  \
-                       "$" HV_KVM_DEVICE_ENV ")")
+/* The `boundary` param, field @f (unsigned int) of param struct @st. */
+#define WL_PARAM_BOUNDARY(st, f)                                          \
+    HV_OPT_ENUM_ROW(st, f, "boundary", "none", HV_BOUNDARY_CHOICES,       \
+                    "hypercall boundary: none (a call), syscall (a real " \
+                    "kernel entry), kvm (a real VM exit on /dev/kvm or "  \
+                    "$" HV_KVM_DEVICE_ENV ")")
 
-/* configure hook part: cfg->boundary from the param. */
-void wl_configure_boundary(const struct hvb_cell *c, struct hv_config *cfg);
+/* The params of the grant workloads: member @m of param struct @st. */
+struct wl_grant_params {
+    uint64_t map_cost_ns;  /* modelled page-table update */
+    unsigned int boundary; /* enum hv_boundary */
+};
+#define WL_GRANT_PARAMS(st, m)                                              \
+    HV_OPT_U64_ROW(st, m.map_cost_ns, "map_cost_ns", "200", 0, 1000000,     \
+                   "modelled page-table update under the grant lock (ns)"), \
+        WL_PARAM_BOUNDARY(st, m.boundary)
 
-/* configure hook of the grant workloads: map_cost_ns and boundary. */
-void wl_configure_grant(const struct hvb_cell *c, struct hv_config *cfg);
+/* The model config of @g (map cost and boundary). */
+void wl_configure_grant(const struct wl_grant_params *g, struct hv_config *cfg);
 
 /*
  * Thread 0 of a run: add counter hypercall_crossing_ns, what one

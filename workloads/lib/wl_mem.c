@@ -18,50 +18,49 @@ static uint64_t with_slack(uint64_t need_bytes)
            ~(uint64_t)(HV_PAGE_SIZE - 1);
 }
 
-static bool emulated(const struct hvb_cell *c)
+static bool emulated(const struct wl_mem_params *mp)
 {
-    return strcmp(hvb_param_str(c, "topology"), "host") != 0;
+    return strcmp(mp->topology, "host") != 0;
 }
 
 /* The topology the cell's model will have; 0 or -EINVAL with @err. */
-static int parse(const struct hvb_cell *c, uint64_t need_bytes,
+static int parse(const struct wl_mem_params *mp, uint64_t need_bytes,
                  struct hv_topology *t, char *err, size_t len)
 {
-    return hv_topology_parse(t, hvb_param_str(c, "topology"),
-                             hvb_param_str(c, "distance"),
+    return hv_topology_parse(t, mp->topology, mp->distance,
                              with_slack(need_bytes), 4, err, len);
 }
 
-int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes)
+int wl_mem_check(struct hvb_cell *c, const struct wl_mem_params *mp,
+                 uint64_t node, uint64_t need_bytes)
 {
     static struct hv_topology t;
     uint64_t pages = 0;
     unsigned int n;
     char err[256];
 
-    if ( parse(c, need_bytes, &t, err, sizeof(err)) )
+    if ( parse(mp, need_bytes, &t, err, sizeof(err)) )
     {
         hvb_cell_error(c, "%s", err);
         return -EINVAL;
     }
     /* Node n of 2 would wrap to n % 2 and be labelled n. */
-    if ( hvb_param_uint(c, "node") >= t.nr_nodes )
+    if ( node >= t.nr_nodes )
     {
         hvb_cell_error(c,
                        "node=%llu is out of range: topology '%s' has %u "
                        "node(s), 0..%u",
-                       (unsigned long long)hvb_param_uint(c, "node"),
-                       hvb_param_str(c, "topology"), t.nr_nodes,
+                       (unsigned long long)node, mp->topology, t.nr_nodes,
                        t.nr_nodes - 1);
         return -EINVAL;
     }
     /* An emulated topology is what the user wrote: it must hold the cell. */
     for ( n = 0; n < t.nr_nodes; n++ )
         pages += t.node_pages[n] ? t.node_pages[n] - 1 : 0;
-    if ( emulated(c) && pages < need_bytes >> HV_PAGE_SHIFT )
+    if ( emulated(mp) && pages < need_bytes >> HV_PAGE_SHIFT )
     {
         hvb_cell_error(c, "topology '%s' has %llu MiB, the cell needs %llu",
-                       hvb_param_str(c, "topology"),
+                       mp->topology,
                        (unsigned long long)(pages >> (20 - HV_PAGE_SHIFT)),
                        (unsigned long long)(need_bytes >> 20));
         return -EINVAL;
@@ -69,7 +68,7 @@ int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes)
     return 0;
 }
 
-uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
+uint64_t wl_mem_need(const struct wl_mem_params *mp, uint64_t need_bytes,
                      uint64_t touched_bytes)
 {
     static struct hv_topology t; /* large; check() runs on one thread */
@@ -77,7 +76,7 @@ uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
     unsigned int n;
     char err[256];
 
-    if ( parse(c, need_bytes, &t, err, sizeof(err)) )
+    if ( parse(mp, need_bytes, &t, err, sizeof(err)) )
         return 0; /* check() says why */
     for ( n = 0; n < t.nr_nodes; n++ )
         pages += t.node_pages[n];
@@ -85,19 +84,18 @@ uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
     return pages * (sizeof(struct hv_page_info) + 1) + touched_bytes;
 }
 
-bool wl_mem_scrubbed(const struct hvb_cell *c)
+bool wl_mem_scrubbed(const struct wl_mem_params *mp)
 {
-    return hvb_param_enum(c, "scrub") == 1;
+    return mp->scrub == 1;
 }
 
-void wl_mem_configure(const struct hvb_cell *c, struct hv_config *cfg,
+void wl_mem_configure(const struct wl_mem_params *mp, struct hv_config *cfg,
                       uint64_t need_bytes)
 {
-    cfg->topology = hvb_param_str(c, "topology");
-    cfg->distance = hvb_param_str(c, "distance");
-    cfg->scrub = wl_mem_scrubbed(c);
-    cfg->zones =
-        hvb_param_enum(c, "zones") == 1 ? HV_ZONES_BITWIDTH : HV_ZONES_DOM;
+    cfg->topology = mp->topology;
+    cfg->distance = mp->distance;
+    cfg->scrub = wl_mem_scrubbed(mp);
+    cfg->zones = mp->zones == 1 ? HV_ZONES_BITWIDTH : HV_ZONES_DOM;
     cfg->mem_bytes = with_slack(need_bytes);
 }
 

@@ -17,31 +17,40 @@
 
 /*
  * The topology params, spelt without commas so they survive --param
- * splitting: topology=2x1G (or 1G+0+1G-nocpu), distance=10:21.
+ * splitting: topology=2x1G (or 1G+0+1G-nocpu), distance=10:21.  A
+ * workload embeds the struct as member @m of its param struct @st and
+ * lists WL_MEM_PARAMS(st, m) in its table.
  */
+struct wl_mem_params {
+    char topology[HV_OPT_TEXT_MAX];
+    char distance[HV_OPT_TEXT_MAX];
+    unsigned int scrub; /* 0 off, 1 on */
+    unsigned int zones; /* 0 dom, 1 bitwidth */
+};
 /* clang-format off */
-#define WL_MEM_PARAMS                                                          \
-    HVB_PARAM_STR_ROW("topology", "host",                                      \
-                      "host, NxSIZE or SIZE+SIZE+... (0: memory-less node, "   \
-                      "SIZE-nocpu: CPU-less node; K/M/G are powers of 1024)",  \
-                      "NUMA topology: 'host' is the host's nodes if it has "   \
-                      "several, else one node; anything else is emulated"),    \
-    HVB_PARAM_STR_ROW("distance", "10:20",                                     \
-                      "LOCAL:REMOTE or N*N values row-major joined by ':'",    \
-                      "SLIT distances of an emulated topology"),               \
-    HVB_PARAM_ENUM_ROW("scrub", "off", "off|on",                               \
-                       "zero every extent when it is allocated"),              \
-    HVB_PARAM_ENUM_ROW("zones", "dom", "dom|bitwidth",                         \
-                       "heap zones: dom = one zone of domain memory (2006); "  \
-                       "bitwidth = zone fls(mfn) (Xen today)")
+#define WL_MEM_PARAMS(st, m)                                                   \
+    HV_OPT_STR_ROW(st, m.topology, "topology", "host",                         \
+                   "host, NxSIZE or SIZE+SIZE+... (0: memory-less node, "      \
+                   "SIZE-nocpu: CPU-less node; K/M/G are powers of 1024)",     \
+                   "NUMA topology: 'host' is the host's nodes if it has "      \
+                   "several, else one node; anything else is emulated"),       \
+    HV_OPT_STR_ROW(st, m.distance, "distance", "10:20",                        \
+                   "LOCAL:REMOTE or N*N values row-major joined by ':'",       \
+                   "SLIT distances of an emulated topology"),                  \
+    HV_OPT_ENUM_ROW(st, m.scrub, "scrub", "off", "off|on",                     \
+                    "zero every extent when it is allocated"),                 \
+    HV_OPT_ENUM_ROW(st, m.zones, "zones", "dom", "dom|bitwidth",               \
+                    "heap zones: dom = one zone of domain memory (2006); "     \
+                    "bitwidth = zone fls(mfn) (Xen today)")
 /* clang-format on */
 
 /*
- * check(): the topology params parse, "node" is one of its nodes, and an
- * emulated topology holds the @need_bytes the cell allocates (else
+ * check(): the topology params @mp parse, @node is one of its nodes, and
+ * an emulated topology holds the @need_bytes the cell allocates (else
  * -EINVAL with a cell error naming both figures).
  */
-int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes);
+int wl_mem_check(struct hvb_cell *c, const struct wl_mem_params *mp,
+                 uint64_t node, uint64_t need_bytes);
 
 /*
  * mem_need(): the host memory of a cell whose model is sized for
@@ -49,17 +58,17 @@ int wl_mem_check(struct hvb_cell *c, uint64_t need_bytes);
  * @touched_bytes of it: the model's memory is mapped but costs only what
  * is written; its frame table costs for every page.
  */
-uint64_t wl_mem_need(const struct hvb_cell *c, uint64_t need_bytes,
+uint64_t wl_mem_need(const struct wl_mem_params *mp, uint64_t need_bytes,
                      uint64_t touched_bytes);
 
 /* scrub=on: every allocated extent is written (zeroed). */
-bool wl_mem_scrubbed(const struct hvb_cell *c);
+bool wl_mem_scrubbed(const struct wl_mem_params *mp);
 
 /*
  * Model config from the params; a "host" topology gets @need_bytes plus
  * some slack (emulated ones are what the user wrote).
  */
-void wl_mem_configure(const struct hvb_cell *c, struct hv_config *cfg,
+void wl_mem_configure(const struct wl_mem_params *mp, struct hv_config *cfg,
                       uint64_t need_bytes);
 
 /*

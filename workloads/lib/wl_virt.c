@@ -7,17 +7,18 @@
 
 #include "wl_virt.h"
 
-int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)
+int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
+                   struct hv_virt **out)
 {
     struct hv_virt_config cfg;
     char err[256] = "";
     int rc;
 
     hv_virt_config_init(&cfg);
-    cfg.sec.delay_us = hvb_param_uint(c, "label_us");
-    cfg.qemu_start_us = hvb_param_uint(c, "qemu_us");
-    cfg.define_us = hvb_param_uint(c, "define_us");
-    if ( !hvb_param_uint(c, "spawn") )
+    cfg.sec.delay_us = vp->label_us;
+    cfg.qemu_start_us = vp->qemu_us;
+    cfg.define_us = vp->define_us;
+    if ( !vp->spawn )
         cfg.sec.helper = NULL;
     cfg.seclock = hv_slot_plugin(c->hv, HV_SLOT_SECLOCK);
     cfg.namesearch = hv_slot_plugin(c->hv, HV_SLOT_NAMESEARCH);
@@ -114,7 +115,8 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name)
     atomic_store(&l->n, 0);
 }
 
-void wl_virt_report_costs(struct hvb_cell *c, struct hv_virt *v)
+void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,
+                          struct hv_virt *v)
 {
     struct hv_secmgr_stats st;
 
@@ -122,10 +124,7 @@ void wl_virt_report_costs(struct hvb_cell *c, struct hv_virt *v)
     if ( st.spawns )
         hvb_counter_set(c, "label_spawn_us_real",
                         (double)st.spawn_ns / (double)st.spawns / 1e3, 0);
-    hvb_counter_set(c, "label_us_modelled",
-                    (double)hvb_param_uint(c, "label_us"), 0);
-    hvb_counter_set(c, "qemu_us_modelled", (double)hvb_param_uint(c, "qemu_us"),
-                    0);
-    hvb_counter_set(c, "define_us_modelled",
-                    (double)hvb_param_uint(c, "define_us"), 0);
+    hvb_counter_set(c, "label_us_modelled", (double)vp->label_us, 0);
+    hvb_counter_set(c, "qemu_us_modelled", (double)vp->qemu_us, 0);
+    hvb_counter_set(c, "define_us_modelled", (double)vp->define_us, 0);
 }

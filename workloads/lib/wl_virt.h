@@ -10,22 +10,30 @@
 #include <hv/virt_qemu.h>
 #include <hvb/workload.h>
 
-/* The modelled costs (defaults: the seed's single-VM figures / 100). */
-#define WL_VIRT_PARAMS                                                        \
-    HVB_PARAM_UINT_ROW("label_us", "5000", 0, 10000000,                       \
-                       "modelled helper work per label op, after the real "   \
-                       "spawn (us; seed: ~1 s for AppArmor, /100)"),          \
-        HVB_PARAM_UINT_ROW("qemu_us", "8000", 0, 10000000,                    \
-                           "modelled QEMU start, object unlocked (us)"),      \
-        HVB_PARAM_UINT_ROW("define_us", "130", 0, 10000000,                   \
-                           "modelled XML parse of define (us; seed 13 ms, "   \
-                           "/100)"),                                          \
-        HVB_PARAM_UINT_ROW("spawn", "1", 0, 1,                                \
-                           "spawn the label helper (/bin/true) for real per " \
-                           "label op")
+/*
+ * The modelled costs (defaults: the seed's single-VM figures / 100): a
+ * workload embeds the struct as member @m of its param struct @st and
+ * lists WL_VIRT_PARAMS(st, m) in its table.
+ */
+struct wl_virt_params {
+    uint64_t label_us, qemu_us, define_us, spawn;
+};
+#define WL_VIRT_PARAMS(st, m)                                             \
+    HV_OPT_U64_ROW(st, m.label_us, "label_us", "5000", 0, 10000000,       \
+                   "modelled helper work per label op, after the real "   \
+                   "spawn (us; seed: ~1 s for AppArmor, /100)"),          \
+        HV_OPT_U64_ROW(st, m.qemu_us, "qemu_us", "8000", 0, 10000000,     \
+                       "modelled QEMU start, object unlocked (us)"),      \
+        HV_OPT_U64_ROW(st, m.define_us, "define_us", "130", 0, 10000000,  \
+                       "modelled XML parse of define (us; seed 13 ms, "   \
+                       "/100)"),                                          \
+        HV_OPT_U64_ROW(st, m.spawn, "spawn", "1", 0, 1,                   \
+                       "spawn the label helper (/bin/true) for real per " \
+                       "label op")
 
 /* Build the driver of @c (its seclock and namesearch plugins). */
-int wl_virt_create(struct hvb_cell *c, struct hv_virt **out);
+int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
+                   struct hv_virt **out);
 
 /* Define domains "<prefix>-<k>", k < @n, UUID seed @seed0 + k. */
 int wl_virt_define_n(struct hvb_cell *c, struct hv_virt *v, const char *prefix,
@@ -52,6 +60,7 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);
  * label_us_modelled, qemu_us_modelled, define_us_modelled (the params:
  * what is modelled, and by how much).
  */
-void wl_virt_report_costs(struct hvb_cell *c, struct hv_virt *v);
+void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,
+                          struct hv_virt *v);
 
 #endif /* HVB_WL_VIRT_H */

@@ -57,12 +57,13 @@ int wl_xs_populate(struct hvb_cell *c, unsigned int domains, unsigned int nodes)
 
 int wl_xs_req_prepare(struct hvb_cell *c)
 {
+    const struct wl_xs_req_params *p = c->params;
     struct wl_xs_req *s = calloc(1, sizeof(*s));
 
     if ( s == NULL )
         return -ENOMEM;
-    s->domains = hvb_param_uint(c, "domains");
-    s->batch = hvb_param_uint(c, "batch");
+    s->domains = p->domains;
+    s->batch = p->batch;
     c->priv = s;
     return wl_xs_populate(c, s->domains, 1);
 }

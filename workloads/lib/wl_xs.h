@@ -23,15 +23,23 @@
 int wl_xs_populate(struct hvb_cell *c, unsigned int domains,
                    unsigned int nodes);
 
-/* The quota-holder count, every xenstore workload's main axis. */
-#define WL_XS_PARAM_DOMAINS                                            \
-    HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED - 1, \
-                       "domains holding quota (entries in the quota map)")
+/*
+ * The quota-holder count, every xenstore workload's main axis: field @f
+ * (uint64_t) of param struct @st.
+ */
+#define WL_XS_PARAM_DOMAINS(st, f)                                        \
+    HV_OPT_U64_ROW(st, f, "domains", "1000", 1, DOMID_FIRST_RESERVED - 1, \
+                   "domains holding quota (entries in the quota map)")
 
 /*
- * The state of a one-request-per-op xenstore workload (xs-read, xs-write):
- * the "domains" and "batch" params, each domain holding its own node.
+ * The params of a one-request-per-op xenstore workload (xs-read,
+ * xs-write): its whole param struct, so that one prepare hook serves
+ * both; and its state, each domain holding its own node.
  */
+struct wl_xs_req_params {
+    uint64_t domains, batch;
+};
+
 struct wl_xs_req {
     unsigned int domains, batch;
 };

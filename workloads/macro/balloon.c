@@ -19,6 +19,16 @@
 
 #include "../lib/wl_mem.h"
 
+/* The params (balloon_param_table[] below names each field). */
+struct balloon_params {
+    uint64_t size_mb;
+    uint64_t start_mb;
+    uint64_t batch;
+    uint64_t domains;
+    uint64_t node;
+    struct wl_mem_params mem;
+};
+
 #define FIRST_DOMID 1
 
 struct balloon {
@@ -30,33 +40,42 @@ struct balloon {
 /* Every domain full, together. */
 static uint64_t need_bytes(const struct hvb_cell *c)
 {
-    return hvb_param_uint(c, "size_mb") * hvb_param_uint(c, "domains") << 20;
+    const struct balloon_params *p = c->params;
+
+    return p->size_mb * p->domains << 20;
 }
 
 static int balloon_check(struct hvb_cell *c)
 {
-    if ( hvb_param_uint(c, "start_mb") >= hvb_param_uint(c, "size_mb") )
+    const struct balloon_params *p = c->params;
+
+    if ( p->start_mb >= p->size_mb )
     {
         hvb_cell_error(c, "start_mb must be below size_mb");
         return -EINVAL;
     }
-    return wl_mem_check(c, need_bytes(c));
+    return wl_mem_check(c, &p->mem, p->node, need_bytes(c));
 }
 
 static void balloon_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg, need_bytes(c));
+    const struct balloon_params *p = c->params;
+
+    wl_mem_configure(&p->mem, cfg, need_bytes(c));
 }
 
 /* Only scrubbing writes the pages; the frame table grows regardless. */
 static uint64_t balloon_mem_need(const struct hvb_cell *c)
 {
-    return wl_mem_need(c, need_bytes(c),
-                       wl_mem_scrubbed(c) ? need_bytes(c) : 0);
+    const struct balloon_params *p = c->params;
+
+    return wl_mem_need(&p->mem, need_bytes(c),
+                       wl_mem_scrubbed(&p->mem) ? need_bytes(c) : 0);
 }
 
 static int balloon_prepare(struct hvb_cell *c)
 {
+    const struct balloon_params *p = c->params;
     struct balloon *s = calloc(1, sizeof(*s));
     struct hv_cpu *cpu;
     unsigned int k;
@@ -65,18 +84,17 @@ static int balloon_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->start_pages = hvb_param_uint(c, "start_mb") << (20 - HV_PAGE_SHIFT);
-    s->full_pages = hvb_param_uint(c, "size_mb") << (20 - HV_PAGE_SHIFT);
-    s->batch = hvb_param_uint(c, "batch");
-    s->domains = hvb_param_uint(c, "domains");
+    s->start_pages = p->start_mb << (20 - HV_PAGE_SHIFT);
+    s->full_pages = p->size_mb << (20 - HV_PAGE_SHIFT);
+    s->batch = p->batch;
+    s->domains = p->domains;
     s->d = calloc(s->domains, sizeof(*s->d));
     cpu = wl_mem_prepare_cpu(c);
     if ( s->d == NULL || cpu == NULL )
         return -ENOMEM;
     for ( k = 0; rc == 0 && k < s->domains; k++ )
     {
-        rc = wl_mem_domain(c, FIRST_DOMID + k, hvb_param_uint(c, "node") + k,
-                           &s->d[k]);
+        rc = wl_mem_domain(c, FIRST_DOMID + k, p->node + k, &s->d[k]);
         if ( rc == 0 )
             rc = wl_mem_op(cpu, s->d[k], true, s->start_pages, 0, s->batch, 0);
     }
@@ -146,18 +164,18 @@ static void balloon_cleanup(struct hvb_cell *c)
     c->priv = NULL;
 }
 
-static const struct hvb_param balloon_params[] = {
-    HVB_PARAM_UINT_ROW("size_mb", "4096", 2, 1u << 22,
+static const struct hv_opt balloon_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct balloon_params, size_mb, "4096", 2, 1u << 22,
                        "full size of each domain (MiB; seed: 4 GiB)"),
-    HVB_PARAM_UINT_ROW("start_mb", "256", 1, 1u << 22,
+    HVB_PARAM_UINT_ROW(struct balloon_params, start_mb, "256", 1, 1u << 22,
                        "size each domain is ballooned down to (MiB)"),
-    HVB_PARAM_UINT_ROW("batch", "512", 1, 1u << 20,
+    HVB_PARAM_UINT_ROW(struct balloon_params, batch, "512", 1, 1u << 20,
                        "order-0 extents per hypercall (Linux: 512)"),
-    HVB_PARAM_UINT_ROW("domains", "1", 1, 64,
+    HVB_PARAM_UINT_ROW(struct balloon_params, domains, "1", 1, 64,
                        "domains ballooning at once (spread over threads)"),
-    HVB_PARAM_UINT_ROW("node", "0", 0, HV_MAX_NUMNODES - 1,
+    HVB_PARAM_UINT_ROW(struct balloon_params, node, "0", 0, HV_MAX_NUMNODES - 1,
                        "node of domain 0's vCPU; domain k: node + k"),
-    WL_MEM_PARAMS,
+    WL_MEM_PARAMS(struct balloon_params, mem),
     HVB_PARAM_TABLE_END,
 };
 
@@ -169,7 +187,8 @@ HVB_REGISTER_WORKLOAD(balloon_workload) = {
     .summary = "balloon domains from start_mb to size_mb in 512-page "
                "hypercalls (seed 001)",
     .slots = balloon_slots,
-    .params = balloon_params,
+    .params = balloon_param_table,
+    .params_size = sizeof(struct balloon_params),
     .flags = HVB_WF_ONE_SHOT,
     .check = balloon_check,
     .configure = balloon_configure,

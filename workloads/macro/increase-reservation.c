@@ -13,6 +13,15 @@
 
 #include "../lib/wl_mem.h"
 
+/* The params (incres_param_table[] below names each field). */
+struct incres_params {
+    uint64_t size_mb;
+    uint64_t scale_pct;
+    uint64_t order;
+    uint64_t node;
+    struct wl_mem_params mem;
+};
+
 struct incres {
     unsigned long extents;
     unsigned int order;
@@ -21,34 +30,41 @@ struct incres {
 
 static uint64_t size_bytes(const struct hvb_cell *c)
 {
-    return (hvb_param_uint(c, "size_mb") << 20) *
-           hvb_param_uint(c, "scale_pct") / 100;
+    const struct incres_params *p = c->params;
+
+    return (p->size_mb << 20) * p->scale_pct / 100;
 }
 
 static int incres_check(struct hvb_cell *c)
 {
-    if ( size_bytes(c) < (HV_PAGE_SIZE << hvb_param_uint(c, "order")) )
+    const struct incres_params *p = c->params;
+
+    if ( size_bytes(c) < (HV_PAGE_SIZE << p->order) )
     {
         hvb_cell_error(c, "size_mb x scale_pct is below one extent");
         return -EINVAL;
     }
-    return wl_mem_check(c, size_bytes(c) * c->threads);
+    return wl_mem_check(c, &p->mem, p->node, size_bytes(c) * c->threads);
 }
 
 static void incres_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg, size_bytes(c) * c->threads);
+    const struct incres_params *p = c->params;
+
+    wl_mem_configure(&p->mem, cfg, size_bytes(c) * c->threads);
 }
 
 static uint64_t incres_mem_need(const struct hvb_cell *c)
 {
+    const struct incres_params *p = c->params;
     uint64_t all = size_bytes(c) * c->threads;
 
-    return wl_mem_need(c, all, wl_mem_scrubbed(c) ? all : 0);
+    return wl_mem_need(&p->mem, all, wl_mem_scrubbed(&p->mem) ? all : 0);
 }
 
 static int incres_prepare(struct hvb_cell *c)
 {
+    const struct incres_params *p = c->params;
     struct incres *s = calloc(1, sizeof(*s));
     unsigned int i;
     int rc = 0;
@@ -56,11 +72,10 @@ static int incres_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->order = hvb_param_uint(c, "order");
+    s->order = p->order;
     s->extents = size_bytes(c) >> (HV_PAGE_SHIFT + s->order);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
-        rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
-                           &s->d[i]);
+        rc = wl_mem_domain(c, (domid_t)(1 + i), p->node, &s->d[i]);
     return rc;
 }
 
@@ -82,17 +97,17 @@ static void incres_thread(struct hvb_thread *t)
     hv_domain_relinquish_memory(t->cpu, d);
 }
 
-static const struct hvb_param incres_params[] = {
-    HVB_PARAM_UINT_ROW("size_mb", "512", 1, 1u << 22,
+static const struct hv_opt incres_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct incres_params, size_mb, "512", 1, 1u << 22,
                        "memory to populate (MiB); seed: 128,512,1024,2048,"
                        "3072"),
-    HVB_PARAM_UINT_ROW("scale_pct", "100", 1, 10000,
+    HVB_PARAM_UINT_ROW(struct incres_params, scale_pct, "100", 1, 10000,
                        "scale every size by this percentage (small hosts)"),
-    HVB_PARAM_UINT_ROW("order", "0", 0, HV_MAX_ORDER,
+    HVB_PARAM_UINT_ROW(struct incres_params, order, "0", 0, HV_MAX_ORDER,
                        "extent order (domU max 9)"),
-    HVB_PARAM_UINT_ROW("node", "0", 0, HV_MAX_NUMNODES - 1,
+    HVB_PARAM_UINT_ROW(struct incres_params, node, "0", 0, HV_MAX_NUMNODES - 1,
                        "node of the domain's vCPU"),
-    WL_MEM_PARAMS,
+    WL_MEM_PARAMS(struct incres_params, mem),
     HVB_PARAM_TABLE_END,
 };
 
@@ -104,7 +119,8 @@ HVB_REGISTER_WORKLOAD(incres_workload) = {
     .summary = "populate a domain's memory in one increase_reservation "
                "(seed 001 table)",
     .slots = incres_slots,
-    .params = incres_params,
+    .params = incres_param_table,
+    .params_size = sizeof(struct incres_params),
     .flags = HVB_WF_ONE_SHOT,
     .check = incres_check,
     .configure = incres_configure,

@@ -26,6 +26,13 @@
 
 #include "../lib/wl_mem.h"
 
+/* The params (memwrite_param_table[] below names each field). */
+struct memwrite_params {
+    uint64_t size_mb;
+    uint64_t node;
+    struct wl_mem_params mem;
+};
+
 struct memwrite {
     unsigned long pages;
     struct hv_domain *d[HV_MAX_CPUS];
@@ -46,27 +53,36 @@ static void fill_extent(void *arg, uint32_t mfn, unsigned int order)
 /* The memory every domain gets, together. */
 static uint64_t need_bytes(const struct hvb_cell *c)
 {
-    return (hvb_param_uint(c, "size_mb") << 20) * c->threads;
+    const struct memwrite_params *p = c->params;
+
+    return (p->size_mb << 20) * c->threads;
 }
 
 static int memwrite_check(struct hvb_cell *c)
 {
-    return wl_mem_check(c, need_bytes(c));
+    const struct memwrite_params *p = c->params;
+
+    return wl_mem_check(c, &p->mem, p->node, need_bytes(c));
 }
 
 static void memwrite_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg, need_bytes(c));
+    const struct memwrite_params *p = c->params;
+
+    wl_mem_configure(&p->mem, cfg, need_bytes(c));
 }
 
 /* All of it is written. */
 static uint64_t memwrite_mem_need(const struct hvb_cell *c)
 {
-    return wl_mem_need(c, need_bytes(c), need_bytes(c));
+    const struct memwrite_params *p = c->params;
+
+    return wl_mem_need(&p->mem, need_bytes(c), need_bytes(c));
 }
 
 static int memwrite_prepare(struct hvb_cell *c)
 {
+    const struct memwrite_params *p = c->params;
     struct memwrite *s = calloc(1, sizeof(*s));
     unsigned int i;
     int rc = 0;
@@ -74,10 +90,9 @@ static int memwrite_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->pages = hvb_param_uint(c, "size_mb") << (20 - HV_PAGE_SHIFT);
+    s->pages = p->size_mb << (20 - HV_PAGE_SHIFT);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
-        rc = wl_mem_domain(c, (domid_t)(1 + i), hvb_param_uint(c, "node"),
-                           &s->d[i]);
+        rc = wl_mem_domain(c, (domid_t)(1 + i), p->node, &s->d[i]);
     if ( rc == 0 && !hv_topology(c->hv)->real )
         fprintf(stderr,
                 "hvbench: memwrite: emulated topology: the remote-memory "
@@ -129,13 +144,14 @@ static void memwrite_thread(struct hvb_thread *t)
     hv_domain_relinquish_memory(t->cpu, d);
 }
 
-static const struct hvb_param memwrite_params[] = {
-    HVB_PARAM_UINT_ROW("size_mb", "512", 1, 1u << 20,
+static const struct hv_opt memwrite_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct memwrite_params, size_mb, "512", 1, 1u << 20,
                        "memory the domain gets and writes (MiB; seed: 512)"),
-    HVB_PARAM_UINT_ROW("node", "0", 0, HV_MAX_NUMNODES - 1,
+    HVB_PARAM_UINT_ROW(struct memwrite_params, node, "0", 0,
+                       HV_MAX_NUMNODES - 1,
                        "node of the domain's vCPU (1 on 2 nodes: first-node "
                        "puts the memory on node 0)"),
-    WL_MEM_PARAMS,
+    WL_MEM_PARAMS(struct memwrite_params, mem),
     HVB_PARAM_TABLE_END,
 };
 
@@ -147,7 +163,8 @@ HVB_REGISTER_WORKLOAD(memwrite_workload) = {
     .summary = "write all of a domain's memory: locality and MiB/s "
                "(remote penalty modelled on emulated nodes; seed 001)",
     .slots = memwrite_slots,
-    .params = memwrite_params,
+    .params = memwrite_param_table,
+    .params_size = sizeof(struct memwrite_params),
     .flags = HVB_WF_ONE_SHOT,
     .check = memwrite_check,
     .configure = memwrite_configure,

@@ -17,6 +17,17 @@
 #include "../lib/wl.h"
 #include "../lib/wl_hc.h"
 
+/* The params (netio_param_table[] below names each field). */
+struct netio_params {
+    uint64_t batch;
+    uint64_t guests;
+    uint64_t grants;
+    uint64_t copy_bytes;
+    uint64_t churn;
+    uint64_t churn_domains;
+    struct wl_grant_params grant;
+};
+
 #define BACKEND     0
 #define FIRST_GUEST 1
 #define CHURN_FIRST 1000 /* churn domids from here, past the guests */
@@ -30,11 +41,21 @@ struct netio {
 
 static int netio_check(struct hvb_cell *c)
 {
-    return wl_check_churn(c, hvb_param_uint(c, "churn"));
+    const struct netio_params *p = c->params;
+
+    return wl_check_churn(c, p->churn);
+}
+
+static void netio_configure(const struct hvb_cell *c, struct hv_config *cfg)
+{
+    const struct netio_params *p = c->params;
+
+    wl_configure_grant(&p->grant, cfg);
 }
 
 static int netio_prepare(struct hvb_cell *c)
 {
+    const struct netio_params *p = c->params;
     struct netio *s = calloc(1, sizeof(*s));
     unsigned int g;
     int rc;
@@ -42,12 +63,12 @@ static int netio_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->batch = hvb_param_uint(c, "batch");
-    s->grants = hvb_param_uint(c, "grants");
-    s->guests = hvb_param_uint(c, "guests");
-    s->copy_bytes = hvb_param_uint(c, "copy_bytes");
-    s->churn = hvb_param_uint(c, "churn");
-    s->churn_domains = hvb_param_uint(c, "churn_domains");
+    s->batch = p->batch;
+    s->grants = p->grants;
+    s->guests = p->guests;
+    s->copy_bytes = p->copy_bytes;
+    s->churn = p->churn;
+    s->churn_domains = p->churn_domains;
     /* guests=1000 would reach domid 1000: churn starts after them. */
     s->churn_first = FIRST_GUEST + s->guests > CHURN_FIRST
                          ? (domid_t)(FIRST_GUEST + s->guests)
@@ -107,21 +128,20 @@ static void netio_cleanup(struct hvb_cell *c)
     c->priv = NULL;
 }
 
-static const struct hvb_param netio_params[] = {
-    HVB_PARAM_UINT_ROW("batch", "64", 1, 4096,
+static const struct hv_opt netio_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct netio_params, batch, "64", 1, 4096,
                        "packets (grant ops) per hypercall"),
-    HVB_PARAM_UINT_ROW("guests", "1", 1, 1000,
+    HVB_PARAM_UINT_ROW(struct netio_params, guests, "1", 1, 1000,
                        "guest domains; thread i serves guest i mod guests "
                        "(1 = every thread on one hot domain)"),
-    HVB_PARAM_UINT_ROW("grants", "256", 1, 65536,
+    HVB_PARAM_UINT_ROW(struct netio_params, grants, "256", 1, 65536,
                        "grant entries each guest offers (the ring size)"),
-    HVB_PARAM_UINT_ROW("copy_bytes", "1500", 0, 4096,
+    HVB_PARAM_UINT_ROW(struct netio_params, copy_bytes, "1500", 0, 4096,
                        "bytes copied per packet"),
-    WL_PARAM_MAP_COST,
-    WL_PARAM_BOUNDARY,
-    HVB_PARAM_UINT_ROW("churn", "1000", 0, 1000000,
+    WL_GRANT_PARAMS(struct netio_params, grant),
+    HVB_PARAM_UINT_ROW(struct netio_params, churn, "1000", 0, 1000000,
                        "background domain destroy+create pairs per second"),
-    HVB_PARAM_UINT_ROW("churn_domains", "100", 1, 10000,
+    HVB_PARAM_UINT_ROW(struct netio_params, churn_domains, "100", 1, 10000,
                        "domains the churn recycles (domids 1000..)"),
     HVB_PARAM_TABLE_END,
 };
@@ -134,9 +154,10 @@ HVB_REGISTER_WORKLOAD(netio_workload) = {
     .summary = "netback: grant map, copy, unmap per packet on T threads "
                "with domain churn",
     .slots = netio_slots,
-    .params = netio_params,
+    .params = netio_param_table,
+    .params_size = sizeof(struct netio_params),
     .check = netio_check,
-    .configure = wl_configure_grant,
+    .configure = netio_configure,
     .prepare = netio_prepare,
     .thread = netio_thread,
     .background = netio_background,

@@ -33,6 +33,17 @@
 
 #include "../lib/wl_virt.h"
 
+/* The params (pc_param_table[] below names each field). */
+struct pc_params {
+    uint64_t rounds;
+    uint64_t existing;
+    uint64_t connections;
+    uint64_t max_workers;
+    uint64_t prio_workers;
+    uint64_t max_client_requests;
+    struct wl_virt_params virt;
+};
+
 #define SEED_EXISTING 1000000ull
 #define SEED_CLIENT   (1ull << 40)
 
@@ -100,6 +111,7 @@ static void window(struct pc *s, const struct hv_rpc_call *call)
 
 static int pc_prepare(struct hvb_cell *c)
 {
+    const struct pc_params *p = c->params;
     struct pc *s = calloc(1, sizeof(*s));
     struct hv_rpc_config rc_cfg;
     char err[256] = "";
@@ -109,18 +121,17 @@ static int pc_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->rounds = hvb_param_uint(c, "rounds");
-    s->connections = hvb_param_uint(c, "connections");
-    rc = wl_virt_create(c, &s->v);
+    s->rounds = p->rounds;
+    s->connections = p->connections;
+    rc = wl_virt_create(c, &p->virt, &s->v);
     if ( rc == 0 )
-        rc = wl_virt_define_n(c, s->v, "existing", SEED_EXISTING,
-                              hvb_param_uint(c, "existing"));
+        rc = wl_virt_define_n(c, s->v, "existing", SEED_EXISTING, p->existing);
     if ( rc )
         return rc;
     hv_rpc_config_init(&rc_cfg);
-    rc_cfg.max_workers = hvb_param_uint(c, "max_workers");
-    rc_cfg.prio_workers = hvb_param_uint(c, "prio_workers");
-    rc_cfg.max_client_requests = hvb_param_uint(c, "max_client_requests");
+    rc_cfg.max_workers = p->max_workers;
+    rc_cfg.prio_workers = p->prio_workers;
+    rc_cfg.max_client_requests = p->max_client_requests;
     rc = hv_rpc_server_create(&rc_cfg, &s->srv, err, sizeof(err));
     if ( rc )
     {
@@ -175,6 +186,7 @@ static void pc_thread(struct hvb_thread *t)
 
 static void pc_report(struct hvb_cell *c)
 {
+    const struct pc_params *p = c->params;
     struct pc *s = c->priv;
     struct hv_rpc_stats st;
     unsigned int a;
@@ -203,7 +215,7 @@ static void pc_report(struct hvb_cell *c)
         hvb_counter_set(c, "client_wait_ms_mean",
                         (double)st.throttle_ns / (double)st.throttled / 1e6, 0);
     hv_rpc_stats_reset(s->srv);
-    wl_virt_report_costs(c, s->v);
+    wl_virt_report_costs(c, &p->virt, s->v);
 }
 
 static void pc_cleanup(struct hvb_cell *c)
@@ -224,19 +236,20 @@ static void pc_cleanup(struct hvb_cell *c)
     c->priv = NULL;
 }
 
-static const struct hvb_param pc_params[] = {
-    HVB_PARAM_UINT_ROW("rounds", "3", 1, 1000,
+static const struct hv_opt pc_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct pc_params, rounds, "3", 1, 1000,
                        "domains each client defines and starts per iteration"),
-    HVB_PARAM_UINT_ROW("existing", "20", 0, 100000,
+    HVB_PARAM_UINT_ROW(struct pc_params, existing, "20", 0, 100000,
                        "shut-off domains defined beforehand"),
-    HVB_PARAM_UINT_ROW("connections", "1", 1, 1024,
+    HVB_PARAM_UINT_ROW(struct pc_params, connections, "1", 1, 1024,
                        "RPC connections the clients share (OpenStack: 1)"),
-    HVB_PARAM_UINT_ROW("max_workers", "20", 1, 1024, "libvirtd worker threads"),
-    HVB_PARAM_UINT_ROW("prio_workers", "5", 0, 1024,
+    HVB_PARAM_UINT_ROW(struct pc_params, max_workers, "20", 1, 1024,
+                       "libvirtd worker threads"),
+    HVB_PARAM_UINT_ROW(struct pc_params, prio_workers, "5", 0, 1024,
                        "libvirtd priority workers"),
-    HVB_PARAM_UINT_ROW("max_client_requests", "5", 1, 1024,
+    HVB_PARAM_UINT_ROW(struct pc_params, max_client_requests, "5", 1, 1024,
                        "calls in flight per connection"),
-    WL_VIRT_PARAMS,
+    WL_VIRT_PARAMS(struct pc_params, virt),
     HVB_PARAM_TABLE_END,
 };
 
@@ -248,7 +261,8 @@ HVB_REGISTER_WORKLOAD(parallel_create_workload) = {
     .summary = "T clients define + start domains through libvirtd's RPC "
                "pool: per-API latency percentiles (seed 003)",
     .slots = pc_slots,
-    .params = pc_params,
+    .params = pc_param_table,
+    .params_size = sizeof(struct pc_params),
     .flags = HVB_WF_ONE_SHOT,
     .prepare = pc_prepare,
     .thread = pc_thread,

@@ -35,6 +35,18 @@
 #include "../lib/wl.h"
 #include "../lib/wl_hc.h"
 
+/* The params (xpoll_param_table[] below names each field). */
+struct xpoll_params {
+    uint64_t domains;
+    uint64_t period_ms;
+    uint64_t duration_ms;
+    uint64_t workers;
+    uint64_t boots_per_s;
+    uint64_t xs_nodes;
+    uint64_t boot_work_us;
+    unsigned int boundary; /* enum hv_boundary */
+};
+
 #define MAX_WORKERS 16
 
 struct xpoll {
@@ -63,13 +75,15 @@ static bool worker_stop(const struct worker *w)
 
 static int xpoll_check(struct hvb_cell *c)
 {
+    const struct xpoll_params *p = c->params;
+
     if ( c->threads != 1 )
     {
         hvb_cell_error(c, "xenopsd-poll runs one poller (--threads 1); "
                           "set param workers for the other threads");
         return -EINVAL;
     }
-    if ( hvb_param_uint(c, "domains") < 2 )
+    if ( p->domains < 2 )
     {
         hvb_cell_error(c, "xenopsd-poll needs domains >= 2 (dom0 stays)");
         return -EINVAL;
@@ -77,21 +91,29 @@ static int xpoll_check(struct hvb_cell *c)
     return 0;
 }
 
+static void xpoll_configure(const struct hvb_cell *c, struct hv_config *cfg)
+{
+    const struct xpoll_params *p = c->params;
+
+    cfg->boundary = p->boundary;
+}
+
 static int xpoll_prepare(struct hvb_cell *c)
 {
+    const struct xpoll_params *p = c->params;
     struct xpoll *s = calloc(1, sizeof(*s));
 
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
     pthread_mutex_init(&s->lock, NULL);
-    s->domains = hvb_param_uint(c, "domains");
-    s->period_ms = hvb_param_uint(c, "period_ms");
-    s->duration_ms = hvb_param_uint(c, "duration_ms");
-    s->workers = hvb_param_uint(c, "workers");
-    s->xs_nodes = hvb_param_uint(c, "xs_nodes");
-    s->boot_work_us = hvb_param_uint(c, "boot_work_us");
-    s->boots_per_s = hvb_param_uint(c, "boots_per_s");
+    s->domains = p->domains;
+    s->period_ms = p->period_ms;
+    s->duration_ms = p->duration_ms;
+    s->workers = p->workers;
+    s->xs_nodes = p->xs_nodes;
+    s->boot_work_us = p->boot_work_us;
+    s->boots_per_s = p->boots_per_s;
     if ( s->boot_work_us )
         hv_spin_calibrate(c->hv);
     return wl_create_sparse(c, s->domains, 1);
@@ -308,23 +330,24 @@ static void xpoll_cleanup(struct hvb_cell *c)
     wl_free_priv(c);
 }
 
-static const struct hvb_param xpoll_params[] = {
-    HVB_PARAM_UINT_ROW("domains", "1000", 2, DOMID_FIRST_RESERVED,
+static const struct hv_opt xpoll_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct xpoll_params, domains, "1000", 2,
+                       DOMID_FIRST_RESERVED,
                        "domains (domids k * 32752 / domains)"),
-    HVB_PARAM_UINT_ROW("period_ms", "10", 0, 60000,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, period_ms, "10", 0, 60000,
                        "the poller enumerates every T ms (0: back to back)"),
-    HVB_PARAM_UINT_ROW("duration_ms", "1000", 10, 600000,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, duration_ms, "1000", 10, 600000,
                        "the measured window"),
-    HVB_PARAM_UINT_ROW("workers", "2", 1, MAX_WORKERS,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, workers, "2", 1, MAX_WORKERS,
                        "toolstack threads booting domains"),
-    HVB_PARAM_UINT_ROW("boots_per_s", "200", 0, 1000000,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, boots_per_s, "200", 0, 1000000,
                        "domain destroy + create + xenstore writes per second, "
                        "all workers"),
-    HVB_PARAM_UINT_ROW("xs_nodes", "100", 0, 1000,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, xs_nodes, "100", 0, 1000,
                        "xenstore nodes written per boot, one transaction"),
-    HVB_PARAM_UINT_ROW("boot_work_us", "0", 0, 1000000,
+    HVB_PARAM_UINT_ROW(struct xpoll_params, boot_work_us, "0", 0, 1000000,
                        "modelled other toolstack work per boot (us; 0: none)"),
-    WL_PARAM_BOUNDARY,
+    WL_PARAM_BOUNDARY(struct xpoll_params, boundary),
     HVB_PARAM_TABLE_END,
 };
 
@@ -336,10 +359,11 @@ HVB_REGISTER_WORKLOAD(xpoll_workload) = {
     .summary = "a poller enumerating domains every T ms while workers boot "
                "domains: the poller's share of toolstack CPU (seed 002)",
     .slots = xpoll_slots,
-    .params = xpoll_params,
+    .params = xpoll_param_table,
+    .params_size = sizeof(struct xpoll_params),
     .flags = HVB_WF_ONE_SHOT,
     .check = xpoll_check,
-    .configure = wl_configure_boundary,
+    .configure = xpoll_configure,
     .prepare = xpoll_prepare,
     .thread = xpoll_thread,
     .background = xpoll_background,

@@ -65,6 +65,16 @@
 #include "wire.h"
 #include "xenstored.h"
 
+/* The params (xs_ls_param_table[] below names each field). */
+struct xs_ls_params {
+    uint64_t domains;
+    uint64_t dirs;
+    uint64_t leaves;
+    uint64_t subtrees;
+    uint64_t request_ns;
+    unsigned int client;
+};
+
 struct xs_ls {
     struct hv *hv;
     unsigned int domains, dirs, leaves, subtrees, request_ns;
@@ -96,12 +106,14 @@ static int io_request(const struct ls_io *io, enum hv_xs_op op,
 
 static int xs_ls_check(struct hvb_cell *c)
 {
-    if ( hvb_param_uint(c, "subtrees") > hvb_param_uint(c, "domains") )
+    const struct xs_ls_params *p = c->params;
+
+    if ( p->subtrees > p->domains )
     {
         hvb_cell_error(c, "subtrees must be <= domains");
         return -EINVAL;
     }
-    if ( hvb_param_enum(c, "client") == 1 && hvb_param_uint(c, "request_ns") )
+    if ( p->client == 1 && p->request_ns )
     {
         hvb_cell_error(c, "request_ns models what client=socket measures: "
                           "give one of them");
@@ -171,14 +183,15 @@ static void xs_ls_cleanup(struct hvb_cell *c)
 
 static uint64_t xs_ls_mem_need(const struct hvb_cell *c)
 {
-    uint64_t per =
-        1 + hvb_param_uint(c, "dirs") * (1 + 2 * hvb_param_uint(c, "leaves"));
+    const struct xs_ls_params *p = c->params;
+    uint64_t per = 1 + p->dirs * (1 + 2 * p->leaves);
 
-    return hvb_param_uint(c, "domains") * per * XS_LS_BYTES_PER_NODE;
+    return p->domains * per * XS_LS_BYTES_PER_NODE;
 }
 
 static int xs_ls_prepare(struct hvb_cell *c)
 {
+    const struct xs_ls_params *p = c->params;
     struct xs_ls *s = calloc(1, sizeof(*s));
     struct hv_xs *xs = hv_xs(c->hv);
     struct hv_xs_stats st;
@@ -191,16 +204,16 @@ static int xs_ls_prepare(struct hvb_cell *c)
         return -ENOMEM;
     c->priv = s;
     s->hv = c->hv;
-    s->domains = hvb_param_uint(c, "domains");
-    s->dirs = hvb_param_uint(c, "dirs");
-    s->leaves = hvb_param_uint(c, "leaves");
-    s->subtrees = hvb_param_uint(c, "subtrees");
-    s->request_ns = hvb_param_uint(c, "request_ns");
+    s->domains = p->domains;
+    s->dirs = p->dirs;
+    s->leaves = p->leaves;
+    s->subtrees = p->subtrees;
+    s->request_ns = p->request_ns;
     if ( s->request_ns )
         hv_spin_calibrate(c->hv); /* here, not in the measured loop */
     for ( i = 1; rc == 0 && i <= s->domains; i++ )
     {
-        struct hv_xs_perm p = {(domid_t)i, HV_XS_PERM_NONE};
+        struct hv_xs_perm perm = {(domid_t)i, HV_XS_PERM_NONE};
 
         rc = hv_xs_txn_start(xs, 0, &tid);
         for ( j = 1; rc == 0 && j <= s->dirs; j++ )
@@ -209,7 +222,7 @@ static int xs_ls_prepare(struct hvb_cell *c)
                 snprintf(path, sizeof(path), "/quotatest/%u/%u/%u/x", i, j, k);
                 rc = hv_xs_write(xs, 0, tid, path, "val");
                 if ( rc == 0 )
-                    rc = hv_xs_set_perms(xs, 0, tid, path, &p, 1);
+                    rc = hv_xs_set_perms(xs, 0, tid, path, &perm, 1);
             }
         if ( rc == 0 )
             rc = hv_xs_txn_end(xs, 0, tid, true);
@@ -219,7 +232,7 @@ static int xs_ls_prepare(struct hvb_cell *c)
         hvb_cell_error(c, "creating /quotatest: %s", strerror(-rc));
         return rc;
     }
-    if ( hvb_param_enum(c, "client") == 1 && (rc = start_server(c, s)) != 0 )
+    if ( p->client == 1 && (rc = start_server(c, s)) != 0 )
         return rc;
     hv_xs_get_stats(xs, &st);
     s->bytes_per_node = st.nodes ? (double)st.node_bytes / st.nodes : 0;
@@ -290,18 +303,22 @@ static void xs_ls_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad + (nreq != s->requests), 0);
 }
 
-static const struct hvb_param xs_ls_params[] = {
-    HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED - 1,
+static const struct hv_opt xs_ls_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct xs_ls_params, domains, "1000", 1,
+                       DOMID_FIRST_RESERVED - 1,
                        "domains i, each owning dirs x leaves nodes "
                        "(seed: 1000)"),
-    HVB_PARAM_UINT_ROW("dirs", "9", 1, 1000, "j per domain (seed: 9)"),
-    HVB_PARAM_UINT_ROW("leaves", "29", 1, 1000, "k per j (seed: 29)"),
-    HVB_PARAM_UINT_ROW("subtrees", "10", 1, DOMID_FIRST_RESERVED - 1,
+    HVB_PARAM_UINT_ROW(struct xs_ls_params, dirs, "9", 1, 1000,
+                       "j per domain (seed: 9)"),
+    HVB_PARAM_UINT_ROW(struct xs_ls_params, leaves, "29", 1, 1000,
+                       "k per j (seed: 29)"),
+    HVB_PARAM_UINT_ROW(struct xs_ls_params, subtrees, "10", 1,
+                       DOMID_FIRST_RESERVED - 1,
                        "subtrees /quotatest/1..N listed (seed: 100)"),
-    HVB_PARAM_UINT_ROW("request_ns", "0", 0, 10000000,
+    HVB_PARAM_UINT_ROW(struct xs_ls_params, request_ns, "0", 0, 10000000,
                        "modelled per-request cost of what the model leaves "
                        "out (client, ring, protocol); seed: 52729"),
-    HVB_PARAM_ENUM_ROW("client", "inproc", "inproc|socket",
+    HVB_PARAM_ENUM_ROW(struct xs_ls_params, client, "inproc", "inproc|socket",
                        "inproc: call the store; socket: every request "
                        "through a Unix socket to hvbench xenstored's "
                        "server in this run"),
@@ -316,7 +333,8 @@ HVB_REGISTER_WORKLOAD(xenstore_ls_workload) = {
     .summary = "list 10 of 1000 domains' /quotatest subtrees (~261k nodes) "
                "as xenstore-ls does (seed 000)",
     .slots = xs_ls_slots,
-    .params = xs_ls_params,
+    .params = xs_ls_param_table,
+    .params_size = sizeof(struct xs_ls_params),
     .flags = HVB_WF_ONE_SHOT,
     .check = xs_ls_check,
     .mem_need = xs_ls_mem_need,

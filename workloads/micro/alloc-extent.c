@@ -13,6 +13,15 @@
 
 #include "../lib/wl_mem.h"
 
+/* The params (allocx_param_table[] below names each field). */
+struct allocx_params {
+    uint64_t order;
+    uint64_t batch;
+    uint64_t node;
+    uint64_t prefill_pct;
+    struct wl_mem_params mem;
+};
+
 #define FILLER_DOMID 1000
 
 struct allocx {
@@ -23,33 +32,40 @@ struct allocx {
 /* One batch per thread, and room for the filler. */
 static uint64_t need_bytes(const struct hvb_cell *c)
 {
-    uint64_t per = (uint64_t)hvb_param_uint(c, "batch")
-                   << (HV_PAGE_SHIFT + hvb_param_uint(c, "order"));
+    const struct allocx_params *p = c->params;
+    uint64_t per = p->batch << (HV_PAGE_SHIFT + p->order);
 
     return per * c->threads + (64ull << 20);
 }
 
 static int allocx_check(struct hvb_cell *c)
 {
-    return wl_mem_check(c, 0); /* the filler takes what there is */
+    const struct allocx_params *p = c->params;
+
+    return wl_mem_check(c, &p->mem, p->node, 0); /* the filler takes all */
 }
 
 static void allocx_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
-    wl_mem_configure(c, cfg, need_bytes(c));
+    const struct allocx_params *p = c->params;
+
+    wl_mem_configure(&p->mem, cfg, need_bytes(c));
 }
 
 static uint64_t allocx_mem_need(const struct hvb_cell *c)
 {
-    return wl_mem_need(c, need_bytes(c),
-                       wl_mem_scrubbed(c) ? need_bytes(c) : 0);
+    const struct allocx_params *p = c->params;
+
+    return wl_mem_need(&p->mem, need_bytes(c),
+                       wl_mem_scrubbed(&p->mem) ? need_bytes(c) : 0);
 }
 
 static int allocx_prepare(struct hvb_cell *c)
 {
+    const struct allocx_params *p = c->params;
     struct allocx *s = calloc(1, sizeof(*s));
-    unsigned int i, node = hvb_param_uint(c, "node");
-    uint64_t pct = hvb_param_uint(c, "prefill_pct");
+    unsigned int i, node = p->node;
+    uint64_t pct = p->prefill_pct;
     struct hv_domain *filler;
     struct hv_cpu *cpu;
     int rc = 0;
@@ -57,8 +73,8 @@ static int allocx_prepare(struct hvb_cell *c)
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->order = hvb_param_uint(c, "order");
-    s->batch = hvb_param_uint(c, "batch");
+    s->order = p->order;
+    s->batch = p->batch;
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), node, &s->d[i]);
     if ( rc || pct == 0 )
@@ -111,16 +127,16 @@ static void allocx_thread(struct hvb_thread *t)
     wl_mem_counters(t, &snap);
 }
 
-static const struct hvb_param allocx_params[] = {
-    HVB_PARAM_UINT_ROW("order", "0", 0, HV_MAX_ORDER,
+static const struct hv_opt allocx_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct allocx_params, order, "0", 0, HV_MAX_ORDER,
                        "extent order (0: 4 KiB, 9: 2 MiB)"),
-    HVB_PARAM_UINT_ROW("batch", "64", 1, 4096,
+    HVB_PARAM_UINT_ROW(struct allocx_params, batch, "64", 1, 4096,
                        "extents per hypercall (allocated, then freed)"),
-    HVB_PARAM_UINT_ROW("node", "0", 0, HV_MAX_NUMNODES - 1,
+    HVB_PARAM_UINT_ROW(struct allocx_params, node, "0", 0, HV_MAX_NUMNODES - 1,
                        "node of the domains' vCPU"),
-    HVB_PARAM_UINT_ROW("prefill_pct", "0", 0, 100,
+    HVB_PARAM_UINT_ROW(struct allocx_params, prefill_pct, "0", 0, 100,
                        "share of that node a filler domain takes first"),
-    WL_MEM_PARAMS,
+    WL_MEM_PARAMS(struct allocx_params, mem),
     HVB_PARAM_TABLE_END,
 };
 
@@ -131,7 +147,8 @@ HVB_REGISTER_WORKLOAD(allocx_workload) = {
     .kind = HVB_MICRO,
     .summary = "allocate and free one extent (ns per extent, by order)",
     .slots = allocx_slots,
-    .params = allocx_params,
+    .params = allocx_param_table,
+    .params_size = sizeof(struct allocx_params),
     .check = allocx_check,
     .mem_need = allocx_mem_need,
     .configure = allocx_configure,

@@ -19,6 +19,13 @@
 
 #include "../lib/wl_virt.h"
 
+/* The params (dd_param_table[] below names each field). */
+struct dd_params {
+    uint64_t existing;
+    uint64_t inflight;
+    struct wl_virt_params virt;
+};
+
 #define SEED_EXISTING 2000000ull
 #define SEED_PROBE    (1ull << 41)
 #define LAT_CAP       (1u << 20)
@@ -39,7 +46,9 @@ struct creator {
 
 static int dd_check(struct hvb_cell *c)
 {
-    if ( hvb_param_uint(c, "inflight") > hvb_param_uint(c, "existing") )
+    const struct dd_params *p = c->params;
+
+    if ( p->inflight > p->existing )
     {
         hvb_cell_error(c, "inflight must not exceed existing (the creations "
                           "start existing domains)");
@@ -50,17 +59,18 @@ static int dd_check(struct hvb_cell *c)
 
 static int dd_prepare(struct hvb_cell *c)
 {
+    const struct dd_params *p = c->params;
     struct dd *s = calloc(1, sizeof(*s));
     int rc;
 
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->existing = hvb_param_uint(c, "existing");
-    s->inflight = hvb_param_uint(c, "inflight");
+    s->existing = p->existing;
+    s->inflight = p->inflight;
     rc = wl_lat_init(&s->lat, LAT_CAP);
     if ( rc == 0 )
-        rc = wl_virt_create(c, &s->v);
+        rc = wl_virt_create(c, &p->virt, &s->v);
     if ( rc == 0 )
         rc = wl_virt_define_n(c, s->v, "existing", SEED_EXISTING, s->existing);
     return rc;
@@ -126,10 +136,11 @@ static void dd_thread(struct hvb_thread *t)
 
 static void dd_report(struct hvb_cell *c)
 {
+    const struct dd_params *p = c->params;
     struct dd *s = c->priv;
 
     wl_lat_report(c, &s->lat, "define");
-    wl_virt_report_costs(c, s->v);
+    wl_virt_report_costs(c, &p->virt, s->v);
 }
 
 static void dd_cleanup(struct hvb_cell *c)
@@ -144,13 +155,13 @@ static void dd_cleanup(struct hvb_cell *c)
     c->priv = NULL;
 }
 
-static const struct hvb_param dd_params[] = {
-    HVB_PARAM_UINT_ROW("existing", "100", 0, 100000,
+static const struct hv_opt dd_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct dd_params, existing, "100", 0, 100000,
                        "domains defined beforehand (the scan's length)"),
-    HVB_PARAM_UINT_ROW("inflight", "4", 0, 1024,
+    HVB_PARAM_UINT_ROW(struct dd_params, inflight, "4", 0, 1024,
                        "creations in flight beside the defines (threads "
                        "starting and stopping existing domains)"),
-    WL_VIRT_PARAMS,
+    WL_VIRT_PARAMS(struct dd_params, virt),
     HVB_PARAM_TABLE_END,
 };
 
@@ -162,7 +173,8 @@ HVB_REGISTER_WORKLOAD(define_domain_workload) = {
     .summary = "define latency against N domains while K creations are in "
                "flight (seed 003)",
     .slots = dd_slots,
-    .params = dd_params,
+    .params = dd_param_table,
+    .params_size = sizeof(struct dd_params),
     .check = dd_check,
     .prepare = dd_prepare,
     .thread = dd_thread,

@@ -11,17 +11,23 @@
 
 #include "../lib/wl.h"
 
+/* The params (empty_param_table[] below names each field). */
+struct empty_params {
+    uint64_t batch;
+};
+
 static void empty_thread(struct hvb_thread *t)
 {
-    uint64_t batch = hvb_param_uint(t->cell, "batch"), i;
+    const struct empty_params *p = t->cell->params;
+    uint64_t batch = p->batch, i;
 
     while ( hvb_keep_running_batch(t, batch) )
         for ( i = 0; i < batch; i++ )
             __asm__ volatile("" ::: "memory");
 }
 
-static const struct hvb_param empty_params[] = {
-    HVB_PARAM_UINT_ROW("batch", "1000", 1, 100000000,
+static const struct hv_opt empty_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct empty_params, batch, "1000", 1, 100000000,
                        "operations per keep-running call"),
     HVB_PARAM_TABLE_END,
 };
@@ -33,6 +39,7 @@ HVB_REGISTER_WORKLOAD(empty_workload) = {
     .kind = HVB_MICRO,
     .summary = "the empty-op baseline: harness overhead per op",
     .slots = empty_slots,
-    .params = empty_params,
+    .params = empty_param_table,
+    .params_size = sizeof(struct empty_params),
     .thread = empty_thread,
 };

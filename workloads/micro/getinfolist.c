@@ -22,19 +22,35 @@
 #include "../lib/wl.h"
 #include "../lib/wl_hc.h"
 
+/* The params (getinfolist_param_table[] below names each field). */
+struct getinfolist_params {
+    uint64_t domains;
+    uint64_t vcpus;
+    unsigned int boundary; /* enum hv_boundary */
+};
+
 struct getinfolist {
     unsigned int domains;
 };
 
+static void getinfolist_configure(const struct hvb_cell *c,
+                                  struct hv_config *cfg)
+{
+    const struct getinfolist_params *p = c->params;
+
+    cfg->boundary = p->boundary;
+}
+
 static int getinfolist_prepare(struct hvb_cell *c)
 {
+    const struct getinfolist_params *p = c->params;
     struct getinfolist *s = calloc(1, sizeof(*s));
 
     if ( s == NULL )
         return -ENOMEM;
     c->priv = s;
-    s->domains = hvb_param_uint(c, "domains");
-    return wl_create_sparse(c, s->domains, hvb_param_uint(c, "vcpus"));
+    s->domains = p->domains;
+    return wl_create_sparse(c, s->domains, p->vcpus);
 }
 
 static void getinfolist_thread(struct hvb_thread *t)
@@ -58,12 +74,13 @@ static void getinfolist_thread(struct hvb_thread *t)
     hv_xc_close(&xc);
 }
 
-static const struct hvb_param getinfolist_params[] = {
-    HVB_PARAM_UINT_ROW("domains", "1000", 1, DOMID_FIRST_RESERVED,
+static const struct hv_opt getinfolist_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct getinfolist_params, domains, "1000", 1,
+                       DOMID_FIRST_RESERVED,
                        "domains to enumerate (domids k * 32752 / domains)"),
-    HVB_PARAM_UINT_ROW("vcpus", "1", 0, 8,
+    HVB_PARAM_UINT_ROW(struct getinfolist_params, vcpus, "1", 0, 8,
                        "vCPUs per domain (getdomaininfo sums them)"),
-    WL_PARAM_BOUNDARY,
+    WL_PARAM_BOUNDARY(struct getinfolist_params, boundary),
     HVB_PARAM_TABLE_END,
 };
 
@@ -75,8 +92,9 @@ HVB_REGISTER_WORKLOAD(getinfolist_workload) = {
     .summary = "xenctrl domain_getinfolist: one enumeration of N sparse "
                "domains through getdomaininfolist hypercalls (seed 002)",
     .slots = getinfolist_slots,
-    .params = getinfolist_params,
-    .configure = wl_configure_boundary,
+    .params = getinfolist_param_table,
+    .params_size = sizeof(struct getinfolist_params),
+    .configure = getinfolist_configure,
     .prepare = getinfolist_prepare,
     .thread = getinfolist_thread,
     .cleanup = wl_free_priv,

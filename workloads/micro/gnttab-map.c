@@ -14,6 +14,13 @@
 #include "../lib/wl.h"
 #include "../lib/wl_hc.h"
 
+/* The params (gnttab_map_param_table[] below names each field). */
+struct gnttab_map_params {
+    uint64_t batch;
+    uint64_t grants;
+    struct wl_grant_params grant;
+};
+
 #define BACKEND 0
 #define GUEST   1
 
@@ -22,15 +29,24 @@ struct gnttab_map {
     unsigned int grants;
 };
 
+static void gnttab_map_configure(const struct hvb_cell *c,
+                                 struct hv_config *cfg)
+{
+    const struct gnttab_map_params *p = c->params;
+
+    wl_configure_grant(&p->grant, cfg);
+}
+
 static int gnttab_map_prepare(struct hvb_cell *c)
 {
+    const struct gnttab_map_params *p = c->params;
     struct gnttab_map *s = calloc(1, sizeof(*s));
     int rc;
 
     if ( s == NULL )
         return -ENOMEM;
-    s->batch = hvb_param_uint(c, "batch");
-    s->grants = hvb_param_uint(c, "grants");
+    s->batch = p->batch;
+    s->grants = p->grants;
     c->priv = s;
     rc = wl_create_domains(c, BACKEND, 2, s->grants);
     if ( rc == 0 )
@@ -54,12 +70,12 @@ static void gnttab_map_thread(struct hvb_thread *t)
     free(unmap);
 }
 
-static const struct hvb_param gnttab_map_params[] = {
-    HVB_PARAM_UINT_ROW("batch", "16", 1, 4096, "grant ops per hypercall"),
-    HVB_PARAM_UINT_ROW("grants", "1024", 1, 1u << 20,
+static const struct hv_opt gnttab_map_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct gnttab_map_params, batch, "16", 1, 4096,
+                       "grant ops per hypercall"),
+    HVB_PARAM_UINT_ROW(struct gnttab_map_params, grants, "1024", 1, 1u << 20,
                        "grant entries the guest offers"),
-    WL_PARAM_MAP_COST,
-    WL_PARAM_BOUNDARY,
+    WL_GRANT_PARAMS(struct gnttab_map_params, grant),
     HVB_PARAM_TABLE_END,
 };
 
@@ -70,8 +86,9 @@ HVB_REGISTER_WORKLOAD(gnttab_map_workload) = {
     .kind = HVB_MICRO,
     .summary = "batched grant map + unmap, one domain lookup per op",
     .slots = gnttab_map_slots,
-    .params = gnttab_map_params,
-    .configure = wl_configure_grant,
+    .params = gnttab_map_param_table,
+    .params_size = sizeof(struct gnttab_map_params),
+    .configure = gnttab_map_configure,
     .prepare = gnttab_map_prepare,
     .thread = gnttab_map_thread,
     .cleanup = wl_free_priv,

@@ -13,6 +13,14 @@
 
 #include "../lib/wl.h"
 
+/* The params (lookup_param_table[] below names each field). */
+struct lookup_params {
+    uint64_t domains;
+    unsigned int distribution;
+    uint64_t churn;
+    uint64_t batch;
+};
+
 enum {
     DIST_HOT,
     DIST_UNIFORM
@@ -29,19 +37,22 @@ struct lookup {
 
 static int lookup_check(struct hvb_cell *c)
 {
-    return wl_check_churn(c, hvb_param_uint(c, "churn"));
+    const struct lookup_params *p = c->params;
+
+    return wl_check_churn(c, p->churn);
 }
 
 static int lookup_prepare(struct hvb_cell *c)
 {
+    const struct lookup_params *p = c->params;
     struct lookup *s = calloc(1, sizeof(*s));
 
     if ( s == NULL )
         return -ENOMEM;
-    s->domains = hvb_param_uint(c, "domains");
-    s->batch = hvb_param_uint(c, "batch");
-    s->dist = hvb_param_enum(c, "distribution");
-    s->churn = hvb_param_uint(c, "churn");
+    s->domains = p->domains;
+    s->batch = p->batch;
+    s->dist = p->distribution;
+    s->churn = p->churn;
     c->priv = s;
     return wl_create_domains(c, HOT_DOMID, s->domains, 0);
 }
@@ -82,16 +93,17 @@ static void lookup_background(struct hvb_thread *t)
         wl_churn(t, HOT_DOMID, s->domains, s->churn, 0);
 }
 
-static const struct hvb_param lookup_params[] = {
-    HVB_PARAM_UINT_ROW("domains", "100", 1, DOMID_FIRST_RESERVED - 1,
+static const struct hv_opt lookup_param_table[] = {
+    HVB_PARAM_UINT_ROW(struct lookup_params, domains, "100", 1,
+                       DOMID_FIRST_RESERVED - 1,
                        "domains in the table (domids 1..N)"),
-    HVB_PARAM_ENUM_ROW("distribution", "hot", "hot|uniform",
+    HVB_PARAM_ENUM_ROW(struct lookup_params, distribution, "hot", "hot|uniform",
                        "hot: every lookup hits domain 1; uniform: random "
                        "domain"),
-    HVB_PARAM_UINT_ROW("churn", "0", 0, 1000000,
+    HVB_PARAM_UINT_ROW(struct lookup_params, churn, "0", 0, 1000000,
                        "domain destroy+create pairs per second in the "
                        "background"),
-    HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000,
+    HVB_PARAM_UINT_ROW(struct lookup_params, batch, "64", 1, 1000000,
                        "lookups per quiescent state (per hypervisor entry)"),
     HVB_PARAM_TABLE_END,
 };
@@ -103,7 +115,8 @@ HVB_REGISTER_WORKLOAD(lookup_workload) = {
     .kind = HVB_MICRO,
     .summary = "look up a domain by id and release it (seed 004)",
     .slots = lookup_slots,
-    .params = lookup_params,
+    .params = lookup_param_table,
+    .params_size = sizeof(struct lookup_params),
     .check = lookup_check,
     .prepare = lookup_prepare,
     .thread = lookup_thread,

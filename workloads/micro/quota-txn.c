@@ -14,19 +14,27 @@
 
 #include "../lib/wl_xs.h"
 
+/* The params (quota_txn_param_table[] below names each field). */
+struct quota_txn_params {
+    uint64_t writes;
+    uint64_t batch;
+    uint64_t domains;
+};
+
 struct quota_txn {
     unsigned int domains, writes, batch;
 };
 
 static int quota_txn_prepare(struct hvb_cell *c)
 {
+    const struct quota_txn_params *p = c->params;
     struct quota_txn *s = calloc(1, sizeof(*s));
 
     if ( s == NULL )
         return -ENOMEM;
-    s->domains = hvb_param_uint(c, "domains");
-    s->writes = hvb_param_uint(c, "writes");
-    s->batch = hvb_param_uint(c, "batch");
+    s->domains = p->domains;
+    s->writes = p->writes;
+    s->batch = p->batch;
     c->priv = s;
     return wl_xs_populate(c, s->domains, 4);
 }
@@ -55,11 +63,12 @@ static void quota_txn_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static const struct hvb_param quota_txn_params[] = {
-    WL_XS_PARAM_DOMAINS,
-    HVB_PARAM_UINT_ROW("writes", "1", 0, 64,
+static const struct hv_opt quota_txn_param_table[] = {
+    WL_XS_PARAM_DOMAINS(struct quota_txn_params, domains),
+    HVB_PARAM_UINT_ROW(struct quota_txn_params, writes, "1", 0, 64,
                        "writes inside each transaction (data/0..3)"),
-    HVB_PARAM_UINT_ROW("batch", "16", 1, 1000000, "transactions per batch"),
+    HVB_PARAM_UINT_ROW(struct quota_txn_params, batch, "16", 1, 1000000,
+                       "transactions per batch"),
     HVB_PARAM_TABLE_END,
 };
 
@@ -71,7 +80,8 @@ HVB_REGISTER_WORKLOAD(quota_txn_workload) = {
     .summary = "a guest's transaction: start (3 quota copies), write, "
                "commit (seed 000)",
     .slots = quota_txn_slots,
-    .params = quota_txn_params,
+    .params = quota_txn_param_table,
+    .params_size = sizeof(struct quota_txn_params),
     .prepare = quota_txn_prepare,
     .thread = quota_txn_thread,
     .cleanup = wl_free_priv,

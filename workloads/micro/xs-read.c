@@ -34,9 +34,10 @@ static void xs_read_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static const struct hvb_param xs_read_params[] = {
-    WL_XS_PARAM_DOMAINS,
-    HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000, "reads per batch"),
+static const struct hv_opt xs_read_param_table[] = {
+    WL_XS_PARAM_DOMAINS(struct wl_xs_req_params, domains),
+    HVB_PARAM_UINT_ROW(struct wl_xs_req_params, batch, "64", 1, 1000000,
+                       "reads per batch"),
     HVB_PARAM_TABLE_END,
 };
 
@@ -48,7 +49,8 @@ HVB_REGISTER_WORKLOAD(xs_read_workload) = {
     .summary = "a guest reads its own xenstore node: 1 quota copy per "
                "request (seed 000)",
     .slots = xs_read_slots,
-    .params = xs_read_params,
+    .params = xs_read_param_table,
+    .params_size = sizeof(struct wl_xs_req_params),
     .prepare = wl_xs_req_prepare,
     .thread = xs_read_thread,
     .cleanup = wl_free_priv,

@@ -30,9 +30,10 @@ static void xs_write_thread(struct hvb_thread *t)
         hvb_counter_add(t, "failed", bad, 0);
 }
 
-static const struct hvb_param xs_write_params[] = {
-    WL_XS_PARAM_DOMAINS,
-    HVB_PARAM_UINT_ROW("batch", "64", 1, 1000000, "writes per batch"),
+static const struct hv_opt xs_write_param_table[] = {
+    WL_XS_PARAM_DOMAINS(struct wl_xs_req_params, domains),
+    HVB_PARAM_UINT_ROW(struct wl_xs_req_params, batch, "64", 1, 1000000,
+                       "writes per batch"),
     HVB_PARAM_TABLE_END,
 };
 
@@ -44,7 +45,8 @@ HVB_REGISTER_WORKLOAD(xs_write_workload) = {
     .summary = "a guest rewrites its own xenstore node: 3 quota copies "
                "per request (seed 000)",
     .slots = xs_write_slots,
-    .params = xs_write_params,
+    .params = xs_write_param_table,
+    .params_size = sizeof(struct wl_xs_req_params),
     .prepare = wl_xs_req_prepare,
     .thread = xs_write_thread,
     .cleanup = wl_free_priv,

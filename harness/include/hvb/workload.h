@@ -30,45 +30,47 @@
 
 #include <hv/compiler.h>
 #include <hv/hv.h>
+#include <hv/opt.h>
 
 enum hvb_kind {
     HVB_MICRO,
     HVB_MACRO,
 };
 
-enum hvb_param_type {
-    HVB_PARAM_END = 0,
-    HVB_PARAM_UINT, /* uint64_t in [min, max]; accepts k/M/G suffixes */
-    HVB_PARAM_ENUM, /* one of choices ("hot|uniform") */
-    /*
-     * A short word of [A-Za-z0-9.:+_-] (at most 63): a spec the workload
-     * parses itself in check() (a NUMA topology "2x1G+0").  choices, if
-     * set, is its syntax in one line for `hvbench list` and errors.
-     */
-    HVB_PARAM_STR,
-};
-
-struct hvb_param {
-    const char *name;
-    enum hvb_param_type type;
-    const char *def;
-    const char *help;
-    uint64_t min, max;
-    const char *choices;
-};
-
-/* Table rows: an integer in [min, max], and one of "a|b|c". */
+/*
+ * Parameters: a workload declares a plain struct of its parameters and a
+ * table of rows (the option engine's, hv/opt.h) naming each field; the
+ * harness parses --param values into one such struct per cell, and the
+ * workload reads typed fields (a misspelt name is a compile error):
+ *
+ *   struct lookup_params { uint64_t domains; unsigned int distribution; };
+ *   static const struct hv_opt lookup_param_table[] = {
+ *       HVB_PARAM_UINT_ROW(struct lookup_params, domains, "100", 1, 32751,
+ *                          "domains in the table"),
+ *       HVB_PARAM_ENUM_ROW(struct lookup_params, distribution, "hot",
+ *                          "hot|uniform", "which ids are looked up"),
+ *       HVB_PARAM_TABLE_END,
+ *   };
+ *   ... .params = lookup_param_table,
+ *       .params_size = sizeof(struct lookup_params), ...
+ *   const struct lookup_params *p = c->params;   (in a hook)
+ *
+ * Field types: UINT uint64_t (decimal, k/M/G suffixes, in [min, max]);
+ * ENUM unsigned int, the index of the value in "a|b|c"; STR
+ * char[HV_OPT_TEXT_MAX], a short word of [A-Za-z0-9.:+_-] the workload
+ * parses itself in check() (a NUMA topology "2x1G+0"), its syntax in
+ * one line for `hvbench list` and errors.  A row is named as its field;
+ * rows shared by several workloads (workloads/lib) use HV_OPT_*_ROW
+ * with a name and a field of a nested struct.
+ */
 /* clang-format off */
-#define HVB_PARAM_UINT_ROW(name_, def_, min_, max_, help_)                     \
-    { .name = (name_), .type = HVB_PARAM_UINT, .def = (def_),                  \
-      .help = (help_), .min = (min_), .max = (max_) }
-#define HVB_PARAM_ENUM_ROW(name_, def_, choices_, help_)                       \
-    { .name = (name_), .type = HVB_PARAM_ENUM, .def = (def_),                  \
-      .help = (help_), .choices = (choices_) }
-#define HVB_PARAM_STR_ROW(name_, def_, syntax_, help_)                         \
-    { .name = (name_), .type = HVB_PARAM_STR, .def = (def_),                   \
-      .help = (help_), .choices = (syntax_) }
-#define HVB_PARAM_TABLE_END { .name = NULL, .type = HVB_PARAM_END }
+#define HVB_PARAM_UINT_ROW(st, f, def_, min_, max_, help_)                     \
+    HV_OPT_U64_ROW(st, f, #f, def_, min_, max_, help_)
+#define HVB_PARAM_ENUM_ROW(st, f, def_, choices_, help_)                       \
+    HV_OPT_ENUM_ROW(st, f, #f, def_, choices_, help_)
+#define HVB_PARAM_STR_ROW(st, f, def_, syntax_, help_)                         \
+    HV_OPT_STR_ROW(st, f, #f, def_, syntax_, help_)
+#define HVB_PARAM_TABLE_END HV_OPT_TABLE_END
 /* clang-format on */
 
 struct hvb_cell;
@@ -81,8 +83,9 @@ struct hvb_workload {
     const char *name;
     enum hvb_kind kind;
     const char *summary;
-    const char *const *slots;       /* slots it exercises, NULL-ended */
-    const struct hvb_param *params; /* HVB_PARAM_TABLE_END-ended */
+    const char *const *slots;    /* slots it exercises, NULL-ended */
+    const struct hv_opt *params; /* HVB_PARAM_TABLE_END-ended */
+    size_t params_size;          /* sizeof the struct @params describes */
     unsigned int flags;
     /*
      * Validate the cell (cross-parameter rules, plugin restrictions);
@@ -117,7 +120,8 @@ struct hvb_cell {
     const struct hvb_workload *w;
     struct hv *hv; /* built by the harness before prepare */
     unsigned int threads;
-    void *priv; /* the workload's state */
+    const void *params; /* the workload's param struct, parsed */
+    void *priv;         /* the workload's state */
     char error[256];
 };
 
@@ -131,12 +135,6 @@ struct hvb_thread {
     void *state;  /* engine state (opaque) */
     void *priv;   /* free for the workload */
 };
-
-/* Parameter values of the cell (validated by the harness). */
-uint64_t hvb_param_uint(const struct hvb_cell *c, const char *name);
-const char *hvb_param_str(const struct hvb_cell *c, const char *name);
-/* Index of an enum parameter's value in its choices. */
-unsigned int hvb_param_enum(const struct hvb_cell *c, const char *name);
 
 void hvb_cell_error(struct hvb_cell *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -54,6 +54,10 @@ struct hv_domlookup_ops {
     void (*retire)(struct hv *hv, void *priv, struct hv_domain *d);
 };
 
+/* ABI v1 ends at .retire: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_DOMLOOKUP_OPS_V1_SIZE \
+    HV_OPS_SIZE_UPTO(struct hv_domlookup_ops, retire)
+
 /*
  * hv_domlookup_init_domtab - an .init for strategies with no state of
  * their own: the private data is the domain table, so the lookup path

@@ -22,6 +22,7 @@
 #include <hv/gnttab.h>
 #include <hv/perfc.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hv/types.h>
 #include <hv/xenstore.h>
 

@@ -27,6 +27,10 @@ struct hv_infolist_ops {
                    struct hv_dominfo_list *out);
 };
 
+/* ABI v1 ends at .getlist: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_INFOLIST_OPS_V1_SIZE \
+    HV_OPS_SIZE_UPTO(struct hv_infolist_ops, getlist)
+
 /* The usual option: records per hypercall, and its table row. */
 struct hv_infolist_chunk_opts {
     unsigned int chunk;

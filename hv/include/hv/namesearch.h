@@ -39,4 +39,8 @@ struct hv_namesearch_ops {
                             const char *name);
 };
 
+/* ABI v1 ends at .find: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_NAMESEARCH_OPS_V1_SIZE \
+    HV_OPS_SIZE_UPTO(struct hv_namesearch_ops, find)
+
 #endif /* HV_NAMESEARCH_H */

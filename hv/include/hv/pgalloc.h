@@ -74,6 +74,10 @@ struct hv_pgalloc_ops {
                                            const struct hv_alloc_req *req);
 };
 
+/* ABI v1 ends at .get_free_buddy: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_PGALLOC_OPS_V1_SIZE \
+    HV_OPS_SIZE_UPTO(struct hv_pgalloc_ops, get_free_buddy)
+
 static inline uint32_t hv_page_to_mfn(const struct hv_heap *h,
                                       const struct hv_page_info *pg)
 {

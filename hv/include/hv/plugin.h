@@ -8,6 +8,10 @@
  *  - magic first, checked before any other field is read;
  *  - the ABI only grows at the end: abi_version is bumped when a field is
  *    appended, ops_size says how much of the struct the plugin saw;
+ *    the registry accepts any ops_size from the slot's frozen v1 size up
+ *    (struct hv_slot's min_ops_size, HV_OPS_SIZE_UPTO() of its last v1
+ *    hook, never today's sizeof), and the model reads a hook appended
+ *    after v1 only where HV_OPS_HAS() says the plugin's struct covers it;
  *  - ops objects are static const; the registry is a separate array of
  *    pointers (the "hv_plugins" linker section for built-ins);
  *  - an unknown or invalid plugin is a hard error, never a fallback;
@@ -16,6 +20,10 @@
  * A built-in plugin ends its file with HV_REGISTER_PLUGIN(ops).  Built with
  * -DHV_PLUGIN_SHARED the same file instead exports hv_plugin_entry(), the
  * one symbol an external .so exposes.
+ *
+ * This header is the ABI a plugin (built-in or .so) includes, with its
+ * slot's ops header and the option rows of hv/opt.h; the registry that
+ * validates, loads and resolves plugins is hv/plugin_registry.h.
  */
 #ifndef HV_PLUGIN_H
 #define HV_PLUGIN_H
@@ -25,6 +33,7 @@
 #include <stdint.h>
 
 #include <hv/compiler.h>
+#include <hv/opt.h>
 
 #define HV_PLUGIN_MAGIC       0x48565047u /* "HVPG" */
 #define HV_PLUGIN_ABI_VERSION 1u
@@ -39,31 +48,6 @@ enum hv_slot_id {
     HV_SLOT_INFOLIST,   /* xenctrl domain_getinfolist (seed 002) */
     HV_SLOT_NR
 };
-
-enum hv_opt_type {
-    HV_OPT_END = 0,
-    HV_OPT_UINT, /* unsigned int, range [min, max] */
-    HV_OPT_BOOL, /* bool: 0/1/true/false/yes/no */
-    HV_OPT_ENUM, /* unsigned int index into choices ("a|b|c") */
-};
-
-struct hv_opt {
-    const char *name;
-    enum hv_opt_type type;
-    size_t off;      /* offset in the plugin's option struct */
-    const char *def; /* default, as text */
-    const char *help;
-    uint64_t min, max;   /* HV_OPT_UINT */
-    const char *choices; /* HV_OPT_ENUM */
-};
-
-/* Table rows: field @f of option struct @st, an integer in [min, max]. */
-/* clang-format off */
-#define HV_OPT_UINT_ROW(st, f, name_, def_, min_, max_, help_)                 \
-    { .name = (name_), .type = HV_OPT_UINT, .off = offsetof(st, f),           \
-      .def = (def_), .help = (help_), .min = (min_), .max = (max_) }
-#define HV_OPT_TABLE_END { .name = NULL, .type = HV_OPT_END }
-/* clang-format on */
 
 /* Plugin flags: declared capabilities and restrictions. */
 #define HV_PF_TEST_ONLY (1u << 0) /* negative control, tests only */
@@ -87,6 +71,22 @@ struct hv_plugin_hdr {
     size_t opts_size;          /* sizeof the plugin's option struct */
 };
 
+/*
+ * HV_OPS_SIZE_UPTO - the size of ops struct @type up to and including
+ * member @last: a slot's frozen ABI v1 size is this of its last v1 hook,
+ * so appending a hook does not reject every v1 .so.
+ */
+#define HV_OPS_SIZE_UPTO(type, last) \
+    (offsetof(type, last) + sizeof(((type *)0)->last))
+
+/*
+ * HV_OPS_HAS - does the struct @ops (a slot's ops pointer) that its
+ * plugin declared (hdr.ops_size) cover member @hook?  A hook appended
+ * after v1 is read only if so; a v1 .so's struct ends before it.
+ */
+#define HV_OPS_HAS(ops, hook) \
+    ((ops)->hdr.ops_size >= HV_OPS_SIZE_UPTO(__typeof__(*(ops)), hook))
+
 #define HV_PLUGIN_HDR(slot_, name_, ops_type_)                      \
     .magic = HV_PLUGIN_MAGIC, .abi_version = HV_PLUGIN_ABI_VERSION, \
     .ops_size = sizeof(ops_type_), .slot = (slot_), .name = (name_)
@@ -109,80 +109,5 @@ struct hv_plugin_hdr {
 /* The symbol an external plugin exports. */
 #define HV_PLUGIN_ENTRY_SYMBOL "hv_plugin_entry"
 typedef const struct hv_plugin_hdr *const *(*hv_plugin_entry_fn)(void);
-
-/*
- * A slot: the model's description of one strategy point.  validate()
- * checks the slot-specific part of a plugin (mandatory hooks).
- */
-struct hv_slot {
-    unsigned int id; /* enum hv_slot_id */
-    const char *name;
-    const char *summary;
-    const char *default_plugin; /* used when the user names none */
-    size_t min_ops_size;        /* ABI v1 size of the ops struct */
-    int (*validate)(const struct hv_plugin_hdr *hdr, char *err, size_t len);
-};
-
-/* A resolved plugin: the header plus its parsed options. */
-struct hv_plugin_inst {
-    const struct hv_plugin_hdr *hdr;
-    void *opts;   /* malloc'd, opts_size bytes; NULL if opts_size == 0 */
-    char *spec;   /* canonical "name:k=v,..." with every option */
-    char *origin; /* "built-in" or the .so path */
-};
-
-/* Registry (hv/plugin.c). Errors are -errno with a one-line message. */
-const struct hv_slot *hv_slot_find(const char *name);
-const struct hv_slot *hv_slot_at(unsigned int i); /* NULL past the end */
-
-/*
- * hv_plugin_registry_init - validate every built-in plugin once.
- * Return 0, or -EINVAL with @err naming the first invalid plugin.
- */
-int HV_MUST_CHECK hv_plugin_registry_init(char *err, size_t len);
-
-/* The i-th registered plugin (built-in or loaded), in registration order. */
-const struct hv_plugin_hdr *hv_plugin_at(unsigned int i);
-const struct hv_plugin_hdr *hv_plugin_find(const char *slot, const char *name);
-
-/*
- * hv_plugin_load - dlopen an external plugin and register what it exports.
- * Checks magic, ABI version, ops size, slot and hooks; returns 0 or -errno
- * (-ENOENT, -ENOEXEC, -EPROTO, -EEXIST, -EINVAL) with @err set.
- * @out (initially NULL) receives the first header it registered.
- */
-int HV_MUST_CHECK hv_plugin_load(const char *path,
-                                 const struct hv_plugin_hdr **out, char *err,
-                                 size_t len);
-
-/*
- * hv_plugin_resolve - parse "name[:k=v[:k=v...]]" for @slot into @inst.
- * A name containing '/' or ending in ".so" is loaded as an external plugin.
- * Unknown names and options, and bad values, are -EINVAL with @err listing
- * the valid ones.
- */
-int HV_MUST_CHECK hv_plugin_resolve(const char *slot, const char *spec,
-                                    bool allow_test_only,
-                                    struct hv_plugin_inst *inst, char *err,
-                                    size_t len);
-void hv_plugin_inst_free(struct hv_plugin_inst *inst);
-int HV_MUST_CHECK hv_plugin_inst_copy(struct hv_plugin_inst *dst,
-                                      const struct hv_plugin_inst *src);
-
-/* "a, b, c": the valid names of @slot (test-only ones if asked). */
-void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
-                     size_t len);
-
-/*
- * hv_name_ok - a name of 1..32 characters of [a-z0-9] and @extra: the
- * rule for plugin, option, workload and parameter names.
- */
-bool hv_name_ok(const char *s, const char *extra);
-
-/* Typed option access for plugins' init hooks. */
-static inline unsigned int hv_opt_uint(const void *opts, size_t off)
-{
-    return *(const unsigned int *)((const char *)opts + off);
-}
 
 #endif /* HV_PLUGIN_H */

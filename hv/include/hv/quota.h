@@ -56,4 +56,7 @@ struct hv_quota_ops {
     unsigned int (*size)(void *priv, const struct hv_quota_map *m);
 };
 
+/* ABI v1 ends at .size: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_QUOTA_OPS_V1_SIZE HV_OPS_SIZE_UPTO(struct hv_quota_ops, size)
+
 #endif /* HV_QUOTA_H */

@@ -38,4 +38,7 @@ struct hv_seclock_ops {
                  enum hv_label_op op);
 };
 
+/* ABI v1 ends at .label: hooks appended later are read with HV_OPS_HAS(). */
+#define HV_SECLOCK_OPS_V1_SIZE HV_OPS_SIZE_UPTO(struct hv_seclock_ops, label)
+
 #endif /* HV_SECLOCK_H */

@@ -30,6 +30,7 @@
 #include <hv/compiler.h>
 #include <hv/lock.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 #define HV_VOBJ_MAGIC      0x564f424au /* "VOBJ" */
 #define HV_VOBJ_MAGIC_FREE 0xdeadbeefu

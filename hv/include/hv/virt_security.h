@@ -30,6 +30,7 @@
 #include <hv/compiler.h>
 #include <hv/lock.h>
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 
 struct hv_vobj;
 struct hv_secmgr;

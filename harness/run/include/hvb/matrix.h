@@ -11,9 +11,10 @@
  * members of a group are adjacent.
  *
  * Names: "WORKLOAD/slot=plugin[:opt=v...]/.../param=value/.../threads:N"
- * with every slot the workload exercises (defaults included, options as
- * the user wrote them) and the parameters the user gave (canonical
- * values); the full plugin set and every parameter are in the results.
+ * with every slot the workload exercises (defaults included, the options
+ * the user gave, canonical values in table order) and the parameters the
+ * user gave (canonical values); the full plugin set and every parameter
+ * are in the results.
  */
 #ifndef HVB_MATRIX_H
 #define HVB_MATRIX_H
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include <hv/plugin.h>
+#include <hv/plugin_registry.h>
 #include <hvb/affinity.h>
 #include <hvb/counters.h>
 #include <hvb/params.h>
@@ -41,10 +43,10 @@ struct hvb_slot_axis {
 };
 
 struct hvb_param_axis {
-    const struct hvb_param *p;
+    const struct hv_opt *p;
     bool user; /* given with --param */
     size_t nr;
-    struct hvb_pval *vals;
+    struct hv_opt_val *vals;
 };
 
 struct hvb_matrix;
@@ -80,6 +82,7 @@ struct hvb_mcell {
     size_t *param_sel; /* per param axis: index into vals */
     char *name;
     char *group_name; /* the name without the plugin parts */
+    void *params;     /* the workload's param struct (cell.params) */
     struct hvb_cell_rt rt;
     bool rt_ready;
 };
@@ -154,8 +157,8 @@ hvb_mcell_plugin(const struct hvb_mcell *mc, size_t i)
 }
 
 /* The value of parameter axis @i in cell @mc. */
-static inline const struct hvb_pval *hvb_mcell_param(const struct hvb_mcell *mc,
-                                                     size_t i)
+static inline const struct hv_opt_val *
+hvb_mcell_param(const struct hvb_mcell *mc, size_t i)
 {
     return &mc->m->params[i].vals[mc->param_sel[i]];
 }
