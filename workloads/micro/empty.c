@@ -35,4 +35,5 @@ HVB_REGISTER_WORKLOAD(empty_workload) = {
     .slots = empty_slots,
     .params = empty_params,
     .thread = empty_thread,
+    .smoke = "batch=100",
 };
