@@ -51,7 +51,8 @@ step "copy $src"
 mkdir -p "$tree"
 if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
     (cd "$src" && git ls-files -z -co --exclude-standard |
-        xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$tree"
+        tar -cf - --null --no-recursion --ignore-failed-read -T - \
+            2>/dev/null) | tar -xf - -C "$tree"
 else
     (cd "$src" && tar -cf - --exclude='./build*' .) | tar -xf - -C "$tree"
 fi
@@ -113,7 +114,7 @@ step "smoke, conformance, torture in the scratch build"
 ctest --test-dir "$b" --output-on-failure \
     -R '^(smoke-scratch-read|smoke-lookup|conformance-domlookup|unit-plugin|torture-scratch-ref)$' \
     >"$log" 2>&1 || fail "ctest in the scratch build"
-grep -q '5 tests passed\|100% tests passed, 0 tests failed out of 5' "$log" ||
+grep -q '100% tests passed, 0 tests failed out of 5' "$log" ||
     fail "not 5 tests run"
 ctest --test-dir "$b" -V -R '^(smoke-lookup|conformance-domlookup)$' \
     >"$log" 2>&1 || fail "ctest -V"
