@@ -62,43 +62,68 @@ foreach(_n IN LISTS _files)
   endif()
 endforeach()
 
-# ---- torture-PLUGIN: every domlookup plugin its flags allow.
+# ---- torture-PLUGIN, torture-virt-SECLOCK-NAMESEARCH: what flags allow.
 
+# _flags_SLOT_NAME: each plugin's flags, as a list.
 string(JSON _np LENGTH "${_json}" plugins)
 math(EXPR _last "${_np} - 1")
+set(_dl "")
+set(_sl "")
+set(_ns "")
 foreach(i RANGE ${_last})
   string(JSON _slot GET "${_json}" plugins ${i} slot)
-  if(NOT _slot STREQUAL "domlookup")
-    continue()
-  endif()
   string(JSON _p GET "${_json}" plugins ${i} name)
-  set(_flags "")
+  set(_flags_${_slot}_${_p} "")
   string(JSON _nf LENGTH "${_json}" plugins ${i} flags)
   if(_nf GREATER 0)
     math(EXPR _lf "${_nf} - 1")
     foreach(j RANGE ${_lf})
       string(JSON _f GET "${_json}" plugins ${i} flags ${j})
-      list(APPEND _flags ${_f})
+      list(APPEND _flags_${_slot}_${_p} ${_f})
     endforeach()
   endif()
-  if("no_churn" IN_LIST _flags)
-    continue()
+  if(_slot STREQUAL "domlookup")
+    list(APPEND _dl ${_p})
+  elseif(_slot STREQUAL "seclock")
+    list(APPEND _sl ${_p})
+  elseif(_slot STREQUAL "namesearch")
+    list(APPEND _ns ${_p})
   endif()
+endforeach()
 
-  add_test(torture-${_p} "${HVB_REG_TORTURE}" ${_p}
+# _hvb_reg_torture(NAME "FLAGS" BIN ARGS...): BIN ARGS SECONDS as test
+# NAME, and KIND-NAME under every sanitizer kind whose skip flag is not in
+# FLAGS; nothing at all for a no_churn plugin.
+function(_hvb_reg_torture name flags bin)
+  if("no_churn" IN_LIST flags)
+    return()
+  endif()
+  add_test(${name} "${HVB_REG_TEST_BIN}/${bin}" ${ARGN}
     ${HVB_REG_TORTURE_SECONDS})
-  set_tests_properties(torture-${_p} PROPERTIES LABELS stress PROCESSORS 2
+  set_tests_properties(${name} PROPERTIES LABELS stress PROCESSORS 2
     TIMEOUT ${HVB_REG_TORTURE_TIMEOUT})
   foreach(kind IN LISTS HVB_REG_SAN_KINDS)
     set(_skip "${HVB_REG_SAN_${kind}_SKIP_FLAG}")
-    if(_skip AND _skip IN_LIST _flags)
+    if(_skip AND _skip IN_LIST flags)
       continue()
     endif()
-    add_test(${kind}-torture-${_p} ${HVB_REG_SAN_${kind}_RUN}
-      "${HVB_REG_SAN_${kind}_BIN}/torture-domlookup"
-      ${HVB_REG_SAN_${kind}_TORTURE_OPTS} ${_p} ${HVB_REG_TORTURE_SECONDS})
-    set_tests_properties(${kind}-torture-${_p} PROPERTIES LABELS ${kind}
+    add_test(${kind}-${name} ${HVB_REG_SAN_${kind}_RUN}
+      "${HVB_REG_SAN_${kind}_BIN}/${bin}" ${HVB_REG_SAN_${kind}_TORTURE_OPTS}
+      ${ARGN} ${HVB_REG_TORTURE_SECONDS})
+    set_tests_properties(${kind}-${name} PROPERTIES LABELS ${kind}
       FIXTURES_REQUIRED ${kind} PROCESSORS 2
       TIMEOUT ${HVB_REG_TORTURE_TIMEOUT})
+  endforeach()
+endfunction()
+
+foreach(p IN LISTS _dl)
+  _hvb_reg_torture(torture-${p} "${_flags_domlookup_${p}}" torture-domlookup
+    ${p})
+endforeach()
+foreach(sl IN LISTS _sl)
+  foreach(ns IN LISTS _ns)
+    _hvb_reg_torture(torture-virt-${sl}-${ns}
+      "${_flags_seclock_${sl}};${_flags_namesearch_${ns}}" torture-libvirt
+      ${sl} ${ns})
   endforeach()
 endforeach()
