@@ -195,6 +195,8 @@ static json_t *json_plugin(const struct hv_plugin_hdr *h)
     json_object_set_new(o, "summary", json_string(h->summary));
     if ( h->flags & HV_PF_NO_CHURN )
         json_array_append_new(flags, json_string("no_churn"));
+    if ( h->flags & HV_PF_TSAN_BLIND )
+        json_array_append_new(flags, json_string("tsan_blind"));
     json_object_set_new(o, "flags", flags);
     for ( opt = h->opts; opt != NULL && opt->name != NULL; opt++ )
         json_array_append_new(opts, json_opt(opt));
@@ -272,6 +274,8 @@ static json_t *json_workloads(void)
         for ( p = w->params; p != NULL && p->name != NULL; p++ )
             json_array_append_new(params, json_opt(p));
         json_object_set_new(o, "params", params);
+        json_object_set_new(o, "smoke",
+                            w->smoke ? json_string(w->smoke) : json_null());
         json_array_append_new(a, o);
     }
     return a;

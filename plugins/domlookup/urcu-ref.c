@@ -105,7 +105,7 @@ static const struct hv_domlookup_ops urcu_ref_ops = {
     .hdr =
         {
             HV_PLUGIN_HDR("domlookup", "urcu-ref", struct hv_domlookup_ops),
-            .flags = HV_PF_LONG_REF,
+            .flags = HV_PF_LONG_REF | HV_PF_TSAN_BLIND,
             .summary = "liburcu (memb) read section + CAS refcount: the "
                        "industrial peer of rcu-ref",
         },

@@ -196,4 +196,5 @@ HVB_REGISTER_WORKLOAD(balloon_workload) = {
     .prepare = balloon_prepare,
     .thread = balloon_thread,
     .cleanup = balloon_cleanup,
+    .smoke = "topology=2x64M+0 size_mb=8 start_mb=2",
 };

@@ -128,4 +128,5 @@ HVB_REGISTER_WORKLOAD(incres_workload) = {
     .prepare = incres_prepare,
     .thread = incres_thread,
     .cleanup = wl_free_priv,
+    .smoke = "topology=2x64M+0 size_mb=4",
 };

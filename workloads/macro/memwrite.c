@@ -172,4 +172,5 @@ HVB_REGISTER_WORKLOAD(memwrite_workload) = {
     .prepare = memwrite_prepare,
     .thread = memwrite_thread,
     .cleanup = wl_free_priv,
+    .smoke = "topology=2x64M+0 size_mb=4",
 };

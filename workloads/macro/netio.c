@@ -162,4 +162,5 @@ HVB_REGISTER_WORKLOAD(netio_workload) = {
     .thread = netio_thread,
     .background = netio_background,
     .cleanup = netio_cleanup,
+    .smoke = "guests=2 grants=16 churn=0 boundary=none,syscall",
 };

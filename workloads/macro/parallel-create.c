@@ -268,4 +268,5 @@ HVB_REGISTER_WORKLOAD(parallel_create_workload) = {
     .thread = pc_thread,
     .report = pc_report,
     .cleanup = pc_cleanup,
+    .smoke = "rounds=1 existing=2 label_us=0 qemu_us=0 define_us=0",
 };

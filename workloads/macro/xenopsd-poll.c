@@ -368,4 +368,5 @@ HVB_REGISTER_WORKLOAD(xpoll_workload) = {
     .thread = xpoll_thread,
     .background = xpoll_background,
     .cleanup = xpoll_cleanup,
+    .smoke = "domains=16 duration_ms=10 xs_nodes=2 threads=1",
 };

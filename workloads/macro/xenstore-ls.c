@@ -341,4 +341,5 @@ HVB_REGISTER_WORKLOAD(xenstore_ls_workload) = {
     .prepare = xs_ls_prepare,
     .thread = xs_ls_thread,
     .cleanup = xs_ls_cleanup,
+    .smoke = "domains=4 dirs=2 leaves=3 subtrees=2 client=inproc,socket",
 };

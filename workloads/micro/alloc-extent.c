@@ -155,4 +155,5 @@ HVB_REGISTER_WORKLOAD(allocx_workload) = {
     .prepare = allocx_prepare,
     .thread = allocx_thread,
     .cleanup = wl_free_priv,
+    .smoke = "topology=2x64M+0 batch=8 order=0,9",
 };

@@ -181,4 +181,5 @@ HVB_REGISTER_WORKLOAD(define_domain_workload) = {
     .background = dd_background,
     .report = dd_report,
     .cleanup = dd_cleanup,
+    .smoke = "existing=2 inflight=1 label_us=0 qemu_us=0 define_us=0",
 };

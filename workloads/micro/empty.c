@@ -42,4 +42,5 @@ HVB_REGISTER_WORKLOAD(empty_workload) = {
     .params = empty_param_table,
     .params_size = sizeof(struct empty_params),
     .thread = empty_thread,
+    .smoke = "batch=100",
 };

@@ -98,4 +98,5 @@ HVB_REGISTER_WORKLOAD(getinfolist_workload) = {
     .prepare = getinfolist_prepare,
     .thread = getinfolist_thread,
     .cleanup = wl_free_priv,
+    .smoke = "domains=16 boundary=none,syscall",
 };

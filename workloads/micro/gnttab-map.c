@@ -92,4 +92,5 @@ HVB_REGISTER_WORKLOAD(gnttab_map_workload) = {
     .prepare = gnttab_map_prepare,
     .thread = gnttab_map_thread,
     .cleanup = wl_free_priv,
+    .smoke = "grants=64 boundary=none,syscall",
 };

@@ -122,4 +122,5 @@ HVB_REGISTER_WORKLOAD(lookup_workload) = {
     .thread = lookup_thread,
     .background = lookup_background,
     .cleanup = wl_free_priv,
+    .smoke = "domains=16 distribution=hot,uniform",
 };

@@ -85,4 +85,5 @@ HVB_REGISTER_WORKLOAD(quota_txn_workload) = {
     .prepare = quota_txn_prepare,
     .thread = quota_txn_thread,
     .cleanup = wl_free_priv,
+    .smoke = "domains=16 writes=0,2",
 };

@@ -54,4 +54,5 @@ HVB_REGISTER_WORKLOAD(xs_read_workload) = {
     .prepare = wl_xs_req_prepare,
     .thread = xs_read_thread,
     .cleanup = wl_free_priv,
+    .smoke = "domains=16",
 };

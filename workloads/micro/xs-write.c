@@ -50,4 +50,5 @@ HVB_REGISTER_WORKLOAD(xs_write_workload) = {
     .prepare = wl_xs_req_prepare,
     .thread = xs_write_thread,
     .cleanup = wl_free_priv,
+    .smoke = "domains=16",
 };

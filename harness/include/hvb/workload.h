@@ -107,6 +107,15 @@ struct hvb_workload {
     uint64_t (*mem_need)(const struct hvb_cell *c);
     /* Optional: add workload counters after a run (hvb_counter_set). */
     void (*report)(struct hvb_cell *c);
+    /*
+     * The smoke test's params, as --param takes them: "K=V[,V...] ...",
+     * small enough that one short round of every cell (every plugin of
+     * every slot x these values x 1 and 2 threads) takes well under a
+     * second; "" for the defaults.  "threads=1" replaces the thread
+     * counts (a workload of one measured thread).  Required: the smoke
+     * test (tests/registry/smoke.py) fails a workload without it.
+     */
+    const char *smoke;
 };
 
 #define HVB_REGISTER_WORKLOAD(var)                                      \

@@ -58,6 +58,13 @@ enum hv_slot_id {
  * the pin ends at the CPU's next quiescent state (rcu_lock_domain_by_id).
  */
 #define HV_PF_LONG_REF (1u << 2)
+/*
+ * ThreadSanitizer cannot see this plugin's synchronisation: it orders its
+ * accesses through a library built without TSan (urcu-ref: liburcu's
+ * call_rcu thread, futexes and membarrier()), so TSan reports races that
+ * are not there.  The sanitizer tests run it under ASan only.
+ */
+#define HV_PF_TSAN_BLIND (1u << 3)
 
 struct hv_plugin_hdr {
     uint32_t magic;            /* HV_PLUGIN_MAGIC */
