@@ -230,11 +230,9 @@ static int cmd(int argc, char **argv, bool gate)
                                "paired rounds)",
                                p.cmd);
     if ( hvb_cmp_default_threshold(metric) < 0 )
-        return hvb_usage_error("bad value '%s' for --metric (cycles, "
-                               "tsc_cycles, instructions, sim_instructions, "
-                               "time, alloc_bytes, allocs, or M for a "
+        return hvb_usage_error("bad value '%s' for --metric (%s, or M for a "
                                "counter M_per_op)",
-                               metric);
+                               metric, hvb_cmp_metric_names());
     if ( md_path != NULL )
     {
         enum hvb_outfile_kind kind;

@@ -52,8 +52,7 @@ static const struct metric {
      true, false},
 };
 
-/* "time, tsc_cycles, ..., allocs": every metric of the table, for messages. */
-static const char *metric_names(void)
+const char *hvb_cmp_metric_names(void)
 {
     static char list[160];
     size_t i, n = 0;
@@ -334,7 +333,7 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
     {
         snprintf(err, len,
                  "unknown metric '%s' (%s, or M for a counter M_per_op)",
-                 metric, metric_names());
+                 metric, hvb_cmp_metric_names());
         return -EINVAL;
     }
     if ( m == NULL )
@@ -375,7 +374,7 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
                          "metrics: %s, or M for a counter M_per_op of both "
                          "files)",
                          out->metric, in_base ? "NEW" : "BASE", out->key,
-                         metric_names());
+                         hvb_cmp_metric_names());
             else
                 snprintf(err, len, "metric %s: %s has no %s (%s)", out->metric,
                          in_base ? "NEW" : "BASE", out->key,

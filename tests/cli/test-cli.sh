@@ -244,6 +244,14 @@ PY
 fi
 expect_error "metric cache_misses: BASE has no cache_misses_per_op" \
     compare "$tmp/ev1.json" "$tmp/ev2.json" --metric cache_misses
+# Every message that lists the metrics lists them all, from compare.c's one
+# table (the "no such counter" one had lost allocs).
+one_cell="$src/tests/fuzz/corpus-results/one-cell.json"
+all_metrics="time, tsc_cycles, cycles, instructions, sim_instructions, alloc_bytes, allocs, or M"
+expect_error "bad value 'No-such' for --metric \($all_metrics for a counter" \
+    compare --metric No-such "$one_cell" "$one_cell"
+expect_error "BASE has no no_such_per_op \(no such counter; metrics: $all_metrics for a counter" \
+    compare --metric no_such "$one_cell" "$one_cell"
 
 # A hardware event without a PMU (this VM): absent with its reason, in the
 # counter line and the results, and the run goes on.

@@ -68,6 +68,9 @@ struct hvb_cmp {
  */
 double hvb_cmp_default_threshold(const char *metric);
 
+/* "time, tsc_cycles, ..., allocs": every metric of the table, for messages. */
+const char *hvb_cmp_metric_names(void);
+
 /*
  * hvb_cmp_run - compare @base with @new_ on @metric with threshold @t
  * (< 0: the metric's default).  @metric is one of the table's (time,
