@@ -15,6 +15,7 @@
 #include <hv/hv.h>
 #include <hvb/matrix.h>
 #include <hvb/registry.h>
+#include <hvb/shard.h>
 
 /* A growable list of strings. */
 struct strlist {
@@ -443,13 +444,10 @@ static int build_cells(struct hvb_matrix *m, char *err, size_t len)
             mc->param_sel[i] = x % m->params[i].nr;
             x /= m->params[i].nr;
         }
+        mc->full_index = c;
         rc = cell_names(mc);
         if ( rc )
             return rc;
-        rc = hvb_cell_rt_init(&mc->rt);
-        if ( rc )
-            return rc;
-        mc->rt_ready = true;
     }
     return 0;
 
@@ -480,6 +478,16 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
         rc = build_threads(m, spec, err, len);
     if ( rc == 0 )
         rc = build_cells(m, err, len);
+    m->full_cells = m->nr_cells;
+    m->full_groups = m->nr_groups;
+    if ( rc == 0 && spec->shard_n > 0 )
+        rc = hvb_shard_select(m, spec->shard_k, spec->shard_n,
+                              spec->shard_costs, err, len);
+    for ( size_t i = 0; rc == 0 && i < m->nr_cells; i++ )
+    {
+        rc = hvb_cell_rt_init(&m->cells[i].rt);
+        m->cells[i].rt_ready = rc == 0;
+    }
     if ( rc )
     {
         if ( rc == -ENOMEM )

@@ -58,6 +58,9 @@ struct hvb_mcell {
     size_t *param_sel; /* per param axis: index into vals */
     char *name;
     char *group_name; /* the name without the plugin parts */
+
+    /* Index in the whole matrix (--shard: hvb/shard.h). */
+    size_t full_index;
     struct hvb_cell_rt rt;
     bool rt_ready;
 };
@@ -76,6 +79,9 @@ struct hvb_matrix {
     size_t nr_variants;
     uint64_t seed;
     enum hvb_affinity affinity;
+    /* --shard K/N (hvb/shard.h): 0/0 for the whole matrix. */
+    unsigned int shard_k, shard_n;
+    size_t full_cells, full_groups;
 };
 
 struct hvb_matrix_spec {
@@ -89,6 +95,10 @@ struct hvb_matrix_spec {
     bool allow_test_only; /* resolve HV_PF_TEST_ONLY plugins */
     uint64_t seed;
     enum hvb_affinity affinity; /* placement of measured threads */
+
+    /* --shard K/N (0/0: every cell) and --shard-costs FILE (or NULL). */
+    unsigned int shard_k, shard_n;
+    const char *shard_costs;
 };
 
 /*
