@@ -47,6 +47,7 @@
 
 #define FLEET_DEFAULT_DIR "hvbench-fleet"
 #define FLEET_STATE       "fleet.json"
+#define FLEET_JOBS        "jobs"
 
 enum {
     OPT_PARTITION = 1,
@@ -442,6 +443,69 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Append the job ids to DIR/jobs, for --resume to find them. */
+static void record_jobs(const struct fleet *fl, char *const *ids, size_t nr)
+{
+    char path[PATH_MAX + 16];
+    FILE *f;
+    size_t i;
+
+    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
+    f = fopen(path, "a");
+    if ( f == NULL )
+        return;
+    for ( i = 0; i < nr; i++ )
+        fprintf(f, "%s\n", ids[i]);
+    fclose(f);
+}
+
+/*
+ * --resume while the fleet's jobs are still queued or running would run
+ * their shards twice: refuse (exit 2), naming them.
+ */
+static int still_queued(const struct fleet *fl)
+{
+    char path[PATH_MAX + 16], line[128], err[512] = "", *ids[64];
+    struct hvb_fleet_counts c;
+    size_t nr = 0, i;
+    int status = HVB_EXIT_OK;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
+    f = fopen(path, "r");
+    if ( f == NULL )
+        return HVB_EXIT_OK;
+    while ( fgets(line, sizeof(line), f) != NULL )
+    {
+        line[strcspn(line, "\n")] = '\0';
+        if ( line[0] == '\0' )
+            continue;
+        if ( nr == sizeof(ids) / sizeof(ids[0]) )
+        {
+            free(ids[0]);
+            memmove(ids, ids + 1, (nr - 1) * sizeof(*ids));
+            nr--;
+        }
+        ids[nr] = strdup(line);
+        if ( ids[nr] != NULL )
+            nr++;
+    }
+    fclose(f);
+    if ( nr > 0 &&
+         hvb_slurm_poll(ids, nr, SIZE_MAX / 2, &c, err, sizeof(err)) == 0 &&
+         c.pending + c.running > 0 )
+        status = hvb_usage_error(
+            "fleet: --resume: %zu task(s) of %s (job%s %s%s) still pending or "
+            "running: wait for them, or scancel them, then --resume",
+            c.pending + c.running, fl->dir, nr > 1 ? "s" : "", ids[nr - 1],
+            nr > 1 ? " and earlier" : "");
+    else if ( err[0] )
+        status = hvb_usage_error("fleet: --resume: %s", err);
+    for ( i = 0; i < nr; i++ )
+        free(ids[i]);
+    return status;
+}
+
 /* Follow the jobs to their end.  Exit status (2: Slurm not reachable). */
 static int follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
                   size_t total)
@@ -583,6 +647,8 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         status = state ? load_state(fl, state) : hvb_failure("out of memory");
         json_decref(state);
         state = NULL;
+        if ( status == HVB_EXIT_OK && !fl->dry_run )
+            status = still_queued(fl);
         if ( status )
             return status;
     }
@@ -741,6 +807,7 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         status = hvb_usage_error("fleet: %s", err);
         goto out;
     }
+    record_jobs(fl, ids, nr_ids);
     if ( !fl->quiet )
     {
         fprintf(stderr, "hvbench: fleet: %zu cells in %zu groups, ", fl->cells,

@@ -121,7 +121,8 @@ int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n)
     }
     if ( status != HVB_EXIT_OK )
         goto out;
-    fprintf(f, "## hvbench: %zu hosts side by side\n\n|", n);
+    fprintf(f, "## hvbench: %zu host%s side by side\n\n|", n,
+            n == 1 ? "" : "s");
     for ( k = 0; k < n; k++ )
         fprintf(f, " | %s", value(docs[k], 0, a, sizeof(a)));
     fputs(" |\n|---|", f);
@@ -168,5 +169,64 @@ out:
     for ( k = 0; k < n; k++ )
         json_decref(docs[k]);
     free(docs);
+    return status;
+}
+
+bool hvb_hosts_wanted(int argc, char **argv)
+{
+    int i;
+
+    for ( i = 1; i < argc; i++ )
+        if ( strcmp(argv[i], "--hosts") == 0 )
+            return true;
+    return false;
+}
+
+int hvb_cmd_compare_hosts(int argc, char **argv)
+{
+    static const struct hvb_optdef opts[] = {
+        {"hosts", 0, false, 1},
+        {"help", 'h', false, 2},
+        {NULL, 0, false, 0},
+    };
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = "compare --hosts"};
+    char **files = calloc((size_t)argc + 1, sizeof(*files));
+    const char *val;
+    size_t nr = 0;
+    int id, status;
+
+    if ( files == NULL )
+        return hvb_failure("out of memory");
+    while ( (id = hvb_getopt(&p, opts, &val)) != HVB_OPT_DONE )
+    {
+        if ( id == HVB_OPT_ERROR )
+        {
+            free(files);
+            return HVB_EXIT_USAGE;
+        }
+        if ( id == 2 )
+        {
+            fputs("usage: hvbench compare --hosts RUN.json...\n"
+                  "\n"
+                  "The same matrix run on several hosts (hvbench fleet slurm\n"
+                  "--per-host writes DIR/host-NODE.json), side by side in\n"
+                  "markdown: each host's environment ledger, the rows that\n"
+                  "differ marked, then per cell the median ns/op and a\n"
+                  "variant's paired ratio to its reference with its 95% CI.\n"
+                  "\n"
+                  "exit status: 0, or 2 for a usage or input error\n",
+                  stdout);
+            free(files);
+            return HVB_EXIT_OK;
+        }
+        if ( id == HVB_OPT_POSITIONAL )
+            files[nr++] = (char *)val;
+    }
+    if ( nr == 0 )
+        status = hvb_usage_error("compare --hosts needs RUN.json files");
+    else
+        status = hvb_hosts_print_files(stdout, files, nr);
+    free(files);
     return status;
 }

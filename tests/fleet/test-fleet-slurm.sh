@@ -11,8 +11,9 @@
 #   - task 3 cancelled on purpose (scancel JOB_3): its shard is named
 #     missing, status 1; --resume submits shard 3 alone, leaves the other
 #     shard files untouched, and the merge is then complete
-#   - --resume with another run command is exit 2; --dry-run prints the
-#     script (--exclusive, the array) and submits nothing
+#   - --resume while the job runs, or with another run command, is exit
+#     2; --dry-run prints the script (--exclusive, the array) and submits
+#     nothing
 #   - --per-host: the whole matrix on the node, the hosts table
 #
 # Skipped (77) with the reason where it cannot run (not root, no Slurm).
@@ -67,6 +68,10 @@ while [ -z "$job" ] && [ $i -lt 300 ]; do
     i=$((i + 1))
 done
 if [ -n "$job" ]; then
+    # --resume while the job runs would run shards twice: refused.
+    "$hvb" fleet slurm --resume --dir "$tmp/f" -- run $M >/dev/null 2>busy.err
+    [ $? -eq 2 ] && grep -q "still pending or running" busy.err && ok ||
+        bad "--resume while the job runs: $(cat busy.err)"
     scancel "${job}_3" && ok || bad "scancel ${job}_3"
 else
     bad "no job id from fleet: $(cat f.err)"
@@ -122,12 +127,13 @@ EOF
 "$hvb" fleet slurm --per-host --dir "$tmp/h" --poll 0.2 -- run lookup --plugin domlookup=rwlock-ref,rcu-noref --repetitions 2 --iterations 3000 >h.out 2>h.err
 rc=$?
 node=$(hostname -s)
-[ $rc -eq 0 ] && [ -e "h/host-$node.json" ] && grep -q "1 hosts side by side" h.out &&
+[ $rc -eq 0 ] && [ -e "h/host-$node.json" ] && grep -q "1 host side by side" h.out &&
     grep -q "| NUMA nodes |" h.out && grep -q 'lookup/domlookup=rcu-noref/threads:1' h.out &&
     ok || bad "--per-host: status $rc: $(cat h.err)"
 
-# Slurm unreachable: exit 2 with the reason.
-SLURM_CONF=/nonexistent "$hvb" fleet slurm --dir "$tmp/x" -- run $M >/dev/null 2>x.err
-[ $? -eq 2 ] && grep -q "sinfo" x.err && ok || bad "no Slurm: $(cat x.err)"
+# No Slurm client here: exit 2 with the reason.  (A SLURM_CONF naming no
+# file makes sinfo itself look for a controller for a minute.)
+PATH=/nonexistent "$hvb" fleet slurm --dir "$tmp/x" -- run $M >/dev/null 2>x.err
+[ $? -eq 2 ] && grep -q "cannot run sinfo" x.err && ok || bad "no Slurm: $(cat x.err)"
 
 finish test-fleet-slurm

@@ -176,9 +176,9 @@ static void test_refused(void **state)
     assert_int_equal(k, 3);
     assert_int_equal(n, 4);
     assert_int_equal(hvb_shard_parse("1/1", &k, &n, err, sizeof(err)), 0);
-    static const char *const bad[] = {"0/4", "5/4", "4",   "/4", "1/",
-                                      "a/4", "1/0", "-1/4", "1/4x",
-                                      "1/99999", "1//4", "+1/4", ""};
+    static const char *const bad[] = {"0/4",  "5/4",  "4",    "/4",   "1/",
+                                      "a/4",  "1/0",  "-1/4", "1/4x", "1/99999",
+                                      "1//4", "+1/4", ""};
     for ( size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++ )
     {
         assert_int_equal(hvb_shard_parse(bad[i], &k, &n, err, sizeof(err)),

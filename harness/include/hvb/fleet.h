@@ -13,6 +13,8 @@
  *   bin/hvbench         the staged binary; plugins/NAME.so the staged
  *                       --plugin .so files (unless --no-stage)
  *   job.sh              the batch script (--dry-run prints it)
+ *   jobs                the job ids submitted (--resume refuses to run
+ *                       while one is still queued or running)
  *   shard-K.json        task K's results (hvbench run --shard K/N)
  *   host-NODE.json      --per-host: NODE's results of the whole matrix
  *   logs/               each task's stdout and stderr

@@ -16,6 +16,7 @@
 #ifndef HVB_HOSTS_H
 #define HVB_HOSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,5 +25,11 @@
  * files @paths on @f.  The exit status (2: a file cannot be read).
  */
 int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n);
+
+/* Does "compare" have --hosts? */
+bool hvb_hosts_wanted(int argc, char **argv);
+
+/* "hvbench compare --hosts RUN.json...": the tables on stdout. */
+int hvb_cmd_compare_hosts(int argc, char **argv);
 
 #endif /* HVB_HOSTS_H */
