@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <hvb/cli.h>
+#include <hvb/cli_files.h>
 #include <hvb/merge.h>
 #include <hvb/results.h>
 #include <hvb/results_read.h>
@@ -468,42 +469,24 @@ int hvb_cmd_merge(int argc, char **argv)
         {"help", 'h', false, 2},
         {NULL, 0, false, 0},
     };
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "merge"};
     struct hvb_merge_result res;
-    char **files = calloc((size_t)argc + 1, sizeof(*files));
-    const char *val;
-    bool quiet = false;
-    size_t nr = 0;
-    int id, status;
+    unsigned int flags;
+    char **files;
+    size_t nr;
+    int status;
 
-    if ( files == NULL )
-        return hvb_failure("out of memory");
-    while ( (id = hvb_getopt(&p, opts, &val)) != HVB_OPT_DONE )
-    {
-        if ( id == HVB_OPT_ERROR )
-        {
-            free(files);
-            return HVB_EXIT_USAGE;
-        }
-        if ( id == 2 )
-        {
-            merge_help(stdout);
-            free(files);
-            return HVB_EXIT_OK;
-        }
-        if ( id == 1 )
-            quiet = true;
-        else
-            files[nr++] = (char *)val;
-    }
+    status = hvb_cli_files(argc, argv, "merge", opts, 2, merge_help, &files,
+                           &nr, &flags);
+    if ( status != HVB_FILES_GO_ON )
+        return status;
     if ( nr < 2 )
     {
         free(files);
         return hvb_usage_error("merge needs OUT.json and at least one "
                                "SHARD.json (see 'hvbench merge --help')");
     }
-    status = hvb_merge_files(files[0], files + 1, nr - 1, quiet, &res);
+    status =
+        hvb_merge_files(files[0], files + 1, nr - 1, flags & (1u << 1), &res);
     hvb_merge_result_free(&res);
     free(files);
     return status;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include <hvb/cli.h>
+#include <hvb/cli_files.h>
 #include <hvb/hosts.h>
 #include <hvb/results.h>
 #include <hvb/results_read.h>
@@ -46,7 +47,8 @@ static const char *value(json_t *doc, size_t r, char *buf, size_t len)
                                 HVB_RK_COUNTERS),
                 "cycles_per_op"),
             "available");
-        return json_is_true(v) ? "yes (PMU)" : "no";
+        snprintf(buf, len, "%s", json_is_true(v) ? "yes (PMU)" : "no");
+        return buf;
     }
     else
         v = hvb_rd_get(doc, rows[r].obj, rows[r].key);
@@ -182,6 +184,20 @@ bool hvb_hosts_wanted(int argc, char **argv)
     return false;
 }
 
+static void hosts_help(FILE *f)
+{
+    fputs("usage: hvbench compare --hosts RUN.json...\n"
+          "\n"
+          "The same matrix run on several hosts (hvbench fleet slurm\n"
+          "--per-host writes DIR/host-NODE.json), side by side in\n"
+          "markdown: each host's environment ledger, the rows that\n"
+          "differ marked, then per cell the median ns/op and a\n"
+          "variant's paired ratio to its reference with its 95% CI.\n"
+          "\n"
+          "exit status: 0, or 2 for a usage or input error\n",
+          f);
+}
+
 int hvb_cmd_compare_hosts(int argc, char **argv)
 {
     static const struct hvb_optdef opts[] = {
@@ -189,40 +205,15 @@ int hvb_cmd_compare_hosts(int argc, char **argv)
         {"help", 'h', false, 2},
         {NULL, 0, false, 0},
     };
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "compare --hosts"};
-    char **files = calloc((size_t)argc + 1, sizeof(*files));
-    const char *val;
-    size_t nr = 0;
-    int id, status;
+    unsigned int flags;
+    char **files;
+    size_t nr;
+    int status;
 
-    if ( files == NULL )
-        return hvb_failure("out of memory");
-    while ( (id = hvb_getopt(&p, opts, &val)) != HVB_OPT_DONE )
-    {
-        if ( id == HVB_OPT_ERROR )
-        {
-            free(files);
-            return HVB_EXIT_USAGE;
-        }
-        if ( id == 2 )
-        {
-            fputs("usage: hvbench compare --hosts RUN.json...\n"
-                  "\n"
-                  "The same matrix run on several hosts (hvbench fleet slurm\n"
-                  "--per-host writes DIR/host-NODE.json), side by side in\n"
-                  "markdown: each host's environment ledger, the rows that\n"
-                  "differ marked, then per cell the median ns/op and a\n"
-                  "variant's paired ratio to its reference with its 95% CI.\n"
-                  "\n"
-                  "exit status: 0, or 2 for a usage or input error\n",
-                  stdout);
-            free(files);
-            return HVB_EXIT_OK;
-        }
-        if ( id == HVB_OPT_POSITIONAL )
-            files[nr++] = (char *)val;
-    }
+    status = hvb_cli_files(argc, argv, "compare --hosts", opts, 2, hosts_help,
+                           &files, &nr, &flags);
+    if ( status != HVB_FILES_GO_ON )
+        return status;
     if ( nr == 0 )
         status = hvb_usage_error("compare --hosts needs RUN.json files");
     else

@@ -130,17 +130,27 @@ PartitionName=hvb Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF="$dir/slurm.conf"
 
+# wait_for TENTHS WHAT COMMAND...: until COMMAND succeeds, or stop all.
+wait_for() {
+    n=$1
+    what=$2
+    shift 2
+    i=0
+    until "$@"; do
+        i=$((i + 1))
+        if [ $i -gt "$n" ]; then
+            echo "slurm-local: $what" >&2
+            stop
+            exit 1
+        fi
+        sleep 0.1
+    done
+}
+node_idle() { sinfo -h -N -o '%t' 2>/dev/null | grep -q '^idle'; }
+
 # The munge socket first: slurmctld and slurmd need it to start.
-i=0
-while [ ! -S "$dir/munge/munge.socket" ]; do
-    i=$((i + 1))
-    if [ $i -gt 100 ]; then
-        echo "slurm-local: munged did not start (log: $dir/munge/munged.log)" >&2
-        stop
-        exit 1
-    fi
-    sleep 0.1
-done
+wait_for 100 "munged did not start (log: $dir/munge/munged.log)" \
+    test -S "$dir/munge/munge.socket"
 
 slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
 echo $! >"$dir/slurmctld.pid"
@@ -148,14 +158,6 @@ slurmd -D -N "$node" -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
 echo $! >"$dir/slurmd.pid"
 
 # Up when the node is idle.
-i=0
-until sinfo -h -N -o '%t' 2>/dev/null | grep -q '^idle'; do
-    i=$((i + 1))
-    if [ $i -gt 300 ]; then
-        echo "slurm-local: the node did not come up in 30 s (logs: $dir/slurmctld.log, $dir/slurmd.log)" >&2
-        stop
-        exit 1
-    fi
-    sleep 0.1
-done
+wait_for 300 "the node did not come up in 30 s (logs: $dir/slurmctld.log, $dir/slurmd.log)" \
+    node_idle
 echo "export SLURM_CONF=$SLURM_CONF"

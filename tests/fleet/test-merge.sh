@@ -103,6 +103,24 @@ expect2 "not results" "merge:" s1.json /etc/hostname
 "$hvb" merge only.json >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "merge without shards"
 
+# compare --hosts: one column per host, the rows that differ marked.
+$PY -c '
+import json
+d = json.load(open("whole.json"))
+d["context"]["host_name"] = "numa-box"
+d["hvbench"]["environment"]["cpu_model"] = "Other CPU"
+d["hvbench"]["environment"]["numa_nodes"] = 4
+json.dump(d, open("other-host.json", "w"))'
+"$hvb" compare --hosts whole.json other-host.json >hosts.md 2>hosts.err && ok ||
+    bad "compare --hosts: $(cat hosts.err)"
+grep -q "2 hosts side by side" hosts.md && grep -q "| numa-box |" hosts.md &&
+    grep -q "⚠️ CPU model | \*\*" hosts.md && grep -q "⚠️ NUMA nodes" hosts.md &&
+    grep -q "^| hardware counters | " hosts.md && grep -q "^| kernel | " hosts.md &&
+    grep -q 'lookup/domlookup=rcu-noref/domains=1000/threads:2` | [0-9.e+-]* ([0-9.]* \[' hosts.md &&
+    ok || bad "compare --hosts table: $(cat hosts.md)"
+"$hvb" compare --hosts whole.json /etc/hostname >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "compare --hosts with a file that is not results"
+
 # --shard-costs (calibrated) partitions the matrix too, and differently
 # from the estimate when one group is far longer.
 $PY - whole.json <<'EOF'
