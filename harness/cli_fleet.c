@@ -48,6 +48,7 @@
 #define FLEET_DEFAULT_DIR "hvbench-fleet"
 #define FLEET_STATE       "fleet.json"
 #define FLEET_JOBS        "jobs"
+#define FLEET_POLL_MISSES 10 /* squeue failures in a row before giving up */
 
 enum {
     OPT_PARTITION = 1,
@@ -518,17 +519,30 @@ static int follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
     char err[512] = "", label[96];
     size_t seen = 0;
     double t0 = now_s();
+    int misses = 0;
 
     hvb_progress_start(&prog, total, fl->quiet);
     for ( ;; )
     {
+        /* A controller restarting: a few misses are not the end. */
         if ( hvb_slurm_poll(ids, nr_ids, total, &c, err, sizeof(err)) )
         {
+            if ( ++misses < FLEET_POLL_MISSES )
+            {
+                nanosleep(&ts, NULL);
+                continue;
+            }
             hvb_progress_end(&prog);
-            return hvb_usage_error("fleet: %s", err);
+            return hvb_usage_error("fleet: %s (%d times in a row; the jobs "
+                                   "go on: --resume once they have ended)",
+                                   err, misses);
         }
+        misses = 0;
         snprintf(label, sizeof(label), "%zu pending, %zu running, %zu done",
                  c.pending, c.running, c.done);
+        if ( seen == c.done &&
+             (c.pending != last.pending || c.running != last.running) )
+            hvb_progress_show(&prog, label);
         while ( seen < c.done )
         {
             seen++;
@@ -663,7 +677,14 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         if ( fl->shards == 0 )
             fl->shards = (unsigned int)fl->nr_hosts;
         if ( fl->shards > fl->groups )
+        {
+            if ( !fl->quiet )
+                fprintf(stderr,
+                        "hvbench: fleet: %u shards asked, but a shard is "
+                        "whole groups and the matrix has %zu: %zu shards\n",
+                        fl->shards, fl->groups, fl->groups);
             fl->shards = (unsigned int)fl->groups;
+        }
         if ( !fl->per_host )
         {
             for ( t = 0; t < fl->nr_hosts; t++ )

@@ -265,7 +265,7 @@ static int join(struct shard *sh, size_t nr, json_t *root,
                        h, HVB_RK_CONTEXT,
                        json_object_get(sh[i].doc, HVB_RK_CONTEXT)) != 0;
         }
-        c = json_pack("{s:i, s:s, s:s, s:i}", HVB_RK_SHARD_K,
+        c = json_pack("{s:I, s:s, s:s, s:I}", HVB_RK_SHARD_K,
                       (json_int_t)sh[i].k, "file", sh[i].path, HVB_RK_HOST,
                       sh[i].host, HVB_RK_CELLS,
                       (json_int_t)json_array_size(full));

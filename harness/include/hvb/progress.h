@@ -17,6 +17,8 @@ struct hvb_progress {
 
 void hvb_progress_start(struct hvb_progress *p, size_t total, bool quiet);
 void hvb_progress_step(struct hvb_progress *p, const char *label);
+/* Redraw with @label, without a step (what a fleet's tasks do now). */
+void hvb_progress_show(struct hvb_progress *p, const char *label);
 void hvb_progress_end(struct hvb_progress *p);
 
 #endif /* HVB_PROGRESS_H */
