@@ -5,6 +5,7 @@
 # With --test: only the heavy test-only ones (chromium, for the report
 # page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
+# Also Slurm and munge, for the fleet-slurm test (tests/fleet/).
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -27,6 +28,7 @@ PACKAGES="
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
     PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
+    PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
 fi
 
 missing=""

@@ -16,6 +16,7 @@
 #include <hvb/cli.h>
 #include <hvb/compare.h>
 #include "gate.h"
+#include <hvb/hosts.h>
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
@@ -96,6 +97,9 @@ static void help(FILE *f, bool gate)
         fputs(
             "usage: hvbench compare BASE.json NEW.json [--metric M]\n"
             "                       [--format console|markdown|json]\n"
+            "       hvbench compare --hosts RUN.json...  (one matrix on\n"
+            "                       several hosts side by side: 'hvbench\n"
+            "                       compare --hosts --help')\n"
             "\n"
             "Per benchmark: BASE and NEW medians, the ratio NEW/BASE with\n"
             "its 95% bootstrap CI, the Mann-Whitney U p-value (* if < 0.05),\n"
@@ -334,6 +338,8 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
 
 int hvb_cmd_compare(int argc, char **argv)
 {
+    if ( hvb_hosts_wanted(argc, argv) )
+        return hvb_cmd_compare_hosts(argc, argv);
     return cmd(argc, argv, false);
 }
 

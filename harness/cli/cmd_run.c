@@ -11,6 +11,7 @@
 #include <hvb/cli.h>
 #include <hvb/registry.h>
 #include <hvb/run.h>
+#include <hvb/shard.h>
 
 #define DEFAULT_REPETITIONS 5
 #define DEFAULT_MIN_TIME_S  0.1
@@ -39,6 +40,9 @@ enum {
     OPT_RESUME,
     OPT_ITERATIONS,
     OPT_PROCESSES,
+    OPT_SHARD,
+    OPT_SHARD_COSTS,
+    OPT_PLAN,
     OPT_HELP,
 };
 
@@ -61,6 +65,9 @@ static const struct hvb_optdef run_opts[] = {
     {"resume", 0, false, OPT_RESUME},
     {"iterations", 0, true, OPT_ITERATIONS},
     {"processes", 0, true, OPT_PROCESSES},
+    {"shard", 0, true, OPT_SHARD},
+    {"shard-costs", 0, true, OPT_SHARD_COSTS},
+    {"plan", 0, false, OPT_PLAN},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -124,6 +131,15 @@ static void run_help(FILE *f)
         "                      (default 1: measure in this process)\n"
         "  --resume            keep the finished rounds of --out FILE and\n"
         "                      run only the missing ones\n"
+        "  --shard K/N         run only the K-th of N shards of the matrix:\n"
+        "                      whole groups (an A/B's cells stay together),\n"
+        "                      balanced by cost, the same for the same\n"
+        "                      command line; 'hvbench merge' joins them\n"
+        "  --shard-costs FILE  balance the shards by the cells' times in\n"
+        "                      FILE (an earlier run), not estimated alike\n"
+        "  --plan              print the cells and groups this command\n"
+        "                      would run (with --shard: the shard's) as\n"
+        "                      JSON, and exit without measuring\n"
         "  --affinity spread|none  pin measured thread i of a multi-thread\n"
         "                      cell to the i-th usable CPU (default\n"
         "                      spread), or let every thread float\n"
@@ -342,6 +358,21 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
                 goto out;
             o.processes = (unsigned int)u;
             break;
+        case OPT_SHARD:
+            if ( hvb_shard_parse(val, &o.spec.shard_k, &o.spec.shard_n, err,
+                                 sizeof(err)) )
+            {
+                hvb_usage_error("%s", err);
+                goto out;
+            }
+            o.spec.shard_select = hvb_shard_select;
+            break;
+        case OPT_SHARD_COSTS:
+            o.spec.shard_costs = val;
+            break;
+        case OPT_PLAN:
+            o.plan = true;
+            break;
         case OPT_ITERATIONS:
             if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
                 goto out;
@@ -382,6 +413,11 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
         hvb_usage_error("--events does not go with --counters %s (use auto "
                         "or hw)",
                         o.counters == HVB_COUNTERS_TSC ? "tsc" : "none");
+        goto out;
+    }
+    if ( o.spec.shard_costs != NULL && o.spec.shard_n == 0 )
+    {
+        hvb_usage_error("--shard-costs goes with --shard K/N");
         goto out;
     }
     o.events = events.nr > 0 ? &events : NULL;

@@ -48,6 +48,7 @@
 #include <hvb/rounds.h>
 #include <hvb/run.h>
 #include <hvb/runner.h>
+#include <hvb/shard.h>
 #include <hvb/summary.h>
 #include <hvb/tabular.h>
 #include <hvb/watch.h>
@@ -430,6 +431,12 @@ int hvb_run(const struct hvb_run_opts *o)
     if ( rc )
         return stage_error(rc, err);
     rc = hvb_matrix_check(m, err, sizeof(err));
+    if ( rc == 0 && o->plan )
+    {
+        status = hvb_shard_plan_print(stdout, m);
+        hvb_matrix_free(m);
+        return status;
+    }
     if ( rc == 0 && o->out_path != NULL )
         rc = hvb_outfile_check(o->out_path, "results", &kind, err, sizeof(err))
                  ? -EINVAL

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The environment ledger; see hvb/env.h. */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,23 @@ json_t *hvb_env_boundary_costs(void)
     return o;
 }
 
+/* The NUMA nodes the kernel shows (node0, node1, ...), or null. */
+static json_t *numa_nodes(void)
+{
+    DIR *d = opendir("/sys/devices/system/node");
+    struct dirent *de;
+    long long n = 0;
+
+    if ( d == NULL )
+        return json_null();
+    while ( (de = readdir(d)) != NULL )
+        if ( strncmp(de->d_name, "node", 4) == 0 && de->d_name[4] >= '0' &&
+             de->d_name[4] <= '9' )
+            n++;
+    closedir(d);
+    return n ? json_integer(n) : json_null();
+}
+
 json_t *hvb_env_before(void)
 {
     json_t *e = json_object();
@@ -142,6 +160,7 @@ json_t *hvb_env_before(void)
     json_object_set_new(e, "hypervisor", hypervisor());
     json_object_set_new(e, "vcpus_online",
                         json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(e, "numa_nodes", numa_nodes());
     json_object_set_new(
         e, "governor",
         access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", R_OK)

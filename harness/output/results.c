@@ -463,6 +463,19 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     for ( i = 0; i < m->nr_cells; i++ )
         push(b, cells, cell_json(b, &m->cells[i], &s->cells[i], meta));
     set(b, o, HVB_RK_CELLS, cells);
+    if ( m->shard_n > 0 )
+    {
+        json_t *sh = json_object(), *full = json_array();
+
+        set(b, sh, HVB_RK_SHARD_K, json_integer(m->shard_k));
+        set(b, sh, HVB_RK_SHARD_N, json_integer(m->shard_n));
+        set(b, sh, HVB_RK_CELLS_TOTAL, json_integer((json_int_t)m->full_cells));
+        set(b, sh, "groups_total", json_integer((json_int_t)m->full_groups));
+        for ( i = 0; i < m->nr_cells; i++ )
+            push(b, full, json_integer((json_int_t)m->cells[i].full_index));
+        set(b, sh, HVB_RK_CELLS, full);
+        set(b, o, HVB_RK_SHARD, sh);
+    }
     return o;
 }
 

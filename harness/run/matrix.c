@@ -439,13 +439,10 @@ static int build_cells(struct hvb_matrix *m, char *err, size_t len)
         for ( i = 0; i < m->nr_params; i++ )
             hv_opt_store(m->params[i].p, hvb_mcell_param(mc, i), mc->params);
         mc->cell.params = mc->params;
+        mc->full_index = c;
         rc = cell_names(mc);
         if ( rc )
             return rc;
-        rc = hvb_cell_rt_init(&mc->rt);
-        if ( rc )
-            return rc;
-        mc->rt_ready = true;
     }
     return 0;
 
@@ -476,6 +473,18 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
         rc = build_threads(m, spec, err, len);
     if ( rc == 0 )
         rc = build_cells(m, err, len);
+    m->full_cells = m->nr_cells;
+    m->full_groups = m->nr_groups;
+    if ( rc == 0 && spec->shard_n > 0 )
+        rc = spec->shard_select
+                 ? spec->shard_select(m, spec->shard_k, spec->shard_n,
+                                      spec->shard_costs, err, len)
+                 : -EINVAL;
+    for ( size_t i = 0; rc == 0 && i < m->nr_cells; i++ )
+    {
+        rc = hvb_cell_rt_init(&m->cells[i].rt);
+        m->cells[i].rt_ready = rc == 0;
+    }
     if ( rc )
     {
         if ( rc == -ENOMEM )

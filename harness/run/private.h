@@ -19,9 +19,9 @@
  * each group's two in AB BA BA AB ... order over the rounds; runner.c
  * enters model CPU i on each measured thread i.
  *
- * This header is the room's own.  A progress bar with ETA on stderr,
- * drawn only when stderr is a TTY (DESIGN §6); elsewhere it prints
- * nothing (progress.c, for rounds.c):
+ * This header is the room's own.  The progress bar (progress.c) is
+ * public, hvb/progress.h: rounds.c draws it, and so do the cli's fleet
+ * and reproduce commands.
  */
 #ifndef HVB_RUN_PRIVATE_H
 #define HVB_RUN_PRIVATE_H
@@ -29,14 +29,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct hvb_progress {
-    bool tty;
-    size_t total, done;
-    double t0; /* seconds, CLOCK_MONOTONIC */
-};
-
-void hvb_progress_start(struct hvb_progress *p, size_t total, bool quiet);
-void hvb_progress_step(struct hvb_progress *p, const char *label);
-void hvb_progress_end(struct hvb_progress *p);
+#include <hvb/progress.h>
 
 #endif /* HVB_RUN_PRIVATE_H */

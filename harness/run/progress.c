@@ -24,11 +24,16 @@ void hvb_progress_start(struct hvb_progress *p, size_t total, bool quiet)
 
 void hvb_progress_step(struct hvb_progress *p, const char *label)
 {
-    char bar[31];
+    p->done++;
+    hvb_progress_show(p, label);
+}
+
+void hvb_progress_show(struct hvb_progress *p, const char *label)
+{
+    char bar[31], eta_s[16];
     double el, eta;
     size_t i, fill;
 
-    p->done++;
     if ( !p->tty || p->total == 0 )
         return;
     fill = p->done * 30 / p->total;
@@ -37,8 +42,13 @@ void hvb_progress_step(struct hvb_progress *p, const char *label)
     bar[30] = '\0';
     el = now() - p->t0;
     eta = p->done ? el / (double)p->done * (double)(p->total - p->done) : 0;
-    fprintf(stderr, "\r\033[K[%s] %zu/%zu ETA %3.0fs %.40s", bar, p->done,
-            p->total, eta, label ? label : "");
+    /* Nothing done yet (hvb_progress_show): no rate to go by. */
+    if ( p->done )
+        snprintf(eta_s, sizeof(eta_s), "%3.0fs", eta);
+    else
+        snprintf(eta_s, sizeof(eta_s), "   ?");
+    fprintf(stderr, "\r\033[K[%s] %zu/%zu ETA %s %.40s", bar, p->done, p->total,
+            eta_s, label ? label : "");
     fflush(stderr);
 }
 

@@ -289,6 +289,49 @@ def env_line(ctx):
             f"{scaling}, load average {known(load)}")
 
 
+HOST_ROWS = [("CPU model", "cpu_model"), ("vCPUs", "vcpus_online"),
+             ("NUMA nodes", "numa_nodes"), ("kernel", "kernel"),
+             ("hypervisor", "hypervisor"), ("clocksource", "clocksource"),
+             ("governor", "governor"), ("microcode", "microcode")]
+
+
+def hosts_table(runs):
+    """Hosts side by side when the runs (or a merged file's hvbench.hosts)
+    come from more than one machine; rows that differ are marked."""
+    e = html.escape
+    hosts = {}
+    for _, doc in runs:
+        hv = doc["hvbench"]
+        for name, h in (hv.get("hosts") or {}).items():
+            hosts.setdefault(name, h)
+        name = (doc.get("context") or {}).get("host_name") or "unknown"
+        hosts.setdefault(name, {"environment": hv.get("environment") or {},
+                                "counters": hv.get("counters") or {}})
+    if len(hosts) < 2:
+        return []
+    names = sorted(hosts)
+    out = ["<h2>Hosts</h2><table><tr><th class=l></th>"]
+    out += [f"<th class=l>{e(n)}</th>" for n in names]
+    out.append("</tr>")
+
+    def pmu(h):
+        c = ((h.get("counters") or {}).get("counters") or {}).get("cycles_per_op") or {}
+        return "yes (PMU)" if c.get("available") else "no"
+
+    rows = [(label, [str((hosts[n].get("environment") or {}).get(k, "?")) for n in names])
+            for label, k in HOST_ROWS]
+    rows.insert(3, ("hardware counters", [pmu(hosts[n]) for n in names]))
+    for label, vals in rows:
+        differ = len(set(vals)) > 1
+        cls = " class='l warn'" if differ else " class=l"
+        out.append(f"<tr><td{cls}>{'&#9888; ' if differ else ''}{e(label)}</td>")
+        out += [f"<td{cls}>{e(v)}</td>" for v in vals]
+        out.append("</tr>")
+    out.append("</table><p>Rows marked &#9888; differ between the hosts: a "
+               "difference between their results may be the machines'.</p>")
+    return out
+
+
 def page(runs, rows, images, out, linked, lock_rows):
     e = html.escape
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -360,6 +403,7 @@ def page(runs, rows, images, out, linked, lock_rows):
                          f"<td>{x['wait_ns_avg']:.0f}</td><td>{x['wait_ns_max']}</td>"
                          f"<td>{x['hold_ns_total']}</td><td>{x['hold_ns_max']}</td></tr>")
             h.append("</table>")
+    h.extend(hosts_table(runs))
     h.append("<h2>Environment</h2>")
     for path, doc in runs:
         hv, ctx = doc["hvbench"], doc.get("context", {})

@@ -65,6 +65,9 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_compare(int argc, char **argv);
 int hvb_cmd_gate(int argc, char **argv);
+/* shards of a run matrix and the Slurm engine (issue 16) */
+int hvb_cmd_merge(int argc, char **argv);
+int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv);
 /* xenstored/cmd.c: the model's store behind the xenstore wire protocol */
 int hvb_cmd_xenstored(int argc, char **argv);
 

@@ -75,6 +75,7 @@ struct hvb_run_opts {
     int argc; /* the whole command line, recorded */
     char *const *argv;
     const struct hvb_run_hooks *hooks; /* or NULL */
+    bool plan; /* --plan: print the cells (hvb/shard.h), measure nothing */
 };
 
 /* Run; returns the exit status (0, 1 failed run, 2 input error). */

@@ -63,6 +63,13 @@
 #define HVB_RK_SHARED_ITER "shared_iterations"
 #define HVB_RK_CTR_SAMPLES "samples"
 #define HVB_RK_CTR_FLAGS   "flags"
+/* shard (hvb/shard.h) and a merged document's hosts (harness/cli/cmd_merge.c). */
+#define HVB_RK_SHARD       "shard"
+#define HVB_RK_SHARD_K     "k"
+#define HVB_RK_SHARD_N     "n"
+#define HVB_RK_CELLS_TOTAL "cells_total"
+#define HVB_RK_HOST        "host"
+#define HVB_RK_MERGED      "merged"
 /* benchmarks[] rows (Google Benchmark's). */
 #define HVB_RK_RUN_TYPE  "run_type"
 #define HVB_RK_FAMILY    "family_index"

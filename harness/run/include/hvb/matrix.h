@@ -83,6 +83,9 @@ struct hvb_mcell {
     char *name;
     char *group_name; /* the name without the plugin parts */
     void *params;     /* the workload's param struct (cell.params) */
+
+    /* Index in the whole matrix (--shard: hvb/shard.h). */
+    size_t full_index;
     struct hvb_cell_rt rt;
     bool rt_ready;
 };
@@ -101,6 +104,9 @@ struct hvb_matrix {
     size_t nr_variants;
     uint64_t seed;
     enum hvb_affinity affinity;
+    /* --shard K/N (hvb/shard.h): 0/0 for the whole matrix. */
+    unsigned int shard_k, shard_n;
+    size_t full_cells, full_groups;
 };
 
 struct hvb_matrix_spec {
@@ -114,6 +120,17 @@ struct hvb_matrix_spec {
     bool allow_test_only; /* resolve HV_PF_TEST_ONLY plugins */
     uint64_t seed;
     enum hvb_affinity affinity; /* placement of measured threads */
+
+    /* --shard K/N (0/0: every cell) and --shard-costs FILE (or NULL). */
+    unsigned int shard_k, shard_n;
+    const char *shard_costs;
+    /*
+     * Keeps shard K of N of the built matrix before its models exist:
+     * hvb_shard_select (the cli room: it reads the costs file, a results
+     * document, which the run room cannot).  Required when shard_n > 0.
+     */
+    int (*shard_select)(struct hvb_matrix *m, unsigned int k, unsigned int n,
+                        const char *costs_path, char *err, size_t len);
 };
 
 /*

@@ -1,0 +1,1008 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench fleet slurm [options] -- run WORKLOAD [run options]": the
+ * engine-independent part of the fleet (hvb/fleet.h): check the run
+ * command here first ("run --plan"), prepare the fleet directory, stage
+ * the binary and plugin .so files, write the job script, submit, follow
+ * the tasks (pending / running / done; a bar with ETA on a TTY), then
+ * merge the shards (hvb/merge.h) or, with --per-host, show the hosts side
+ * by side (hvb/hosts.h).
+ *
+ * Worked example (4 shards, task 3 cancelled with scancel 12_3):
+ *
+ *   $ hvbench fleet slurm --shards 4 --dir /shared/f -- run lookup ...
+ *   hvbench: fleet: 12 cells in 6 groups, 4 shards; job 12
+ *   hvbench: fleet: 0 pending, 1 running, 3 done
+ *   hvbench: fleet: shard 3/4 failed or was cancelled (log:
+ *   /shared/f/logs/shard-3.log)
+ *   hvbench: merge: 10 of 12 cells from 3 of 4 shards ...
+ *   hvbench: merge: shard 3/4 missing: ...
+ *   $ hvbench fleet slurm --resume --dir /shared/f -- run lookup ...
+ *   hvbench: fleet: resuming /shared/f: shards 3 of 4 to run; job 13
+ *
+ * and the second merge has all 12 cells, exit 0.  Shards already
+ * complete are never run again; a --resume with another command line
+ * than the fleet's (fleet.json) is exit 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <hvb/cli.h>
+#include <hvb/fleet.h>
+#include <hvb/hosts.h>
+#include <hvb/merge.h>
+#include <hvb/progress.h>
+#include <hvb/results.h>
+#include <hvb/results_read.h>
+
+#define FLEET_DEFAULT_DIR "hvbench-fleet"
+#define FLEET_STATE       "fleet.json"
+#define FLEET_JOBS        "jobs"
+#define FLEET_POLL_MISSES 10 /* squeue failures in a row before giving up */
+
+enum {
+    OPT_PARTITION = 1,
+    OPT_CONSTRAINT,
+    OPT_SHARDS,
+    OPT_PER_HOST,
+    OPT_DRY_RUN,
+    OPT_RESUME,
+    OPT_DIR,
+    OPT_OUT,
+    OPT_NO_STAGE,
+    OPT_POLL,
+    OPT_QUIET,
+    OPT_HELP,
+};
+
+static const struct hvb_optdef fleet_opts[] = {
+    {"partition", 'p', true, OPT_PARTITION},
+    {"constraint", 'C', true, OPT_CONSTRAINT},
+    {"shards", 'n', true, OPT_SHARDS},
+    {"per-host", 0, false, OPT_PER_HOST},
+    {"dry-run", 0, false, OPT_DRY_RUN},
+    {"resume", 0, false, OPT_RESUME},
+    {"dir", 'd', true, OPT_DIR},
+    {"out", 'o', true, OPT_OUT},
+    {"no-stage", 0, false, OPT_NO_STAGE},
+    {"poll", 0, true, OPT_POLL},
+    {"quiet", 'q', false, OPT_QUIET},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
+};
+
+static void fleet_help(FILE *f)
+{
+    fputs(
+        "usage: hvbench fleet slurm [options] -- run WORKLOAD [run options]\n"
+        "\n"
+        "Run a matrix on a Slurm cluster: one job-array task per shard\n"
+        "(hvbench run --shard K/N: whole A/B groups, balanced by cost), each\n"
+        "alone on its node (--exclusive), followed to the end and merged\n"
+        "(hvbench merge).  With --per-host, the whole matrix once on each\n"
+        "selected node instead, and the hosts side by side.\n"
+        "\n"
+        "options:\n"
+        "  -p, --partition P   submit to partition P (and take its nodes)\n"
+        "  -C, --constraint F  only nodes with features F (sbatch's\n"
+        "                      --constraint: numa&pmu, intel|amd)\n"
+        "  -n, --shards N      shards (default: the nodes selected, at\n"
+        "                      most the matrix's groups)\n"
+        "  --per-host          the whole matrix on every selected node:\n"
+        "                      DIR/host-NODE.json each, then a table of the\n"
+        "                      hosts (environment and ratios) side by side\n"
+        "  -d, --dir DIR       the fleet directory, on a path every node\n"
+        "                      sees (default ./" FLEET_DEFAULT_DIR "): staged\n"
+        "                      binary, job.sh, shard-K.json, logs/\n"
+        "  -o, --out FILE      the merged results (default DIR/merged.json)\n"
+        "  --dry-run           print the job script and the sbatch command;\n"
+        "                      write and submit nothing\n"
+        "  --resume            submit only the shards (hosts) of DIR that\n"
+        "                      have no complete results, then merge all\n"
+        "  --no-stage          run this hvbench and the plugin .so files\n"
+        "                      where they are (a shared path) instead of\n"
+        "                      copies in DIR\n"
+        "  --poll S            seconds between looks at the queue (default 2)\n"
+        "  -q, --quiet         no progress on stderr\n"
+        "  -h, --help          this help\n"
+        "\n"
+        "The run options are run's (see 'hvbench run --help'), less\n"
+        "--shard, --out and --resume, which the fleet sets.  Any other\n"
+        "scheduler or plain ssh does the same with 'run --shard K/N' on\n"
+        "each machine and 'hvbench merge' (README, \"Beyond one machine\").\n"
+        "\n"
+        "exit status: 0 all merged, 1 a task failed (named; --resume reruns\n"
+        "it), 2 usage or input error (also Slurm not reachable)\n",
+        f);
+}
+
+struct fleet {
+    const char *partition, *constraint, *out;
+    char dir[PATH_MAX], outbuf[PATH_MAX + 16], binary[PATH_MAX + 16];
+    unsigned int shards;
+    bool per_host, dry_run, resume, stage, quiet;
+    double poll_s;
+    char **run_argv; /* "run" WORKLOAD ..., staged paths */
+    size_t run_argc;
+    char **hosts;
+    size_t nr_hosts;
+    size_t groups, cells;
+};
+
+/* Run @argv with stdout into @out; the exit status (stderr passes). */
+static int run_plan(char *const *argv, char *out, size_t len)
+{
+    int p[2], status;
+    size_t n = 0;
+    ssize_t r;
+    pid_t pid;
+
+    if ( pipe(p) )
+        return -errno;
+    fflush(NULL);
+    pid = fork();
+    if ( pid == 0 )
+    {
+        dup2(p[1], 1);
+        close(p[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    if ( pid < 0 )
+    {
+        close(p[0]);
+        return -errno;
+    }
+    for ( ;; )
+    {
+        char sink[4096];
+
+        r = n + 1 < len ? read(p[0], out + n, len - n - 1)
+                        : read(p[0], sink, sizeof(sink));
+        if ( r <= 0 )
+            break;
+        if ( n + 1 < len )
+            n += (size_t)r;
+    }
+    out[n] = '\0';
+    close(p[0]);
+    while ( waitpid(pid, &status, 0) < 0 )
+        if ( errno != EINTR )
+            return -errno;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* "run ... --plan" with this binary: the run command is valid here. */
+static int plan(struct fleet *fl, const char *self)
+{
+    char **av = calloc(fl->run_argc + 3, sizeof(*av)), *buf;
+    json_t *o;
+    size_t i;
+    int rc;
+
+    buf = malloc(1 << 20);
+    if ( av == NULL || buf == NULL )
+    {
+        free(av);
+        free(buf);
+        return hvb_failure("out of memory");
+    }
+    av[0] = (char *)self;
+    for ( i = 0; i < fl->run_argc; i++ )
+        av[i + 1] = fl->run_argv[i];
+    av[i + 1] = "--plan";
+    rc = run_plan(av, buf, 1 << 20);
+    free(av);
+    if ( rc != 0 )
+    {
+        free(buf);
+        if ( rc < 0 )
+            return hvb_failure("fleet: cannot run %s: %s", self, strerror(-rc));
+        return hvb_usage_error("fleet: the run command is not valid here "
+                               "(above); nothing submitted");
+    }
+    o = json_loads(buf, 0, NULL);
+    free(buf);
+    fl->groups = (size_t)json_integer_value(json_object_get(o, "groups"));
+    fl->cells = (size_t)json_integer_value(json_object_get(o, HVB_RK_CELLS));
+    json_decref(o);
+    if ( fl->groups == 0 )
+        return hvb_failure("fleet: 'run --plan' said no groups");
+    return HVB_EXIT_OK;
+}
+
+static int mkdirs(const char *path)
+{
+    char buf[PATH_MAX], *p;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for ( p = buf + 1; *p; p++ )
+        if ( *p == '/' )
+        {
+            *p = '\0';
+            if ( mkdir(buf, 0755) && errno != EEXIST )
+                return -errno;
+            *p = '/';
+        }
+    if ( mkdir(buf, 0755) && errno != EEXIST )
+        return -errno;
+    return 0;
+}
+
+/* Copy @from to @to (mode @mode) through a temporary file. */
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+    char tmp[PATH_MAX + 16], buf[65536];
+    int in, out, rc = 0;
+    ssize_t n;
+
+    snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if ( in < 0 )
+        return -errno;
+    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if ( out < 0 )
+    {
+        rc = -errno;
+        close(in);
+        return rc;
+    }
+    while ( rc == 0 && (n = read(in, buf, sizeof(buf))) != 0 )
+        if ( n < 0 || write(out, buf, (size_t)n) != n )
+            rc = errno ? -errno : -EIO;
+    close(in);
+    if ( close(out) && rc == 0 )
+        rc = -errno;
+    if ( rc == 0 && rename(tmp, to) )
+        rc = -errno;
+    if ( rc )
+        unlink(tmp);
+    return rc;
+}
+
+/* Copy the plugin file @spec (its NAME part: @n chars) into DIR/plugins. */
+static int stage_one(const struct fleet *fl, const char *spec, size_t n,
+                     FILE *f)
+{
+    char from[PATH_MAX], to[2 * PATH_MAX + 32];
+    const char *base;
+    int rc;
+
+    snprintf(from, sizeof(from), "%.*s", (int)n, spec);
+    base = strrchr(from, '/');
+    base = base ? base + 1 : from;
+    snprintf(to, sizeof(to), "%s/plugins", fl->dir);
+    rc = mkdirs(to);
+    snprintf(to, sizeof(to), "%s/plugins/%s", fl->dir, base);
+    rc = rc ?: copy_file(from, to, 0644);
+    if ( rc )
+        return hvb_usage_error("fleet: cannot stage plugin '%s' into %s: %s",
+                               from, to, strerror(-rc));
+    fputs(to, f);
+    return HVB_EXIT_OK;
+}
+
+/*
+ * Stage the --plugin .so files of the run command into DIR/plugins (a
+ * spec naming a file: it has a '/' or ends in .so, as hv_plugin_resolve
+ * decides) and rewrite the arguments to the copies.  Exit status.
+ */
+static int stage_plugins(struct fleet *fl)
+{
+    size_t i, j;
+
+    for ( i = 0; i < fl->run_argc; i++ )
+    {
+        const char *prefix = "", *val, *eq, *p;
+        char *out = NULL;
+        size_t cap;
+        int status = HVB_EXIT_OK;
+        FILE *f;
+
+        if ( strcmp(fl->run_argv[i], "--plugin") == 0 && i + 1 < fl->run_argc )
+            j = ++i;
+        else if ( strncmp(fl->run_argv[i], "--plugin=", 9) == 0 )
+            j = i, prefix = "--plugin=";
+        else
+            continue;
+        val = fl->run_argv[j] + strlen(prefix);
+        eq = strchr(val, '=');
+        if ( eq == NULL )
+            continue; /* run --plan said it is fine: cannot be */
+        f = open_memstream(&out, &cap);
+        if ( f == NULL )
+            return hvb_failure("out of memory");
+        fprintf(f, "%s%.*s=", prefix, (int)(eq - val), val);
+        for ( p = eq + 1; *p && status == HVB_EXIT_OK; )
+        {
+            size_t n = strcspn(p, ","), name = strcspn(p, ":,");
+
+            if ( memchr(p, '/', name) != NULL ||
+                 (name > 3 && strncmp(p + name - 3, ".so", 3) == 0) )
+            {
+                status = stage_one(fl, p, name, f);
+                fprintf(f, "%.*s", (int)(n - name), p + name);
+            }
+            else
+                fprintf(f, "%.*s", (int)n, p);
+            p += n;
+            if ( *p == ',' )
+                fputc(*p++, f);
+        }
+        if ( fclose(f) && status == HVB_EXIT_OK )
+            status = hvb_failure("out of memory");
+        if ( status != HVB_EXIT_OK )
+        {
+            free(out);
+            return status;
+        }
+        fl->run_argv[j] = out;
+    }
+    return HVB_EXIT_OK;
+}
+
+/* Is @path a complete results document?  (Missing, partial: false.) */
+static bool complete_file(const char *path)
+{
+    char err[512], why[128];
+    json_t *doc;
+    bool ok;
+
+    if ( access(path, F_OK) != 0 )
+        return false;
+    doc = hvb_results_load(path, err, sizeof(err));
+    ok = doc != NULL && hvb_results_complete(doc, why, sizeof(why));
+    json_decref(doc);
+    return ok;
+}
+
+static void task_path(const struct fleet *fl, size_t t, char *buf, size_t len)
+{
+    if ( fl->per_host )
+        snprintf(buf, len, "%s/host-%s.json", fl->dir, fl->hosts[t]);
+    else
+        snprintf(buf, len, "%s/shard-%zu.json", fl->dir, t + 1);
+}
+
+static json_t *state_json(const struct fleet *fl, char *const *orig,
+                          size_t argc)
+{
+    json_t *run = json_array(), *hosts = json_array();
+    size_t i;
+
+    for ( i = 0; i < argc; i++ )
+        json_array_append_new(run, json_string(orig[i]));
+    for ( i = 0; i < fl->nr_hosts; i++ )
+        json_array_append_new(hosts, json_string(fl->hosts[i]));
+    return json_pack("{s:s, s:o, s:b, s:i, s:o}", "engine", "slurm", "run", run,
+                     "per_host", fl->per_host, "shards", (int)fl->shards,
+                     "hosts", hosts);
+}
+
+/*
+ * --resume: the fleet in DIR must be this command's; take its shards and
+ * hosts.  Exit status.
+ */
+static int load_state(struct fleet *fl, json_t *now)
+{
+    char path[PATH_MAX + 16];
+    json_t *st, *h;
+    size_t i;
+
+    snprintf(path, sizeof(path), "%s/" FLEET_STATE, fl->dir);
+    st = json_load_file(path, 0, NULL);
+    if ( st == NULL )
+        return hvb_usage_error("fleet: --resume: %s has no fleet (%s missing "
+                               "or not JSON)",
+                               fl->dir, path);
+    if ( !json_equal(json_object_get(st, "run"), json_object_get(now, "run")) ||
+         !json_equal(json_object_get(st, "per_host"),
+                     json_object_get(now, "per_host")) )
+    {
+        char *a = json_dumps(json_object_get(st, "run"), JSON_COMPACT);
+
+        hvb_usage_error(
+            "fleet: --resume: the fleet in %s ran another "
+            "command (%.300s%s); resume with that one",
+            fl->dir, a ? a : "?",
+            json_is_true(json_object_get(st, "per_host")) ? " --per-host" : "");
+        free(a);
+        json_decref(st);
+        return HVB_EXIT_USAGE;
+    }
+    fl->shards =
+        (unsigned int)json_integer_value(json_object_get(st, "shards"));
+    h = json_object_get(st, "hosts");
+    if ( fl->per_host )
+    {
+        fl->nr_hosts = json_array_size(h);
+        fl->hosts = calloc(fl->nr_hosts + 1, sizeof(*fl->hosts));
+        for ( i = 0; fl->hosts != NULL && i < fl->nr_hosts; i++ )
+            fl->hosts[i] =
+                strdup(json_string_value(json_array_get(h, i)) ?: "?");
+    }
+    json_decref(st);
+    return HVB_EXIT_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Append the job ids to DIR/jobs, for --resume to find them. */
+static void record_jobs(const struct fleet *fl, char *const *ids, size_t nr)
+{
+    char path[PATH_MAX + 16];
+    FILE *f;
+    size_t i;
+
+    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
+    f = fopen(path, "a");
+    if ( f == NULL )
+        return;
+    for ( i = 0; i < nr; i++ )
+        fprintf(f, "%s\n", ids[i]);
+    fclose(f);
+}
+
+/*
+ * --resume while the fleet's jobs are still queued or running would run
+ * their shards twice: refuse (exit 2), naming them.
+ */
+static int still_queued(const struct fleet *fl)
+{
+    char path[PATH_MAX + 16], line[128], err[512] = "", *ids[64];
+    struct hvb_fleet_counts c;
+    size_t nr = 0, i;
+    int status = HVB_EXIT_OK;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
+    f = fopen(path, "r");
+    if ( f == NULL )
+        return HVB_EXIT_OK;
+    while ( fgets(line, sizeof(line), f) != NULL )
+    {
+        line[strcspn(line, "\n")] = '\0';
+        if ( line[0] == '\0' )
+            continue;
+        if ( nr == sizeof(ids) / sizeof(ids[0]) )
+        {
+            free(ids[0]);
+            memmove(ids, ids + 1, (nr - 1) * sizeof(*ids));
+            nr--;
+        }
+        ids[nr] = strdup(line);
+        if ( ids[nr] != NULL )
+            nr++;
+    }
+    fclose(f);
+    if ( nr > 0 &&
+         hvb_slurm_poll(ids, nr, SIZE_MAX / 2, &c, err, sizeof(err)) == 0 &&
+         c.pending + c.running > 0 )
+        status = hvb_usage_error(
+            "fleet: --resume: %zu task(s) of %s (job%s %s%s) still pending or "
+            "running: wait for them, or scancel them, then --resume",
+            c.pending + c.running, fl->dir, nr > 1 ? "s" : "", ids[nr - 1],
+            nr > 1 ? " and earlier" : "");
+    else if ( err[0] )
+        status = hvb_usage_error("fleet: --resume: %s", err);
+    for ( i = 0; i < nr; i++ )
+        free(ids[i]);
+    return status;
+}
+
+/* Follow the jobs to their end.  Exit status (2: Slurm not reachable). */
+static int follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
+                  size_t total)
+{
+    struct hvb_fleet_counts c, last = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    struct hvb_progress prog;
+    struct timespec ts = {
+        .tv_sec = (time_t)fl->poll_s,
+        .tv_nsec = (long)((fl->poll_s - (double)(time_t)fl->poll_s) * 1e9)};
+    char err[512] = "", label[96];
+    size_t seen = 0;
+    double t0 = now_s();
+    int misses = 0;
+
+    hvb_progress_start(&prog, total, fl->quiet);
+    for ( ;; )
+    {
+        /* A controller restarting: a few misses are not the end. */
+        if ( hvb_slurm_poll(ids, nr_ids, total, &c, err, sizeof(err)) )
+        {
+            if ( ++misses < FLEET_POLL_MISSES )
+            {
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            hvb_progress_end(&prog);
+            return hvb_usage_error("fleet: %s (%d times in a row; the jobs "
+                                   "go on: --resume once they have ended)",
+                                   err, misses);
+        }
+        misses = 0;
+        snprintf(label, sizeof(label), "%zu pending, %zu running, %zu done",
+                 c.pending, c.running, c.done);
+        if ( seen == c.done &&
+             (c.pending != last.pending || c.running != last.running) )
+            hvb_progress_show(&prog, label);
+        while ( seen < c.done )
+        {
+            seen++;
+            hvb_progress_step(&prog, label);
+        }
+        if ( !prog.tty && !fl->quiet &&
+             (c.pending != last.pending || c.running != last.running) )
+            fprintf(stderr, "hvbench: fleet: %s (%.0f s)\n", label,
+                    now_s() - t0);
+        last = c;
+        if ( c.pending + c.running == 0 )
+            break;
+        nanosleep(&ts, NULL);
+    }
+    hvb_progress_end(&prog);
+    return HVB_EXIT_OK;
+}
+
+/* The nodes, and the default number of shards.  Exit status. */
+static int select_nodes(struct fleet *fl)
+{
+    char err[512] = "";
+
+    if ( hvb_slurm_nodes(fl->partition, fl->constraint, &fl->hosts,
+                         &fl->nr_hosts, err, sizeof(err)) )
+        return hvb_usage_error("fleet: %s (is Slurm set up here? see the "
+                               "README, \"Beyond one machine\")",
+                               err);
+    if ( fl->nr_hosts == 0 )
+        return hvb_usage_error(
+            "fleet: no node%s%s%s%s", fl->partition ? " in partition " : "",
+            fl->partition ?: "", fl->constraint ? " with features " : "",
+            fl->constraint ?: "");
+    return HVB_EXIT_OK;
+}
+
+/* Merge or tabulate what came back.  Exit status. */
+static int gather(struct fleet *fl)
+{
+    char **paths = calloc(fl->shards + fl->nr_hosts + 1, sizeof(*paths));
+    size_t nr = 0, t, total = fl->per_host ? fl->nr_hosts : fl->shards;
+    char path[PATH_MAX + 32];
+    int status = HVB_EXIT_OK;
+
+    if ( paths == NULL )
+        return hvb_failure("out of memory");
+    for ( t = 0; t < total; t++ )
+    {
+        task_path(fl, t, path, sizeof(path));
+        if ( complete_file(path) )
+        {
+            paths[nr++] = strdup(path);
+            continue;
+        }
+        if ( fl->per_host )
+            fprintf(stderr,
+                    "hvbench: fleet: host %s failed or was cancelled (log: "
+                    "%s/logs/host-%s.log)\n",
+                    fl->hosts[t], fl->dir, fl->hosts[t]);
+        else
+            fprintf(stderr,
+                    "hvbench: fleet: shard %zu/%u failed or was cancelled "
+                    "(log: %s/logs/shard-%zu.log)\n",
+                    t + 1, fl->shards, fl->dir, t + 1);
+        status = HVB_EXIT_FAIL;
+    }
+    if ( !fl->per_host && nr > 0 )
+    {
+        struct hvb_merge_result res;
+        int ms = hvb_merge_files(fl->out, paths, nr, false, &res);
+
+        hvb_merge_result_free(&res);
+        if ( ms == HVB_EXIT_USAGE )
+            status = ms;
+        else if ( ms != HVB_EXIT_OK )
+            status = HVB_EXIT_FAIL;
+    }
+    else if ( fl->per_host && nr > 0 )
+    {
+        int hs = hvb_hosts_print_files(stdout, paths, nr);
+
+        if ( hs != HVB_EXIT_OK )
+            status = hs;
+    }
+    if ( status == HVB_EXIT_FAIL )
+        fprintf(stderr, "hvbench: fleet: to run only what is missing: the same "
+                        "command with --resume\n");
+    for ( t = 0; t < nr; t++ )
+        free(paths[t]);
+    free(paths);
+    return status;
+}
+
+static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
+{
+    struct hvb_fleet_job job = {0};
+    unsigned int *todo = NULL;
+    char **ids = NULL, *script = NULL, self[PATH_MAX], path[PATH_MAX + 32],
+         err[512] = "";
+    size_t nr_ids = 0, t, total, nr_todo = 0;
+    json_t *state = NULL;
+    ssize_t sl;
+    int status;
+    FILE *f;
+
+    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if ( sl <= 0 )
+        return hvb_failure("fleet: /proc/self/exe: %s", strerror(errno));
+    self[sl] = '\0';
+    status = plan(fl, self);
+    if ( status )
+        return status;
+    if ( fl->resume )
+    {
+        state = state_json(fl, orig, argc);
+        status = state ? load_state(fl, state) : hvb_failure("out of memory");
+        json_decref(state);
+        state = NULL;
+        if ( status == HVB_EXIT_OK && !fl->dry_run )
+            status = still_queued(fl);
+        if ( status )
+            return status;
+    }
+    else
+    {
+        if ( fl->per_host || fl->shards == 0 )
+        {
+            status = select_nodes(fl);
+            if ( status )
+                return status;
+        }
+        if ( fl->shards == 0 )
+            fl->shards = (unsigned int)fl->nr_hosts;
+        if ( fl->shards > fl->groups )
+        {
+            if ( !fl->quiet )
+                fprintf(stderr,
+                        "hvbench: fleet: %u shards asked, but a shard is "
+                        "whole groups and the matrix has %zu: %zu shards\n",
+                        fl->shards, fl->groups, fl->groups);
+            fl->shards = (unsigned int)fl->groups;
+        }
+        if ( !fl->per_host )
+        {
+            for ( t = 0; t < fl->nr_hosts; t++ )
+                free(fl->hosts[t]);
+            free(fl->hosts);
+            fl->hosts = NULL;
+            fl->nr_hosts = 0;
+        }
+        snprintf(path, sizeof(path), "%s/" FLEET_STATE, fl->dir);
+        if ( !fl->dry_run && access(path, F_OK) == 0 )
+            return hvb_usage_error("fleet: %s already holds a fleet: finish "
+                                   "it with --resume, or use another --dir",
+                                   fl->dir);
+    }
+    total = fl->per_host ? fl->nr_hosts : fl->shards;
+    todo = calloc(total + 1, sizeof(*todo));
+    if ( todo == NULL )
+        return hvb_failure("out of memory");
+    for ( t = 0; t < total; t++ )
+    {
+        task_path(fl, t, path, sizeof(path));
+        if ( !fl->resume || !complete_file(path) )
+            todo[nr_todo++] = (unsigned int)t;
+    }
+
+    /* Staging rewrites run_argv's .so paths; fleet.json keeps the user's. */
+    if ( !fl->dry_run &&
+         (mkdirs(fl->dir) ||
+          (snprintf(path, sizeof(path), "%s/logs", fl->dir), mkdirs(path))) )
+    {
+        free(todo);
+        return hvb_usage_error("fleet: cannot create %s: %s", path,
+                               strerror(errno));
+    }
+    if ( fl->stage )
+        snprintf(fl->binary, sizeof(fl->binary), "%s/bin/hvbench", fl->dir);
+    else
+        snprintf(fl->binary, sizeof(fl->binary), "%s", self);
+    if ( fl->stage && !fl->dry_run )
+    {
+        int rc;
+
+        snprintf(path, sizeof(path), "%s/bin", fl->dir);
+        rc = mkdirs(path);
+        rc = rc ?: copy_file(self, fl->binary, 0755);
+        if ( rc )
+        {
+            free(todo);
+            return hvb_usage_error("fleet: cannot stage %s into %s: %s", self,
+                                   fl->binary, strerror(-rc));
+        }
+        status = stage_plugins(fl);
+        if ( status )
+        {
+            free(todo);
+            return status;
+        }
+    }
+
+    job.dir = fl->dir;
+    job.partition = fl->partition;
+    job.constraint = fl->constraint;
+    job.per_host = fl->per_host;
+    job.shards = fl->shards;
+    job.run_argv = fl->run_argv;
+    job.run_argc = fl->run_argc;
+    job.binary = fl->binary;
+    job.tasks = todo;
+    job.nr_tasks = nr_todo;
+    if ( fl->per_host )
+    {
+        char **hs = calloc(nr_todo + 1, sizeof(*hs));
+
+        for ( t = 0; hs != NULL && t < nr_todo; t++ )
+            hs[t] = fl->hosts[todo[t]];
+        job.hosts = hs;
+    }
+    else
+        for ( t = 0; t < nr_todo; t++ )
+            todo[t]++; /* array task K = shard K, from 1 */
+    script = hvb_slurm_script(&job);
+    if ( script == NULL || (fl->per_host && job.hosts == NULL) )
+    {
+        status = hvb_failure("out of memory");
+        goto out;
+    }
+    snprintf(path, sizeof(path), "%s/job.sh", fl->dir);
+    if ( fl->dry_run )
+    {
+        fputs(script, stdout);
+        printf("# submitted with:\n");
+        if ( fl->per_host )
+            for ( t = 0; t < nr_todo; t++ )
+                printf("#   sbatch --parsable --nodelist=%s %s\n", job.hosts[t],
+                       path);
+        else
+        {
+            printf("#   sbatch --parsable --array=");
+            for ( t = 0; t < nr_todo; t++ )
+                printf("%s%u", t ? "," : "", todo[t]);
+            printf(" %s\n", path);
+        }
+        printf("# %zu cells in %zu groups; %zu of %zu %s to run\n", fl->cells,
+               fl->groups, nr_todo, total, fl->per_host ? "hosts" : "shards");
+        status = HVB_EXIT_OK;
+        goto out;
+    }
+    if ( !fl->resume )
+    {
+        char st[PATH_MAX + 32];
+
+        state = state_json(fl, orig, argc);
+        snprintf(st, sizeof(st), "%s/" FLEET_STATE, fl->dir);
+        if ( state == NULL ||
+             json_dump_file(state, st, JSON_INDENT(2) | JSON_SORT_KEYS) )
+        {
+            status = hvb_usage_error("fleet: cannot write %s", st);
+            goto out;
+        }
+    }
+    f = fopen(path, "w");
+    if ( f == NULL || fputs(script, f) == EOF || fclose(f) ||
+         chmod(path, 0755) )
+    {
+        status = hvb_usage_error("fleet: cannot write %s: %s", path,
+                                 strerror(errno));
+        goto out;
+    }
+    if ( nr_todo == 0 )
+    {
+        if ( !fl->quiet )
+            fprintf(stderr,
+                    "hvbench: fleet: nothing to run: every %s of %s "
+                    "has its results\n",
+                    fl->per_host ? "host" : "shard", fl->dir);
+        status = gather(fl);
+        goto out;
+    }
+    if ( hvb_slurm_submit(&job, path, &ids, &nr_ids, err, sizeof(err)) )
+    {
+        status = hvb_usage_error("fleet: %s", err);
+        goto out;
+    }
+    record_jobs(fl, ids, nr_ids);
+    if ( !fl->quiet )
+    {
+        fprintf(stderr, "hvbench: fleet: %zu cells in %zu groups, ", fl->cells,
+                fl->groups);
+        if ( fl->per_host )
+            fprintf(stderr, "%zu of %zu hosts", nr_todo, total);
+        else if ( fl->resume )
+        {
+            fprintf(stderr, "resuming %s: shards", fl->dir);
+            for ( t = 0; t < nr_todo; t++ )
+                fprintf(stderr, "%s%u", t ? "," : " ", todo[t]);
+            fprintf(stderr, " of %u to run", fl->shards);
+        }
+        else
+            fprintf(stderr, "%u shards", fl->shards);
+        fprintf(stderr, "; job");
+        for ( t = 0; t < nr_ids; t++ )
+            fprintf(stderr, " %s", ids[t]);
+        fputc('\n', stderr);
+    }
+    status = follow(fl, ids, nr_ids, nr_todo);
+    if ( status == HVB_EXIT_OK )
+        status = gather(fl);
+out:
+    for ( t = 0; t < nr_ids; t++ )
+        free(ids[t]);
+    free(ids);
+    free((void *)job.hosts);
+    free(script);
+    free(todo);
+    json_decref(state);
+    return status;
+}
+
+/* @d as an absolute path (need not exist yet) into @out. */
+static int absolute(const char *d, char *out, size_t len)
+{
+    char cwd[PATH_MAX];
+
+    if ( d[0] == '/' )
+        return snprintf(out, len, "%s", d) < (int)len ? 0 : -ENAMETOOLONG;
+    if ( getcwd(cwd, sizeof(cwd)) == NULL )
+        return -errno;
+    return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
+{
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
+    struct fleet fl = {.stage = true, .poll_s = 2};
+    const char *val, *engine = NULL, *dir = FLEET_DEFAULT_DIR;
+    char **orig;
+    int id, status = HVB_EXIT_USAGE, i, first_run = -1;
+    uint64_t u;
+    size_t k;
+
+    (void)full_argc;
+    (void)full_argv;
+    /* Our options end at "--"; the rest is the run command, untouched. */
+    for ( i = 1; i < argc; i++ )
+        if ( strcmp(argv[i], "--") == 0 )
+        {
+            first_run = i + 1;
+            break;
+        }
+    p.argc = first_run > 0 ? first_run - 1 : argc;
+    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+    {
+        switch ( id )
+        {
+        case HVB_OPT_ERROR:
+            return HVB_EXIT_USAGE;
+        case HVB_OPT_POSITIONAL:
+            if ( engine != NULL )
+                return hvb_usage_error("fleet: '%s': the run command goes "
+                                       "after '--' (fleet slurm [options] -- "
+                                       "run WORKLOAD ...)",
+                                       val);
+            engine = val;
+            break;
+        case OPT_PARTITION:
+            fl.partition = val;
+            break;
+        case OPT_CONSTRAINT:
+            fl.constraint = val;
+            break;
+        case OPT_SHARDS:
+            if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
+                return HVB_EXIT_USAGE;
+            fl.shards = (unsigned int)u;
+            break;
+        case OPT_PER_HOST:
+            fl.per_host = true;
+            break;
+        case OPT_DRY_RUN:
+            fl.dry_run = true;
+            break;
+        case OPT_RESUME:
+            fl.resume = true;
+            break;
+        case OPT_DIR:
+            dir = val;
+            break;
+        case OPT_OUT:
+            fl.out = val;
+            break;
+        case OPT_NO_STAGE:
+            fl.stage = false;
+            break;
+        case OPT_POLL:
+            if ( !hvb_parse_seconds("--poll", val, 0.05, 3600, &fl.poll_s) )
+                return HVB_EXIT_USAGE;
+            break;
+        case OPT_QUIET:
+            fl.quiet = true;
+            break;
+        case OPT_HELP:
+            fleet_help(stdout);
+            return HVB_EXIT_OK;
+        }
+    }
+    if ( engine == NULL || strcmp(engine, "slurm") != 0 )
+        return hvb_usage_error("fleet: %s%s%s (engines: slurm; see 'hvbench "
+                               "fleet --help')",
+                               engine ? "unknown engine '" : "needs an engine",
+                               engine ?: "", engine ? "'" : "");
+    if ( first_run < 0 || first_run >= argc || strcmp(argv[first_run], "run") )
+        return hvb_usage_error("fleet slurm needs '-- run WORKLOAD [run "
+                               "options]' at the end");
+    if ( fl.per_host && fl.shards > 0 )
+        return hvb_usage_error("fleet: --per-host runs the whole matrix on "
+                               "each node: no --shards");
+    for ( i = first_run + 1; i < argc; i++ )
+    {
+        static const char *const owned[] = {"--shard", "--out", "-o",
+                                            "--resume", "--plan"};
+
+        for ( k = 0; k < sizeof(owned) / sizeof(owned[0]); k++ )
+        {
+            size_t n = strlen(owned[k]);
+
+            if ( strncmp(argv[i], owned[k], n) == 0 &&
+                 (argv[i][n] == '\0' || argv[i][n] == '=') )
+                return hvb_usage_error("fleet: the run command cannot take "
+                                       "%s: the fleet sets it (--out: the "
+                                       "fleet's own --out)",
+                                       owned[k]);
+        }
+    }
+    if ( absolute(dir, fl.dir, sizeof(fl.dir)) ||
+         strpbrk(fl.dir, " \t\n%'\"\\$`") != NULL )
+        return hvb_usage_error("fleet: --dir '%s': want a path without "
+                               "blanks, quotes, '%%', '$' or '\\' (it goes "
+                               "into #SBATCH lines)",
+                               dir);
+    if ( fl.out == NULL )
+    {
+        snprintf(fl.outbuf, sizeof(fl.outbuf), "%s/merged.json", fl.dir);
+        fl.out = fl.outbuf;
+    }
+    fl.run_argc = (size_t)(argc - first_run);
+    orig = argv + first_run;
+    fl.run_argv = calloc(fl.run_argc + 1, sizeof(*fl.run_argv));
+    if ( fl.run_argv == NULL )
+        return hvb_failure("out of memory");
+    memcpy(fl.run_argv, orig, fl.run_argc * sizeof(*orig));
+    status = fleet_slurm(&fl, orig, fl.run_argc);
+    for ( k = 0; k < fl.run_argc; k++ )
+        if ( fl.run_argv[k] != orig[k] )
+            free(fl.run_argv[k]);
+    free(fl.run_argv);
+    for ( k = 0; k < fl.nr_hosts; k++ )
+        free(fl.hosts[k]);
+    free(fl.hosts);
+    return status;
+}

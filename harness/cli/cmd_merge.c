@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench merge OUT.json SHARD.json...": join the shards of one run
+ * matrix; see hvb/merge.h.
+ *
+ * Worked example: shards 1, 2 and 4 of "run lookup --plugin
+ * domlookup=rwlock-ref,rcu-noref --param domains=10,100,1000 --threads
+ * 1,2 --shard K/4" are given, 3 is not:
+ *
+ *   $ hvbench merge all.json s1.json s2.json s4.json
+ *   hvbench: merge: 10 of 12 cells from 3 of 4 shards (hosts: n1, n2)
+ *   hvbench: merge: shard 3/4 missing (2 cells): rerun it with
+ *   "run ... --shard 3/4" (fleet: --resume)
+ *
+ * and all.json holds the ten cells at their places in the whole matrix
+ * (index 0, 1, 2, 3, 6, ...), status 1.  Had s2.json been run with
+ * --repetitions 10 instead of 5: exit 2, "merge: 's2.json' and
+ * 's1.json' differ in run.repetitions (10, 5): shards of one matrix come
+ * from one command line and build".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hvb/cli.h>
+#include <hvb/cli_files.h>
+#include <hvb/merge.h>
+#include <hvb/results.h>
+#include <hvb/results_read.h>
+
+/* What must be equal in every shard: {object under hvbench, key}. */
+static const struct {
+    const char *obj, *key;
+} same[] = {
+    {NULL, HVB_RK_SCHEMA},
+    {NULL, "version"},
+    {HVB_RK_GIT, "commit"},
+    {HVB_RK_GIT, "dirty"},
+    {HVB_RK_BUILD, "compiler"},
+    {HVB_RK_BUILD, "cflags"},
+    {HVB_RK_BUILD, "build_type"},
+    {HVB_RK_RUN, "workload"},
+    {HVB_RK_RUN, HVB_RK_REPETITIONS},
+    {HVB_RK_RUN, HVB_RK_PROCESSES},
+    {HVB_RK_RUN, HVB_RK_MIN_TIME},
+    {HVB_RK_RUN, "interleaved"},
+    {HVB_RK_RUN, "seed"},
+    {HVB_RK_RUN, "affinity"},
+    {HVB_RK_RUN, HVB_RK_ITERATIONS},
+    {HVB_RK_RUN, "instrument"},
+    {HVB_RK_SHARD, HVB_RK_SHARD_N},
+    {HVB_RK_SHARD, HVB_RK_CELLS_TOTAL},
+    {HVB_RK_SHARD, "groups_total"},
+};
+
+struct shard {
+    const char *path;
+    json_t *doc;
+    unsigned int k;
+    const char *host;
+};
+
+/* The command line less what differs between shards of one matrix. */
+static json_t *canonical_cmd(json_t *doc)
+{
+    json_t *cmd = hvb_rd_get(doc, "command_line", NULL), *out = json_array();
+    size_t i, n = json_array_size(cmd);
+
+    for ( i = 1; out != NULL && i < n; i++ )
+    {
+        const char *a = json_string_value(json_array_get(cmd, i)) ?: "";
+
+        if ( strcmp(a, "--shard") == 0 || strcmp(a, "--out") == 0 ||
+             strcmp(a, "-o") == 0 || strcmp(a, "--format") == 0 ||
+             strcmp(a, "-f") == 0 )
+        {
+            i++;
+            continue;
+        }
+        if ( strncmp(a, "--shard=", 8) == 0 || strncmp(a, "--out=", 6) == 0 ||
+             strncmp(a, "--format=", 9) == 0 || strcmp(a, "--quiet") == 0 ||
+             strcmp(a, "-q") == 0 )
+            continue;
+        json_array_append(out, json_array_get(cmd, i));
+    }
+    return out;
+}
+
+static char *shown(json_t *v)
+{
+    return v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("none");
+}
+
+/* Does @b match @a (the first shard)?  Exit 2 naming the difference. */
+static int check_same(const struct shard *a, const struct shard *b)
+{
+    json_t *x, *y;
+    size_t i;
+    int status = HVB_EXIT_OK;
+
+    for ( i = 0; i < sizeof(same) / sizeof(same[0]); i++ )
+    {
+        char *sx, *sy;
+
+        x = same[i].obj ? hvb_rd_get(a->doc, same[i].obj, same[i].key)
+                        : hvb_rd_get(a->doc, same[i].key, NULL);
+        y = same[i].obj ? hvb_rd_get(b->doc, same[i].obj, same[i].key)
+                        : hvb_rd_get(b->doc, same[i].key, NULL);
+        if ( (x == NULL && y == NULL) || (x && y && json_equal(x, y)) )
+            continue;
+        sx = shown(x);
+        sy = shown(y);
+        status = hvb_usage_error(
+            "merge: '%s' and '%s' differ in %s%s%s (%.60s, %.60s): shards of "
+            "one matrix come from one command line and build",
+            b->path, a->path, same[i].obj ?: "", same[i].obj ? "." : "",
+            same[i].key, sy ?: "?", sx ?: "?");
+        free(sx);
+        free(sy);
+        return status;
+    }
+    x = canonical_cmd(a->doc);
+    y = canonical_cmd(b->doc);
+    if ( x == NULL || y == NULL || !json_equal(x, y) )
+    {
+        char *sx = shown(x), *sy = shown(y);
+
+        status = hvb_usage_error(
+            "merge: '%s' and '%s' come from other command lines (%.200s; "
+            "%.200s; --shard, --out, --quiet and --format aside)",
+            b->path, a->path, sy ?: "?", sx ?: "?");
+        free(sx);
+        free(sy);
+    }
+    json_decref(x);
+    json_decref(y);
+    return status;
+}
+
+/* Load @path as a shard; exit status. */
+static int load_shard(const char *path, struct shard *s)
+{
+    char err[512] = "";
+    json_t *sh, *k;
+
+    s->path = path;
+    s->doc = hvb_results_load(path, err, sizeof(err));
+    if ( s->doc == NULL )
+        return hvb_usage_error("merge: %s", err);
+    if ( !hvb_results_complete(s->doc, err, sizeof(err)) )
+        return hvb_usage_error("merge: '%s' is an interrupted run (%s): "
+                               "finish it with --resume first",
+                               path, err);
+    sh = hvb_rd_get(s->doc, HVB_RK_SHARD, NULL);
+    k = json_object_get(sh, HVB_RK_SHARD_K);
+    if ( !json_is_object(sh) || !json_is_integer(k) ||
+         json_integer_value(k) < 1 ||
+         json_integer_value(k) >
+             json_integer_value(json_object_get(sh, HVB_RK_SHARD_N)) ||
+         json_array_size(json_object_get(sh, HVB_RK_CELLS)) !=
+             json_array_size(hvb_rd_cells(s->doc)) )
+        return hvb_usage_error("merge: '%s' is not the results of a shard "
+                               "(run ... --shard K/N)",
+                               path);
+    s->k = (unsigned int)json_integer_value(k);
+    s->host = json_string_value(json_object_get(
+                  json_object_get(s->doc, HVB_RK_CONTEXT), "host_name"))
+                  ?: "unknown";
+    return HVB_EXIT_OK;
+}
+
+/* The rows of @doc's local cell @local, renumbered to @global, onto @rows. */
+static int move_rows(json_t *doc, json_int_t local, json_int_t global,
+                     json_t *rows)
+{
+    json_t *r, *meta;
+    size_t i;
+
+    json_array_foreach(json_object_get(doc, HVB_RK_BENCHMARKS), i, r)
+    {
+        if ( json_integer_value(json_object_get(r, HVB_RK_FAMILY)) != local )
+            continue;
+        r = json_deep_copy(r);
+        meta = json_object_get(r, HVB_RK_HVBENCH);
+        if ( r == NULL ||
+             json_object_set_new(r, HVB_RK_FAMILY, json_integer(global)) ||
+             (meta != NULL &&
+              json_object_set_new(meta, "cell", json_integer(global))) ||
+             json_array_append_new(rows, r) )
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+struct slot {
+    const struct shard *s;
+    json_t *cell; /* borrowed from s->doc */
+    json_int_t local;
+};
+
+/* Build the merged document into @root (a copy of the first shard's). */
+static int join(struct shard *sh, size_t nr, json_t *root,
+                struct hvb_merge_result *res)
+{
+    json_int_t total = json_integer_value(
+        hvb_rd_get(sh[0].doc, HVB_RK_SHARD, HVB_RK_CELLS_TOTAL));
+    json_t *hv = json_object_get(root, HVB_RK_HVBENCH), *cells = json_array(),
+           *rows = json_array(), *hosts = json_object(),
+           *merged = json_object(), *list = json_array(),
+           *missing = json_array(), *cmd;
+    struct slot *at = calloc((size_t)total + 1, sizeof(*at));
+    bool *have = calloc(res->n + 1, sizeof(*have));
+    json_int_t failed = 0, g, group = -1, prev_group = -1;
+    const struct shard *prev = NULL;
+    size_t i, j;
+    int status = HVB_EXIT_OK;
+    bool oom = cells == NULL || rows == NULL || hosts == NULL ||
+               merged == NULL || list == NULL || missing == NULL;
+
+    for ( i = 0; !oom && at != NULL && have != NULL && i < nr; i++ )
+    {
+        json_t *full = hvb_rd_get(sh[i].doc, HVB_RK_SHARD, HVB_RK_CELLS), *c,
+               *h;
+
+        json_array_foreach(full, j, c)
+        {
+            g = json_integer_value(c);
+            if ( !json_is_integer(c) || g < 0 || g >= total )
+            {
+                status = hvb_usage_error(
+                    "merge: '%s': shard.cells[%zu] is not a cell of the %lld",
+                    sh[i].path, j, (long long)total);
+                goto out;
+            }
+            if ( at[g].s != NULL )
+            {
+                status = hvb_usage_error(
+                    "merge: cell %lld '%s' is in both '%s' and '%s' (a shard "
+                    "given twice?)",
+                    (long long)g,
+                    json_string_value(json_object_get(
+                        json_array_get(hvb_rd_cells(sh[i].doc), j),
+                        HVB_RK_NAME)),
+                    at[g].s->path, sh[i].path);
+                goto out;
+            }
+            at[g] = (struct slot){&sh[i],
+                                  json_array_get(hvb_rd_cells(sh[i].doc), j),
+                                  (json_int_t)j};
+        }
+        have[sh[i].k] = true;
+        h = json_object_get(hosts, sh[i].host);
+        if ( h == NULL )
+        {
+            h = json_object();
+            oom |= json_object_set_new(hosts, sh[i].host, h) != 0;
+            oom |= json_object_set(h, "environment",
+                                   hvb_rd_get(sh[i].doc, "environment", NULL)
+                                       ?: json_null()) != 0;
+            oom |= json_object_set(h, HVB_RK_COUNTERS,
+                                   hvb_rd_get(sh[i].doc, HVB_RK_COUNTERS, NULL)
+                                       ?: json_null()) != 0;
+            oom |= json_object_set(
+                       h, HVB_RK_CONTEXT,
+                       json_object_get(sh[i].doc, HVB_RK_CONTEXT)) != 0;
+        }
+        c = json_pack("{s:I, s:s, s:s, s:I}", HVB_RK_SHARD_K,
+                      (json_int_t)sh[i].k, "file", sh[i].path, HVB_RK_HOST,
+                      sh[i].host, HVB_RK_CELLS,
+                      (json_int_t)json_array_size(full));
+        oom |= json_array_append_new(list, c) != 0;
+    }
+    if ( at == NULL || have == NULL )
+        oom = true;
+    for ( g = 0; !oom && g < total; g++ )
+    {
+        json_t *c;
+
+        if ( at[g].s == NULL )
+            continue;
+        /* Groups numbered as a run of the cells present would number them. */
+        if ( at[g].s != prev || json_integer_value(json_object_get(
+                                    at[g].cell, HVB_RK_GROUP)) != prev_group )
+            group++;
+        prev = at[g].s;
+        prev_group =
+            json_integer_value(json_object_get(at[g].cell, HVB_RK_GROUP));
+        c = json_deep_copy(at[g].cell);
+        oom |= c == NULL;
+        oom |= json_object_set_new(c, "index", json_integer(g)) != 0;
+        oom |= json_object_set_new(c, HVB_RK_GROUP, json_integer(group)) != 0;
+        oom |= json_object_set_new(c, HVB_RK_HOST,
+                                   json_string(at[g].s->host)) != 0;
+        oom |=
+            json_object_set_new(c, HVB_RK_SHARD, json_integer(at[g].s->k)) != 0;
+        failed += json_is_null(json_object_get(c, HVB_RK_ERROR)) ? 0 : 1;
+        oom |= json_array_append_new(cells, c) != 0;
+        oom |= move_rows(at[g].s->doc, at[g].local, g, rows) != 0;
+        res->cells++;
+    }
+    res->cells_total = (size_t)total;
+    res->missing = calloc(res->n + 1, sizeof(*res->missing));
+    oom |= res->missing == NULL;
+    for ( i = 1; !oom && i <= res->n; i++ )
+        if ( !have[i] )
+        {
+            res->missing[res->nr_missing++] = (unsigned int)i;
+            oom |= json_array_append_new(missing, json_integer((json_int_t)i));
+        }
+    cmd = canonical_cmd(sh[0].doc);
+    if ( cmd != NULL )
+        oom |= json_array_insert(
+            cmd, 0,
+            json_array_get(hvb_rd_get(sh[0].doc, "command_line", NULL), 0));
+    oom |= cmd == NULL || json_object_set_new(hv, "command_line", cmd);
+    oom |= json_object_set_new(merged, HVB_RK_SHARD_N, json_integer(res->n));
+    oom |= json_object_set_new(merged, HVB_RK_CELLS_TOTAL, json_integer(total));
+    oom |= json_object_set_new(merged, HVB_RK_CELLS,
+                               json_integer((json_int_t)res->cells));
+    oom |= json_object_set_new(merged, "shards", list);
+    oom |= json_object_set_new(merged, "missing_shards", missing);
+    oom |= json_object_set_new(merged, HVB_RK_COMPLETE,
+                               json_boolean(res->nr_missing == 0));
+    list = missing = NULL;
+    oom |= json_object_set_new(hv, HVB_RK_MERGED, merged);
+    oom |= json_object_set_new(hv, "hosts", hosts);
+    merged = hosts = NULL;
+    oom |= json_object_del(hv, HVB_RK_SHARD) != 0;
+    oom |= json_object_set_new(hv, HVB_RK_CELLS, cells) != 0;
+    oom |= json_object_set_new(root, HVB_RK_BENCHMARKS, rows) != 0;
+    cells = rows = NULL;
+    oom |= json_object_set_new(json_object_get(hv, HVB_RK_RUN), HVB_RK_CELLS,
+                               json_integer((json_int_t)res->cells)) != 0;
+    oom |= json_object_set_new(json_object_get(hv, HVB_RK_RUN), "failed_cells",
+                               json_integer(failed)) != 0;
+    if ( oom )
+        status = hvb_failure("merge: out of memory");
+out:
+    json_decref(cells);
+    json_decref(rows);
+    json_decref(hosts);
+    json_decref(merged);
+    json_decref(list);
+    json_decref(missing);
+    free(at);
+    free(have);
+    return status;
+}
+
+/* Print what was merged and what is missing. */
+static void say(const struct shard *sh, size_t nr,
+                const struct hvb_merge_result *res, const char *out)
+{
+    char hosts[512] = "";
+    size_t i, j, n = 0;
+    unsigned int m;
+
+    for ( i = 0; i < nr; i++ )
+    {
+        for ( j = 0; j < i; j++ )
+            if ( strcmp(sh[j].host, sh[i].host) == 0 )
+                break;
+        if ( j == i && n < sizeof(hosts) )
+            n += (size_t)snprintf(hosts + n, sizeof(hosts) - n, "%s%s",
+                                  n ? ", " : "", sh[i].host);
+    }
+    fprintf(stderr,
+            "hvbench: merge: %zu of %zu cells from %zu of %u shards (hosts: "
+            "%s) into %s\n",
+            res->cells, res->cells_total, nr, res->n, hosts, out);
+    for ( m = 0; m < res->nr_missing; m++ )
+        fprintf(stderr,
+                "hvbench: merge: shard %u/%u missing: rerun it with \"run ... "
+                "--shard %u/%u\" (fleet: --resume)\n",
+                res->missing[m], res->n, res->missing[m], res->n);
+}
+
+int hvb_merge_files(const char *out, char *const *paths, size_t nr, bool quiet,
+                    struct hvb_merge_result *res)
+{
+    struct shard *sh = calloc(nr + 1, sizeof(*sh));
+    char err[512] = "";
+    json_t *root = NULL, *back;
+    int status = HVB_EXIT_OK;
+    size_t i;
+
+    memset(res, 0, sizeof(*res));
+    if ( sh == NULL )
+        return hvb_failure("merge: out of memory");
+    for ( i = 0; i < nr && status == HVB_EXIT_OK; i++ )
+        status = load_shard(paths[i], &sh[i]);
+    for ( i = 1; i < nr && status == HVB_EXIT_OK; i++ )
+        status = check_same(&sh[0], &sh[i]);
+    if ( status == HVB_EXIT_OK )
+    {
+        res->n = (unsigned int)json_integer_value(
+            hvb_rd_get(sh[0].doc, HVB_RK_SHARD, HVB_RK_SHARD_N));
+        root = json_deep_copy(sh[0].doc);
+        status = root ? join(sh, nr, root, res)
+                      : hvb_failure("merge: out of memory");
+    }
+    /* What compare and gate will read must pass their check. */
+    if ( status == HVB_EXIT_OK )
+    {
+        char *text = json_dumps(root, JSON_COMPACT);
+
+        back =
+            text ? hvb_results_parse(text, strlen(text), out, err, sizeof(err))
+                 : NULL;
+        free(text);
+        if ( back == NULL )
+            status = hvb_failure("merge: the merged document fails the "
+                                 "readers' check: %s",
+                                 err[0] ? err : "out of memory");
+        json_decref(back);
+    }
+    if ( status == HVB_EXIT_OK &&
+         hvb_results_write(out, root, err, sizeof(err)) )
+        status = hvb_failure("merge: %s", err);
+    if ( status == HVB_EXIT_OK )
+    {
+        if ( !quiet || res->nr_missing )
+            say(sh, nr, res, out);
+        if ( res->nr_missing )
+            status = HVB_EXIT_FAIL;
+    }
+    json_decref(root);
+    for ( i = 0; i < nr; i++ )
+        json_decref(sh[i].doc);
+    free(sh);
+    return status;
+}
+
+void hvb_merge_result_free(struct hvb_merge_result *res)
+{
+    free(res->missing);
+    res->missing = NULL;
+}
+
+static void merge_help(FILE *f)
+{
+    fputs("usage: hvbench merge OUT.json SHARD.json... [--quiet]\n"
+          "\n"
+          "Join the results of 'hvbench run ... --shard K/N' into OUT.json\n"
+          "(written atomically), which compare, gate and report read like\n"
+          "any results file.  Every shard must come from the same command\n"
+          "line (--shard, --out, --quiet and --format aside), build and\n"
+          "settings.  Each cell keeps its place in the whole matrix and\n"
+          "records the host that measured it; hvbench.hosts holds each\n"
+          "host's environment.\n"
+          "\n"
+          "A shard not given is named as missing and OUT.json holds the\n"
+          "rest (status 1); a cell in two files is an error.\n"
+          "\n"
+          "options:\n"
+          "  -q, --quiet   say nothing unless shards are missing\n"
+          "  -h, --help    this help\n"
+          "\n"
+          "exit status: 0 merged, 1 shards missing, 2 usage or input error\n"
+          "(mismatched shards, not a shard, a cell twice)\n",
+          f);
+}
+
+int hvb_cmd_merge(int argc, char **argv)
+{
+    static const struct hvb_optdef opts[] = {
+        {"quiet", 'q', false, 1},
+        {"help", 'h', false, 2},
+        {NULL, 0, false, 0},
+    };
+    struct hvb_merge_result res;
+    unsigned int flags;
+    char **files;
+    size_t nr;
+    int status;
+
+    status = hvb_cli_files(argc, argv, "merge", opts, 2, merge_help, &files,
+                           &nr, &flags);
+    if ( status != HVB_FILES_GO_ON )
+        return status;
+    if ( nr < 2 )
+    {
+        free(files);
+        return hvb_usage_error("merge needs OUT.json and at least one "
+                               "SHARD.json (see 'hvbench merge --help')");
+    }
+    status =
+        hvb_merge_files(files[0], files + 1, nr - 1, flags & (1u << 1), &res);
+    hvb_merge_result_free(&res);
+    free(files);
+    return status;
+}

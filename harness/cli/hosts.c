@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Hosts side by side; see hvb/hosts.h. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <hvb/cli.h>
+#include <hvb/cli_files.h>
+#include <hvb/hosts.h>
+#include <hvb/results.h>
+#include <hvb/results_read.h>
+
+/* The ledger rows: {label, object under hvbench (NULL: context), key}. */
+static const struct {
+    const char *label, *obj, *key;
+} rows[] = {
+    {"host", NULL, "host_name"},
+    {"CPU model", "environment", "cpu_model"},
+    {"vCPUs", "environment", "vcpus_online"},
+    {"NUMA nodes", "environment", "numa_nodes"},
+    {"hardware counters", "counters", NULL},
+    {"kernel", "environment", "kernel"},
+    {"hypervisor", "environment", "hypervisor"},
+    {"clocksource", "environment", "clocksource"},
+    {"governor", "environment", "governor"},
+    {"microcode", "environment", "microcode"},
+    {"git commit", "git", "commit"},
+    {"compiler", "build", "compiler"},
+    {"flags", "build", "cflags"},
+};
+
+/* Row @r of @doc as text into @buf. */
+static const char *value(json_t *doc, size_t r, char *buf, size_t len)
+{
+    json_t *v;
+
+    if ( rows[r].obj == NULL )
+        v = json_object_get(json_object_get(doc, HVB_RK_CONTEXT), rows[r].key);
+    else if ( rows[r].key == NULL ) /* the probe: are cycles counted? */
+    {
+        v = json_object_get(
+            json_object_get(
+                json_object_get(hvb_rd_get(doc, HVB_RK_COUNTERS, NULL),
+                                HVB_RK_COUNTERS),
+                "cycles_per_op"),
+            "available");
+        snprintf(buf, len, "%s", json_is_true(v) ? "yes (PMU)" : "no");
+        return buf;
+    }
+    else
+        v = hvb_rd_get(doc, rows[r].obj, rows[r].key);
+    if ( json_is_string(v) )
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if ( json_is_integer(v) )
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if ( json_is_boolean(v) )
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else
+        snprintf(buf, len, "?");
+    /* A table cell: no '|'. */
+    for ( char *p = buf; *p; p++ )
+        if ( *p == '|' )
+            *p = '/';
+    return buf;
+}
+
+static json_t *cell_named(json_t *doc, const char *name)
+{
+    json_t *c;
+    size_t i;
+
+    json_array_foreach(
+        hvb_rd_cells(doc), i,
+        c) if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
+                       name) == 0 ) return c;
+    return NULL;
+}
+
+static void cell_text(FILE *f, json_t *c)
+{
+    json_t *pr = json_object_get(c, "paired"),
+           *ci = json_object_get(pr, "ci95");
+    double med = json_number_value(
+        json_object_get(json_object_get(c, "summary"), "median"));
+
+    if ( c == NULL )
+    {
+        fputs(" — |", f);
+        return;
+    }
+    if ( !json_is_null(json_object_get(c, HVB_RK_ERROR)) )
+    {
+        fputs(" failed |", f);
+        return;
+    }
+    fprintf(f, " %.4g", med);
+    if ( json_is_number(json_object_get(pr, "median")) )
+        fprintf(f, " (%.3g [%.3g, %.3g])",
+                json_number_value(json_object_get(pr, "median")),
+                json_number_value(json_array_get(ci, 0)),
+                json_number_value(json_array_get(ci, 1)));
+    fputs(" |", f);
+}
+
+int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n)
+{
+    json_t **docs = calloc(n + 1, sizeof(*docs)), *c;
+    char a[256], b[256], err[512];
+    size_t i, r, k;
+    bool any = false;
+    int status = HVB_EXIT_OK;
+
+    if ( docs == NULL )
+        return hvb_failure("out of memory");
+    for ( k = 0; k < n && status == HVB_EXIT_OK; k++ )
+    {
+        docs[k] = hvb_results_load(paths[k], err, sizeof(err));
+        if ( docs[k] == NULL )
+            status = hvb_usage_error("%s", err);
+    }
+    if ( status != HVB_EXIT_OK )
+        goto out;
+    fprintf(f, "## hvbench: %zu host%s side by side\n\n|", n,
+            n == 1 ? "" : "s");
+    for ( k = 0; k < n; k++ )
+        fprintf(f, " | %s", value(docs[k], 0, a, sizeof(a)));
+    fputs(" |\n|---|", f);
+    for ( k = 0; k < n; k++ )
+        fputs("---|", f);
+    fputc('\n', f);
+    for ( r = 1; r < sizeof(rows) / sizeof(rows[0]); r++ )
+    {
+        bool differ = false;
+
+        value(docs[0], r, a, sizeof(a));
+        for ( k = 1; k < n; k++ )
+            differ |= strcmp(a, value(docs[k], r, b, sizeof(b))) != 0;
+        any |= differ;
+        fprintf(f, "| %s%s |", differ ? "⚠️ " : "", rows[r].label);
+        for ( k = 0; k < n; k++ )
+            fprintf(f, " %s%s%s |", differ ? "**" : "",
+                    value(docs[k], r, b, sizeof(b)), differ ? "**" : "");
+        fputc('\n', f);
+    }
+    if ( any )
+        fputs("\n⚠️ The hosts differ in the rows marked: a difference "
+              "between the columns below may be the machines'.\n",
+              f);
+    fputs("\nMedian ns/op; for a variant, (paired ratio to its group's "
+          "reference [95% CI]).\n\n| cell |",
+          f);
+    for ( k = 0; k < n; k++ )
+        fprintf(f, " %s |", value(docs[k], 0, a, sizeof(a)));
+    fputs("\n|---|", f);
+    for ( k = 0; k < n; k++ )
+        fputs("---:|", f);
+    fputc('\n', f);
+    json_array_foreach(hvb_rd_cells(docs[0]), i, c)
+    {
+        const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
+
+        fprintf(f, "| `%s` |", name ?: "?");
+        for ( k = 0; k < n; k++ )
+            cell_text(f, k == 0 ? c : cell_named(docs[k], name ?: ""));
+        fputc('\n', f);
+    }
+out:
+    for ( k = 0; k < n; k++ )
+        json_decref(docs[k]);
+    free(docs);
+    return status;
+}
+
+bool hvb_hosts_wanted(int argc, char **argv)
+{
+    int i;
+
+    for ( i = 1; i < argc; i++ )
+        if ( strcmp(argv[i], "--hosts") == 0 )
+            return true;
+    return false;
+}
+
+static void hosts_help(FILE *f)
+{
+    fputs("usage: hvbench compare --hosts RUN.json...\n"
+          "\n"
+          "The same matrix run on several hosts (hvbench fleet slurm\n"
+          "--per-host writes DIR/host-NODE.json), side by side in\n"
+          "markdown: each host's environment ledger, the rows that\n"
+          "differ marked, then per cell the median ns/op and a\n"
+          "variant's paired ratio to its reference with its 95% CI.\n"
+          "\n"
+          "exit status: 0, or 2 for a usage or input error\n",
+          f);
+}
+
+int hvb_cmd_compare_hosts(int argc, char **argv)
+{
+    static const struct hvb_optdef opts[] = {
+        {"hosts", 0, false, 1},
+        {"help", 'h', false, 2},
+        {NULL, 0, false, 0},
+    };
+    unsigned int flags;
+    char **files;
+    size_t nr;
+    int status;
+
+    status = hvb_cli_files(argc, argv, "compare --hosts", opts, 2, hosts_help,
+                           &files, &nr, &flags);
+    if ( status != HVB_FILES_GO_ON )
+        return status;
+    if ( nr == 0 )
+        status = hvb_usage_error("compare --hosts needs RUN.json files");
+    else
+        status = hvb_hosts_print_files(stdout, files, nr);
+    free(files);
+    return status;
+}
