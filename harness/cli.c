@@ -75,6 +75,8 @@ void hvb_cli_help(FILE *f)
         "  xenstored --socket PATH [--plugin quota=NAME] [--ro-socket PATH]\n"
         "            [--foreground] [--pid-file F] [--log F]\n"
         "                    serve the model's store to real xenstore clients\n"
+        "  reproduce [--quick] [--seed ID] --out DIR\n"
+        "                    each seed's claims beside the figures measured here\n"
         "  help [COMMAND]    this help, or a command's\n"
         "\n"
         "Every command takes --help.  Data goes to stdout; progress, notes\n"

@@ -65,6 +65,8 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv);
 int hvb_cmd_compare(int argc, char **argv);
 int hvb_cmd_gate(int argc, char **argv);
+/* cli_reproduce.c: each seed's claims beside the figures measured here */
+int hvb_cmd_reproduce(int argc, char **argv);
 /* xenstored/cmd.c: the model's store behind the xenstore wire protocol */
 int hvb_cmd_xenstored(int argc, char **argv);
 
