@@ -5,8 +5,9 @@
 # figures measured here, OUTDIR/reproduce/), then the lock table and a
 # profile with a differential flame graph of seed 004's rwlock-ref vs
 # rcu-noref, and the report with its seeds section (OUTDIR/index.html).
-# A claim measured in the other direction (reproduce's exit 1) still gets
-# its report; the script then exits 1.
+# A claim measured in the other direction (reproduce's exit 1) is a
+# finding, not a failure of the demo: it is said at the end, and the
+# report shows it.
 # Usage: scripts/demo.sh HVBENCH OUTDIR
 set -eu
 hvbench=${1:-build/hvbench}
@@ -32,4 +33,5 @@ echo "== report" >&2
 "$hvbench" report "$outdir/reproduce" "$outdir/lockstat.json" \
     "$outdir/profile/results.json" --out "$outdir"
 echo "report: $outdir/index.html (seeds: $outdir/reproduce/reproduce.md)" >&2
-exit "$rc"
+[ "$rc" -eq 0 ] || echo "note: a claim's direction did not match, or a run" \
+    "failed (reproduce exit $rc): see the table" >&2
