@@ -24,6 +24,8 @@
  *
  * Exit: 0 every measured claim's direction matches, 1 one does not or a
  * run failed, 2 bad input (unknown seed, bad DIR, an unwritable table).
+ * A ratio whose paired 95% CI contains 1 is "unclear" (shown, counted,
+ * not a mismatch: a difference the run did not resolve has no direction).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +96,8 @@ static void reproduce_help(FILE *f)
     for ( i = 0; i < hvb_rp_nr_seeds; i++ )
         fprintf(f, "  %s  %s\n", hvb_rp_seeds[i].id, hvb_rp_seeds[i].title);
     fputs("\nexit status: 0 every direction matches, 1 one does not (or a "
-          "run failed),\n2 usage or input error\n",
+          "run failed),\n2 usage or input error; a ratio whose 95% CI "
+          "contains 1 is 'unclear'\nand fails nothing\n",
           f);
 }
 
@@ -495,7 +498,8 @@ int hvb_cmd_reproduce(int argc, char **argv)
             continue;
         hvb_rp_figure(&hvb_rp_claims[i], done, nd, &fig[nf]);
         if ( fig[nf].state == HVB_RP_FAILED ||
-             (fig[nf].state == HVB_RP_MEASURED && !fig[nf].direction) )
+             (fig[nf].state == HVB_RP_MEASURED && !fig[nf].direction &&
+              fig[nf].resolved) )
             status = HVB_EXIT_FAIL;
         nf++;
     }

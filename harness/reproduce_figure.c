@@ -195,6 +195,7 @@ static void judge(const struct hvb_rp_claim *c, struct hvb_rp_figure *f)
     else
         f->ror = 1;
     f->direction = c->seed_lo > 1 ? r > 1 : c->seed_hi < 1 ? r < 1 : true;
+    f->resolved = isnan(f->ci_lo) || !(f->ci_lo <= 1 && f->ci_hi >= 1);
     f->within_2x = f->ror >= 0.5 && f->ror <= 2;
 }
 

@@ -73,6 +73,15 @@ static void md(FILE *f, const char *s)
             fputc(*s, f);
 }
 
+/* "yes", "**NO**", or "unclear (...)" when the CI contains 1. */
+static const char *direction_word(const struct hvb_rp_figure *g)
+{
+    if ( !g->resolved )
+        return g->direction ? "unclear (CI spans 1; point: yes)"
+                            : "unclear (CI spans 1; point: no)";
+    return g->direction ? "yes" : "**NO**";
+}
+
 static void md_measured(FILE *f, const struct hvb_rp_figure *g)
 {
     const struct hvb_rp_claim *c = g->claim;
@@ -137,8 +146,7 @@ void hvb_rp_markdown(FILE *f, const struct hvb_rp_table *t)
         md_measured(f, g);
         fmt_num(ror, sizeof(ror), g->ror);
         if ( g->state == HVB_RP_MEASURED )
-            fprintf(f, " | %s | %s | %s | ", ror,
-                    g->direction ? "yes" : "**NO**",
+            fprintf(f, " | %s | %s | %s | ", ror, direction_word(g),
                     g->within_2x ? "yes" : "no");
         else
             fputs(" | - | n/a | n/a | ", f);
@@ -212,6 +220,9 @@ static json_t *figure_json(const struct hvb_rp_figure *g)
     json_object_set_new(o, "direction_matches",
                         g->state == HVB_RP_MEASURED ? json_boolean(g->direction)
                                                     : json_null());
+    json_object_set_new(o, "direction_resolved",
+                        g->state == HVB_RP_MEASURED ? json_boolean(g->resolved)
+                                                    : json_null());
     json_object_set_new(o, "within_2x",
                         g->state == HVB_RP_MEASURED ? json_boolean(g->within_2x)
                                                     : json_null());
@@ -258,7 +269,7 @@ json_t *hvb_rp_json(const struct hvb_rp_table *t)
     json_t *o = json_object(), *inv, *cmd = json_array(),
            *claims = json_array(), *runs = json_array(), *sum;
     size_t i, measured = 0, mismatch = 0, failed = 0, unmeasurable = 0,
-              within = 0;
+              within = 0, unclear = 0;
     int k;
 
     if ( o == NULL )
@@ -279,7 +290,8 @@ json_t *hvb_rp_json(const struct hvb_rp_table *t)
         if ( g->state == HVB_RP_MEASURED )
         {
             measured++;
-            mismatch += !g->direction;
+            mismatch += !g->direction && g->resolved;
+            unclear += !g->resolved;
             within += g->within_2x;
         }
         else if ( g->state == HVB_RP_FAILED )
@@ -289,12 +301,12 @@ json_t *hvb_rp_json(const struct hvb_rp_table *t)
     }
     for ( i = 0; i < t->nr_done; i++ )
         json_array_append_new(runs, run_json(&t->done[i]));
-    sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:i}", "claims",
+    sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i}", "claims",
                     (json_int_t)t->nr_fig, "measured", (json_int_t)measured,
                     "direction_mismatches", (json_int_t)mismatch, "within_2x",
-                    (json_int_t)within, "failed", (json_int_t)failed,
-                    "not_reproducible", (json_int_t)unmeasurable, "exit_status",
-                    t->exit_status);
+                    (json_int_t)within, "unclear", (json_int_t)unclear,
+                    "failed", (json_int_t)failed, "not_reproducible",
+                    (json_int_t)unmeasurable, "exit_status", t->exit_status);
     json_object_set_new(o, "hvbench_reproduce", json_integer(1));
     json_object_set_new(o, "invocation", inv);
     json_object_set_new(o, "claims", claims);

@@ -295,7 +295,8 @@ def chart_seeds(claims, out):
                         else "failed", (hi * 2, i), textcoords="offset points",
                         xytext=(6, -3), fontsize=7)
             continue
-        colour = ("tab:green" if c["direction_matches"] and c["within_2x"]
+        colour = ("tab:grey" if c.get("direction_resolved") is False
+                  else "tab:green" if c["direction_matches"] and c["within_2x"]
                   else "tab:orange" if c["direction_matches"] else "tab:red")
         ci = m.get("ci95")
         if ci:
@@ -315,7 +316,7 @@ def chart_seeds(claims, out):
     log_axis_labels(ax.xaxis)
     ax.set_xlabel("ratio (log): the seed's (black) and the one measured here "
                   "(dot, 95% CI)\nshaded: within 2x of the seed's; green: direction "
-                  "and magnitude, orange: direction only, red: neither")
+                  "and magnitude, orange: direction only, red: neither, grey: CI spans 1")
     ax.set_title("Seeds: each claim beside the same figure measured here")
     fig.tight_layout()
     return save(fig, out, "seeds")
@@ -368,7 +369,10 @@ def seeds_section(d, out):
                     + (f" [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "")
                     + f" ({e(m.get('method', ''))})")
             d_ok, w_ok = c["direction_matches"], c["within_2x"]
-            dcell = f"<td class={'good' if d_ok else 'bad'}>{'yes' if d_ok else 'NO'}</td>"
+            if c.get("direction_resolved") is False:
+                dcell = f"<td class=warn>unclear (CI spans 1; point: {'yes' if d_ok else 'no'})</td>"
+            else:
+                dcell = f"<td class={'good' if d_ok else 'bad'}>{'yes' if d_ok else 'NO'}</td>"
             wcell = f"<td class={'good' if w_ok else 'warn'}>{'yes' if w_ok else 'no'}</td>"
             ror = fmt(c.get("ratio_of_ratios"), 3)
         else:

@@ -79,7 +79,8 @@ claims = t["claims"]
 check(len(claims) == 2 and all(c["seed"] == "004" for c in claims),
       f"claims of seed 004: {len(claims)}")
 keys = {"seed", "claim", "figure", "seed_ratio", "how", "status", "measured",
-        "ratio_of_ratios", "direction_matches", "within_2x"}
+        "ratio_of_ratios", "direction_matches", "direction_resolved",
+        "within_2x"}
 for c in claims:
     check(keys <= set(c), f"claim keys: {sorted(keys - set(c))}")
     check(c["status"] == "measured", f"claim not measured: {c.get('reason')}")
@@ -112,10 +113,14 @@ for c in claims:
     lo, hi = c["seed_ratio"]
     want_dir = m["ratio"] < 1
     check(c["direction_matches"] == want_dir, "direction")
+    ci = m["ci95"]
+    check(c["direction_resolved"] == (not (ci[0] <= 1 <= ci[1])),
+          "resolved is 'the CI excludes 1'")
     ror = m["ratio"] / lo
     check(abs(c["ratio_of_ratios"] - ror) < 1e-9 * ror, "ratio of ratios")
     check(c["within_2x"] == (0.5 <= ror <= 2), "within 2x")
-want = 0 if all(c["direction_matches"] for c in claims) else 1
+want = 0 if all(c["direction_matches"] or not c["direction_resolved"]
+                for c in claims) else 1
 check(rc == want and t["summary"]["exit_status"] == rc, f"exit {rc}, want {want}")
 if fail:
     print("\n".join(fail))

@@ -15,7 +15,9 @@
  *   seed ratio      1.50 (911 ms / 606 ms)
  *   measured ratio  2.05 (49.2 ms / 24.0 ms, paired rounds, 95% CI)
  *   ratio of ratios 1.37 = measured / seed
- *   direction       matches when both are > 1 (or both < 1)
+ *   direction       matches when both are > 1 (or both < 1); "unclear"
+ *                   when the measured ratio's 95% CI contains 1 (the
+ *                   difference is not resolved: it fails nothing)
  *   within 2x       the ratio of ratios is in [0.5, 2]
  *
  * A claim with a range (libvirt's "tens of milliseconds") has seed_lo <
@@ -116,6 +118,7 @@ struct hvb_rp_figure {
     bool paired;         /* ratio from paired rounds of one run */
     double ror;          /* ratio of ratios */
     bool direction, within_2x;
+    bool resolved; /* false: the ratio's 95% CI contains 1 */
     char error[1024];
 };
 
