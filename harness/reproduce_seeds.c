@@ -37,12 +37,12 @@ const struct hvb_rp_run hvb_rp_runs[] = {
      "--plugin quota=hashtbl-copy,persistent " XS_DOMAINS
      "--param request_ns=52729",
      "--param subtrees=10 --repetitions 5",
-     "--param subtrees=100 --repetitions 7", true, 14, 90},
+     "--param subtrees=100 --repetitions 7", true, 14, 110},
     {"000", "xenstore-ls-socket", "xenstore-ls",
      "--plugin quota=hashtbl-copy,persistent " XS_DOMAINS
      "--param client=socket",
      "--param subtrees=3 --repetitions 5",
-     "--param subtrees=10 --repetitions 9", true, 5, 25},
+     "--param subtrees=10 --repetitions 9", true, 5, 14},
     {"001", "balloon", "balloon",
      "--plugin pgalloc=first-node,numa-2006,numa " NUMA_TOPO
      "--param size_mb=4096 --param start_mb=256",
@@ -54,7 +54,7 @@ const struct hvb_rp_run hvb_rp_runs[] = {
     {"002", "getinfolist", "getinfolist",
      "--plugin infolist=append-2,chunked --param domains=1000 "
      "--param boundary=syscall",
-     "--repetitions 5", "--repetitions 9", true, 5, 20},
+     "--repetitions 5", "--repetitions 9", true, 5, 38},
     {"002", "xenopsd-poll", "xenopsd-poll",
      "--plugin infolist=append-2,chunked --param boundary=syscall",
      "--repetitions 3", "--repetitions 7", false, 9, 20},
@@ -73,7 +73,7 @@ const struct hvb_rp_run hvb_rp_runs[] = {
     {"004", "lookup", "lookup",
      "--plugin domlookup=rwlock-ref,rcu-ref,percpu-ref --threads 1,2 "
      "--param distribution=hot",
-     "--repetitions 7", "--repetitions 11", true, 9, 30},
+     "--repetitions 7", "--repetitions 11", true, 9, 65},
 };
 const size_t hvb_rp_nr_runs = sizeof(hvb_rp_runs) / sizeof(hvb_rp_runs[0]);
 
