@@ -83,6 +83,8 @@ void hvb_cli_help(FILE *f)
         "                    shards (or every host) as a Slurm job array\n"
         "  compare --hosts RUN.json...\n"
         "                    one matrix on several hosts, side by side\n"
+        "  reproduce [--quick] [--seed ID] --out DIR\n"
+        "                    each seed's claims beside the figures measured here\n"
         "  help [COMMAND]    this help, or a command's\n"
         "\n"
         "Every command takes --help.  Data goes to stdout; progress, notes\n"

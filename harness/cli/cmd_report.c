@@ -10,11 +10,12 @@
 
 #include <hvb/cli.h>
 #include <hvb/render.h>
+#include <hvb/reproduce.h>
 #include <hvb/results.h>
 
 static void report_help(FILE *f)
 {
-    fputs("usage: hvbench report RESULT.json... --out DIR\n"
+    fputs("usage: hvbench report RESULT.json|REPRODUCE-DIR... --out DIR\n"
           "\n"
           "Draw charts of one or more results files (from 'hvbench run',\n"
           "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
@@ -24,6 +25,9 @@ static void report_help(FILE *f)
           "works offline with the charts, the comparison table, noise\n"
           "warnings, the environment, and links to flame graphs and lock\n"
           "tables when the inputs have them.\n"
+          "A directory written by 'hvbench reproduce' adds a seeds section:\n"
+          "each claim beside its measurement, a chart of both ratios, and\n"
+          "links to the runs' results files and logs.\n"
           "\n"
           "options:\n"
           "  -o, --out DIR       the output directory (created)\n"
@@ -44,8 +48,8 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
-    char **args = calloc((size_t)argc + 4, sizeof(*args));
-    size_t n = 0;
+    size_t n = 0, cap = (size_t)argc + 4;
+    char **args = calloc(cap, sizeof(*args)), **vals;
     int id, rc, status = HVB_EXIT_USAGE;
     struct stat st;
     char err[768];
@@ -62,6 +66,27 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
         case HVB_OPT_ERROR:
             goto out;
         case HVB_OPT_POSITIONAL:
+            if ( stat(val, &st) == 0 && S_ISDIR(st.st_mode) )
+            {
+                /* A reproduce directory: its runs and its table. */
+                if ( hvb_rp_report_inputs(val, &args, &n, &cap, err,
+                                          sizeof(err)) )
+                {
+                    hvb_usage_error("report: %s", err);
+                    goto out;
+                }
+                /* Room again for every argument still to come. */
+                cap = n + (size_t)argc + 4;
+                vals = realloc(args, cap * sizeof(*args));
+                if ( vals == NULL )
+                {
+                    hvb_failure("out of memory");
+                    goto out;
+                }
+                args = vals;
+                memset(args + n, 0, (cap - n) * sizeof(*args));
+                break;
+            }
             if ( stat(val, &st) || !S_ISREG(st.st_mode) )
             {
                 hvb_usage_error("report: cannot read results file '%s'", val);

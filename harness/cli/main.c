@@ -36,11 +36,14 @@ static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
         return hvb_cmd_merge(argc, argv);
     if ( strcmp(cmd, "fleet") == 0 )
         return hvb_cmd_fleet(argc, argv, full_argc, full_argv);
+    if ( strcmp(cmd, "reproduce") == 0 )
+        return hvb_cmd_reproduce(argc, argv);
     if ( strcmp(cmd, "worker") == 0 ) /* internal: gate --base-bin's */
         return hvb_cmd_worker(argc, argv, full_argc, full_argv);
     return hvb_usage_error("unknown command '%s' (commands: list, run, "
                            "compare, gate, profile, lockstat, report, "
-                           "xenstored, merge, fleet; see 'hvbench --help')",
+                           "xenstored, merge, fleet, reproduce; see "
+                           "'hvbench --help')",
                            cmd);
 }
 

@@ -26,6 +26,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
@@ -421,6 +423,24 @@ json_t *hvb_results_settings(const struct hvb_run_meta *meta,
     return o;
 }
 
+/*
+ * Who wrote the file and when: the writing process, the wall clock at
+ * the write, and $HVB_INVOCATION when set (hvbench reproduce sets it per
+ * invocation and refuses a file that does not carry its own).
+ */
+static void run_provenance(struct jb *b, json_t *run)
+{
+    const char *inv = getenv(HVB_INVOCATION_ENV);
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    set(b, run, HVB_RK_PID, json_integer((json_int_t)getpid()));
+    set(b, run, HVB_RK_WRITTEN,
+        json_real((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9));
+    if ( inv != NULL && *inv != '\0' )
+        set(b, run, HVB_RK_INVOCATION, json_string(inv));
+}
+
 static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
                             const struct hvb_summary *s,
                             const struct hvb_run_meta *meta,
@@ -454,6 +474,7 @@ static json_t *hvbench_json(struct jb *b, const struct hvb_matrix *m,
     set(b, run, HVB_RK_ROUNDS_DONE, json_integer(meta->rounds_done));
     set(b, run, HVB_RK_COMPLETE,
         json_boolean(meta->rounds_done >= meta->repetitions));
+    run_provenance(b, run);
     set(b, o, HVB_RK_RUN, run);
     if ( meta->counters != NULL )
         set(b, o, HVB_RK_COUNTERS, json_incref(meta->counters));

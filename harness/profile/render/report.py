@@ -20,6 +20,9 @@ ratio.*  ratio to the reference, log scale centred on 1.0; filled when
          the CI excludes 1.0, hollow otherwise
 scaling.* ns/op against threads, when a run has several thread counts
 dist.*   per-sample distributions (box plot + the points)
+seeds.*  with --seeds DIR (a reproduce directory, hvbench reproduce): each
+         seed claim's ratio beside the one measured here, log scale, the
+         band within 2x of the seed's shaded
 """
 import argparse
 import html
@@ -268,6 +271,144 @@ def chart_dist(rows, out):
     return save(fig, out, "dist")
 
 
+def chart_seeds(claims, out):
+    """Each claim's seed ratio (black; a bar for a range) beside the ratio
+    measured here (a dot with its CI): green when the direction matches
+    and the magnitude is within 2x, orange when only the direction does,
+    red when it does not; a claim the model cannot measure is named."""
+    if not claims:
+        return []
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(claims) + 1.8))
+    xs = []
+    for i, c in enumerate(claims):
+        lo, hi = c["seed_ratio"]
+        ax.fill_betweenx([i - 0.3, i + 0.3], lo / 2, hi * 2, color="0.92")
+        if lo == hi:
+            ax.plot([lo], [i], "kD", ms=6)
+        else:
+            ax.plot([lo, hi], [i, i], "k-", lw=4)
+        xs += [lo / 2, hi * 2]
+        m = c.get("measured") or {}
+        r = m.get("ratio")
+        if c["status"] != "measured" or r is None:
+            ax.annotate("not reproducible here" if c["status"] == "not-reproducible"
+                        else "failed", (hi * 2, i), textcoords="offset points",
+                        xytext=(6, -3), fontsize=7)
+            continue
+        colour = ("tab:grey" if c.get("direction_resolved") is False
+                  else "tab:green" if c["direction_matches"] and c["within_2x"]
+                  else "tab:orange" if c["direction_matches"] else "tab:red")
+        ci = m.get("ci95")
+        if ci:
+            ax.plot(ci, [i, i], color=colour, lw=2)
+            xs += ci
+        ax.plot([r], [i], "o", color=colour, ms=8)
+        xs.append(r)
+        ax.annotate(f"{r:.3g}", (r, i), textcoords="offset points", xytext=(6, 4),
+                    fontsize=7)
+    ax.axvline(1.0, color="black", lw=0.8)
+    ax.set_xscale("log")
+    pos = [x for x in xs if x and x > 0]
+    ax.set_xlim(min(pos + [0.5]) / 1.5, max(pos + [2]) * 1.5)
+    ax.set_yticks(range(len(claims)))
+    ax.set_yticklabels([f"{c['seed']}: {c['figure'][:60]}" for c in claims], fontsize=7)
+    ax.invert_yaxis()
+    log_axis_labels(ax.xaxis)
+    ax.set_xlabel("ratio (log): the seed's (black) and the one measured here "
+                  "(dot, 95% CI)\nshaded: within 2x of the seed's; green: direction "
+                  "and magnitude, orange: direction only, red: neither, grey: CI spans 1")
+    ax.set_title("Seeds: each claim beside the same figure measured here")
+    fig.tight_layout()
+    return save(fig, out, "seeds")
+
+
+def seeds_section(d, out):
+    """HTML of the seeds section of reproduce directory @d, its chart, and
+    the runs' results files and logs copied beside the page (seeds/)."""
+    e = html.escape
+    try:
+        with open(os.path.join(d, "reproduce.json"), encoding="utf-8") as f:
+            t = json.load(f)
+        claims, runs = t["claims"], t["runs"]
+    except (OSError, ValueError, KeyError, TypeError) as x:
+        die(f"'{d}' is not a reproduce directory: {x}")
+    same = os.path.abspath(d) == os.path.abspath(out)
+    dst = out if same else os.path.join(out, "seeds")
+    href = {}
+    for r in runs:
+        for key in ("file", "log"):
+            f = r.get(key)
+            if not f or "/" in f or not os.path.exists(os.path.join(d, f)):
+                continue
+            if not same:
+                os.makedirs(dst, exist_ok=True)
+                shutil.copyfile(os.path.join(d, f), os.path.join(dst, f))
+            href[(r["seed"], r["name"], key)] = f if same else f"seeds/{f}"
+    images = chart_seeds(claims, out)
+    inv = t.get("invocation", {})
+    h = ["<h2 id='seeds'>Seeds: each claim beside the figure measured here</h2>",
+         f"<p>hvbench reproduce{' --quick' if inv.get('quick') else ''}, "
+         f"invocation <code>{e(str(inv.get('id')))}</code>: "
+         f"{t.get('summary', {}).get('measured', 0)} of {len(claims)} claims measured, "
+         f"{t.get('summary', {}).get('direction_mismatches', 0)} in the other direction, "
+         f"{t.get('summary', {}).get('within_2x', 0)} within 2x of the seed. Every figure "
+         "comes from a results file one of its runs wrote (linked below); "
+         "profiles are not recorded by reproduce: rerun a row's command with "
+         "<code>hvbench profile</code> for its flame graph.</p>",
+         "<table><tr><th>seed</th><th class=l>the claim</th><th>seed ratio</th>"
+         "<th class=l>measured here</th><th>ratio of ratios</th><th>direction</th>"
+         "<th>within 2x</th><th class=l>how it was measured</th><th class=l>runs</th></tr>"]
+    for c in claims:
+        lo, hi = c["seed_ratio"]
+        sr = f"{lo:.3g}x" if lo == hi else f"{lo:.3g}-{hi:.3g}x"
+        m = c.get("measured") or {}
+        if c["status"] == "measured":
+            ci = m.get("ci95")
+            meas = (f"{fmt(m.get('num_value'), 3)} / {fmt(m.get('den_value'), 3)} "
+                    f"{e(m.get('unit', ''))} = <b>{fmt(m.get('ratio'), 3)}x</b>"
+                    + (f" [{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if ci else "")
+                    + f" ({e(m.get('method', ''))})")
+            d_ok, w_ok = c["direction_matches"], c["within_2x"]
+            if c.get("direction_resolved") is False:
+                dcell = f"<td class=warn>unclear (CI spans 1; point: {'yes' if d_ok else 'no'})</td>"
+            else:
+                dcell = f"<td class={'good' if d_ok else 'bad'}>{'yes' if d_ok else 'NO'}</td>"
+            wcell = f"<td class={'good' if w_ok else 'warn'}>{'yes' if w_ok else 'no'}</td>"
+            ror = fmt(c.get("ratio_of_ratios"), 3)
+        else:
+            meas = (("<b>not reproducible here</b>: " if c["status"] == "not-reproducible"
+                     else "<b class=bad>failed</b>: ") + e(str(c.get("reason"))))
+            dcell = wcell = "<td>n/a</td>"
+            ror = "-"
+        links = []
+        for side in ("num", "den"):
+            run = (m.get(side) or [None])[0]
+            for key in ("file", "log"):
+                u = href.get((c["seed"], run, key))
+                if u and (u, key) not in [(x, y) for x, y, _ in links]:
+                    links.append((u, key, run))
+        lk = "<br>".join(f'<a href="{e(u)}">{e(run)} {"results" if k == "file" else "log"}</a>'
+                         for u, k, run in links) or "-"
+        h.append(f"<tr><td>{e(c['seed'])}</td><td class=l>{e(c['claim'])}<br>"
+                 f"<small>{e(c['figure'])}</small></td><td>{sr}</td>"
+                 f"<td class=l>{meas}</td><td>{ror}</td>{dcell}{wcell}"
+                 f"<td class=l><small>{e(str(c.get('how') or '-'))}</small></td>"
+                 f"<td class=l>{lk}</td></tr>")
+    h.append("</table>")
+    for png in images:
+        if png.endswith(".png"):
+            h.append(f'<p><a href="{e(png[:-4])}.svg"><img src="{e(png)}" alt="{e(png)}"></a></p>')
+    h.append("<h3>Runs</h3><table><tr><th class=l>run</th><th>pid</th><th>exit</th>"
+             "<th>seconds</th><th class=l>command</th></tr>")
+    for r in runs:
+        h.append(f"<tr><td class=l>{e(r['seed'])}-{e(r['name'])}</td><td>{r.get('pid')}</td>"
+                 f"<td>{r.get('exit_status')}</td>"
+                 f"<td>{(r.get('ended_unix_s', 0) - r.get('started_unix_s', 0)):.1f}</td>"
+                 f"<td class=l><code>{e(' '.join(r.get('command', [])))}</code></td></tr>")
+    h.append("</table>")
+    return h, images
+
+
 def fmt(x, d=4):
     return "-" if x is None else f"{x:.{d}g}"
 
@@ -332,7 +473,7 @@ def hosts_table(runs):
     return out
 
 
-def page(runs, rows, images, out, linked, lock_rows):
+def page(runs, rows, images, out, linked, lock_rows, seeds=None):
     e = html.escape
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          "<title>hvbench report</title>",
@@ -341,6 +482,7 @@ def page(runs, rows, images, out, linked, lock_rows):
          "padding:3px 6px;text-align:right}td.l,th.l{text-align:left}"
          ".warn{color:#a40}.good{color:#070}.bad{color:#a00}img{max-width:100%}</style>",
          "</head><body>", "<h1>hvbench report</h1>"]
+    h.extend(seeds or [])
     h.append("<h2>Results</h2>")
     if any(instrumented(d) for _, d in runs) and not all(r["run"] is None or instrumented(r["run"]) for r in rows):
         h.append("<p>Timings of lockstat and profile runs include their "
@@ -461,7 +603,9 @@ def link_profiles(runs, out):
 def main():
     ap = argparse.ArgumentParser(prog="hvbench report")
     ap.add_argument("--out", required=True)
-    ap.add_argument("results", nargs="+")
+    ap.add_argument("--seeds", action="append", default=[],
+                    help="a reproduce directory: the seeds section")
+    ap.add_argument("results", nargs="*")
     a = ap.parse_args()
     runs = load(a.results)
     try:
@@ -469,19 +613,24 @@ def main():
     except OSError as e:
         die(f"cannot create '{a.out}': {e}")
     all_rows = collect(runs)
-    if not all_rows:
+    if not all_rows and not a.seeds:
         die("no cells in the results")
+    seeds = []
+    for d in a.seeds:
+        sh, _ = seeds_section(d, a.out)
+        seeds += sh
     # Timings come from plain runs; lockstat and profile runs add their
     # instrument's cost, so they only feed the lock tables and flame graphs
     # (unless nothing else was given).
     rows = [r for r in all_rows if not instrumented(r["run"])] or all_rows
     images = []
-    images += chart_bars(rows, a.out)
-    images += chart_ratio(rows, a.out)
-    images += chart_scaling(rows, a.out)
-    images += chart_dist(rows, a.out)
+    if rows:
+        images += chart_bars(rows, a.out)
+        images += chart_ratio(rows, a.out)
+        images += chart_scaling(rows, a.out)
+        images += chart_dist(rows, a.out)
     links = link_profiles(runs, a.out)
-    page(runs, rows, images, a.out, links, all_rows)
+    page(runs, rows, images, a.out, links, all_rows, seeds)
     print(f"hvbench: report written to {os.path.join(a.out, 'index.html')}", file=sys.stderr)
 
 

@@ -68,6 +68,8 @@ int hvb_cmd_gate(int argc, char **argv);
 /* shards of a run matrix and the Slurm engine (issue 16) */
 int hvb_cmd_merge(int argc, char **argv);
 int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv);
+/* cmd_reproduce.c: each seed's claims beside the figures measured here */
+int hvb_cmd_reproduce(int argc, char **argv);
 /* xenstored/cmd.c: the model's store behind the xenstore wire protocol */
 int hvb_cmd_xenstored(int argc, char **argv);
 

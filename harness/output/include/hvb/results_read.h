@@ -50,6 +50,11 @@
 #define HVB_RK_COMPLETE    "complete"
 #define HVB_RK_PROCESSES   "processes"
 #define HVB_RK_MIN_TIME    "min_time_s"
+#define HVB_RK_PID         "pid"            /* the process that wrote it */
+#define HVB_RK_WRITTEN     "written_unix_s" /* wall clock of the write */
+#define HVB_RK_INVOCATION  "invocation"     /* $HVB_INVOCATION, if set */
+/* The environment variable a spawning command (reproduce) sets. */
+#define HVB_INVOCATION_ENV "HVB_INVOCATION"
 /* cells[]. */
 #define HVB_RK_NAME        "name"
 #define HVB_RK_THREADS     "threads"
