@@ -234,6 +234,35 @@ void hv_domain_unlock(struct hv_cpu *cpu, struct hv_domain *d)
     hv->domlookup->unlock(cpu, hv->domlookup_priv, d);
 }
 
+/* An ABI-2 hook, if the plugin was built with it (ops_size says). */
+#define DOMLOOKUP_HOOK(ops, hook)                                          \
+    ((ops)->hdr.ops_size >=                                                \
+             offsetof(struct hv_domlookup_ops, hook) + sizeof((ops)->hook) \
+         ? (ops)->hook                                                     \
+         : NULL)
+
+void hv_domain_walk_begin(struct hv_cpu *cpu)
+{
+    struct hv *hv = cpu->hv;
+    void (*fn)(struct hv_cpu *, void *) =
+        DOMLOOKUP_HOOK(hv->domlookup, walk_begin);
+
+    hv_rcu_read_lock(cpu);
+    if ( fn )
+        fn(cpu, hv->domlookup_priv);
+}
+
+void hv_domain_walk_end(struct hv_cpu *cpu)
+{
+    struct hv *hv = cpu->hv;
+    void (*fn)(struct hv_cpu *, void *) =
+        DOMLOOKUP_HOOK(hv->domlookup, walk_end);
+
+    if ( fn )
+        fn(cpu, hv->domlookup_priv);
+    hv_rcu_read_unlock(cpu);
+}
+
 static void domain_quarantine_cb(struct hv_rcu_head *head)
 {
     struct hv_domain *d = container_of(head, struct hv_domain, rcu);

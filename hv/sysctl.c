@@ -79,7 +79,7 @@ int hv_sysctl_getdomaininfolist(struct hv_cpu *cpu,
         return -EFAULT;
 
     hv_spin_lock(&hv->sysctl_lock);
-    hv_rcu_read_lock(cpu);
+    hv_domain_walk_begin(cpu);
     for ( d = walk_start(cpu, &hv->domtab, op); d != NULL;
           d = hv_rcu_dereference(d->next_in_list) )
     {
@@ -94,8 +94,12 @@ int hv_sysctl_getdomaininfolist(struct hv_cpu *cpu,
         memcpy(&op->buffer[num], &info, sizeof(info));
         hv_perfc_add(cpu, sysctl_bounce_bytes, sizeof(info));
         num++;
+        /* Lifetime check: a freed domain stays poisoned in quarantine. */
+        if ( unlikely(atomic_load_explicit(&d->magic, memory_order_relaxed) !=
+                      HV_DOMAIN_MAGIC) )
+            hv_perfc_incr(cpu, sysctl_walk_freed);
     }
-    hv_rcu_read_unlock(cpu);
+    hv_domain_walk_end(cpu);
     hv_spin_unlock(&hv->sysctl_lock);
     op->num_domains = num;
     return 0;
