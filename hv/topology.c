@@ -335,6 +335,18 @@ int hv_node_first_cpu(const struct hv *hv, unsigned int node)
     return -1;
 }
 
+unsigned int hv_node_nearest_cpu(const struct hv *hv, unsigned int node)
+{
+    unsigned int i;
+    int cpu;
+
+    for ( i = 0; i < hv->topo.nr_nodes; i++ )
+        if ( (cpu = hv_node_first_cpu(hv, (node + i) % hv->topo.nr_nodes)) >=
+             0 )
+            return (unsigned int)cpu;
+    return 0;
+}
+
 int hv_domain_set_vcpus(struct hv_domain *d, const unsigned int *cpus,
                         unsigned int nr)
 {

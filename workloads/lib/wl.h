@@ -34,6 +34,13 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                              struct hv_gnttab_unmap_op *unmap, domid_t guest,
                              unsigned int batch, unsigned int grants);
 
+/* The same on @cpu, as thread @index of a set (disjoint entries). */
+unsigned int wl_gnttab_round_cpu(struct hv_cpu *cpu, unsigned int index,
+                                 struct hv_gnttab_map_op *map,
+                                 struct hv_gnttab_unmap_op *unmap,
+                                 domid_t guest, unsigned int batch,
+                                 unsigned int grants);
+
 /* The modelled page-table update of grant workloads, and its hook. */
 #define WL_PARAM_MAP_COST                                                 \
     HVB_PARAM_UINT_ROW("map_cost_ns", "200", 0, 1000000,                  \

@@ -7,6 +7,8 @@
 
 #include <hvb/runner.h>
 
+#include <hv/virt_rpc.h>
+
 #include "wl_virt.h"
 
 int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)
@@ -26,6 +28,22 @@ int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)
     rc = hv_virt_create(&cfg, out, err, sizeof(err));
     if ( rc )
         hvb_cell_error(c, "libvirt driver: %s", err[0] ? err : strerror(-rc));
+    return rc;
+}
+
+int wl_virt_rpc_create(struct hvb_cell *c, struct hv_rpc_server **out)
+{
+    struct hv_rpc_config cfg;
+    char err[256] = "";
+    int rc;
+
+    hv_rpc_config_init(&cfg);
+    cfg.max_workers = hvb_param_uint(c, "max_workers");
+    cfg.prio_workers = hvb_param_uint(c, "prio_workers");
+    cfg.max_client_requests = hvb_param_uint(c, "max_client_requests");
+    rc = hv_rpc_server_create(&cfg, out, err, sizeof(err));
+    if ( rc )
+        hvb_cell_error(c, "%s", err[0] ? err : strerror(-rc));
     return rc;
 }
 
@@ -111,6 +129,8 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name)
     hvb_counter_set(c, key, pct_ms(l->ns, n, 90), 0);
     snprintf(key, sizeof(key), "%s_p99_ms", name);
     hvb_counter_set(c, key, pct_ms(l->ns, n, 99), 0);
+    snprintf(key, sizeof(key), "%s_max_ms", name);
+    hvb_counter_set(c, key, (double)l->ns[n - 1] / 1e6, 0);
     snprintf(key, sizeof(key), "%s_mean_ms", name);
     hvb_counter_set(c, key, sum / (double)n / 1e6, 0);
     atomic_store(&l->n, 0);

@@ -24,6 +24,20 @@
                            "spawn the label helper (/bin/true) for real per " \
                            "label op")
 
+/* The RPC server's params (libvirtd.conf). */
+#define WL_VIRT_RPC_PARAMS                                      \
+    HVB_PARAM_UINT_ROW("max_workers", "20", 1, 1024,            \
+                       "libvirtd worker threads"),              \
+        HVB_PARAM_UINT_ROW("prio_workers", "5", 0, 1024,        \
+                           "libvirtd priority workers"),        \
+        HVB_PARAM_UINT_ROW("max_client_requests", "5", 1, 1024, \
+                           "calls in flight per connection")
+
+struct hv_rpc_server;
+
+/* The RPC server of @c from WL_VIRT_RPC_PARAMS.  0 or -errno (an error). */
+int wl_virt_rpc_create(struct hvb_cell *c, struct hv_rpc_server **out);
+
 /* Build the driver of @c (its seclock and namesearch plugins). */
 int wl_virt_create(struct hvb_cell *c, struct hv_virt **out);
 
@@ -42,7 +56,8 @@ int wl_lat_init(struct wl_lat *l, uint64_t cap);
 void wl_lat_free(struct wl_lat *l);
 void wl_lat_add(struct wl_lat *l, uint64_t ns);
 /*
- * From report(): counters <name>_p50_ms, _p90_ms, _p99_ms, _mean_ms (and
+ * From report(): counters <name>_p50_ms, _p90_ms, _p99_ms, _max_ms,
+ * _mean_ms (and
  * <name>_dropped if the buffer overflowed), then forget the samples.
  */
 void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);

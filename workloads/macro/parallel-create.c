@@ -102,8 +102,6 @@ static void window(struct pc *s, const struct hv_rpc_call *call)
 static int pc_prepare(struct hvb_cell *c)
 {
     struct pc *s = calloc(1, sizeof(*s));
-    struct hv_rpc_config rc_cfg;
-    char err[256] = "";
     unsigned int i;
     int rc;
 
@@ -118,16 +116,9 @@ static int pc_prepare(struct hvb_cell *c)
                               hvb_param_uint(c, "existing"));
     if ( rc )
         return rc;
-    hv_rpc_config_init(&rc_cfg);
-    rc_cfg.max_workers = hvb_param_uint(c, "max_workers");
-    rc_cfg.prio_workers = hvb_param_uint(c, "prio_workers");
-    rc_cfg.max_client_requests = hvb_param_uint(c, "max_client_requests");
-    rc = hv_rpc_server_create(&rc_cfg, &s->srv, err, sizeof(err));
+    rc = wl_virt_rpc_create(c, &s->srv);
     if ( rc )
-    {
-        hvb_cell_error(c, "%s", err);
         return rc;
-    }
     s->conn = calloc(s->connections, sizeof(*s->conn));
     if ( s->conn == NULL )
         return -ENOMEM;
@@ -232,11 +223,7 @@ static const struct hvb_param pc_params[] = {
                        "shut-off domains defined beforehand"),
     HVB_PARAM_UINT_ROW("connections", "1", 1, 1024,
                        "RPC connections the clients share (OpenStack: 1)"),
-    HVB_PARAM_UINT_ROW("max_workers", "20", 1, 1024, "libvirtd worker threads"),
-    HVB_PARAM_UINT_ROW("prio_workers", "5", 0, 1024,
-                       "libvirtd priority workers"),
-    HVB_PARAM_UINT_ROW("max_client_requests", "5", 1, 1024,
-                       "calls in flight per connection"),
+    WL_VIRT_RPC_PARAMS,
     WL_VIRT_PARAMS,
     HVB_PARAM_TABLE_END,
 };
