@@ -45,6 +45,12 @@ static const char *const base[] = {"name",
 
 #define VIF_NODES (HV_ARRAY_SIZE(vif_front) + HV_ARRAY_SIZE(vif_back))
 
+int hv_vmboot_host_init(struct hv *hv)
+{
+    return hv_xs_simple(hv_xs(hv), HV_XS_MKDIR, 0, 0,
+                        "/local/domain/0/backend/vif");
+}
+
 void hv_vmboot_identity(domid_t id, char *name, unsigned int len,
                         unsigned char *uuid)
 {

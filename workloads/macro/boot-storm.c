@@ -199,6 +199,11 @@ static int storm_prepare(struct hvb_cell *c)
          wl_lat_init(&s->lat, s->vms) )
         return -ENOMEM;
     hv_spin_calibrate(c->hv);
+    if ( (rc = hv_vmboot_host_init(c->hv)) )
+    {
+        hvb_cell_error(c, "xenstore: %s", strerror(-rc));
+        return rc;
+    }
     if ( (rc = wl_virt_create(c, &s->v)) ||
          (rc = wl_virt_rpc_create(c, &s->srv)) )
         return rc;

@@ -44,6 +44,7 @@
 #include <hv/compiler.h>
 #include <hv/types.h>
 
+struct hv;
 struct hv_cpu;
 struct hv_virt;
 struct hv_rpc_client;
@@ -81,6 +82,13 @@ struct hv_vmboot_result {
     unsigned int node;       /* the vCPU's node */
     unsigned int hypercalls; /* populate hypercalls */
 };
+
+/*
+ * hv_vmboot_host_init - what a host's dom0 has before its first guest:
+ * the backend directories (/local/domain/0/backend/vif).  Call once
+ * before booting; idempotent.  0 or -errno.
+ */
+int HV_MUST_CHECK hv_vmboot_host_init(struct hv *hv);
 
 /* The VM's name and UUID from @id ("vm-<id>", hv_virt_uuid seed @id). */
 void hv_vmboot_identity(domid_t id, char *name, unsigned int len,
