@@ -18,7 +18,9 @@
 # name-hash), and +PLUGIN: all-old with that one new plugin in its slot
 # (+rcu-noref, +persistent, +numa, +chunked, +per-domain, +name-hash, or
 # any other plugin: +job, +cursor, +urcu-ref ...).  Default: all of
-# all-old, all-new and the six single changes.  HVBENCH names the binary
+# all-old, all-new and the six single changes.  Runs use --counters tsc
+# (no allocation-counting pass: it would run every storm twice).
+# HVBENCH names the binary
 # (default build/hvbench).  Benchmarks whose figures you keep: run it
 # under `flock -x /tmp/hvb-cpu.lock`, a few sets per command.
 set -eu
@@ -94,7 +96,7 @@ for set in $sets; do
     echo "boot-storm-curve: $set: N = $ns" >&2
     # shellcheck disable=SC2086
     "$hvb" run boot-storm $args --param "vms=$ns" --repetitions "$reps" \
-        $extra --out "$out/$set.json" >/dev/null ||
+        --counters tsc $extra --out "$out/$set.json" >/dev/null ||
         { echo "boot-storm-curve.sh: the run of $set failed" >&2; exit 1; }
     IFS=,
 done

@@ -50,6 +50,15 @@ int wl_grant_all(struct hvb_cell *c, domid_t owner, domid_t grantee,
     return rc;
 }
 
+uint64_t wl_clock_ns(clockid_t clk)
+{
+    struct timespec ts;
+
+    if ( clock_gettime(clk, &ts) )
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void wl_sleep_until(uint64_t deadline_ns)
 {
     uint64_t now = hv_now_ns();

@@ -6,6 +6,8 @@
 #ifndef HVB_WL_H
 #define HVB_WL_H
 
+#include <time.h>
+
 #include <hvb/workload.h>
 
 /* Create domains [first, first + n) with @nr_grants entries each. */
@@ -47,6 +49,9 @@ unsigned int wl_gnttab_round_cpu(struct hv_cpu *cpu, unsigned int index,
                        "modelled page-table update under the grant lock " \
                        "(ns)")
 void wl_configure_map_cost(const struct hvb_cell *c, struct hv_config *cfg);
+
+/* Clock @clk (a thread's or the process's CPU clock) in ns; 0 on error. */
+uint64_t wl_clock_ns(clockid_t clk);
 
 /* Sleep until hv_now_ns() reaches @deadline_ns, waking at least every ms. */
 void wl_sleep_until(uint64_t deadline_ns);

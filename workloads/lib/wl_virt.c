@@ -31,20 +31,50 @@ int wl_virt_create(struct hvb_cell *c, struct hv_virt **out)
     return rc;
 }
 
-int wl_virt_rpc_create(struct hvb_cell *c, struct hv_rpc_server **out)
+int wl_libvirtd_open(struct hvb_cell *c, struct wl_libvirtd *d)
 {
     struct hv_rpc_config cfg;
     char err[256] = "";
+    unsigned int i;
     int rc;
 
+    memset(d, 0, sizeof(*d));
+    rc = wl_virt_create(c, &d->v);
+    if ( rc )
+        return rc;
     hv_rpc_config_init(&cfg);
     cfg.max_workers = hvb_param_uint(c, "max_workers");
     cfg.prio_workers = hvb_param_uint(c, "prio_workers");
     cfg.max_client_requests = hvb_param_uint(c, "max_client_requests");
-    rc = hv_rpc_server_create(&cfg, out, err, sizeof(err));
+    rc = hv_rpc_server_create(&cfg, &d->srv, err, sizeof(err));
     if ( rc )
+    {
         hvb_cell_error(c, "%s", err[0] ? err : strerror(-rc));
-    return rc;
+        return rc;
+    }
+    d->connections = hvb_param_uint(c, "connections");
+    d->conn = calloc(d->connections, sizeof(*d->conn));
+    if ( d->conn == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < d->connections; i++ )
+        if ( (d->conn[i] = hv_rpc_client_open(d->srv)) == NULL )
+            return -ENOMEM;
+    return 0;
+}
+
+void wl_libvirtd_close(struct wl_libvirtd *d)
+{
+    unsigned int i;
+
+    for ( i = 0; d->conn && i < d->connections; i++ )
+        if ( d->conn[i] )
+            hv_rpc_client_close(d->conn[i]);
+    free(d->conn);
+    if ( d->srv )
+        hv_rpc_server_destroy(d->srv);
+    if ( d->v )
+        hv_virt_destroy(d->v);
+    memset(d, 0, sizeof(*d));
 }
 
 int wl_virt_define_n(struct hvb_cell *c, struct hv_virt *v, const char *prefix,

@@ -34,9 +34,29 @@
                            "calls in flight per connection")
 
 struct hv_rpc_server;
+struct hv_rpc_client;
 
-/* The RPC server of @c from WL_VIRT_RPC_PARAMS.  0 or -errno (an error). */
-int wl_virt_rpc_create(struct hvb_cell *c, struct hv_rpc_server **out);
+/*
+ * libvirtd as a workload drives it: the driver (wl_virt_create), the RPC
+ * server (WL_VIRT_RPC_PARAMS) and the "connections" param's connections.
+ */
+struct wl_libvirtd {
+    struct hv_virt *v;
+    struct hv_rpc_server *srv;
+    struct hv_rpc_client **conn;
+    unsigned int connections;
+};
+
+/* 0 or -errno with an error on @c; close even after a failure. */
+int wl_libvirtd_open(struct hvb_cell *c, struct wl_libvirtd *d);
+void wl_libvirtd_close(struct wl_libvirtd *d);
+
+/* Client @i's connection (clients share them round robin). */
+static inline struct hv_rpc_client *
+wl_libvirtd_conn(const struct wl_libvirtd *d, unsigned int i)
+{
+    return d->conn[i % d->connections];
+}
 
 /* Build the driver of @c (its seclock and namesearch plugins). */
 int wl_virt_create(struct hvb_cell *c, struct hv_virt **out);

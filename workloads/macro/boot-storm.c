@@ -69,11 +69,9 @@
 #define CPU_CLIENT0 2
 
 struct storm {
-    struct hv_virt *v;
-    struct hv_rpc_server *srv;
-    struct hv_rpc_client **conn;
+    struct wl_libvirtd d;
     struct hv_vmboot_config boot;
-    unsigned int vms, clients, connections, poll_ms, granters, grant_batch;
+    unsigned int vms, clients, poll_ms, granters, grant_batch;
     unsigned int churn_domains;
     uint64_t rate, timeout_ms, grant_per_s, churn;
 
@@ -91,15 +89,6 @@ struct storm {
     bool *booted; /* by VM index: to tear down */
     int first_error;
 };
-
-static uint64_t cpu_ns(clockid_t clk)
-{
-    struct timespec ts;
-
-    if ( clock_gettime(clk, &ts) )
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static bool bg_stop(struct storm *s)
 {
@@ -167,7 +156,6 @@ static uint64_t storm_mem_need(const struct hvb_cell *c)
 static int storm_prepare(struct hvb_cell *c)
 {
     struct storm *s = calloc(1, sizeof(*s));
-    unsigned int i;
     int rc;
 
     if ( s == NULL )
@@ -175,7 +163,6 @@ static int storm_prepare(struct hvb_cell *c)
     c->priv = s;
     s->vms = hvb_param_uint(c, "vms");
     s->clients = hvb_param_uint(c, "clients");
-    s->connections = hvb_param_uint(c, "connections");
     s->rate = hvb_param_uint(c, "rate");
     s->poll_ms = hvb_param_uint(c, "poll_ms");
     s->timeout_ms = hvb_param_uint(c, "timeout_ms");
@@ -204,16 +191,9 @@ static int storm_prepare(struct hvb_cell *c)
         hvb_cell_error(c, "xenstore: %s", strerror(-rc));
         return rc;
     }
-    if ( (rc = wl_virt_create(c, &s->v)) ||
-         (rc = wl_virt_rpc_create(c, &s->srv)) )
+    if ( (rc = wl_libvirtd_open(c, &s->d)) )
         return rc;
-    s->boot.virt = s->v;
-    s->conn = calloc(s->connections, sizeof(*s->conn));
-    if ( s->conn == NULL )
-        return -ENOMEM;
-    for ( i = 0; i < s->connections; i++ )
-        if ( (s->conn[i] = hv_rpc_client_open(s->srv)) == NULL )
-            return -ENOMEM;
+    s->boot.virt = s->d.v;
     if ( s->churn_domains )
         return wl_create_domains(c, CHURN_FIRST, s->churn_domains, 0);
     return 0;
@@ -275,7 +255,7 @@ static void *client_main(void *arg)
     struct client *cl = arg;
     struct storm *s = cl->s;
     struct hv_cpu *cpu = hv_cpu_enter(cl->c->hv, CPU_CLIENT0 + cl->index);
-    struct hv_rpc_client *conn = s->conn[cl->index % s->connections];
+    struct hv_rpc_client *conn = wl_libvirtd_conn(&s->d, cl->index);
     unsigned int i;
 
     HV_BUG_ON(cpu == NULL);
@@ -324,7 +304,7 @@ static void *poller_main(void *arg)
     struct bg *b = arg;
     struct storm *s = b->s;
     struct hv_cpu *cpu = hv_cpu_enter(b->c->hv, CPU_POLLER);
-    uint64_t c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID), next = hv_now_ns(), ts;
+    uint64_t c0 = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID), next = hv_now_ns(), ts;
     struct hv_dominfo_list l;
     struct hv_xc xc;
 
@@ -346,7 +326,7 @@ static void *poller_main(void *arg)
     }
     hv_xc_close(&xc);
     hv_cpu_leave(cpu);
-    s->poller_cpu_ns = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    s->poller_cpu_ns = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
     return NULL;
 }
 
@@ -359,7 +339,7 @@ static void *granter_main(void *arg)
         hv_cpu_enter(b->c->hv, CPU_CLIENT0 + s->clients + b->index);
     struct hv_gnttab_map_op map[64];
     struct hv_gnttab_unmap_op unmap[64];
-    uint64_t c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID), next = hv_now_ns();
+    uint64_t c0 = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID), next = hv_now_ns();
     uint64_t period = s->grant_per_s ? 1000000000ull * s->grant_batch *
                                            s->granters / s->grant_per_s
                                      : 0,
@@ -389,7 +369,8 @@ static void *granter_main(void *arg)
     hv_cpu_leave(cpu);
     atomic_fetch_add(&s->grant_maps, maps);
     atomic_fetch_add(&s->grant_failed, failed);
-    atomic_fetch_add(&s->grant_cpu_ns, cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0);
+    atomic_fetch_add(&s->grant_cpu_ns,
+                     wl_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0);
     return NULL;
 }
 
@@ -526,7 +507,7 @@ static void storm_thread(struct hvb_thread *t)
     while ( hvb_keep_running_batch(t, s->vms) )
     {
         s->t0 = hv_now_ns();
-        cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+        cpu = wl_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
         for ( k = 0; k <= s->granters; k++ )
         {
             bgs[k] = (struct bg){c, s, k ? k - 1 : 0};
@@ -539,7 +520,7 @@ static void storm_thread(struct hvb_thread *t)
         for ( k = 0; k <= s->granters; k++ )
             pthread_join(tid[k], NULL);
         wall = hv_now_ns() - s->t0;
-        cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+        cpu = wl_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu;
     }
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
@@ -563,23 +544,16 @@ static void storm_report(struct hvb_cell *c)
     struct storm *s = c->priv;
 
     wl_lat_report(c, &s->lat, "boot");
-    wl_virt_report_costs(c, s->v);
+    wl_virt_report_costs(c, s->d.v);
 }
 
 static void storm_cleanup(struct hvb_cell *c)
 {
     struct storm *s = c->priv;
-    unsigned int i;
 
     if ( s == NULL )
         return;
-    for ( i = 0; s->conn && i < s->connections; i++ )
-        hv_rpc_client_close(s->conn[i]);
-    free(s->conn);
-    if ( s->srv )
-        hv_rpc_server_destroy(s->srv);
-    if ( s->v )
-        hv_virt_destroy(s->v);
+    wl_libvirtd_close(&s->d);
     wl_lat_free(&s->lat);
     free((void *)s->running);
     free(s->booted);
