@@ -86,8 +86,8 @@ struct storm {
     _Atomic uint64_t failed, over_timeout, xs_retries;
     _Atomic uint64_t grant_maps, grant_failed, grant_cpu_ns;
     uint64_t polls, poll_ns, poller_cpu_ns;
-    bool *booted; /* by VM index: to tear down */
-    int first_error;
+    bool *booted;            /* by VM index: to tear down */
+    _Atomic int first_error; /* the first failed boot's -errno */
 };
 
 static bool bg_stop(struct storm *s)
@@ -232,9 +232,10 @@ static void boot_vm(struct storm *s, struct hv_cpu *cpu,
     lat = hv_now_ns() - arrive;
     if ( rc )
     {
+        int none = 0;
+
         atomic_fetch_add(&s->failed, 1);
-        if ( s->first_error == 0 )
-            s->first_error = rc; /* a report, racy by design */
+        atomic_compare_exchange_strong(&s->first_error, &none, rc);
         return;
     }
     s->booted[i] = true;
@@ -442,6 +443,7 @@ static void storm_reset(struct storm *s)
     for ( p = 0; p < HV_VMBOOT_NR_PHASES; p++ )
         atomic_store(&s->phase_ns[p], 0);
     atomic_store(&s->failed, 0);
+    atomic_store(&s->first_error, 0);
     atomic_store(&s->over_timeout, 0);
     atomic_store(&s->xs_retries, 0);
     atomic_store(&s->grant_maps, 0);
@@ -525,9 +527,9 @@ static void storm_thread(struct hvb_thread *t)
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
     hvb_counter_add(t, "vms_enumerated", enumerated(t->cpu, s), 0);
-    if ( s->first_error )
+    if ( atomic_load(&s->first_error) )
         fprintf(stderr, "boot-storm: a boot failed: %s\n",
-                strerror(-s->first_error));
+                strerror(-atomic_load(&s->first_error)));
     run_clients(c, s, true);
     wait_frees(t->cpu);
     snap(c->hv, &after);
