@@ -27,7 +27,7 @@
 #include <hv/compiler.h>
 
 #define HV_PLUGIN_MAGIC       0x48565047u /* "HVPG" */
-#define HV_PLUGIN_ABI_VERSION 2u /* 2: domlookup walk_begin/end */
+#define HV_PLUGIN_ABI_VERSION 2u
 
 /* The slots of the model (hv/slots.c describes each). */
 enum hv_slot_id {
