@@ -12,6 +12,10 @@
 #
 #   boot-storm-curve.sh [--sets LIST] [--n LIST] [--repetitions R]
 #                       [--timeout-ms T] [--extra 'RUN OPTIONS'] [--out DIR]
+#                       [--tabulate]
+#
+# --tabulate: no runs; the table from the results an earlier --out DIR
+# kept (another --timeout-ms, say).
 #
 # Sets: all-old (rwlock-ref, hashtbl-copy, numa-2006, append-2, global,
 # lock-each), all-new (rcu-noref, persistent, numa, chunked, per-domain,
@@ -31,8 +35,9 @@ reps=1
 timeout_ms=0
 extra=""
 out=""
+tabulate=0
 usage() {
-    sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -43,6 +48,7 @@ while [ $# -gt 0 ]; do
     --timeout-ms) timeout_ms=$2; shift 2 ;;
     --extra) extra=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --tabulate) tabulate=1; shift ;;
     -h | --help) usage ;;
     *) echo "boot-storm-curve.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -51,6 +57,10 @@ case $ns in *[!0-9,]* | "" | ,* | *,) echo "boot-storm-curve.sh: bad --n '$ns'" 
 case $reps$timeout_ms in *[!0-9]*) echo "boot-storm-curve.sh: bad number" >&2; exit 2 ;; esac
 [ -x "$hvb" ] || { echo "boot-storm-curve.sh: no hvbench at $hvb (HVBENCH)" >&2; exit 2; }
 keep=1
+if [ $tabulate -eq 1 ] && [ -z "$out" ]; then
+    echo "boot-storm-curve.sh: --tabulate needs --out DIR" >&2
+    exit 2
+fi
 if [ -z "$out" ]; then
     out=$(mktemp -d)
     keep=0
@@ -91,6 +101,7 @@ plugins_of() {
 IFS=,
 for set in $sets; do
     unset IFS
+    [ $tabulate -eq 0 ] || { IFS=,; continue; }
     args=""
     for kv in $(plugins_of "$set"); do args="$args --plugin $kv"; done
     echo "boot-storm-curve: $set: N = $ns" >&2
@@ -111,7 +122,10 @@ print("| set | " + " | ".join(f"N={n} VMs/s (p99 ms)" for n in ns) +
       " | breaking point |")
 print("|---|" + "---|" * (len(ns) + 1))
 for s in sets:
-    d = json.load(open(f"{out}/{s}.json"))
+    try:
+        d = json.load(open(f"{out}/{s}.json"))
+    except (OSError, ValueError) as e:
+        sys.exit(f"boot-storm-curve.sh: no results of {s} in {out}: {e}")
     cells = {}
     for b in d["benchmarks"]:
         if b.get("run_type") == "aggregate":

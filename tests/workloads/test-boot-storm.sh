@@ -87,10 +87,17 @@ done
 
 # The curve script: two Ns, one set, a table with its breaking point.
 HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new \
-    --n 10,20 --extra "$small" >"$out/curve.txt" 2>"$out/curve.err" ||
+    --n 10,20 --extra "$small" --out "$out/curve" >"$out/curve.txt" \
+    2>"$out/curve.err" ||
     { cat "$out/curve.err" >&2; fail "boot-storm-curve.sh"; }
-grep -q "^| all-new " "$out/curve.txt" || fail "curve: no all-new row"
-grep -q "breaking" "$out/curve.txt" || fail "curve: no breaking point"
+grep -q "^| all-new | [0-9.]* ([0-9]*) | [0-9.]* ([0-9]*) | > 20 |" \
+    "$out/curve.txt" || { cat "$out/curve.txt" >&2; fail "curve: all-new row"; }
+# Tabulated again with a 1 ms timeout: it breaks at the smallest N.
+HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new --n 10,20 \
+    --timeout-ms 1 --out "$out/curve" --tabulate >"$out/curve1.txt" ||
+    fail "curve --tabulate"
+grep -q "| N=10 (a boot > 1 ms) |" "$out/curve1.txt" ||
+    { cat "$out/curve1.txt" >&2; fail "curve: no timeout breaking point"; }
 
 set +e
 for bad in "--param vms=0" "--param mem_kib=6" "--threads 2" \
