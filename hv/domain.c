@@ -234,6 +234,32 @@ void hv_domain_unlock(struct hv_cpu *cpu, struct hv_domain *d)
     hv->domlookup->unlock(cpu, hv->domlookup_priv, d);
 }
 
+void hv_domain_walk_begin(struct hv_cpu *cpu)
+{
+    struct hv *hv = cpu->hv;
+    /*
+     * ABI-2 hooks, read only if the plugin's struct has both (HV_OPS_HAS
+     * of the later one): a begin without its end would never unlock.
+     */
+    void (*fn)(struct hv_cpu *, void *) =
+        HV_OPS_HAS(hv->domlookup, walk_end) ? hv->domlookup->walk_begin : NULL;
+
+    hv_rcu_read_lock(cpu);
+    if ( fn )
+        fn(cpu, hv->domlookup_priv);
+}
+
+void hv_domain_walk_end(struct hv_cpu *cpu)
+{
+    struct hv *hv = cpu->hv;
+    void (*fn)(struct hv_cpu *, void *) =
+        HV_OPS_HAS(hv->domlookup, walk_end) ? hv->domlookup->walk_end : NULL;
+
+    if ( fn )
+        fn(cpu, hv->domlookup_priv);
+    hv_rcu_read_unlock(cpu);
+}
+
 static void domain_quarantine_cb(struct hv_rcu_head *head)
 {
     struct hv_domain *d = container_of(head, struct hv_domain, rcu);

@@ -207,7 +207,9 @@ static uint32_t alloc_domheap_pages(struct hv *hv, struct hv_cpu *cpu,
     {
         d->last_alloc_node = node;
         mfn_list_add(h->frame_table, &d->extent_head, mfn);
-        d->tot_pages += 1ul << order;
+        /* Read unlocked by getdomaininfo: a relaxed store, no RMW. */
+        __atomic_store_n(&d->tot_pages, d->tot_pages + (1ul << order),
+                         __ATOMIC_RELAXED);
         if ( d->node_affinity && !(d->node_affinity & (1ull << node)) )
             hv_perfc_incr(cpu, pgalloc_remote);
     }
@@ -285,7 +287,9 @@ int hv_decrease_reservation(struct hv_cpu *cpu, struct hv_domain *d,
             return -ENOENT;
         }
         mfn_list_del(ft, &d->extent_head, mfn);
-        d->tot_pages -= 1ul << op->extent_order;
+        __atomic_store_n(&d->tot_pages,
+                         d->tot_pages - (1ul << op->extent_order),
+                         __ATOMIC_RELAXED);
         free_heap_pages(hs, cpu, mfn, op->extent_order);
         hv_spin_unlock(&hs->lock);
         PERFC(cpu, pgalloc_free);
@@ -308,7 +312,8 @@ void hv_domain_relinquish_memory(struct hv_cpu *cpu, struct hv_domain *d)
         unsigned int order = ft[mfn].order;
 
         mfn_list_del(ft, &d->extent_head, mfn);
-        d->tot_pages -= 1ul << order;
+        __atomic_store_n(&d->tot_pages, d->tot_pages - (1ul << order),
+                         __ATOMIC_RELAXED);
         free_heap_pages(hs, cpu, mfn, order);
         PERFC(cpu, pgalloc_free);
     }

@@ -335,6 +335,18 @@ int hv_node_first_cpu(const struct hv *hv, unsigned int node)
     return -1;
 }
 
+unsigned int hv_node_nearest_cpu(const struct hv *hv, unsigned int node)
+{
+    unsigned int i;
+    int cpu;
+
+    for ( i = 0; i < hv->topo.nr_nodes; i++ )
+        if ( (cpu = hv_node_first_cpu(hv, (node + i) % hv->topo.nr_nodes)) >=
+             0 )
+            return (unsigned int)cpu;
+    return 0;
+}
+
 int hv_domain_set_vcpus(struct hv_domain *d, const unsigned int *cpus,
                         unsigned int nr)
 {
@@ -348,12 +360,18 @@ int hv_domain_set_vcpus(struct hv_domain *d, const unsigned int *cpus,
         if ( cpus[i] >= hv->topo.nr_cpus )
             return -EINVAL;
     hv_spin_lock(&hv->heap.lock);
+    /*
+     * getdomaininfo reads the vCPUs unlocked, as soon as the domain is
+     * in the list: the entries first, then their count with release (as
+     * Xen publishes d->vcpu[] before the vCPU list's next pointer).
+     */
     for ( i = 0; i < nr; i++ )
     {
-        d->vcpu_processor[i] = (uint16_t)cpus[i];
+        __atomic_store_n(&d->vcpu_processor[i], (uint16_t)cpus[i],
+                         __ATOMIC_RELAXED);
         mask |= 1ull << hv->topo.cpu_to_node[cpus[i]];
     }
-    d->nr_vcpus = nr;
+    __atomic_store_n(&d->nr_vcpus, nr, __ATOMIC_RELEASE);
     d->node_affinity = mask;
     /* Start the round robin on the first vCPU's node. */
     d->last_alloc_node = hv->topo.cpu_to_node[cpus[0]];

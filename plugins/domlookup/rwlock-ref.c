@@ -9,7 +9,8 @@
  * the global rwlock word (read_lock, read_unlock) and the domain's refcnt
  * (the get_domain CAS loop, the put_domain decrement).  Writers take the
  * lock for writing, so once a destroyed domain is unlinked no reader can
- * hold it and it is freed at once, with no grace period.
+ * hold it and it is freed at once, with no grace period.  A walk of the
+ * whole list (getdomaininfolist) holds the read lock from head to tail.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,6 +73,20 @@ static void rwlock_ref_write_end(struct hv *hv, void *priv)
     hv_write_unlock(&((struct rwlock_ref *)priv)->domlist_lock);
 }
 
+/*
+ * An ordered walk (getdomaininfolist) takes no references: it holds the
+ * read lock throughout, so no domain is unlinked, hence freed, under it.
+ */
+static void rwlock_ref_walk_begin(struct hv_cpu *cpu, void *priv)
+{
+    hv_read_lock(&((struct rwlock_ref *)priv)->domlist_lock);
+}
+
+static void rwlock_ref_walk_end(struct hv_cpu *cpu, void *priv)
+{
+    hv_read_unlock(&((struct rwlock_ref *)priv)->domlist_lock);
+}
+
 /* Unlinked under the write lock with refcnt DESTROYED: nobody holds it. */
 static void rwlock_ref_retire(struct hv *hv, void *priv, struct hv_domain *d)
 {
@@ -93,6 +108,8 @@ static const struct hv_domlookup_ops rwlock_ref_ops = {
     .write_begin = rwlock_ref_write_begin,
     .write_end = rwlock_ref_write_end,
     .retire = rwlock_ref_retire,
+    .walk_begin = rwlock_ref_walk_begin,
+    .walk_end = rwlock_ref_walk_end,
 };
 
 HV_REGISTER_PLUGIN(rwlock_ref_ops);

@@ -78,6 +78,21 @@ static void urcu_ref_unlock(struct hv_cpu *cpu, void *priv, struct hv_domain *d)
     hv_put_domain(d);
 }
 
+/*
+ * An ordered walk: frees wait for liburcu's grace periods, not the
+ * model's, so the walk holds a liburcu read section (the thread is
+ * registered: the walk runs on a model CPU).
+ */
+static void urcu_ref_walk_begin(struct hv_cpu *cpu, void *priv)
+{
+    urcu_memb_read_lock();
+}
+
+static void urcu_ref_walk_end(struct hv_cpu *cpu, void *priv)
+{
+    urcu_memb_read_unlock();
+}
+
 static void urcu_ref_free(struct rcu_head *head)
 {
     hv_domain_free(caa_container_of(head, struct urcu_dom, head)->d);
@@ -118,6 +133,8 @@ static const struct hv_domlookup_ops urcu_ref_ops = {
     .lock = urcu_ref_lock,
     .unlock = urcu_ref_unlock,
     .retire = urcu_ref_retire,
+    .walk_begin = urcu_ref_walk_begin,
+    .walk_end = urcu_ref_walk_end,
 };
 
 HV_REGISTER_PLUGIN(urcu_ref_ops);

@@ -9,7 +9,7 @@
  * (tests/CMakeLists.txt):
  *
  *   (default)     exactly the v1 struct                    "v1-sized"
- *   -DV1_LARGER   the v1 struct and one more hook after it: "v1-larger"
+ *   -DV1_LARGER   the v1 struct and eight more hooks:     "v1-larger"
  *                 a struct larger than the model's, also accepted
  *
  * Its hooks forward to the built-in rcu-ref, found through the registry
@@ -36,7 +36,8 @@ struct v1_domlookup_ops {
     void (*write_end)(struct hv *hv, void *priv);
     void (*retire)(struct hv *hv, void *priv, struct hv_domain *d);
 #ifdef V1_LARGER
-    void (*from_a_later_build)(void);
+    /* Hooks of a later build than the model's (NULL here). */
+    void (*from_a_later_build[8])(void);
 #endif
 };
 

@@ -50,6 +50,15 @@ int wl_grant_all(struct hvb_cell *c, domid_t owner, domid_t grantee,
     return rc;
 }
 
+uint64_t wl_clock_ns(clockid_t clk)
+{
+    struct timespec ts;
+
+    if ( clock_gettime(clk, &ts) )
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void wl_sleep_until(uint64_t deadline_ns)
 {
     uint64_t now = hv_now_ns();
@@ -119,7 +128,17 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                              struct hv_gnttab_unmap_op *unmap, domid_t guest,
                              unsigned int batch, unsigned int grants)
 {
-    unsigned int i, failed = 0, base = t->index * batch;
+    return wl_gnttab_round_cpu(t->cpu, t->index, map, unmap, guest, batch,
+                               grants);
+}
+
+unsigned int wl_gnttab_round_cpu(struct hv_cpu *cpu, unsigned int index,
+                                 struct hv_gnttab_map_op *map,
+                                 struct hv_gnttab_unmap_op *unmap,
+                                 domid_t guest, unsigned int batch,
+                                 unsigned int grants)
+{
+    unsigned int i, failed = 0, base = index * batch;
 
     for ( i = 0; i < batch; i++ )
     {
@@ -127,8 +146,8 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
         map[i].ref = (base + i) % grants;
         map[i].flags = 0;
     }
-    hv_gnttab_map(t->cpu, map, batch);
-    hv_rcu_quiescent(t->cpu);
+    hv_gnttab_map(cpu, map, batch);
+    hv_rcu_quiescent(cpu);
     for ( i = 0; i < batch; i++ )
     {
         if ( map[i].status != GNTST_okay )
@@ -139,8 +158,8 @@ unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
         else
             unmap[i].handle = map[i].handle;
     }
-    hv_gnttab_unmap(t->cpu, unmap, batch);
-    hv_rcu_quiescent(t->cpu);
+    hv_gnttab_unmap(cpu, unmap, batch);
+    hv_rcu_quiescent(cpu);
     for ( i = 0; i < batch; i++ )
         if ( map[i].status == GNTST_okay && unmap[i].status != GNTST_okay )
             failed++;

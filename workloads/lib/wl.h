@@ -6,6 +6,8 @@
 #ifndef HVB_WL_H
 #define HVB_WL_H
 
+#include <time.h>
+
 #include <hvb/workload.h>
 
 /* Create domains [first, first + n) with @nr_grants entries each. */
@@ -33,6 +35,16 @@ void wl_churn(struct hvb_thread *t, domid_t first, unsigned int n,
 unsigned int wl_gnttab_round(struct hvb_thread *t, struct hv_gnttab_map_op *map,
                              struct hv_gnttab_unmap_op *unmap, domid_t guest,
                              unsigned int batch, unsigned int grants);
+
+/* The same on @cpu, as thread @index of a set (disjoint entries). */
+unsigned int wl_gnttab_round_cpu(struct hv_cpu *cpu, unsigned int index,
+                                 struct hv_gnttab_map_op *map,
+                                 struct hv_gnttab_unmap_op *unmap,
+                                 domid_t guest, unsigned int batch,
+                                 unsigned int grants);
+
+/* Clock @clk (a thread's or the process's CPU clock) in ns; 0 on error. */
+uint64_t wl_clock_ns(clockid_t clk);
 
 /* Sleep until hv_now_ns() reaches @deadline_ns, waking at least every ms. */
 void wl_sleep_until(uint64_t deadline_ns);

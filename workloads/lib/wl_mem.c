@@ -102,18 +102,9 @@ void wl_mem_configure(const struct wl_mem_params *mp, struct hv_config *cfg,
 int wl_mem_domain(struct hvb_cell *c, domid_t id, unsigned int node,
                   struct hv_domain **out)
 {
-    const struct hv_topology *t = hv_topology(c->hv);
-    unsigned int i, cpu;
-    int first = -1, rc;
+    unsigned int cpu = hv_node_nearest_cpu(c->hv, node);
+    int rc;
 
-    for ( i = 0; i < t->nr_nodes; i++ )
-    {
-        unsigned int n = (node + i) % t->nr_nodes;
-
-        if ( (first = hv_node_first_cpu(c->hv, n)) >= 0 )
-            break;
-    }
-    cpu = first < 0 ? 0 : (unsigned int)first;
     rc = hv_domain_create(c->hv, id, 0, out);
     if ( rc == 0 )
         rc = hv_domain_set_vcpus(*out, &cpu, 1);

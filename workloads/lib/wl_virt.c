@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/virt_rpc.h>
+
 #include "wl_virt.h"
 
 int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
@@ -26,6 +28,53 @@ int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
     if ( rc )
         hvb_cell_error(c, "libvirt driver: %s", err[0] ? err : strerror(-rc));
     return rc;
+}
+
+int wl_libvirtd_open(struct hvb_cell *c, const struct wl_virt_params *vp,
+                     const struct wl_virt_rpc_params *rp, struct wl_libvirtd *d)
+{
+    struct hv_rpc_config cfg;
+    char err[256] = "";
+    unsigned int i;
+    int rc;
+
+    memset(d, 0, sizeof(*d));
+    rc = wl_virt_create(c, vp, &d->v);
+    if ( rc )
+        return rc;
+    hv_rpc_config_init(&cfg);
+    cfg.max_workers = rp->max_workers;
+    cfg.prio_workers = rp->prio_workers;
+    cfg.max_client_requests = rp->max_client_requests;
+    rc = hv_rpc_server_create(&cfg, &d->srv, err, sizeof(err));
+    if ( rc )
+    {
+        hvb_cell_error(c, "%s", err[0] ? err : strerror(-rc));
+        return rc;
+    }
+    d->connections = rp->connections;
+    d->conn = calloc(d->connections, sizeof(*d->conn));
+    if ( d->conn == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < d->connections; i++ )
+        if ( (d->conn[i] = hv_rpc_client_open(d->srv)) == NULL )
+            return -ENOMEM;
+    return 0;
+}
+
+void wl_libvirtd_close(struct wl_libvirtd *d)
+{
+    unsigned int i;
+
+    for ( i = 0; d->conn && i < d->connections; i++ )
+        if ( d->conn[i] )
+            hv_rpc_client_close(d->conn[i]);
+    free(d->conn);
+    if ( d->srv )
+        hv_rpc_server_destroy(d->srv);
+    if ( d->v )
+        hv_virt_destroy(d->v);
+    memset(d, 0, sizeof(*d));
 }
 
 int wl_virt_define_n(struct hvb_cell *c, struct hv_virt *v, const char *prefix,
@@ -110,6 +159,8 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name)
     hvb_counter_set(c, key, pct_ms(l->ns, n, 90), 0);
     snprintf(key, sizeof(key), "%s_p99_ms", name);
     hvb_counter_set(c, key, pct_ms(l->ns, n, 99), 0);
+    snprintf(key, sizeof(key), "%s_max_ms", name);
+    hvb_counter_set(c, key, (double)l->ns[n - 1] / 1e6, 0);
     snprintf(key, sizeof(key), "%s_mean_ms", name);
     hvb_counter_set(c, key, sum / (double)n / 1e6, 0);
     atomic_store(&l->n, 0);

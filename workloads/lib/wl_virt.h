@@ -31,6 +31,51 @@ struct wl_virt_params {
                        "spawn the label helper (/bin/true) for real per " \
                        "label op")
 
+/*
+ * The RPC server's params (libvirtd.conf) and the clients' connections,
+ * embedded as member @m of the param struct @st, with the default number
+ * of connections @conn_def (a string).
+ */
+struct wl_virt_rpc_params {
+    uint64_t max_workers, prio_workers, max_client_requests, connections;
+};
+#define WL_VIRT_RPC_PARAMS(st, m, conn_def)                                   \
+    HV_OPT_U64_ROW(st, m.max_workers, "max_workers", "20", 1, 1024,           \
+                   "libvirtd worker threads"),                                \
+        HV_OPT_U64_ROW(st, m.prio_workers, "prio_workers", "5", 0, 1024,      \
+                       "libvirtd priority workers"),                          \
+        HV_OPT_U64_ROW(st, m.max_client_requests, "max_client_requests", "5", \
+                       1, 1024, "calls in flight per connection"),            \
+        HV_OPT_U64_ROW(st, m.connections, "connections", conn_def, 1, 1024,   \
+                       "RPC connections the clients share (OpenStack: 1)")
+
+struct hv_rpc_server;
+struct hv_rpc_client;
+
+/*
+ * libvirtd as a workload drives it: the driver (wl_virt_create), the RPC
+ * server and its connections (WL_VIRT_RPC_PARAMS).
+ */
+struct wl_libvirtd {
+    struct hv_virt *v;
+    struct hv_rpc_server *srv;
+    struct hv_rpc_client **conn;
+    unsigned int connections;
+};
+
+/* 0 or -errno with an error on @c; close even after a failure. */
+int wl_libvirtd_open(struct hvb_cell *c, const struct wl_virt_params *vp,
+                     const struct wl_virt_rpc_params *rp,
+                     struct wl_libvirtd *d);
+void wl_libvirtd_close(struct wl_libvirtd *d);
+
+/* Client @i's connection (clients share them round robin). */
+static inline struct hv_rpc_client *
+wl_libvirtd_conn(const struct wl_libvirtd *d, unsigned int i)
+{
+    return d->conn[i % d->connections];
+}
+
 /* Build the driver of @c (its seclock and namesearch plugins). */
 int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
                    struct hv_virt **out);
@@ -50,7 +95,8 @@ int wl_lat_init(struct wl_lat *l, uint64_t cap);
 void wl_lat_free(struct wl_lat *l);
 void wl_lat_add(struct wl_lat *l, uint64_t ns);
 /*
- * From report(): counters <name>_p50_ms, _p90_ms, _p99_ms, _mean_ms (and
+ * From report(): counters <name>_p50_ms, _p90_ms, _p99_ms, _max_ms,
+ * _mean_ms (and
  * <name>_dropped if the buffer overflowed), then forget the samples.
  */
 void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);

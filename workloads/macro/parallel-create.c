@@ -37,10 +37,7 @@
 struct pc_params {
     uint64_t rounds;
     uint64_t existing;
-    uint64_t connections;
-    uint64_t max_workers;
-    uint64_t prio_workers;
-    uint64_t max_client_requests;
+    struct wl_virt_rpc_params rpc;
     struct wl_virt_params virt;
 };
 
@@ -56,10 +53,8 @@ enum api {
 static const char *const api_names[API_NR] = {"define", "create", "lookup"};
 
 struct pc {
-    struct hv_virt *v;
-    struct hv_rpc_server *srv;
-    struct hv_rpc_client **conn;
-    unsigned int connections, rounds;
+    struct wl_libvirtd d;
+    unsigned int rounds;
     struct wl_lat lat[API_NR];
     _Atomic uint64_t first_submit, last_end; /* the run's window */
 };
@@ -113,8 +108,6 @@ static int pc_prepare(struct hvb_cell *c)
 {
     const struct pc_params *p = c->params;
     struct pc *s = calloc(1, sizeof(*s));
-    struct hv_rpc_config rc_cfg;
-    char err[256] = "";
     unsigned int i;
     int rc;
 
@@ -122,28 +115,12 @@ static int pc_prepare(struct hvb_cell *c)
         return -ENOMEM;
     c->priv = s;
     s->rounds = p->rounds;
-    s->connections = p->connections;
-    rc = wl_virt_create(c, &p->virt, &s->v);
+    rc = wl_libvirtd_open(c, &p->virt, &p->rpc, &s->d);
     if ( rc == 0 )
-        rc = wl_virt_define_n(c, s->v, "existing", SEED_EXISTING, p->existing);
+        rc =
+            wl_virt_define_n(c, s->d.v, "existing", SEED_EXISTING, p->existing);
     if ( rc )
         return rc;
-    hv_rpc_config_init(&rc_cfg);
-    rc_cfg.max_workers = p->max_workers;
-    rc_cfg.prio_workers = p->prio_workers;
-    rc_cfg.max_client_requests = p->max_client_requests;
-    rc = hv_rpc_server_create(&rc_cfg, &s->srv, err, sizeof(err));
-    if ( rc )
-    {
-        hvb_cell_error(c, "%s", err);
-        return rc;
-    }
-    s->conn = calloc(s->connections, sizeof(*s->conn));
-    if ( s->conn == NULL )
-        return -ENOMEM;
-    for ( i = 0; i < s->connections; i++ )
-        if ( (s->conn[i] = hv_rpc_client_open(s->srv)) == NULL )
-            return -ENOMEM;
     for ( i = 0; i < API_NR; i++ )
         if ( wl_lat_init(&s->lat[i], (uint64_t)c->threads * s->rounds) )
             return -ENOMEM;
@@ -153,14 +130,14 @@ static int pc_prepare(struct hvb_cell *c)
 static void pc_thread(struct hvb_thread *t)
 {
     struct pc *s = t->cell->priv;
-    struct hv_rpc_client *conn = s->conn[t->index % s->connections];
+    struct hv_rpc_client *conn = wl_libvirtd_conn(&s->d, t->index);
     struct req *reqs = calloc(s->rounds, sizeof(*reqs));
     unsigned int r, a;
 
     HV_BUG_ON(reqs == NULL);
     for ( r = 0; r < s->rounds; r++ )
     {
-        reqs[r].v = s->v;
+        reqs[r].v = s->d.v;
         snprintf(reqs[r].name, sizeof(reqs[r].name), "vm-%u-%u", t->index, r);
         hv_virt_uuid(SEED_CLIENT + ((uint64_t)t->index << 20) + r,
                      reqs[r].uuid);
@@ -178,8 +155,8 @@ static void pc_thread(struct hvb_thread *t)
     /* Unmeasured: back to the prepared state for the next repetition. */
     for ( r = 0; r < s->rounds; r++ )
     {
-        HV_BUG_ON(hv_virt_stop(s->v, reqs[r].uuid) != 0);
-        HV_BUG_ON(hv_virt_undefine(s->v, reqs[r].uuid) != 0);
+        HV_BUG_ON(hv_virt_stop(s->d.v, reqs[r].uuid) != 0);
+        HV_BUG_ON(hv_virt_undefine(s->d.v, reqs[r].uuid) != 0);
     }
     free(reqs);
 }
@@ -193,7 +170,7 @@ static void pc_report(struct hvb_cell *c)
 
     for ( a = 0; a < API_NR; a++ )
         wl_lat_report(c, &s->lat[a], api_names[a]);
-    hv_rpc_stats(s->srv, &st);
+    hv_rpc_stats(s->d.srv, &st);
     hvb_counter_set(c, "pool_busy_max", st.busy_max, 0);
     /* Workers are busy only inside the window: its integral / length. */
     if ( atomic_load(&s->last_end) > atomic_load(&s->first_submit) )
@@ -214,8 +191,8 @@ static void pc_report(struct hvb_cell *c)
     if ( st.throttled )
         hvb_counter_set(c, "client_wait_ms_mean",
                         (double)st.throttle_ns / (double)st.throttled / 1e6, 0);
-    hv_rpc_stats_reset(s->srv);
-    wl_virt_report_costs(c, &p->virt, s->v);
+    hv_rpc_stats_reset(s->d.srv);
+    wl_virt_report_costs(c, &p->virt, s->d.v);
 }
 
 static void pc_cleanup(struct hvb_cell *c)
@@ -225,11 +202,7 @@ static void pc_cleanup(struct hvb_cell *c)
 
     if ( s == NULL )
         return;
-    for ( i = 0; s->conn && i < s->connections; i++ )
-        hv_rpc_client_close(s->conn[i]);
-    free(s->conn);
-    hv_rpc_server_destroy(s->srv);
-    hv_virt_destroy(s->v);
+    wl_libvirtd_close(&s->d);
     for ( i = 0; i < API_NR; i++ )
         wl_lat_free(&s->lat[i]);
     free(s);
@@ -241,14 +214,7 @@ static const struct hv_opt pc_param_table[] = {
                        "domains each client defines and starts per iteration"),
     HVB_PARAM_UINT_ROW(struct pc_params, existing, "20", 0, 100000,
                        "shut-off domains defined beforehand"),
-    HVB_PARAM_UINT_ROW(struct pc_params, connections, "1", 1, 1024,
-                       "RPC connections the clients share (OpenStack: 1)"),
-    HVB_PARAM_UINT_ROW(struct pc_params, max_workers, "20", 1, 1024,
-                       "libvirtd worker threads"),
-    HVB_PARAM_UINT_ROW(struct pc_params, prio_workers, "5", 0, 1024,
-                       "libvirtd priority workers"),
-    HVB_PARAM_UINT_ROW(struct pc_params, max_client_requests, "5", 1, 1024,
-                       "calls in flight per connection"),
+    WL_VIRT_RPC_PARAMS(struct pc_params, rpc, "1"),
     WL_VIRT_PARAMS(struct pc_params, virt),
     HVB_PARAM_TABLE_END,
 };

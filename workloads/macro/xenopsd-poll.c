@@ -119,15 +119,6 @@ static int xpoll_prepare(struct hvb_cell *c)
     return wl_create_sparse(c, s->domains, 1);
 }
 
-static uint64_t cpu_ns(clockid_t clk)
-{
-    struct timespec ts;
-
-    if ( clock_gettime(clk, &ts) )
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t workers_cpu_ns(struct xpoll *s)
 {
     uint64_t sum = 0;
@@ -135,7 +126,7 @@ static uint64_t workers_cpu_ns(struct xpoll *s)
 
     pthread_mutex_lock(&s->lock);
     for ( i = 0; i < s->nr_clk; i++ )
-        sum += cpu_ns(s->clk[i]);
+        sum += wl_clock_ns(s->clk[i]);
     pthread_mutex_unlock(&s->lock);
     return sum;
 }
@@ -285,7 +276,7 @@ static void xpoll_thread(struct hvb_thread *t)
             wl_sleep_until(hv_now_ns() + 1000000);
         }
         polls = late = busy = 0;
-        c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+        c0 = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID);
         w0 = workers_cpu_ns(s);
         b0 = atomic_load(&s->boots);
         t0 = next = hv_now_ns();
@@ -304,7 +295,7 @@ static void xpoll_thread(struct hvb_thread *t)
             }
             sleep_abs(next < end ? next : end);
         }
-        poller = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+        poller = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
         workers = workers_cpu_ns(s) - w0;
         hvb_counter_add(t, "poller_cpu_share_pct",
                         100.0 * (double)poller / (double)(poller + workers), 0);

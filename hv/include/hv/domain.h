@@ -151,6 +151,16 @@ int HV_MUST_CHECK hv_domain_destroy(struct hv *hv, domid_t id);
 struct hv_domain *hv_domain_lock_by_id(struct hv_cpu *cpu, domid_t id);
 void hv_domain_unlock(struct hv_cpu *cpu, struct hv_domain *d);
 
+/*
+ * hv_domain_walk_begin - enter the read side of an ordered walk of the
+ * domain list on @cpu (the model's RCU read section plus the strategy's
+ * walk_begin, hv/domlookup.h): until hv_domain_walk_end() no domain the
+ * walk reaches through the list or the hash is freed.  No reference is
+ * taken; do not block or call hv_put_domain() inside.
+ */
+void hv_domain_walk_begin(struct hv_cpu *cpu);
+void hv_domain_walk_end(struct hv_cpu *cpu);
+
 /* Called by strategies' retire paths: the domain is unreachable. */
 void hv_domain_free(struct hv_domain *d);
 

@@ -52,6 +52,21 @@ struct hv_domlookup_ops {
      * arrange for hv_domain_free(d) once no reader can hold it.
      */
     void (*retire)(struct hv *hv, void *priv, struct hv_domain *d);
+
+    /*
+     * ABI 2, optional: the read side of an ordered walk of the whole table
+     * (getdomaininfolist follows next_in_list without taking references).
+     * hv_domain_walk_begin() always holds the model's RCU read section,
+     * which is enough for a strategy whose retire() frees through the
+     * model's grace periods (hv_domain_free_rcu, hv_call_rcu).  A strategy
+     * that frees otherwise (at once under its own writer lock, or after
+     * another RCU's grace period) must hold off those frees here.
+     * Worked example, rwlock-ref: walk_begin read-locks domlist_lock, so
+     * a destroyer's unlink (write lock) waits until the walk is over, and
+     * its at-once free can no longer hit a domain the walk stands on.
+     */
+    void (*walk_begin)(struct hv_cpu *cpu, void *priv);
+    void (*walk_end)(struct hv_cpu *cpu, void *priv);
 };
 
 /* ABI v1 ends at .retire: hooks appended later are read with HV_OPS_HAS(). */

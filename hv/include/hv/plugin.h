@@ -36,7 +36,7 @@
 #include <hv/opt.h>
 
 #define HV_PLUGIN_MAGIC       0x48565047u /* "HVPG" */
-#define HV_PLUGIN_ABI_VERSION 1u
+#define HV_PLUGIN_ABI_VERSION 2u
 
 /* The slots of the model (hv/slots.c describes each). */
 enum hv_slot_id {

@@ -21,10 +21,12 @@
  * starts after that domain, found through its hash bucket, instead of at
  * the head; if it is gone the walk starts at the head as before.
  *
- * The walk is safe against concurrent destruction only when unlinked
- * domains are freed after a grace period of the model's RCU (every
- * domlookup strategy but rwlock-ref and urcu-ref); the toolstack
- * workloads run the default, rcu-noref.
+ * The walk holds hv_domain_walk_begin(): the model's RCU read section
+ * plus what the domlookup strategy's free path requires (rwlock-ref: the
+ * domlist read lock, as Xen before 2007 walked under read_lock; urcu-ref:
+ * a liburcu read section), so it is safe against concurrent destruction
+ * under every strategy.  A walk that reaches a freed (quarantined)
+ * domain counts it in perfc sysctl_walk_freed, which tests assert is 0.
  */
 #ifndef HV_SYSCTL_H
 #define HV_SYSCTL_H

@@ -65,6 +65,12 @@ const struct hv_topology *hv_topology(const struct hv *hv);
 int hv_node_first_cpu(const struct hv *hv, unsigned int node);
 
 /*
+ * The first model CPU of @node, or else of the next node (in id order,
+ * wrapping) that has CPUs: where a vCPU meant for a CPU-less node runs.
+ */
+unsigned int hv_node_nearest_cpu(const struct hv *hv, unsigned int node);
+
+/*
  * hv_domain_set_vcpus - give @d @nr vCPUs running on model CPUs @cpus;
  * its node affinity becomes the set of their nodes (Xen's
  * domain_update_node_affinity()).  Return 0 or -EINVAL.

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# boot-storm through the CLI, small: under all-old and all-new strategy
+# sets every VM boots, is enumerated, and teardown leaks nothing; the
+# counters are there and ordered (p50 <= p90 <= p99 <= max); an arrival
+# rate spaces the boots out; a timeout counts slow boots; lockstat names
+# the lock classes of every subsystem; boot-storm-curve.sh prints its
+# table with a breaking point; bad parameters are usage errors (exit 2,
+# one line).
+#   test-boot-storm.sh HVBENCH SOURCE_DIR
+set -eu
+hvb=$1
+src=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+py=/usr/bin/python3
+small="--param label_us=500 --param qemu_us=200 --param define_us=20
+ --param topology=2x256M --param mem_kib=1024 --repetitions 1"
+old="--plugin domlookup=rwlock-ref --plugin quota=hashtbl-copy
+ --plugin pgalloc=numa-2006 --plugin infolist=append-2
+ --plugin seclock=global --plugin namesearch=lock-each"
+new="--plugin domlookup=rcu-noref --plugin quota=persistent
+ --plugin pgalloc=numa --plugin infolist=chunked
+ --plugin seclock=per-domain --plugin namesearch=name-hash"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# shellcheck disable=SC2086
+for set in old new; do
+    eval "plugins=\$$set"
+    "$hvb" run boot-storm $plugins $small --param vms=30 --param poll_ms=2 \
+        --out "$out/$set.json" >/dev/null 2>"$out/$set.err" ||
+        { cat "$out/$set.err" >&2; fail "boot-storm $set"; }
+done
+"$py" - "$out/old.json" "$out/new.json" <<'PY' || fail "boot-storm counters"
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    runs = [b for b in d["benchmarks"] if b.get("run_type") != "aggregate"]
+    assert len(runs) == 1, len(runs)
+    b = runs[0]
+    assert b["iterations"] == 30, b["iterations"]
+    for k in ("vms_per_s", "boot_p50_ms", "boot_p90_ms", "boot_p99_ms",
+              "boot_max_ms", "phase_define_ms_mean", "phase_label_ms_mean",
+              "phase_create_ms_mean", "phase_populate_ms_mean",
+              "phase_xenstore_ms_mean", "poller_cpu_share_pct",
+              "grant_cpu_share_pct", "grant_maps_per_s", "polls",
+              "storm_wall_ms", "label_us_modelled"):
+        assert k in b, (f, k)
+    assert b["vms_per_s"] > 0
+    assert b["boot_p50_ms"] <= b["boot_p90_ms"] <= b["boot_p99_ms"] \
+        <= b["boot_max_ms"], b
+    assert b["boot_max_ms"] <= b["storm_wall_ms"] + 1, b
+    assert b["boots_failed"] == 0, b["boots_failed"]
+    assert b["vms_enumerated"] == 30, b["vms_enumerated"]
+    assert b["grant_map_failed"] == 0, b["grant_map_failed"]
+    assert b["polls"] > 0 and b["grant_maps_per_s"] > 0, b
+    for k in ("teardown_leaked_pages", "teardown_leaked_xs_nodes",
+              "teardown_leaked_domains"):
+        assert b[k] == 0, (f, k, b[k])
+    # VMs/s is N over the storm's wall time.
+    assert abs(b["vms_per_s"] * b["storm_wall_ms"] / 1e3 - 30) < 3, b
+PY
+
+# Arrivals at 100/s: 20 VMs take at least 190 ms; a 1 ms timeout counts.
+# shellcheck disable=SC2086
+"$hvb" run boot-storm $new $small --param vms=20 --param rate=100 \
+    --param timeout_ms=1 --out "$out/rate.json" >/dev/null 2>&1 ||
+    fail "boot-storm rate=100"
+"$py" - "$out/rate.json" <<'PY' || fail "arrival rate / timeout"
+import json, sys
+b = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+     if b.get("run_type") != "aggregate"][0]
+assert b["storm_wall_ms"] >= 190, b["storm_wall_ms"]
+assert b["boots_over_timeout"] == 20, b["boots_over_timeout"]
+PY
+
+# lockstat: the libvirt, domain table, heap, grant and sysctl classes.
+# shellcheck disable=SC2086
+"$hvb" lockstat boot-storm $old $small --param vms=20 >"$out/ls.txt" \
+    2>/dev/null || fail "lockstat"
+for cls in virSecurityManager virDomainObjList heap_lock domlist_lock \
+    grant_table_lock sysctl_lock; do
+    grep -q "^$cls (" "$out/ls.txt" || fail "lockstat: no $cls"
+done
+
+# The curve script: two Ns, one set, a table with its breaking point.
+HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new \
+    --n 10,20 --extra "$small" --out "$out/curve" >"$out/curve.txt" \
+    2>"$out/curve.err" ||
+    { cat "$out/curve.err" >&2; fail "boot-storm-curve.sh"; }
+grep -q "^| all-new | [0-9.]* ([0-9]*) | [0-9.]* ([0-9]*) | > 20 |" \
+    "$out/curve.txt" || { cat "$out/curve.txt" >&2; fail "curve: all-new row"; }
+# Tabulated again with a 1 ms timeout: it breaks at the smallest N.
+HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new --n 10,20 \
+    --timeout-ms 1 --out "$out/curve" --tabulate >"$out/curve1.txt" ||
+    fail "curve --tabulate"
+grep -q "| N=10 (a boot > 1 ms) |" "$out/curve1.txt" ||
+    { cat "$out/curve1.txt" >&2; fail "curve: no timeout breaking point"; }
+
+set +e
+for bad in "--param vms=0" "--param mem_kib=6" "--threads 2" \
+    "--param xs_nodes=10" "--param vms=5000" "--plugin domlookup=knownalive"; do
+    # shellcheck disable=SC2086
+    "$hvb" run boot-storm $bad >/dev/null 2>"$out/bad.err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "'$bad': exit $rc, not 2"
+    [ "$(grep -vc '^hvbench: note\|^hvbench: counters\|^hvbench: host' "$out/bad.err")" -eq 1 ] ||
+        { cat "$out/bad.err" >&2; fail "'$bad': not one line"; }
+done
+echo "boot-storm: ok"
