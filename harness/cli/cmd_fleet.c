@@ -45,10 +45,7 @@
 #include <hvb/results.h>
 #include <hvb/results_read.h>
 
-#define FLEET_DEFAULT_DIR "hvbench-fleet"
-#define FLEET_STATE       "fleet.json"
-#define FLEET_JOBS        "jobs"
-#define FLEET_POLL_MISSES 10 /* squeue failures in a row before giving up */
+#include "fleet_private.h"
 
 enum {
     OPT_PARTITION = 1,
@@ -125,19 +122,6 @@ static void fleet_help(FILE *f)
         "it), 2 usage or input error (also Slurm not reachable)\n",
         f);
 }
-
-struct fleet {
-    const char *partition, *constraint, *out;
-    char dir[PATH_MAX], outbuf[PATH_MAX + 16], binary[PATH_MAX + 16];
-    unsigned int shards;
-    bool per_host, dry_run, resume, stage, quiet;
-    double poll_s;
-    char **run_argv; /* "run" WORKLOAD ..., staged paths */
-    size_t run_argc;
-    char **hosts;
-    size_t nr_hosts;
-    size_t groups, cells;
-};
 
 /* Run @argv with stdout into @out; the exit status (stderr passes). */
 static int run_plan(char *const *argv, char *out, size_t len)
@@ -222,420 +206,6 @@ static int plan(struct fleet *fl, const char *self)
     return HVB_EXIT_OK;
 }
 
-static int mkdirs(const char *path)
-{
-    char buf[PATH_MAX], *p;
-
-    snprintf(buf, sizeof(buf), "%s", path);
-    for ( p = buf + 1; *p; p++ )
-        if ( *p == '/' )
-        {
-            *p = '\0';
-            if ( mkdir(buf, 0755) && errno != EEXIST )
-                return -errno;
-            *p = '/';
-        }
-    if ( mkdir(buf, 0755) && errno != EEXIST )
-        return -errno;
-    return 0;
-}
-
-/* Copy @from to @to (mode @mode) through a temporary file. */
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-    char tmp[PATH_MAX + 16], buf[65536];
-    int in, out, rc = 0;
-    ssize_t n;
-
-    snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
-    in = open(from, O_RDONLY | O_CLOEXEC);
-    if ( in < 0 )
-        return -errno;
-    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if ( out < 0 )
-    {
-        rc = -errno;
-        close(in);
-        return rc;
-    }
-    while ( rc == 0 && (n = read(in, buf, sizeof(buf))) != 0 )
-        if ( n < 0 || write(out, buf, (size_t)n) != n )
-            rc = errno ? -errno : -EIO;
-    close(in);
-    if ( close(out) && rc == 0 )
-        rc = -errno;
-    if ( rc == 0 && rename(tmp, to) )
-        rc = -errno;
-    if ( rc )
-        unlink(tmp);
-    return rc;
-}
-
-/* Copy the plugin file @spec (its NAME part: @n chars) into DIR/plugins. */
-static int stage_one(const struct fleet *fl, const char *spec, size_t n,
-                     FILE *f)
-{
-    char from[PATH_MAX], to[2 * PATH_MAX + 32];
-    const char *base;
-    int rc;
-
-    snprintf(from, sizeof(from), "%.*s", (int)n, spec);
-    base = strrchr(from, '/');
-    base = base ? base + 1 : from;
-    snprintf(to, sizeof(to), "%s/plugins", fl->dir);
-    rc = mkdirs(to);
-    snprintf(to, sizeof(to), "%s/plugins/%s", fl->dir, base);
-    rc = rc ?: copy_file(from, to, 0644);
-    if ( rc )
-        return hvb_usage_error("fleet: cannot stage plugin '%s' into %s: %s",
-                               from, to, strerror(-rc));
-    fputs(to, f);
-    return HVB_EXIT_OK;
-}
-
-/*
- * Stage the --plugin .so files of the run command into DIR/plugins (a
- * spec naming a file: it has a '/' or ends in .so, as hv_plugin_resolve
- * decides) and rewrite the arguments to the copies.  Exit status.
- */
-static int stage_plugins(struct fleet *fl)
-{
-    size_t i, j;
-
-    for ( i = 0; i < fl->run_argc; i++ )
-    {
-        const char *prefix = "", *val, *eq, *p;
-        char *out = NULL;
-        size_t cap;
-        int status = HVB_EXIT_OK;
-        FILE *f;
-
-        if ( strcmp(fl->run_argv[i], "--plugin") == 0 && i + 1 < fl->run_argc )
-            j = ++i;
-        else if ( strncmp(fl->run_argv[i], "--plugin=", 9) == 0 )
-            j = i, prefix = "--plugin=";
-        else
-            continue;
-        val = fl->run_argv[j] + strlen(prefix);
-        eq = strchr(val, '=');
-        if ( eq == NULL )
-            continue; /* run --plan said it is fine: cannot be */
-        f = open_memstream(&out, &cap);
-        if ( f == NULL )
-            return hvb_failure("out of memory");
-        fprintf(f, "%s%.*s=", prefix, (int)(eq - val), val);
-        for ( p = eq + 1; *p && status == HVB_EXIT_OK; )
-        {
-            size_t n = strcspn(p, ","), name = strcspn(p, ":,");
-
-            if ( memchr(p, '/', name) != NULL ||
-                 (name > 3 && strncmp(p + name - 3, ".so", 3) == 0) )
-            {
-                status = stage_one(fl, p, name, f);
-                fprintf(f, "%.*s", (int)(n - name), p + name);
-            }
-            else
-                fprintf(f, "%.*s", (int)n, p);
-            p += n;
-            if ( *p == ',' )
-                fputc(*p++, f);
-        }
-        if ( fclose(f) && status == HVB_EXIT_OK )
-            status = hvb_failure("out of memory");
-        if ( status != HVB_EXIT_OK )
-        {
-            free(out);
-            return status;
-        }
-        fl->run_argv[j] = out;
-    }
-    return HVB_EXIT_OK;
-}
-
-/* Is @path a complete results document?  (Missing, partial: false.) */
-static bool complete_file(const char *path)
-{
-    char err[512], why[128];
-    json_t *doc;
-    bool ok;
-
-    if ( access(path, F_OK) != 0 )
-        return false;
-    doc = hvb_results_load(path, err, sizeof(err));
-    ok = doc != NULL && hvb_results_complete(doc, why, sizeof(why));
-    json_decref(doc);
-    return ok;
-}
-
-static void task_path(const struct fleet *fl, size_t t, char *buf, size_t len)
-{
-    if ( fl->per_host )
-        snprintf(buf, len, "%s/host-%s.json", fl->dir, fl->hosts[t]);
-    else
-        snprintf(buf, len, "%s/shard-%zu.json", fl->dir, t + 1);
-}
-
-static json_t *state_json(const struct fleet *fl, char *const *orig,
-                          size_t argc)
-{
-    json_t *run = json_array(), *hosts = json_array();
-    size_t i;
-
-    for ( i = 0; i < argc; i++ )
-        json_array_append_new(run, json_string(orig[i]));
-    for ( i = 0; i < fl->nr_hosts; i++ )
-        json_array_append_new(hosts, json_string(fl->hosts[i]));
-    return json_pack("{s:s, s:o, s:b, s:i, s:o}", "engine", "slurm", "run", run,
-                     "per_host", fl->per_host, "shards", (int)fl->shards,
-                     "hosts", hosts);
-}
-
-/*
- * --resume: the fleet in DIR must be this command's; take its shards and
- * hosts.  Exit status.
- */
-static int load_state(struct fleet *fl, json_t *now)
-{
-    char path[PATH_MAX + 16];
-    json_t *st, *h;
-    size_t i;
-
-    snprintf(path, sizeof(path), "%s/" FLEET_STATE, fl->dir);
-    st = json_load_file(path, 0, NULL);
-    if ( st == NULL )
-        return hvb_usage_error("fleet: --resume: %s has no fleet (%s missing "
-                               "or not JSON)",
-                               fl->dir, path);
-    if ( !json_equal(json_object_get(st, "run"), json_object_get(now, "run")) ||
-         !json_equal(json_object_get(st, "per_host"),
-                     json_object_get(now, "per_host")) )
-    {
-        char *a = json_dumps(json_object_get(st, "run"), JSON_COMPACT);
-
-        hvb_usage_error(
-            "fleet: --resume: the fleet in %s ran another "
-            "command (%.300s%s); resume with that one",
-            fl->dir, a ? a : "?",
-            json_is_true(json_object_get(st, "per_host")) ? " --per-host" : "");
-        free(a);
-        json_decref(st);
-        return HVB_EXIT_USAGE;
-    }
-    fl->shards =
-        (unsigned int)json_integer_value(json_object_get(st, "shards"));
-    h = json_object_get(st, "hosts");
-    if ( fl->per_host )
-    {
-        fl->nr_hosts = json_array_size(h);
-        fl->hosts = calloc(fl->nr_hosts + 1, sizeof(*fl->hosts));
-        for ( i = 0; fl->hosts != NULL && i < fl->nr_hosts; i++ )
-            fl->hosts[i] =
-                strdup(json_string_value(json_array_get(h, i)) ?: "?");
-    }
-    json_decref(st);
-    return HVB_EXIT_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Append the job ids to DIR/jobs, for --resume to find them. */
-static void record_jobs(const struct fleet *fl, char *const *ids, size_t nr)
-{
-    char path[PATH_MAX + 16];
-    FILE *f;
-    size_t i;
-
-    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
-    f = fopen(path, "a");
-    if ( f == NULL )
-        return;
-    for ( i = 0; i < nr; i++ )
-        fprintf(f, "%s\n", ids[i]);
-    fclose(f);
-}
-
-/*
- * --resume while the fleet's jobs are still queued or running would run
- * their shards twice: refuse (exit 2), naming them.
- */
-static int still_queued(const struct fleet *fl)
-{
-    char path[PATH_MAX + 16], line[128], err[512] = "", *ids[64];
-    struct hvb_fleet_counts c;
-    size_t nr = 0, i;
-    int status = HVB_EXIT_OK;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/" FLEET_JOBS, fl->dir);
-    f = fopen(path, "r");
-    if ( f == NULL )
-        return HVB_EXIT_OK;
-    while ( fgets(line, sizeof(line), f) != NULL )
-    {
-        line[strcspn(line, "\n")] = '\0';
-        if ( line[0] == '\0' )
-            continue;
-        if ( nr == sizeof(ids) / sizeof(ids[0]) )
-        {
-            free(ids[0]);
-            memmove(ids, ids + 1, (nr - 1) * sizeof(*ids));
-            nr--;
-        }
-        ids[nr] = strdup(line);
-        if ( ids[nr] != NULL )
-            nr++;
-    }
-    fclose(f);
-    if ( nr > 0 &&
-         hvb_slurm_poll(ids, nr, SIZE_MAX / 2, &c, err, sizeof(err)) == 0 &&
-         c.pending + c.running > 0 )
-        status = hvb_usage_error(
-            "fleet: --resume: %zu task(s) of %s (job%s %s%s) still pending or "
-            "running: wait for them, or scancel them, then --resume",
-            c.pending + c.running, fl->dir, nr > 1 ? "s" : "", ids[nr - 1],
-            nr > 1 ? " and earlier" : "");
-    else if ( err[0] )
-        status = hvb_usage_error("fleet: --resume: %s", err);
-    for ( i = 0; i < nr; i++ )
-        free(ids[i]);
-    return status;
-}
-
-/* Follow the jobs to their end.  Exit status (2: Slurm not reachable). */
-static int follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
-                  size_t total)
-{
-    struct hvb_fleet_counts c, last = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-    struct hvb_progress prog;
-    struct timespec ts = {
-        .tv_sec = (time_t)fl->poll_s,
-        .tv_nsec = (long)((fl->poll_s - (double)(time_t)fl->poll_s) * 1e9)};
-    char err[512] = "", label[96];
-    size_t seen = 0;
-    double t0 = now_s();
-    int misses = 0;
-
-    hvb_progress_start(&prog, total, fl->quiet);
-    for ( ;; )
-    {
-        /* A controller restarting: a few misses are not the end. */
-        if ( hvb_slurm_poll(ids, nr_ids, total, &c, err, sizeof(err)) )
-        {
-            if ( ++misses < FLEET_POLL_MISSES )
-            {
-                nanosleep(&ts, NULL);
-                continue;
-            }
-            hvb_progress_end(&prog);
-            return hvb_usage_error("fleet: %s (%d times in a row; the jobs "
-                                   "go on: --resume once they have ended)",
-                                   err, misses);
-        }
-        misses = 0;
-        snprintf(label, sizeof(label), "%zu pending, %zu running, %zu done",
-                 c.pending, c.running, c.done);
-        if ( seen == c.done &&
-             (c.pending != last.pending || c.running != last.running) )
-            hvb_progress_show(&prog, label);
-        while ( seen < c.done )
-        {
-            seen++;
-            hvb_progress_step(&prog, label);
-        }
-        if ( !prog.tty && !fl->quiet &&
-             (c.pending != last.pending || c.running != last.running) )
-            fprintf(stderr, "hvbench: fleet: %s (%.0f s)\n", label,
-                    now_s() - t0);
-        last = c;
-        if ( c.pending + c.running == 0 )
-            break;
-        nanosleep(&ts, NULL);
-    }
-    hvb_progress_end(&prog);
-    return HVB_EXIT_OK;
-}
-
-/* The nodes, and the default number of shards.  Exit status. */
-static int select_nodes(struct fleet *fl)
-{
-    char err[512] = "";
-
-    if ( hvb_slurm_nodes(fl->partition, fl->constraint, &fl->hosts,
-                         &fl->nr_hosts, err, sizeof(err)) )
-        return hvb_usage_error("fleet: %s (is Slurm set up here? see the "
-                               "README, \"Beyond one machine\")",
-                               err);
-    if ( fl->nr_hosts == 0 )
-        return hvb_usage_error(
-            "fleet: no node%s%s%s%s", fl->partition ? " in partition " : "",
-            fl->partition ?: "", fl->constraint ? " with features " : "",
-            fl->constraint ?: "");
-    return HVB_EXIT_OK;
-}
-
-/* Merge or tabulate what came back.  Exit status. */
-static int gather(struct fleet *fl)
-{
-    char **paths = calloc(fl->shards + fl->nr_hosts + 1, sizeof(*paths));
-    size_t nr = 0, t, total = fl->per_host ? fl->nr_hosts : fl->shards;
-    char path[PATH_MAX + 32];
-    int status = HVB_EXIT_OK;
-
-    if ( paths == NULL )
-        return hvb_failure("out of memory");
-    for ( t = 0; t < total; t++ )
-    {
-        task_path(fl, t, path, sizeof(path));
-        if ( complete_file(path) )
-        {
-            paths[nr++] = strdup(path);
-            continue;
-        }
-        if ( fl->per_host )
-            fprintf(stderr,
-                    "hvbench: fleet: host %s failed or was cancelled (log: "
-                    "%s/logs/host-%s.log)\n",
-                    fl->hosts[t], fl->dir, fl->hosts[t]);
-        else
-            fprintf(stderr,
-                    "hvbench: fleet: shard %zu/%u failed or was cancelled "
-                    "(log: %s/logs/shard-%zu.log)\n",
-                    t + 1, fl->shards, fl->dir, t + 1);
-        status = HVB_EXIT_FAIL;
-    }
-    if ( !fl->per_host && nr > 0 )
-    {
-        struct hvb_merge_result res;
-        int ms = hvb_merge_files(fl->out, paths, nr, false, &res);
-
-        hvb_merge_result_free(&res);
-        if ( ms == HVB_EXIT_USAGE )
-            status = ms;
-        else if ( ms != HVB_EXIT_OK )
-            status = HVB_EXIT_FAIL;
-    }
-    else if ( fl->per_host && nr > 0 )
-    {
-        int hs = hvb_hosts_print_files(stdout, paths, nr);
-
-        if ( hs != HVB_EXIT_OK )
-            status = hs;
-    }
-    if ( status == HVB_EXIT_FAIL )
-        fprintf(stderr, "hvbench: fleet: to run only what is missing: the same "
-                        "command with --resume\n");
-    for ( t = 0; t < nr; t++ )
-        free(paths[t]);
-    free(paths);
-    return status;
-}
-
 static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
 {
     struct hvb_fleet_job job = {0};
@@ -657,12 +227,13 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         return status;
     if ( fl->resume )
     {
-        state = state_json(fl, orig, argc);
-        status = state ? load_state(fl, state) : hvb_failure("out of memory");
+        state = fleet_state_json(fl, orig, argc);
+        status =
+            state ? fleet_load_state(fl, state) : hvb_failure("out of memory");
         json_decref(state);
         state = NULL;
         if ( status == HVB_EXIT_OK && !fl->dry_run )
-            status = still_queued(fl);
+            status = fleet_still_queued(fl);
         if ( status )
             return status;
     }
@@ -670,7 +241,7 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
     {
         if ( fl->per_host || fl->shards == 0 )
         {
-            status = select_nodes(fl);
+            status = fleet_select_nodes(fl);
             if ( status )
                 return status;
         }
@@ -705,15 +276,15 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         return hvb_failure("out of memory");
     for ( t = 0; t < total; t++ )
     {
-        task_path(fl, t, path, sizeof(path));
-        if ( !fl->resume || !complete_file(path) )
+        fleet_task_path(fl, t, path, sizeof(path));
+        if ( !fl->resume || !fleet_complete_file(path) )
             todo[nr_todo++] = (unsigned int)t;
     }
 
     /* Staging rewrites run_argv's .so paths; fleet.json keeps the user's. */
-    if ( !fl->dry_run &&
-         (mkdirs(fl->dir) ||
-          (snprintf(path, sizeof(path), "%s/logs", fl->dir), mkdirs(path))) )
+    if ( !fl->dry_run && (fleet_mkdirs(fl->dir) ||
+                          (snprintf(path, sizeof(path), "%s/logs", fl->dir),
+                           fleet_mkdirs(path))) )
     {
         free(todo);
         return hvb_usage_error("fleet: cannot create %s: %s", path,
@@ -728,15 +299,15 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         int rc;
 
         snprintf(path, sizeof(path), "%s/bin", fl->dir);
-        rc = mkdirs(path);
-        rc = rc ?: copy_file(self, fl->binary, 0755);
+        rc = fleet_mkdirs(path);
+        rc = rc ?: fleet_copy_file(self, fl->binary, 0755);
         if ( rc )
         {
             free(todo);
             return hvb_usage_error("fleet: cannot stage %s into %s: %s", self,
                                    fl->binary, strerror(-rc));
         }
-        status = stage_plugins(fl);
+        status = fleet_stage_plugins(fl);
         if ( status )
         {
             free(todo);
@@ -796,7 +367,7 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
     {
         char st[PATH_MAX + 32];
 
-        state = state_json(fl, orig, argc);
+        state = fleet_state_json(fl, orig, argc);
         snprintf(st, sizeof(st), "%s/" FLEET_STATE, fl->dir);
         if ( state == NULL ||
              json_dump_file(state, st, JSON_INDENT(2) | JSON_SORT_KEYS) )
@@ -820,7 +391,7 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
                     "hvbench: fleet: nothing to run: every %s of %s "
                     "has its results\n",
                     fl->per_host ? "host" : "shard", fl->dir);
-        status = gather(fl);
+        status = fleet_gather(fl);
         goto out;
     }
     if ( hvb_slurm_submit(&job, path, &ids, &nr_ids, err, sizeof(err)) )
@@ -828,7 +399,7 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
         status = hvb_usage_error("fleet: %s", err);
         goto out;
     }
-    record_jobs(fl, ids, nr_ids);
+    fleet_record_jobs(fl, ids, nr_ids);
     if ( !fl->quiet )
     {
         fprintf(stderr, "hvbench: fleet: %zu cells in %zu groups, ", fl->cells,
@@ -849,9 +420,9 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
             fprintf(stderr, " %s", ids[t]);
         fputc('\n', stderr);
     }
-    status = follow(fl, ids, nr_ids, nr_todo);
+    status = fleet_follow(fl, ids, nr_ids, nr_todo);
     if ( status == HVB_EXIT_OK )
-        status = gather(fl);
+        status = fleet_gather(fl);
 out:
     for ( t = 0; t < nr_ids; t++ )
         free(ids[t]);
