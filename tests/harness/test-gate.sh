@@ -7,7 +7,9 @@
 #   1. A vs A passes: callgrind mode (deterministic) exits 0; time mode
 #      never exits 1 (0, or 3 when the shared machine is too noisy).
 #   2. +25% real work per op fails in time mode (exit 1); the amount is
-#      calibrated here from the measured cost of a work unit.
+#      calibrated here from the measured cost of a work unit.  Across two
+#      files the machine's between-process spread may leave it unstable
+#      (exit 3, naming the noise); paired in one run (2b) it always fails.
 #   3. +1% instructions fails in callgrind mode (exit 1), every time.
 #   4. A deliberately jittery cell is reported unstable (exit 3); with
 #      --allow-unstable it is listed as not gated (exit 0).
@@ -112,7 +114,20 @@ for try in 1 2 3; do
     [ "$rc" -eq 1 ] && break
     run "$tmp/a1.json"
 done
-[ "$rc" -eq 1 ] || { bad "+25% time (k=$k) exited $rc"; cat "$tmp/gate.out"; }
+# Two files of two processes each carry this VM's between-process spread
+# (the same build's 1-thread cell measures 6-10 ns from process to
+# process): three attempts can all find the base too noisy, and then
+# "unstable" (exit 3) is the gate's honest answer, provided it names the
+# noise and saw the slowdown.  Never a pass (0) or an error (2); the
+# paired +25% below (2b) must be caught every time.
+if [ "$rc" -eq 3 ] &&
+        grep -Eq "cv>=10%|two-clusters|min/max>=50%" "$tmp/gate.out" &&
+        grep -Eq "^lookup/.* \+[0-9.]+%" "$tmp/gate.out"; then
+    echo "note: +25% time (k=$k) across two files: unstable on this machine:"
+    cat "$tmp/gate.out"
+else
+    [ "$rc" -eq 1 ] || { bad "+25% time (k=$k) exited $rc"; cat "$tmp/gate.out"; }
+fi
 rc25=$rc
 
 # 2b. The same +25% paired within one run (variants of one group): the
