@@ -81,10 +81,10 @@ static json_t *cell_named(json_t *doc, const char *name)
 
 static void cell_text(FILE *f, json_t *c)
 {
-    json_t *pr = json_object_get(c, "paired"),
-           *ci = json_object_get(pr, "ci95");
+    json_t *pr = json_object_get(c, HVB_RK_PAIRED),
+           *ci = json_object_get(pr, HVB_RK_CI95);
     double med = json_number_value(
-        json_object_get(json_object_get(c, "summary"), "median"));
+        json_object_get(json_object_get(c, HVB_RK_SUMMARY), HVB_RK_MEDIAN));
 
     if ( c == NULL )
     {
@@ -97,9 +97,9 @@ static void cell_text(FILE *f, json_t *c)
         return;
     }
     fprintf(f, " %.4g", med);
-    if ( json_is_number(json_object_get(pr, "median")) )
+    if ( json_is_number(json_object_get(pr, HVB_RK_MEDIAN)) )
         fprintf(f, " (%.3g [%.3g, %.3g])",
-                json_number_value(json_object_get(pr, "median")),
+                json_number_value(json_object_get(pr, HVB_RK_MEDIAN)),
                 json_number_value(json_array_get(ci, 0)),
                 json_number_value(json_array_get(ci, 1)));
     fputs(" |", f);

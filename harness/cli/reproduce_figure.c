@@ -106,19 +106,19 @@ static double metric_median(json_t *cell, const char *metric, const char *file,
     json_t *sum;
 
     if ( strcmp(metric, "time") == 0 )
-        sum = json_object_get(cell, "summary");
+        sum = json_object_get(cell, HVB_RK_SUMMARY);
     else
         sum = json_object_get(
             json_object_get(json_object_get(cell, HVB_RK_COUNTERS), metric),
-            "summary");
-    if ( !json_is_number(json_object_get(sum, "median")) )
+            HVB_RK_SUMMARY);
+    if ( !json_is_number(json_object_get(sum, HVB_RK_MEDIAN)) )
     {
         snprintf(err, len, "%s: cell '%s' has no %s", file,
                  json_string_value(json_object_get(cell, HVB_RK_NAME)),
                  strcmp(metric, "time") == 0 ? "time summary" : metric);
         return NAN;
     }
-    return json_number_value(json_object_get(sum, "median"));
+    return json_number_value(json_object_get(sum, HVB_RK_MEDIAN));
 }
 
 static json_t *side_cell(const struct hvb_rp_claim *c,
@@ -155,16 +155,16 @@ static bool paired_ratio(json_t *a, json_t *b, struct hvb_rp_figure *f)
                      json_object_get(b, HVB_RK_GROUP)) )
         return false;
     if ( json_integer_value(vb) == 0 && json_integer_value(va) > 0 )
-        inv = false, p = json_object_get(a, "paired");
+        inv = false, p = json_object_get(a, HVB_RK_PAIRED);
     else if ( json_integer_value(va) == 0 && json_integer_value(vb) > 0 )
-        inv = true, p = json_object_get(b, "paired");
+        inv = true, p = json_object_get(b, HVB_RK_PAIRED);
     else
         return false;
-    ci = json_object_get(p, "ci95");
-    if ( !json_is_number(json_object_get(p, "median")) ||
-         json_number_value(json_object_get(p, "median")) <= 0 )
+    ci = json_object_get(p, HVB_RK_CI95);
+    if ( !json_is_number(json_object_get(p, HVB_RK_MEDIAN)) ||
+         json_number_value(json_object_get(p, HVB_RK_MEDIAN)) <= 0 )
         return false;
-    f->ratio = json_number_value(json_object_get(p, "median"));
+    f->ratio = json_number_value(json_object_get(p, HVB_RK_MEDIAN));
     if ( json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
          json_is_number(json_array_get(ci, 1)) &&
          json_number_value(json_array_get(ci, 0)) > 0 )

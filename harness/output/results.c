@@ -246,7 +246,7 @@ static json_t *stats_json(struct jb *b, const struct hvb_stats *st)
     json_t *o = json_object();
 
     set(b, o, "n", json_integer((json_int_t)st->n));
-    set(b, o, "median", num(st->median));
+    set(b, o, HVB_RK_MEDIAN, num(st->median));
     set(b, o, "mean", num(st->mean));
     set(b, o, "stddev", num(st->stddev));
     set(b, o, "cv", num(st->cv));
@@ -287,10 +287,10 @@ static json_t *paired_json(struct jb *b, const struct hvb_cell_summary *cs)
     for ( i = 0; i < cs->nr_pairs; i++ )
         push(b, r, num(cs->pair_ratios[i]));
     set(b, o, "ratios", r);
-    set(b, o, "median", num(cs->pair_median));
+    set(b, o, HVB_RK_MEDIAN, num(cs->pair_median));
     push(b, ci, num(cs->pair_lo));
     push(b, ci, num(cs->pair_hi));
-    set(b, o, "ci95", ci);
+    set(b, o, HVB_RK_CI95, ci);
     set(b, o, "mannwhitney_p", num(cs->pair_p));
     return o;
 }
@@ -337,7 +337,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     set(b, o, HVB_RK_ITERATIONS, iters);
     set(b, o, HVB_RK_SAMPLES, real);
     set(b, o, HVB_RK_CPU_SAMPLES, cpu);
-    set(b, o, "summary", stats_json(b, &cs->real));
+    set(b, o, HVB_RK_SUMMARY, stats_json(b, &cs->real));
     set(b, o, "cpu_summary", stats_json(b, &cs->cpu));
     set(b, o, "ratio_to_reference",
         cs->has_ratio ? num(cs->ratio) : json_null());
@@ -346,7 +346,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
         set(b, o, HVB_RK_SHARED_ITER,
             json_integer(meta->shared_iterations[mc->index]));
     if ( mc->variant > 0 && cs->pair_ratios != NULL )
-        set(b, o, "paired", paired_json(b, cs));
+        set(b, o, HVB_RK_PAIRED, paired_json(b, cs));
 
     for ( c = 0; c < cs->nr_ctrs; c++ )
     {
@@ -357,7 +357,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
         for ( g = 0; g < k->st.n; g++ )
             push(b, vals, num(k->vals[g]));
         set(b, co, HVB_RK_CTR_SAMPLES, vals);
-        set(b, co, "summary", stats_json(b, &k->st));
+        set(b, co, HVB_RK_SUMMARY, stats_json(b, &k->st));
         set(b, ctrs, k->name, co);
     }
     set(b, o, HVB_RK_COUNTERS, ctrs);

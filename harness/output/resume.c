@@ -220,7 +220,7 @@ static int sound_counts(const char *path, json_t *cells, unsigned int rounds,
             json_integer_value(json_object_get(c, HVB_RK_SHARED_ITER));
         json_int_t g = json_integer_value(json_object_get(c, HVB_RK_GROUP));
         double ns = json_number_value(
-            json_object_get(json_object_get(c, "summary"), "median"));
+            json_object_get(json_object_get(c, HVB_RK_SUMMARY), HVB_RK_MEDIAN));
         double th =
             (double)json_integer_value(json_object_get(c, HVB_RK_THREADS));
 

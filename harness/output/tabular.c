@@ -39,9 +39,9 @@ static void ctrs_str(const json_t *c, char *buf, size_t len)
     buf[0] = '\0';
     json_object_foreach((json_t *)json_object_get(c, HVB_RK_COUNTERS), k, v)
     {
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%.6g",
-                              n ? ";" : "", k,
-                              numv(json_object_get(v, "summary"), "median"));
+        n += (size_t)snprintf(
+            buf + n, n < len ? len - n : 0, "%s%s=%.6g", n ? ";" : "", k,
+            numv(json_object_get(v, HVB_RK_SUMMARY), HVB_RK_MEDIAN));
     }
     if ( n >= len && len > 4 )
         memcpy(buf + len - 5, ";...", 5);
@@ -49,9 +49,9 @@ static void ctrs_str(const json_t *c, char *buf, size_t len)
 
 static void row(FILE *f, const json_t *c, bool md)
 {
-    const json_t *s = json_object_get(c, "summary");
-    const json_t *p = json_object_get(c, "paired");
-    const json_t *ci = json_object_get(p, "ci95");
+    const json_t *s = json_object_get(c, HVB_RK_SUMMARY);
+    const json_t *p = json_object_get(c, HVB_RK_PAIRED);
+    const json_t *ci = json_object_get(p, HVB_RK_CI95);
     char fl[256], ct[8192];
 
     flags_str(c, fl, sizeof(fl));
@@ -59,22 +59,22 @@ static void row(FILE *f, const json_t *c, bool md)
     if ( md )
         fprintf(f, "| `%s` | %.2f | %.2f | %.1f%% | %.2f | %.2f | %lld | ",
                 json_string_value(json_object_get(c, HVB_RK_NAME)),
-                numv(s, "median"), numv(s, "mad"), numv(s, "cv") * 100,
+                numv(s, HVB_RK_MEDIAN), numv(s, "mad"), numv(s, "cv") * 100,
                 numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
     else
         fprintf(f, "\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%lld,",
                 json_string_value(json_object_get(c, HVB_RK_NAME)),
-                numv(s, "median"), numv(s, "mad"), numv(s, "cv"),
+                numv(s, HVB_RK_MEDIAN), numv(s, "mad"), numv(s, "cv"),
                 numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
     if ( p != NULL && md )
-        fprintf(f, "%.3f [%.3f, %.3f] | %.3g | ", numv(p, "median"),
+        fprintf(f, "%.3f [%.3f, %.3f] | %.3g | ", numv(p, HVB_RK_MEDIAN),
                 json_number_value(json_array_get(ci, 0)),
                 json_number_value(json_array_get(ci, 1)),
                 numv(p, "mannwhitney_p"));
     else if ( p != NULL )
-        fprintf(f, "%.6g,%.6g,%.6g,%.6g,", numv(p, "median"),
+        fprintf(f, "%.6g,%.6g,%.6g,%.6g,", numv(p, HVB_RK_MEDIAN),
                 json_number_value(json_array_get(ci, 0)),
                 json_number_value(json_array_get(ci, 1)),
                 numv(p, "mannwhitney_p"));

@@ -68,6 +68,11 @@
 #define HVB_RK_SHARED_ITER "shared_iterations"
 #define HVB_RK_CTR_SAMPLES "samples"
 #define HVB_RK_CTR_FLAGS   "flags"
+/* a cell's (and a counter's) statistics, and its paired ratio */
+#define HVB_RK_SUMMARY "summary"
+#define HVB_RK_MEDIAN  "median"
+#define HVB_RK_PAIRED  "paired"
+#define HVB_RK_CI95    "ci95"
 /* shard (hvb/shard.h) and a merged document's hosts (harness/cli/cmd_merge.c). */
 #define HVB_RK_SHARD       "shard"
 #define HVB_RK_SHARD_K     "k"
