@@ -33,16 +33,10 @@ what=$3
 thr=${THR:-2%}
 threads=${THREADS:-1}
 lock=/tmp/hvb-cpu.lock
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 five="lookup --plugin domlookup=rwlock-ref,rcu-ref,rcu-noref,percpu-ref,urcu-ref --threads $threads"
 slowcell="lookup --plugin domlookup=$so"
-cat >"$tmp/base" <<EOF
-#!/bin/sh
-unset HVB_SLOWDOWN_WORK
-exec "$hv" "\$@"
-EOF
-chmod +x "$tmp/base"
+base_build "$tmp/base" "$hv"
 
 # locked CMD...: run CMD under the exclusive lock (unless the caller holds
 # it: HVB_LOCK_HELD=1, for several gates per lock on a busy machine); its

@@ -114,11 +114,12 @@ static void slowdown_retire(struct hv *hv, void *priv, struct hv_domain *d)
     hv_domain_free_rcu(d);
 }
 
+/* Decimal, so that the tests can pad a value to a fixed width (007). */
 static unsigned long env(const char *name, unsigned long def)
 {
     const char *v = getenv(name);
 
-    return v != NULL && *v ? strtoul(v, NULL, 0) : def;
+    return v != NULL && *v ? strtoul(v, NULL, 10) : def;
 }
 
 static int slowdown_init(struct hv *hv, const void *opts, void **priv)
