@@ -44,12 +44,15 @@ cgone() {
     env "$@" "$hv" run lookup --plugin "domlookup=$so" -q \
         --instrument callgrind --repetitions 3 -o "$out" >/dev/null 2>&1
 }
-# tally RC: count a gate's exit status, and its first row's change (in
-# $tmp/g, its output)
+# tally RC WHAT: count a gate's exit status and its first row's change
+# (in $tmp/g, its output), say them as gate WHAT $i, and move on to i+1
 tally() {
     [ "$1" -eq 1 ] && caught=$((caught + 1))
     [ "$1" -eq 3 ] && unstable=$((unstable + 1))
-    changes="$changes $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4}')"
+    row=$(grep -A1 '^benchmark' "$tmp/g" | tail -1)
+    changes="$changes $(echo "$row" | awk '{print $4}')"
+    echo "$2 $i: exit $1: $(echo "$row" | awk '{print $4, $5, $6}'); $(grep summary "$tmp/g")"
+    i=$((i + 1))
 }
 caught=0 unstable=0 changes=""
 case $what in
@@ -110,10 +113,7 @@ print(max(1, round($p * $(median "$tmp/b.json" sim_instructions_per_op) / u)))")
             "$hv" gate "$tmp/b.json" "$tmp/s.json" --metric sim_instructions \
                 >"$tmp/g" 2>&1
         fi
-        rc=$?
-        tally "$rc"
-        echo "pair $i: exit $rc: $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4, $5, $6}')"
-        i=$((i + 1))
+        tally $? pair
     done
     echo "$what +$p% (k=$k every=$every): caught $caught of $n, unstable $unstable, $(($(date +%s) - t0)) s"
     ;;
@@ -134,8 +134,7 @@ tevery | pevery)
         fi
         # shellcheck disable=SC2086
         "$hv" gate $files ${GATE_OPTS:-} >"$tmp/g" 2>&1
-        tally $?
-        i=$((i + 1))
+        tally $? pair
     done
     [ "$what" = tevery ] && label=tevery || label=every
     echo "$label=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
@@ -171,10 +170,7 @@ print('effective slowdown: %.1f%%' % ((c[1]['paired']['median'] - 1) / 200 * $k 
         fi
         # shellcheck disable=SC2086
         "$hv" gate "$tmp/p.json" ${GATE_OPTS:-} >"$tmp/g" 2>&1
-        rc=$?
-        tally "$rc"
-        echo "run $i: exit $rc: $(grep summary "$tmp/g")"
-        i=$((i + 1))
+        tally $? run
     done
     echo "$what ${4:-} (k=$k): exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s"
     ;;
