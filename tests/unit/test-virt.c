@@ -23,6 +23,8 @@
 #include <hv/virt_qemu.h>
 #include <hv/virt_rpc.h>
 
+#include "testlib.h"
+
 static struct hv_virt *make(const char *seclock, const char *namesearch,
                             const char *helper)
 {
@@ -339,12 +341,8 @@ int main(void)
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_rpc_caps),
     };
-    char err[256];
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-virt") )
         return 2;
-    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

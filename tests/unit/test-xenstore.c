@@ -22,6 +22,8 @@
 #include <hv/plugin.h>
 #include <hv/xenstore.h>
 
+#include "testlib.h"
+
 static const char *quota_plugin;
 
 struct fx {
@@ -630,15 +632,12 @@ int main(int argc, char **argv)
                                         teardown),
     };
     const struct hv_plugin_hdr *h;
-    char err[256], name[64];
+    char name[64];
     unsigned int i;
     int failed = 0;
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-xenstore") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
     {
         if ( strcmp(h->slot, "quota") != 0 || (h->flags & HV_PF_TEST_ONLY) )

@@ -409,18 +409,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_differential),
     };
     const struct hv_plugin_hdr *h;
-    char err[256];
     unsigned int i;
 
     if ( argc > 1 )
         nr_seeds = strtoul(argv[1], NULL, 0);
     if ( argc > 2 )
         nr_ops = strtoul(argv[2], NULL, 0);
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-xs-differential") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
         if ( strcmp(h->slot, "quota") == 0 && !(h->flags & HV_PF_TEST_ONLY) &&
              nr_plugins < MAX_PLUGINS )
