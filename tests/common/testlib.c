@@ -4,8 +4,11 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <hv/plugin_registry.h>
 #include <hv/rcu.h>
 
 #include "testlib.h"
@@ -106,4 +109,62 @@ unsigned int tl_destroy_all(struct hv *hv)
         first = ids[n - 1] + 1;
     }
     return started;
+}
+
+unsigned int tl_force_offline(struct hv *hv)
+{
+    unsigned int i, n = 0;
+
+    for ( i = 0; i < hv_nr_cpus(hv); i++ )
+    {
+        struct hv_cpu *c = hv_cpu_at(hv, i);
+
+        if ( !atomic_load(&c->online) )
+            continue;
+        c->rcu_nesting = 0;
+        hv_cpu_leave(c);
+        n++;
+    }
+    return n;
+}
+
+bool tl_drain(struct hv *hv, const char *label, double timeout_s)
+{
+    tl_destroy_all(hv);
+    if ( tl_wait_freed(hv, NULL, tl_created(hv), timeout_s) &&
+         tl_freed(hv) == tl_created(hv) )
+        return true;
+    fprintf(stderr, "%s: accounting: %llu domains created, %llu freed\n", label,
+            (unsigned long long)tl_created(hv),
+            (unsigned long long)tl_freed(hv));
+    return false;
+}
+
+int tl_child_status(void (*fn)(void *arg), void *arg)
+{
+    int status;
+    pid_t pid;
+
+    fflush(NULL); /* or the child would print the parent's buffers too */
+    pid = fork();
+    if ( pid < 0 )
+        return -1;
+    if ( pid == 0 )
+    {
+        fn(arg);
+        _exit(0);
+    }
+    if ( waitpid(pid, &status, 0) != pid )
+        return -1;
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+bool tl_registry_init(const char *who)
+{
+    char err[512];
+
+    if ( hv_plugin_registry_init(err, sizeof(err)) == 0 )
+        return true;
+    fprintf(stderr, "%s: %s\n", who, err);
+    return false;
 }

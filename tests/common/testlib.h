@@ -64,6 +64,35 @@ bool tl_wait_freed(struct hv *hv, struct hv_cpu *cpu, uint64_t freed,
  */
 unsigned int tl_destroy_all(struct hv *hv);
 
+/*
+ * tl_force_offline - take every CPU still on line off line, closing the
+ * read section a test that failed half-way may have left it in, so that
+ * grace periods can end and hv_destroy() accepts the model.  Returns how
+ * many CPUs were on line.
+ */
+unsigned int tl_force_offline(struct hv *hv);
+
+/*
+ * tl_drain - destroy every live domain and wait (at most @timeout_s) until
+ * every domain ever created has been freed, exactly once.  False, with
+ * "@label: accounting: ..." on stderr, if not: then hv_destroy() would
+ * abort, so the caller should leak the model instead.
+ */
+bool tl_drain(struct hv *hv, const char *label, double timeout_s);
+
+/*
+ * tl_child_status - run @fn(@arg) in a forked child, which exits 0 if @fn
+ * returns.  Returns the child's exit status, 128 + the signal that killed
+ * it (128 + SIGABRT: an HV_BUG_ON fired), or -1 if it could not be run.
+ */
+int tl_child_status(void (*fn)(void *arg), void *arg);
+
+/*
+ * tl_registry_init - hv_plugin_registry_init(), for a test's main().
+ * False, with "@who: <why>" on stderr, if it fails.
+ */
+bool tl_registry_init(const char *who);
+
 /* Seconds on the monotonic clock. */
 double tl_now(void);
 

@@ -45,6 +45,7 @@
 #include <hv/hv.h>
 
 #include "domlookup-suite.h"
+#include "testlib-cmocka.h"
 #include "testlib.h"
 
 #define SUITE_CPUS       2
@@ -54,6 +55,7 @@
 #define MT_CHURN_OPS     20000 /* writer toggles, mt_churn */
 #define MT_CHURN_S       2.0   /* ... or this long, whichever is first */
 
+/* One plugin under test: shared by its tests, which run one at a time. */
 struct dl_fixture {
     const char *spec;
     const char *label;
@@ -61,12 +63,28 @@ struct dl_fixture {
     struct hv *hv;
 };
 
+/* A test body: the plugin's fixture and the fresh model it runs on. */
+typedef void dl_test_fn(struct dl_fixture *fx, struct hv *hv);
+
+/* One test's cmocka state: which body, on which plugin. */
+struct dl_test {
+    struct dl_fixture *fx;
+    dl_test_fn *fn;
+};
+
 static int dl_setup(void **state)
 {
-    struct dl_fixture *fx = *state;
+    struct dl_fixture *fx = ((struct dl_test *)*state)->fx;
 
     fx->hv = tl_hv_create(fx->spec, SUITE_CPUS, SUITE_QUARANTINE);
     return fx->hv != NULL ? 0 : -1;
+}
+
+static void dl_run(void **state)
+{
+    struct dl_test *t = *state;
+
+    t->fn(t->fx, t->fx->hv);
 }
 
 /*
@@ -78,45 +96,32 @@ static int dl_setup(void **state)
  */
 static int dl_teardown(void **state)
 {
-    struct dl_fixture *fx = *state;
+    struct dl_fixture *fx = ((struct dl_test *)*state)->fx;
     struct hv *hv = fx->hv;
-    unsigned int i;
+    unsigned int left;
     int rc = 0;
 
     if ( hv == NULL )
         return 0;
     fx->hv = NULL;
-    for ( i = 0; i < hv_nr_cpus(hv); i++ )
+    left = tl_force_offline(hv);
+    if ( left != 0 )
     {
-        struct hv_cpu *c = hv_cpu_at(hv, i);
-
-        if ( atomic_load(&c->online) )
-        {
-            print_error("%s: CPU %u left on line\n", fx->label, i);
-            c->rcu_nesting = 0;
-            hv_cpu_leave(c);
-            rc = -1;
-        }
+        print_error("%s: %u CPUs left on line\n", fx->label, left);
+        rc = -1;
     }
     if ( hv_domtab_check(hv) != 0 )
     {
         print_error("%s: domain table inconsistent\n", fx->label);
         rc = -1;
     }
-    tl_destroy_all(hv);
+    if ( !tl_drain(hv, fx->label, SUITE_WAIT_S) )
+        return -1; /* leak the model, see above */
     if ( hv_domain_count(hv) != 0 )
     {
         print_error("%s: %u domains still linked after destroying all\n",
                     fx->label, hv_domain_count(hv));
         rc = -1;
-    }
-    if ( !tl_wait_freed(hv, NULL, tl_created(hv), SUITE_WAIT_S) ||
-         tl_freed(hv) != tl_created(hv) )
-    {
-        print_error("%s: accounting: %llu domains created, %llu freed\n",
-                    fx->label, (unsigned long long)tl_created(hv),
-                    (unsigned long long)tl_freed(hv));
-        return -1; /* leak the model, see above */
     }
     hv_destroy(hv);
     return rc;
@@ -150,18 +155,51 @@ static bool held_intact(struct hv_domain *d, domid_t id)
            d->domain_id == id;
 }
 
-static struct hv_cpu *enter(struct hv *hv, unsigned int id)
+/* A CPU that holds nothing reports a quiescent state and goes off line. */
+static void leave(struct hv_cpu *cpu)
 {
-    struct hv_cpu *cpu = hv_cpu_enter(hv, id);
-
-    assert_non_null(cpu);
-    return cpu;
+    hv_rcu_quiescent(cpu);
+    hv_cpu_leave(cpu);
 }
 
-static void test_lookup_hit_miss(void **state)
+/*
+ * Look up @id, which must find @made, live and intact, and release it:
+ * the CPU's read nesting is balanced again and it reports a quiescent
+ * state.
+ */
+static void expect_found(struct hv_cpu *cpu, domid_t id, struct hv_domain *made)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
+    struct hv_domain *d = hv_domain_lock_by_id(cpu, id);
+
+    assert_ptr_equal(d, made);
+    assert_true(held_intact(d, id));
+    assert_false(atomic_load(&d->is_dying));
+    hv_domain_unlock(cpu, d);
+    assert_int_equal(cpu->rcu_nesting, 0);
+    hv_rcu_quiescent(cpu);
+}
+
+/*
+ * Create domain @id, bring CPU0 on line (*@cpu), note the free count
+ * (*@freed0), then lock @id and destroy it while held.  Returns the held,
+ * dying domain.
+ */
+static struct hv_domain *hold_and_destroy(struct hv *hv, domid_t id,
+                                          struct hv_cpu **cpu, uint64_t *freed0)
+{
+    struct hv_domain *d;
+
+    assert_int_equal(hv_domain_create(hv, id, 4, NULL), 0);
+    *cpu = tl_enter(hv, 0);
+    *freed0 = tl_freed(hv);
+    d = hv_domain_lock_by_id(*cpu, id);
+    assert_non_null(d);
+    assert_int_equal(hv_domain_destroy(hv, id), 0);
+    return d;
+}
+
+static void test_lookup_hit_miss(struct dl_fixture *fx, struct hv *hv)
+{
     /* 1, 257 and 513 share bucket 1; 769 misses in that bucket. */
     static const domid_t live[] = {0, 1, 257, 513, 0x7FEF};
     static const domid_t absent[] = {2, 769, 0x7FEE, DOMID_FIRST_RESERVED,
@@ -173,21 +211,12 @@ static void test_lookup_hit_miss(void **state)
 
     for ( i = 0; i < HV_ARRAY_SIZE(live); i++ )
         assert_int_equal(hv_domain_create(hv, live[i], 8, &made[i]), 0);
-    cpu = enter(hv, 0);
+    cpu = tl_enter(hv, 0);
     look0 = hv_perfc_sum(hv, HV_PERFC_dom_lookup);
     miss0 = hv_perfc_sum(hv, HV_PERFC_dom_lookup_miss);
 
     for ( i = 0; i < HV_ARRAY_SIZE(live); i++ )
-    {
-        struct hv_domain *d = hv_domain_lock_by_id(cpu, live[i]);
-
-        assert_ptr_equal(d, made[i]);
-        assert_true(held_intact(d, live[i]));
-        assert_false(atomic_load(&d->is_dying));
-        hv_domain_unlock(cpu, d);
-        assert_int_equal(cpu->rcu_nesting, 0);
-        hv_rcu_quiescent(cpu);
-    }
+        expect_found(cpu, live[i], made[i]);
     for ( i = 0; i < HV_ARRAY_SIZE(absent); i++ )
     {
         assert_null(hv_domain_lock_by_id(cpu, absent[i]));
@@ -203,16 +232,14 @@ static void test_lookup_hit_miss(void **state)
     assert_int_equal(hv_domain_count(hv), HV_ARRAY_SIZE(live));
 }
 
-static void test_hold_two(void **state)
+static void test_hold_two(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
     struct hv_domain *a, *b, *a2;
     struct hv_cpu *cpu;
 
     assert_int_equal(hv_domain_create(hv, 3, 1, NULL), 0);
     assert_int_equal(hv_domain_create(hv, 259, 1, NULL), 0);
-    cpu = enter(hv, 0);
+    cpu = tl_enter(hv, 0);
     a = hv_domain_lock_by_id(cpu, 3);
     b = hv_domain_lock_by_id(cpu, 259);
     assert_non_null(a);
@@ -226,19 +253,16 @@ static void test_hold_two(void **state)
     hv_domain_unlock(cpu, b);
     hv_domain_unlock(cpu, a);
     assert_int_equal(cpu->rcu_nesting, 0);
-    hv_rcu_quiescent(cpu);
-    hv_cpu_leave(cpu);
+    leave(cpu);
 }
 
-static void test_destroyed_lookup(void **state)
+static void test_destroyed_lookup(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
     struct hv_cpu *cpu;
     uint64_t freed0 = tl_freed(hv);
 
     assert_int_equal(hv_domain_create(hv, 10, 4, NULL), 0);
-    cpu = enter(hv, 0);
+    cpu = tl_enter(hv, 0);
     assert_int_equal(hv_domain_destroy(hv, 10), 0);
     assert_int_equal(hv_domain_destroy(hv, 10), -ESRCH);
     assert_int_equal(hv_domain_destroy(hv, 11), -ESRCH);
@@ -249,15 +273,12 @@ static void test_destroyed_lookup(void **state)
     assert_true(tl_wait_freed(hv, cpu, freed0 + 1, SUITE_WAIT_S));
     assert_int_equal(tl_freed(hv), freed0 + 1);
     assert_null(hv_domain_lock_by_id(cpu, 10));
-    hv_rcu_quiescent(cpu);
-    hv_cpu_leave(cpu);
+    leave(cpu);
 }
 
-static void test_domid_reuse(void **state)
+static void test_domid_reuse(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
-    struct hv_cpu *cpu = enter(hv, 0);
+    struct hv_cpu *cpu = tl_enter(hv, 0);
     unsigned int round;
 
     /*
@@ -266,15 +287,10 @@ static void test_domid_reuse(void **state)
      */
     for ( round = 0; round < 200; round++ )
     {
-        struct hv_domain *made, *d;
+        struct hv_domain *made;
 
         assert_int_equal(hv_domain_create(hv, 42, 2, &made), 0);
-        d = hv_domain_lock_by_id(cpu, 42);
-        assert_ptr_equal(d, made);
-        assert_true(held_intact(d, 42));
-        assert_false(atomic_load(&d->is_dying));
-        hv_domain_unlock(cpu, d);
-        hv_rcu_quiescent(cpu);
+        expect_found(cpu, 42, made);
         assert_int_equal(hv_domain_destroy(hv, 42), 0);
         assert_null(hv_domain_lock_by_id(cpu, 42));
         hv_rcu_quiescent(cpu);
@@ -292,10 +308,8 @@ static void test_domid_reuse(void **state)
  * it linked until the last reference (the same, dying, domain).  Both are
  * Xen behaviours; anything else is a failure.
  */
-static void test_destroy_while_held(void **state)
+static void test_destroy_while_held(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
     struct hv_domain *d, *again;
     struct hv_cpu *cpu;
     uint64_t freed0;
@@ -304,12 +318,7 @@ static void test_destroy_while_held(void **state)
 
     if ( skips_churn(fx) )
         skip();
-    assert_int_equal(hv_domain_create(hv, 7, 4, NULL), 0);
-    cpu = enter(hv, 0);
-    freed0 = tl_freed(hv);
-    d = hv_domain_lock_by_id(cpu, 7);
-    assert_non_null(d);
-    assert_int_equal(hv_domain_destroy(hv, 7), 0);
+    d = hold_and_destroy(hv, 7, &cpu, &freed0);
     assert_int_equal(hv_domain_destroy(hv, 7), -ESRCH);
     assert_true(atomic_load(&d->is_dying));
 
@@ -346,12 +355,8 @@ static void test_destroy_while_held(void **state)
 
     /* And the domid is free again. */
     assert_int_equal(hv_domain_create(hv, 7, 4, &again), 0);
-    d = hv_domain_lock_by_id(cpu, 7);
-    assert_ptr_equal(d, again);
-    assert_true(held_intact(d, 7));
-    hv_domain_unlock(cpu, d);
-    hv_rcu_quiescent(cpu);
-    hv_cpu_leave(cpu);
+    expect_found(cpu, 7, again);
+    leave(cpu);
 }
 
 /*
@@ -360,10 +365,8 @@ static void test_destroy_while_held(void **state)
  * nothing but the reference protects it then, so a strategy that ignored
  * its counters would free it here.
  */
-static void test_held_across_quiescent(void **state)
+static void test_held_across_quiescent(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
     struct hv_domain *d;
     struct hv_cpu *cpu;
     uint64_t freed0;
@@ -376,12 +379,7 @@ static void test_held_across_quiescent(void **state)
                       fx->label);
         skip();
     }
-    assert_int_equal(hv_domain_create(hv, 9, 4, NULL), 0);
-    cpu = enter(hv, 0);
-    freed0 = tl_freed(hv);
-    d = hv_domain_lock_by_id(cpu, 9);
-    assert_non_null(d);
-    assert_int_equal(hv_domain_destroy(hv, 9), 0);
+    d = hold_and_destroy(hv, 9, &cpu, &freed0);
     for ( i = 0; i < 200; i++ )
     {
         hv_rcu_quiescent(cpu);
@@ -457,8 +455,7 @@ static void *mt_reader_main(void *arg)
         if ( (r->reads & 7) == 0 )
             hv_rcu_quiescent(cpu);
     }
-    hv_rcu_quiescent(cpu);
-    hv_cpu_leave(cpu);
+    leave(cpu);
     return NULL;
 }
 
@@ -486,43 +483,54 @@ static void mt_join(struct mt_shared *sh, struct mt_reader *r)
     pthread_barrier_destroy(&sh->start);
 }
 
-static void test_mt_readers(void **state)
+/*
+ * After mt_join(): every reader came on line and saw nothing wrong.
+ * Returns the reads of all readers; their hits in *@hits.
+ */
+static uint64_t mt_check(const struct mt_reader *r, uint64_t *hits)
 {
-    struct dl_fixture *fx = *state;
-    struct mt_shared sh = {.hv = fx->hv, .churn = false};
-    struct mt_reader r[SUITE_CPUS];
-    uint64_t reads = 0, hits = 0, look0;
+    uint64_t reads = 0;
     unsigned int i;
 
-    /* Every other id exists: half the lookups miss. */
-    for ( i = 0; i < HV_ARRAY_SIZE(mt_ids); i += 2 )
-    {
-        assert_int_equal(hv_domain_create(fx->hv, mt_ids[i], 1, NULL), 0);
-        sh.live_mask |= 1u << i;
-    }
-    look0 = hv_perfc_sum(fx->hv, HV_PERFC_dom_lookup);
-    mt_start(&sh, r);
-    mt_join(&sh, r);
+    *hits = 0;
     for ( i = 0; i < SUITE_CPUS; i++ )
     {
         assert_int_equal(r[i].enter_failed, 0);
         assert_int_equal(r[i].errors, 0);
         reads += r[i].reads;
-        hits += r[i].hits;
+        *hits += r[i].hits;
     }
-    assert_int_equal(reads, SUITE_CPUS * MT_READS);
-    assert_true(hits > 0 && hits < reads);
-    assert_int_equal(hv_perfc_sum(fx->hv, HV_PERFC_dom_lookup) - look0, reads);
+    return reads;
 }
 
-static void test_mt_churn(void **state)
+static void test_mt_readers(struct dl_fixture *fx, struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
+    struct mt_shared sh = {.hv = hv, .churn = false};
+    struct mt_reader r[SUITE_CPUS];
+    uint64_t reads, hits, look0;
+    unsigned int i;
+
+    /* Every other id exists: half the lookups miss. */
+    for ( i = 0; i < HV_ARRAY_SIZE(mt_ids); i += 2 )
+    {
+        assert_int_equal(hv_domain_create(hv, mt_ids[i], 1, NULL), 0);
+        sh.live_mask |= 1u << i;
+    }
+    look0 = hv_perfc_sum(hv, HV_PERFC_dom_lookup);
+    mt_start(&sh, r);
+    mt_join(&sh, r);
+    reads = mt_check(r, &hits);
+    assert_int_equal(reads, SUITE_CPUS * MT_READS);
+    assert_true(hits > 0 && hits < reads);
+    assert_int_equal(hv_perfc_sum(hv, HV_PERFC_dom_lookup) - look0, reads);
+}
+
+static void test_mt_churn(struct dl_fixture *fx, struct hv *hv)
+{
     struct mt_shared sh = {.hv = hv, .churn = true};
     struct mt_reader r[SUITE_CPUS];
     bool live[HV_ARRAY_SIZE(mt_ids)];
-    uint64_t seed = tl_seed(99), reads = 0, writer_errors = 0;
+    uint64_t seed = tl_seed(99), writer_errors = 0, hits;
     unsigned int i, op;
     double deadline;
 
@@ -559,44 +567,31 @@ static void test_mt_churn(void **state)
     }
     mt_join(&sh, r);
     assert_int_equal(writer_errors, 0);
-    for ( i = 0; i < SUITE_CPUS; i++ )
-    {
-        assert_int_equal(r[i].enter_failed, 0);
-        assert_int_equal(r[i].errors, 0);
-        reads += r[i].reads;
-    }
-    assert_true(reads > 0);
+    assert_true(mt_check(r, &hits) > 0);
 }
 
 /* rcu-broken: the destroy_while_held oracle must fire at once. */
-static void test_negative_destroy_while_held(void **state)
+static void test_negative_destroy_while_held(struct dl_fixture *fx,
+                                             struct hv *hv)
 {
-    struct dl_fixture *fx = *state;
-    struct hv *hv = fx->hv;
     struct hv_domain *d;
     struct hv_cpu *cpu;
     uint64_t freed0;
 
     assert_true(fx->flags & HV_PF_TEST_ONLY);
-    assert_int_equal(hv_domain_create(hv, 7, 4, NULL), 0);
-    cpu = enter(hv, 0);
-    freed0 = tl_freed(hv);
-    d = hv_domain_lock_by_id(cpu, 7);
-    assert_non_null(d);
-    assert_int_equal(hv_domain_destroy(hv, 7), 0);
+    d = hold_and_destroy(hv, 7, &cpu, &freed0);
     /* Freed under the holder: poisoned, counted; memory quarantined. */
     assert_false(held_intact(d, 7));
     assert_int_equal(atomic_load(&d->magic), HV_DOMAIN_MAGIC_FREE);
     assert_true(atomic_load(&d->pipe_age) >= 1);
     assert_int_equal(tl_freed(hv), freed0 + 1);
     hv_domain_unlock(cpu, d);
-    hv_rcu_quiescent(cpu);
-    hv_cpu_leave(cpu);
+    leave(cpu);
 }
 
 struct dl_case {
     const char *name;
-    CMUnitTestFunction fn;
+    dl_test_fn *fn;
 };
 
 static const struct dl_case dl_cases[] = {
@@ -614,6 +609,7 @@ static int run_cases(const char *spec, const char *label, const char *group,
                      const struct dl_case *cases, unsigned int n)
 {
     struct dl_fixture fx = {.spec = spec, .label = label};
+    struct dl_test states[HV_ARRAY_SIZE(dl_cases)];
     struct CMUnitTest tests[HV_ARRAY_SIZE(dl_cases)];
     char names[HV_ARRAY_SIZE(dl_cases)][128], err[512];
     struct hv_plugin_inst inst;
@@ -633,12 +629,13 @@ static int run_cases(const char *spec, const char *label, const char *group,
     for ( i = 0; i < n; i++ )
     {
         snprintf(names[i], sizeof(names[i]), "%s/%s", label, cases[i].name);
+        states[i] = (struct dl_test){.fx = &fx, .fn = cases[i].fn};
         tests[i] = (struct CMUnitTest){
             .name = names[i],
-            .test_func = cases[i].fn,
+            .test_func = dl_run,
             .setup_func = dl_setup,
             .teardown_func = dl_teardown,
-            .initial_state = &fx,
+            .initial_state = &states[i],
         };
     }
     print_message("[==========] %s (%s)\n", group, spec);

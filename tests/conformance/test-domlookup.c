@@ -25,6 +25,7 @@
 #include <hv/plugin_registry.h>
 
 #include "domlookup-suite.h"
+#include "testlib.h"
 
 /* Built with ThreadSanitizer (GCC defines this; so does clang >= 14). */
 #ifdef __SANITIZE_THREAD__
@@ -38,18 +39,14 @@ int main(int argc, char **argv)
     const struct hv_plugin_hdr *h;
     unsigned int i, ran = 0;
     int failed = 0, rc;
-    char err[512];
 
     if ( argc != 1 )
     {
         fprintf(stderr, "usage: %s\n", argv[0]);
         return 2;
     }
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "test-domlookup: %s\n", err);
+    if ( !tl_registry_init("test-domlookup") )
         return 1;
-    }
 
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
     {

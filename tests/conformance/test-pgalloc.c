@@ -21,6 +21,7 @@
 #include <hv/plugin_registry.h>
 
 #include "pgalloc-suite.h"
+#include "testlib.h"
 
 /* Fraction of a 32 MiB domain on its vCPU's node (1) under @spec. */
 static double locality(const char *spec)
@@ -60,13 +61,9 @@ int main(void)
     const struct hv_plugin_hdr *h;
     unsigned int i, ran = 0;
     int failed = 0, rc;
-    char err[512];
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "test-pgalloc: %s\n", err);
+    if ( !tl_registry_init("test-pgalloc") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
     {
         if ( strcmp(h->slot, "pgalloc") != 0 || (h->flags & HV_PF_TEST_ONLY) )

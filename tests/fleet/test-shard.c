@@ -19,6 +19,8 @@
 #include <hvb/registry.h>
 #include <hvb/shard.h>
 
+#include "testlib.h"
+
 /* lookup: 2 plugins x 3 domain counts x 2 thread counts: 6 groups of 2. */
 static const char *const plugins[] = {"domlookup=rwlock-ref,rcu-noref"};
 static const char *const params[] = {"domains=10,100,1000"};
@@ -202,12 +204,8 @@ int main(void)
         cmocka_unit_test(test_assign),
         cmocka_unit_test(test_refused),
     };
-    char err[512];
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "registry: %s\n", err);
+    if ( !tl_registry_init("test-shard") )
         return 1;
-    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

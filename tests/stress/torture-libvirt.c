@@ -402,7 +402,6 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     unsigned int quarantine = 256, seconds = 3;
-    char err[256];
     int i = 1, status;
     pid_t pid;
 
@@ -415,11 +414,8 @@ int main(int argc, char **argv)
         usage();
     if ( argc - i == 3 && (seconds = strtoul(argv[i + 2], NULL, 10)) == 0 )
         usage();
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "torture-libvirt: %s\n", err);
+    if ( !tl_registry_init("torture-libvirt") )
         return 2;
-    }
     fflush(NULL);
     pid = fork();
     if ( pid < 0 )

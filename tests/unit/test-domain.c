@@ -44,22 +44,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct hv *hv = *state;
-    unsigned int i;
 
-    for ( i = 0; i < hv_nr_cpus(hv); i++ )
-        if ( atomic_load(&hv_cpu_at(hv, i)->online) )
-        {
-            hv_cpu_at(hv, i)->rcu_nesting = 0;
-            hv_cpu_leave(hv_cpu_at(hv, i));
-        }
-    tl_destroy_all(hv);
-    if ( !tl_wait_freed(hv, NULL, tl_created(hv), 10.0) )
-    {
-        print_error("accounting: created %llu freed %llu\n",
-                    (unsigned long long)tl_created(hv),
-                    (unsigned long long)tl_freed(hv));
+    tl_force_offline(hv);
+    if ( !tl_drain(hv, "test-domain", 10.0) )
         return -1; /* leaked: hv_destroy() would abort */
-    }
     hv_destroy(hv);
     return 0;
 }
@@ -359,25 +347,7 @@ static void test_accounting(void **state)
     /* The teardown's hv_destroy() frees the other 40 and checks. */
 }
 
-/* Run @fn in a child; its exit status, or 128 + signal. */
-static int child_status(void (*fn)(void))
-{
-    int status;
-    pid_t pid;
-
-    fflush(NULL);
-    pid = fork();
-    assert_true(pid >= 0);
-    if ( pid == 0 )
-    {
-        fn();
-        _exit(0);
-    }
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-}
-
-static void destroy_balanced(void)
+static void destroy_balanced(void *unused)
 {
     struct hv *hv = tl_hv_create("rcu-noref", 2, QUARANTINE);
     struct hv_cpu *cpu;
@@ -398,7 +368,7 @@ static void destroy_balanced(void)
 
 /* A leaked reference: the domain is never freed, the books do not
  * balance, and hv_destroy() must say so. */
-static void destroy_leaked(void)
+static void destroy_leaked(void *unused)
 {
     struct hv *hv = tl_hv_create("rcu-noref", 2, QUARANTINE);
     struct hv_domain *d;
@@ -413,8 +383,8 @@ static void destroy_leaked(void)
 
 static void test_hv_destroy_checks_accounting(void **state)
 {
-    assert_int_equal(child_status(destroy_balanced), 0);
-    assert_int_equal(child_status(destroy_leaked), 128 + SIGABRT);
+    assert_int_equal(tl_child_status(destroy_balanced, NULL), 0);
+    assert_int_equal(tl_child_status(destroy_leaked, NULL), 128 + SIGABRT);
 }
 
 static void test_config_checked(void **state)

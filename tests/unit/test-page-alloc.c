@@ -20,6 +20,7 @@
 #include <hv/topology.h>
 
 #include "pgalloc-suite.h"
+#include "testlib.h"
 
 static void test_topology_parse(void **state)
 {
@@ -121,12 +122,8 @@ int main(void)
         cmocka_unit_test(test_random_million),
         cmocka_unit_test(test_random_million_bitwidth),
     };
-    char err[256];
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-page-alloc") )
         return 1;
-    }
     return cmocka_run_group_tests_name("page-alloc", tests, NULL, NULL);
 }

@@ -304,14 +304,10 @@ int main(void)
         cmocka_unit_test(test_store_differential),
     };
     const struct hv_plugin_hdr *h;
-    char err[256];
     unsigned int i;
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-quota") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
         if ( strcmp(h->slot, "quota") == 0 && nr_plugins < MAX_PLUGINS )
         {

@@ -24,6 +24,7 @@
 #include <hv/hv.h>
 #include <hv/rcu.h>
 
+#include "testlib-cmocka.h"
 #include "testlib.h"
 
 struct cb {
@@ -66,6 +67,18 @@ static void cb_fn(struct hv_rcu_head *head)
     }
 }
 
+/*
+ * qs_poll - report a quiescent state of @cpu, then poll: @polled
+ * callbacks must run, and @c must have run @runs times in all.
+ */
+static void qs_poll(struct hv_cpu *cpu, const struct cb *c, unsigned int polled,
+                    unsigned int runs)
+{
+    hv_rcu_quiescent(cpu);
+    assert_int_equal(hv_rcu_poll(cpu->hv), polled);
+    assert_int_equal(c->runs, runs);
+}
+
 static int setup(void **state)
 {
     struct hv *hv = tl_hv_create("rcu-noref", 4, 0);
@@ -79,32 +92,18 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct hv *hv = *state;
-    unsigned int i;
 
     /* A failed test may leave CPUs on line, even inside a section. */
-    for ( i = 0; i < hv_nr_cpus(hv); i++ )
-        if ( atomic_load(&hv_cpu_at(hv, i)->online) )
-        {
-            hv_cpu_at(hv, i)->rcu_nesting = 0;
-            hv_cpu_leave(hv_cpu_at(hv, i));
-        }
+    tl_force_offline(hv);
     hv_rcu_barrier(hv);
     hv_destroy(hv);
     return 0;
 }
 
-static struct hv_cpu *enter(struct hv *hv, unsigned int id)
-{
-    struct hv_cpu *cpu = hv_cpu_enter(hv, id);
-
-    assert_non_null(cpu);
-    return cpu;
-}
-
 static void test_gp_waits_for_every_online_cpu(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0), *c1 = enter(hv, 1);
+    struct hv_cpu *c0 = tl_enter(hv, 0), *c1 = tl_enter(hv, 1);
     struct cb *c = new_cb(hv, 0);
 
     /* Quiescent states before the callback was queued do not count. */
@@ -115,13 +114,8 @@ static void test_gp_waits_for_every_online_cpu(void **state)
     assert_int_equal(hv_rcu_poll(hv), 0);
     assert_int_equal(c->runs, 0);
 
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 0);
-    assert_int_equal(c->runs, 0);
-
-    hv_rcu_quiescent(c1);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 1);
+    qs_poll(c0, c, 0, 0);
+    qs_poll(c1, c, 1, 1);
     assert_int_equal(hv_rcu_pending(hv), 0);
     assert_int_equal(hv_rcu_poll(hv), 0);
 }
@@ -129,7 +123,7 @@ static void test_gp_waits_for_every_online_cpu(void **state)
 static void test_read_section_nesting(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0);
+    struct hv_cpu *c0 = tl_enter(hv, 0);
     struct cb *c = new_cb(hv, 0);
 
     hv_rcu_read_lock(c0);
@@ -143,39 +137,32 @@ static void test_read_section_nesting(void **state)
     /* Leaving the section is not a quiescent state; ending the batch is. */
     assert_int_equal(hv_rcu_poll(hv), 0);
     assert_int_equal(c->runs, 0);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 1);
+    qs_poll(c0, c, 1, 1);
 }
 
 static void test_offline_cpus_do_not_hold_gp(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0), *c1 = enter(hv, 1), *c2;
+    struct hv_cpu *c0 = tl_enter(hv, 0), *c1 = tl_enter(hv, 1), *c2;
     struct cb *a = new_cb(hv, 0), *b = new_cb(hv, 0), *c = new_cb(hv, 0);
 
     /* CPU1 off line before the callback: never waited for. */
     hv_cpu_leave(c1);
     hv_call_rcu(hv, &a->head, cb_fn);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(a->runs, 1);
+    qs_poll(c0, a, 1, 1);
 
     /* CPU1 goes off line while the grace period waits for it. */
-    c1 = enter(hv, 1);
+    c1 = tl_enter(hv, 1);
     hv_call_rcu(hv, &b->head, cb_fn);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 0);
+    qs_poll(c0, b, 0, 0);
     hv_cpu_leave(c1);
     assert_int_equal(hv_rcu_poll(hv), 1);
     assert_int_equal(b->runs, 1);
 
     /* A CPU that comes on line after the callback cannot hold it up. */
     hv_call_rcu(hv, &c->head, cb_fn);
-    c2 = enter(hv, 2);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 1);
+    c2 = tl_enter(hv, 2);
+    qs_poll(c0, c, 1, 1);
     hv_cpu_leave(c2);
 }
 
@@ -193,7 +180,7 @@ static void test_no_cpu_online_runs_at_once(void **state)
 static void test_callbacks_run_in_order(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0);
+    struct hv_cpu *c0 = tl_enter(hv, 0);
     struct cb *c[5];
     unsigned int i;
 
@@ -212,29 +199,23 @@ static void test_callbacks_run_in_order(void **state)
 static void test_callback_queued_from_callback(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0);
+    struct hv_cpu *c0 = tl_enter(hv, 0);
     struct cb *c = new_cb(hv, 2);
 
     hv_call_rcu(hv, &c->head, cb_fn);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 1);
+    qs_poll(c0, c, 1, 1);
     /* The re-queued callback needs a grace period of its own. */
     assert_int_equal(hv_rcu_pending(hv), 1);
     assert_int_equal(hv_rcu_poll(hv), 0);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 2);
-    hv_rcu_quiescent(c0);
-    assert_int_equal(hv_rcu_poll(hv), 1);
-    assert_int_equal(c->runs, 3);
+    qs_poll(c0, c, 1, 2);
+    qs_poll(c0, c, 1, 3);
     assert_int_equal(hv_rcu_pending(hv), 0);
 }
 
 static void test_every_64th_quiescent_state_polls(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0);
+    struct hv_cpu *c0 = tl_enter(hv, 0);
     struct cb *c = new_cb(hv, 0);
     unsigned int i;
 
@@ -305,7 +286,7 @@ static void test_barrier(void **state)
 static void test_barrier_after_cpu_leaves(void **state)
 {
     struct hv *hv = *state;
-    struct hv_cpu *c0 = enter(hv, 0);
+    struct hv_cpu *c0 = tl_enter(hv, 0);
     struct cb *c = new_cb(hv, 3);
 
     hv_call_rcu(hv, &c->head, cb_fn);
@@ -316,25 +297,8 @@ static void test_barrier_after_cpu_leaves(void **state)
     assert_int_equal(hv_rcu_pending(hv), 0);
 }
 
-/* Run @fn(@hv) in a child; true if it died of SIGABRT (an HV_BUG_ON). */
-static bool dies_of_bug(void (*fn)(struct hv *hv), struct hv *hv)
-{
-    int status;
-    pid_t pid;
-
-    fflush(NULL);
-    pid = fork();
-    assert_true(pid >= 0);
-    if ( pid == 0 )
-    {
-        fn(hv);
-        _exit(0);
-    }
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
-
-static void qs_inside_read_section(struct hv *hv)
+/* Bodies for tl_child_status(), on the test's model @hv. */
+static void qs_inside_read_section(void *hv)
 {
     struct hv_cpu *cpu = hv_cpu_enter(hv, 0);
 
@@ -343,7 +307,7 @@ static void qs_inside_read_section(struct hv *hv)
     hv_rcu_quiescent(cpu);
 }
 
-static void leave_inside_read_section(struct hv *hv)
+static void leave_inside_read_section(void *hv)
 {
     struct hv_cpu *cpu = hv_cpu_enter(hv, 0);
 
@@ -352,7 +316,7 @@ static void leave_inside_read_section(struct hv *hv)
     hv_cpu_leave(cpu);
 }
 
-static void unlock_without_lock(struct hv *hv)
+static void unlock_without_lock(void *hv)
 {
     struct hv_cpu *cpu = hv_cpu_enter(hv, 0);
 
@@ -360,7 +324,7 @@ static void unlock_without_lock(struct hv *hv)
     hv_rcu_read_unlock(cpu);
 }
 
-static void balanced(struct hv *hv)
+static void balanced(void *hv)
 {
     struct hv_cpu *cpu = hv_cpu_enter(hv, 0);
 
@@ -374,10 +338,13 @@ static void test_read_side_rules_enforced(void **state)
 {
     struct hv *hv = *state;
 
-    assert_true(dies_of_bug(qs_inside_read_section, hv));
-    assert_true(dies_of_bug(leave_inside_read_section, hv));
-    assert_true(dies_of_bug(unlock_without_lock, hv));
-    assert_false(dies_of_bug(balanced, hv));
+    /* An HV_BUG_ON aborts the child: 128 + SIGABRT. */
+    assert_int_equal(tl_child_status(qs_inside_read_section, hv),
+                     128 + SIGABRT);
+    assert_int_equal(tl_child_status(leave_inside_read_section, hv),
+                     128 + SIGABRT);
+    assert_int_equal(tl_child_status(unlock_without_lock, hv), 128 + SIGABRT);
+    assert_int_equal(tl_child_status(balanced, hv), 0);
 }
 
 int main(void)

@@ -23,6 +23,8 @@
 #include <hv/virt_qemu.h>
 #include <hv/virt_rpc.h>
 
+#include "testlib.h"
+
 static struct hv_virt *make(const char *seclock, const char *namesearch,
                             const char *helper)
 {
@@ -238,23 +240,6 @@ static void *caller_main(void *arg)
     return NULL;
 }
 
-static void wait_running(struct gate *g, unsigned int n)
-{
-    unsigned int i;
-
-    for ( i = 0; i < 2000; i++ )
-    {
-        unsigned int r;
-
-        pthread_mutex_lock(&g->m);
-        r = g->running;
-        pthread_mutex_unlock(&g->m);
-        if ( r >= n )
-            break;
-        usleep(1000);
-    }
-}
-
 static unsigned int running(struct gate *g)
 {
     unsigned int r;
@@ -263,6 +248,28 @@ static unsigned int running(struct gate *g)
     r = g->running;
     pthread_mutex_unlock(&g->m);
     return r;
+}
+
+/*
+ * Start callers @from .. @to - 1 of @c, blocking calls of client @cl held
+ * at gate @g; then, given time (2 s at most, and 20 ms more for any call
+ * too many), exactly @expect calls must be running.
+ */
+static void start_gated(struct caller *c, unsigned int from, unsigned int to,
+                        struct hv_rpc_client *cl, struct gate *g,
+                        unsigned int expect)
+{
+    unsigned int i;
+
+    for ( i = from; i < to; i++ )
+    {
+        c[i] = (struct caller){.cl = cl, .call = {.fn = gated, .arg = g}};
+        pthread_create(&c[i].tid, NULL, caller_main, &c[i]);
+    }
+    for ( i = 0; i < 2000 && running(g) < expect; i++ )
+        usleep(1000);
+    usleep(20000);
+    assert_int_equal(running(g), expect);
 }
 
 static void test_rpc_caps(void **state)
@@ -283,23 +290,9 @@ static void test_rpc_caps(void **state)
     b = hv_rpc_client_open(s);
     p = hv_rpc_client_open(s);
     /* Client a: 5 blocking calls, at most 3 in flight. */
-    for ( i = 0; i < 5; i++ )
-    {
-        c[i] = (struct caller){.cl = a, .call = {.fn = gated, .arg = &g}};
-        pthread_create(&c[i].tid, NULL, caller_main, &c[i]);
-    }
-    wait_running(&g, 3);
-    usleep(20000);
-    assert_int_equal(running(&g), 3);
+    start_gated(c, 0, 5, a, &g, 3);
     /* Client b: 3 more; only one ordinary worker is left. */
-    for ( i = 5; i < 8; i++ )
-    {
-        c[i] = (struct caller){.cl = b, .call = {.fn = gated, .arg = &g}};
-        pthread_create(&c[i].tid, NULL, caller_main, &c[i]);
-    }
-    wait_running(&g, 4);
-    usleep(20000);
-    assert_int_equal(running(&g), 4);
+    start_gated(c, 5, 8, b, &g, 4);
     /* Every ordinary worker is stuck: a priority call still runs. */
     assert_int_equal(hv_rpc_call(p, &pc), 42);
     hv_rpc_stats(s, &st);
@@ -339,12 +332,8 @@ int main(void)
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_rpc_caps),
     };
-    char err[256];
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-virt") )
         return 2;
-    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,8 @@
 #include <hv/plugin.h>
 #include <hv/xenstore.h>
 
+#include "testlib.h"
+
 static const char *quota_plugin;
 
 struct fx {
@@ -236,6 +238,25 @@ static void test_quota_boundaries(void **state)
     }
 }
 
+/*
+ * A transaction writes @mine while, outside it, @theirs is set to @val;
+ * then it commits, which must succeed and leave both writes in place.
+ */
+static void commit_across(struct hv_xs *xs, const char *mine,
+                          const char *theirs, const char *val)
+{
+    uint32_t t;
+    char v[64];
+
+    assert_int_equal(hv_xs_txn_start(xs, 0, &t), 0);
+    assert_int_equal(hv_xs_write(xs, 0, t, mine, "1"), 0);
+    assert_int_equal(hv_xs_write(xs, 0, 0, theirs, val), 0);
+    assert_int_equal(hv_xs_txn_end(xs, 0, t, true), 0);
+    assert_int_equal(rd(xs, 0, 0, mine, v), 0);
+    assert_int_equal(rd(xs, 0, 0, theirs, v), 0);
+    assert_string_equal(v, val);
+}
+
 static void test_txn_paths(void **state)
 {
     struct hv_xs *xs = ((struct fx *)*state)->xs;
@@ -255,24 +276,14 @@ static void test_txn_paths(void **state)
     assert_int_equal(rd(xs, 0, 0, "/a/z", v), 0);
 
     /* coalesce: disjoint subtrees */
-    assert_int_equal(hv_xs_txn_start(xs, 0, &t1), 0);
-    assert_int_equal(hv_xs_write(xs, 0, t1, "/a/w", "1"), 0);
-    assert_int_equal(hv_xs_write(xs, 0, 0, "/b/y", "2"), 0);
-    assert_int_equal(hv_xs_txn_end(xs, 0, t1, true), 0);
+    commit_across(xs, "/a/w", "/b/y", "2");
     hv_xs_get_stats(xs, &st);
     assert_int_equal(st.commits_coalesce, 1);
-    assert_int_equal(rd(xs, 0, 0, "/a/w", v), 0);
-    assert_int_equal(rd(xs, 0, 0, "/b/y", v), 0);
-    assert_string_equal(v, "2");
 
     /* replay, same answers: commit */
-    assert_int_equal(hv_xs_txn_start(xs, 0, &t1), 0);
-    assert_int_equal(hv_xs_write(xs, 0, t1, "/a/v", "1"), 0);
-    assert_int_equal(hv_xs_write(xs, 0, 0, "/a/x", "2"), 0);
-    assert_int_equal(hv_xs_txn_end(xs, 0, t1, true), 0);
+    commit_across(xs, "/a/v", "/a/x", "2");
     hv_xs_get_stats(xs, &st);
     assert_int_equal(st.commits_replay, 1);
-    assert_int_equal(rd(xs, 0, 0, "/a/v", v), 0);
 
     /* replay, different answer: EAGAIN, nothing changes */
     assert_int_equal(hv_xs_txn_start(xs, 0, &t1), 0);
@@ -621,15 +632,12 @@ int main(int argc, char **argv)
                                         teardown),
     };
     const struct hv_plugin_hdr *h;
-    char err[256], name[64];
+    char name[64];
     unsigned int i;
     int failed = 0;
 
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-xenstore") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
     {
         if ( strcmp(h->slot, "quota") != 0 || (h->flags & HV_PF_TEST_ONLY) )

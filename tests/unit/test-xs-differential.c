@@ -113,6 +113,22 @@ static void gen_path(uint64_t *s, struct gen *g, domid_t caller)
                         off || r < 29 ? "/" : "", names[tl_rand(s) % 3]);
 }
 
+/*
+ * The request mix, in draws out of MIX_DRAWS.  What the rows leave (6 in
+ * 24) are reads; on the first of those draws, one time in 8, the caller's
+ * domain (never dom0) is also released.  Same draws, same sequence: a seed
+ * names the same run as before the mix was a table.
+ */
+#define MIX_DRAWS 24
+static const struct {
+    enum hv_xs_op op;
+    unsigned int draws;
+} mix[] = {
+    {HV_XS_WRITE, 4},     {HV_XS_MKDIR, 2},     {HV_XS_RM, 2},
+    {HV_XS_SET_PERMS, 2}, {HV_XS_DIRECTORY, 3}, {HV_XS_GET_PERMS, 1},
+    {HV_XS_TXN_START, 2}, {HV_XS_TXN_END, 2},
+};
+
 static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
 {
     domid_t caller = tl_rand(s) % NDOM;
@@ -128,30 +144,21 @@ static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
     g->q.tid = r < 3    ? tids[caller][slot]
                : r == 3 ? (uint32_t)(tl_rand(s) % 8)
                         : 0;
-    switch ( tl_rand(s) % 24 )
+    /* Draw from mix; past its rows, a read (the first of those may release). */
+    r = tl_rand(s) % MIX_DRAWS;
+    for ( i = 0; i < HV_ARRAY_SIZE(mix) && r >= mix[i].draws; i++ )
+        r -= mix[i].draws;
+    g->q.op = i < HV_ARRAY_SIZE(mix) ? mix[i].op : HV_XS_READ;
+    switch ( g->q.op )
     {
-    case 0:
-    case 1:
-    case 2:
-    case 3:
-        g->q.op = HV_XS_WRITE;
+    case HV_XS_WRITE:
         g->q.value = g->value;
         r = tl_rand(s) % 32;
         g->q.value_len = r == 0 ? 65 + tl_rand(s) % 2 : r == 1 ? 4090 : r % 6;
         memset(g->value, 'v', g->q.value_len);
         g->value[0] = 'a' + tl_rand(s) % 3;
         break;
-    case 4:
-    case 5:
-        g->q.op = HV_XS_MKDIR;
-        break;
-    case 6:
-    case 7:
-        g->q.op = HV_XS_RM;
-        break;
-    case 8:
-    case 9:
-        g->q.op = HV_XS_SET_PERMS;
+    case HV_XS_SET_PERMS:
         g->q.perms = g->perms;
         g->q.nr_perms = 1 + tl_rand(s) % 3;
         for ( i = 0; i < 4; i++ )
@@ -164,31 +171,20 @@ static void gen(uint64_t *s, uint32_t tids[NDOM][TSLOTS], struct gen *g)
         if ( tl_rand(s) % 64 == 0 )
             g->perms[tl_rand(s) % 3].id = DOMID_FIRST_RESERVED;
         break;
-    case 10:
-    case 11:
-    case 12:
-        g->q.op = HV_XS_DIRECTORY;
-        break;
-    case 13:
-        g->q.op = HV_XS_GET_PERMS;
-        break;
-    case 14:
-    case 15:
-        g->q.op = HV_XS_TXN_START;
+    case HV_XS_TXN_START:
         g->q.tid = tl_rand(s) % 16 ? 0 : 1;
         break;
-    case 16:
-    case 17:
-        g->q.op = HV_XS_TXN_END;
+    case HV_XS_TXN_END:
         g->q.tid = tl_rand(s) % 16 ? tids[caller][slot]
                                    : tids[(caller + 1) % NDOM][slot];
         g->q.commit = tl_rand(s) % 5 != 0;
         break;
-    case 18:
-        g->release = tl_rand(s) % 8 == 0 && caller != 0;
-        /* fall through */
+    case HV_XS_READ:
+        if ( r == 0 )
+            g->release = tl_rand(s) % 8 == 0 && caller != 0;
+        break;
     default:
-        g->q.op = HV_XS_READ;
+        break; /* the path is all it takes */
     }
 }
 
@@ -409,18 +405,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_differential),
     };
     const struct hv_plugin_hdr *h;
-    char err[256];
     unsigned int i;
 
     if ( argc > 1 )
         nr_seeds = strtoul(argv[1], NULL, 0);
     if ( argc > 2 )
         nr_ops = strtoul(argv[2], NULL, 0);
-    if ( hv_plugin_registry_init(err, sizeof(err)) )
-    {
-        fprintf(stderr, "%s\n", err);
+    if ( !tl_registry_init("test-xs-differential") )
         return 1;
-    }
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
         if ( strcmp(h->slot, "quota") == 0 && !(h->flags & HV_PF_TEST_ONLY) &&
              nr_plugins < MAX_PLUGINS )
