@@ -253,37 +253,34 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     free(owner);
 }
 
+static json_t *pr_cell(void *ctx, size_t i)
+{
+    struct prof *p = ctx;
+    char f[1100], svg[1100], ss[1100];
+
+    if ( p->cells == NULL || i >= p->nr_cells || p->cells[i].slug == NULL )
+        return NULL;
+    snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
+    snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
+    snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
+    return json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
+                     svg, "speedscope", ss, "samples",
+                     (json_int_t)p->cells[i].samples, "mean_stack_depth",
+                     p->cells[i].mean_depth);
+}
+
 static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                         const struct hvb_summary *s, json_t *root)
 {
     struct prof *p = ctx;
-    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
-    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
-    size_t i;
 
-    json_object_set_new(
-        hv, "profile",
+    hvb_run_annotate(
+        root, m, "profile",
         json_pack("{s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "backend",
                   p->pf != NULL ? "perf" : "inprocess", "event", p->event,
                   "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
-                  "unattributed_samples", (json_int_t)p->unattributed));
-    for ( i = 0; p->cells && i < p->nr_cells && i < json_array_size(cells);
-          i++ )
-    {
-        char f[1100], svg[1100], ss[1100];
-
-        if ( p->cells[i].slug == NULL )
-            continue;
-        snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
-        snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
-        snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
-        json_object_set_new(
-            json_array_get(cells, i), "profile",
-            json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
-                      svg, "speedscope", ss, "samples",
-                      (json_int_t)p->cells[i].samples, "mean_stack_depth",
-                      p->cells[i].mean_depth));
-    }
+                  "unattributed_samples", (json_int_t)p->unattributed),
+        pr_cell, p);
 }
 
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
