@@ -438,6 +438,13 @@ static void profile_help(FILE *f)
         DEFAULT_FREQ);
 }
 
+/* The values of --event (by enum value) and --backend. */
+static const char *const events[] = {[HVB_EV_AUTO] = "auto",
+                                     [HVB_EV_CPU_CLOCK] = "cpu-clock",
+                                     [HVB_EV_CYCLES] = "cycles",
+                                     NULL};
+static const char *const backends[] = {"inprocess", "perf", NULL};
+
 int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
 {
     struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
@@ -451,7 +458,7 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
     char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
     char results[4096];
     const char *backend = "inprocess";
-    int i, rc, nargc = 0, status;
+    int i, rc, choice, nargc = 0, status;
     uint64_t u = DEFAULT_FREQ;
 
     if ( nargv == NULL )
@@ -482,21 +489,10 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         }
         if ( i > 0 && (rc = take(argc, argv, &i, "--event", "", &v)) )
         {
-            if ( rc < 0 )
-                goto taken;
-            if ( !strcmp(v, "auto") )
-                p.ev = HVB_EV_AUTO;
-            else if ( !strcmp(v, "cpu-clock") )
-                p.ev = HVB_EV_CPU_CLOCK;
-            else if ( !strcmp(v, "cycles") )
-                p.ev = HVB_EV_CYCLES;
-            else
-            {
-                hvb_usage_error(
-                    "bad value '%s' for --event (auto, cpu-clock or cycles)",
-                    v);
+            if ( rc > 0 && !hvb_parse_choice("--event", v, events, &choice) )
                 rc = -1;
-            }
+            if ( rc > 0 )
+                p.ev = (enum hvb_sample_event)choice;
             goto taken;
         }
         if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
@@ -530,11 +526,10 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
                                strerror(errno));
     }
-    if ( strcmp(backend, "perf") != 0 && strcmp(backend, "inprocess") != 0 )
+    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
     {
         free(nargv);
-        return hvb_usage_error(
-            "bad value '%s' for --backend (inprocess or perf)", backend);
+        return HVB_EXIT_USAGE;
     }
     if ( strcmp(backend, "perf") == 0 )
     {
