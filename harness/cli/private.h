@@ -8,9 +8,10 @@
  * builds paired, with cmd_worker.c the hidden "worker" each build runs).
  * run_session.c is one measuring run from matrix to results file, the
  * sequence that run, profile, lockstat and worker share (hvb/run.h);
- * callgrind.c re-runs a command under valgrind.  This room is the only
- * one that sees every other: it sequences them and prints; nothing below
- * prints a usage error or picks an exit status.
+ * callgrind.c re-runs a command under valgrind; ledger.c labels the
+ * environment ledger's rows once for every view of them.  This room is
+ * the only one that sees every other: it sequences them and prints;
+ * nothing below prints a usage error or picks an exit status.
  *
  * E.g. "hvbench run lookup --plugin domlookup=rcu-noref": main.c ->
  * cmd_run.c (options) -> run_session.c: hvb_matrix_build() (run),
