@@ -210,3 +210,33 @@ bad:
         min, max);
     return false;
 }
+
+bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
+                      int *out)
+{
+    char list[256];
+    size_t o = 0;
+    int i;
+
+    for ( i = 0; names[i] != NULL; i++ )
+        if ( strcmp(s, names[i]) == 0 )
+        {
+            *out = i;
+            return true;
+        }
+    list[0] = '\0';
+    for ( i = 0; names[i] != NULL; i++ )
+    {
+        int w = snprintf(list + o, sizeof(list) - o, "%s%s",
+                         i == 0                 ? ""
+                         : names[i + 1] == NULL ? " or "
+                                                : ", ",
+                         names[i]);
+
+        if ( w < 0 || (size_t)w >= sizeof(list) - o )
+            break;
+        o += (size_t)w;
+    }
+    hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
+    return false;
+}

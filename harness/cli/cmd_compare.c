@@ -45,6 +45,8 @@ static const struct hvb_optdef cmp_opts[] = {
     {NULL, 0, false, 0},
 };
 
+static const char *const formats[] = {"console", "markdown", "json", NULL};
+
 static void help(FILE *f, bool gate)
 {
     if ( gate )
@@ -172,7 +174,7 @@ static int cmd(int argc, char **argv, bool gate)
     json_t *docs[2] = {NULL, NULL};
     struct hvb_cmp c = {.names = {NULL, NULL}};
     char err[768];
-    int id, status = HVB_EXIT_USAGE;
+    int id, choice, status = HVB_EXIT_USAGE;
 
     while ( (id = hvb_getopt(&p, cmp_opts, &val)) != HVB_OPT_DONE )
     {
@@ -193,11 +195,8 @@ static int cmd(int argc, char **argv, bool gate)
         case OPT_FORMAT:
             if ( gate )
                 return hvb_usage_error("gate has no --format (see --markdown)");
-            if ( strcmp(val, "console") && strcmp(val, "markdown") &&
-                 strcmp(val, "json") )
-                return hvb_usage_error("bad value '%s' for --format (console, "
-                                       "markdown or json)",
-                                       val);
+            if ( !hvb_parse_choice("--format", val, formats, &choice) )
+                return HVB_EXIT_USAGE;
             format = val;
             break;
         case OPT_MAXREG:

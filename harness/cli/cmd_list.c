@@ -204,13 +204,28 @@ static json_t *json_plugin(const struct hv_plugin_hdr *h)
     return o;
 }
 
+/* Appends row(h) to @a for each plugin of @slot that 'list' shows. */
+static void append_plugins(json_t *a, const char *slot,
+                           json_t *(*row)(const struct hv_plugin_hdr *h))
+{
+    const struct hv_plugin_hdr **v = visible_plugins(slot);
+    size_t k;
+
+    for ( k = 0; v != NULL && v[k] != NULL; k++ )
+        json_array_append_new(a, row(v[k]));
+    free(v);
+}
+
+static json_t *json_plugin_name(const struct hv_plugin_hdr *h)
+{
+    return json_string(h->name);
+}
+
 static json_t *json_slots(void)
 {
-    const struct hv_plugin_hdr **v;
     json_t *a = json_array();
     const struct hv_slot *s;
     unsigned int i;
-    size_t k;
 
     for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
     {
@@ -221,10 +236,7 @@ static json_t *json_slots(void)
         json_object_set_new(o, "default_plugin",
                             s->default_plugin ? json_string(s->default_plugin)
                                               : json_null());
-        v = visible_plugins(s->name);
-        for ( k = 0; v != NULL && v[k] != NULL; k++ )
-            json_array_append_new(names, json_string(v[k]->name));
-        free(v);
+        append_plugins(names, s->name, json_plugin_name);
         json_object_set_new(o, "plugins", names);
         json_array_append_new(a, o);
     }
@@ -233,19 +245,12 @@ static json_t *json_slots(void)
 
 static json_t *json_plugins(void)
 {
-    const struct hv_plugin_hdr **v;
     json_t *a = json_array();
     const struct hv_slot *s;
     unsigned int i;
-    size_t k;
 
     for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
-    {
-        v = visible_plugins(s->name);
-        for ( k = 0; v != NULL && v[k] != NULL; k++ )
-            json_array_append_new(a, json_plugin(v[k]));
-        free(v);
-    }
+        append_plugins(a, s->name, json_plugin);
     return a;
 }
 

@@ -108,32 +108,32 @@ static json_t *row_json(const struct hv_lockstat_row *r)
         (json_int_t)r->hold_ns, "hold_ns_max", (json_int_t)r->hold_max_ns);
 }
 
+static json_t *ls_cell(void *ctx, size_t i)
+{
+    struct lockstat_run *r = ctx;
+    json_t *a = json_array();
+    long k;
+
+    for ( k = 0; k < r->nr_rows; k++ )
+        if ( r->rows[k].tag == i + 1 )
+            json_array_append_new(a, row_json(&r->rows[k]));
+    return a;
+}
+
 static void ls_annotate(void *ctx, const struct hvb_matrix *m,
                         const struct hvb_summary *s, json_t *root)
 {
     struct lockstat_run *r = ctx;
-    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
-    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
-    size_t i;
-    long k;
 
-    json_object_set_new(
-        hv, "lockstat",
+    hvb_run_annotate(
+        root, m, "lockstat",
         json_pack(
             "{s:b, s:I, s:s, s:s}", "compiled_in", hv_lockstat_available(),
             "dropped", (json_int_t)r->dropped, "contended",
             "held by another CPU on arrival (read lock: a writer or other "
             "readers inside)",
-            "wait_ns_avg", "total wait / contended acquisitions"));
-    for ( i = 0; i < json_array_size(cells) && i < m->nr_cells; i++ )
-    {
-        json_t *a = json_array();
-
-        for ( k = 0; k < r->nr_rows; k++ )
-            if ( r->rows[k].tag == i + 1 )
-                json_array_append_new(a, row_json(&r->rows[k]));
-        json_object_set_new(json_array_get(cells, i), "lockstat", a);
-    }
+            "wait_ns_avg", "total wait / contended acquisitions"),
+        ls_cell, r);
 }
 
 static void fmt_ns(uint64_t ns, char *buf, size_t len)

@@ -253,37 +253,34 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     free(owner);
 }
 
+static json_t *pr_cell(void *ctx, size_t i)
+{
+    struct prof *p = ctx;
+    char f[1100], svg[1100], ss[1100];
+
+    if ( p->cells == NULL || i >= p->nr_cells || p->cells[i].slug == NULL )
+        return NULL;
+    snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
+    snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
+    snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
+    return json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
+                     svg, "speedscope", ss, "samples",
+                     (json_int_t)p->cells[i].samples, "mean_stack_depth",
+                     p->cells[i].mean_depth);
+}
+
 static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                         const struct hvb_summary *s, json_t *root)
 {
     struct prof *p = ctx;
-    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
-    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
-    size_t i;
 
-    json_object_set_new(
-        hv, "profile",
+    hvb_run_annotate(
+        root, m, "profile",
         json_pack("{s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "backend",
                   p->pf != NULL ? "perf" : "inprocess", "event", p->event,
                   "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
-                  "unattributed_samples", (json_int_t)p->unattributed));
-    for ( i = 0; p->cells && i < p->nr_cells && i < json_array_size(cells);
-          i++ )
-    {
-        char f[1100], svg[1100], ss[1100];
-
-        if ( p->cells[i].slug == NULL )
-            continue;
-        snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
-        snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
-        snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
-        json_object_set_new(
-            json_array_get(cells, i), "profile",
-            json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
-                      svg, "speedscope", ss, "samples",
-                      (json_int_t)p->cells[i].samples, "mean_stack_depth",
-                      p->cells[i].mean_depth));
-    }
+                  "unattributed_samples", (json_int_t)p->unattributed),
+        pr_cell, p);
 }
 
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
@@ -441,6 +438,13 @@ static void profile_help(FILE *f)
         DEFAULT_FREQ);
 }
 
+/* The values of --event (by enum value) and --backend. */
+static const char *const events[] = {[HVB_EV_AUTO] = "auto",
+                                     [HVB_EV_CPU_CLOCK] = "cpu-clock",
+                                     [HVB_EV_CYCLES] = "cycles",
+                                     NULL};
+static const char *const backends[] = {"inprocess", "perf", NULL};
+
 int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
 {
     struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
@@ -454,7 +458,7 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
     char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
     char results[4096];
     const char *backend = "inprocess";
-    int i, rc, nargc = 0, status;
+    int i, rc, choice, nargc = 0, status;
     uint64_t u = DEFAULT_FREQ;
 
     if ( nargv == NULL )
@@ -485,21 +489,10 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         }
         if ( i > 0 && (rc = take(argc, argv, &i, "--event", "", &v)) )
         {
-            if ( rc < 0 )
-                goto taken;
-            if ( !strcmp(v, "auto") )
-                p.ev = HVB_EV_AUTO;
-            else if ( !strcmp(v, "cpu-clock") )
-                p.ev = HVB_EV_CPU_CLOCK;
-            else if ( !strcmp(v, "cycles") )
-                p.ev = HVB_EV_CYCLES;
-            else
-            {
-                hvb_usage_error(
-                    "bad value '%s' for --event (auto, cpu-clock or cycles)",
-                    v);
+            if ( rc > 0 && !hvb_parse_choice("--event", v, events, &choice) )
                 rc = -1;
-            }
+            if ( rc > 0 )
+                p.ev = (enum hvb_sample_event)choice;
             goto taken;
         }
         if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
@@ -533,11 +526,10 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
                                strerror(errno));
     }
-    if ( strcmp(backend, "perf") != 0 && strcmp(backend, "inprocess") != 0 )
+    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
     {
         free(nargv);
-        return hvb_usage_error(
-            "bad value '%s' for --backend (inprocess or perf)", backend);
+        return HVB_EXIT_USAGE;
     }
     if ( strcmp(backend, "perf") == 0 )
     {

@@ -13,6 +13,8 @@
 #include <hvb/reproduce.h>
 #include <hvb/results.h>
 
+#include "private.h"
+
 static void report_help(FILE *f)
 {
     fputs("usage: hvbench report RESULT.json|REPRODUCE-DIR... --out DIR\n"
@@ -48,17 +50,25 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
-    size_t n = 0, cap = (size_t)argc + 4;
+    size_t n = 0, cap = (size_t)argc + 6;
     char **args = calloc(cap, sizeof(*args)), **vals;
+    char *ledger = hvb_ledger_json(HVB_LEDGER_HOSTS);
     int id, rc, status = HVB_EXIT_USAGE;
     struct stat st;
     char err[768];
     json_t *doc;
 
-    if ( args == NULL )
+    if ( args == NULL || ledger == NULL )
+    {
+        free(args);
+        free(ledger);
         return hvb_failure("out of memory");
+    }
     args[n++] = "--out";
     args[n++] = NULL; /* filled below */
+    /* The rows of report's Hosts table: the ledger's, from ledger.c. */
+    args[n++] = "--ledger";
+    args[n++] = ledger;
     while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
     {
         switch ( id )
@@ -115,7 +125,7 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
             goto out;
         }
     }
-    if ( n == 2 )
+    if ( n == 4 )
     {
         hvb_usage_error("report needs at least one RESULT.json");
         goto out;
@@ -138,5 +148,6 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
         status = HVB_EXIT_OK;
 out:
     free(args);
+    free(ledger);
     return status;
 }

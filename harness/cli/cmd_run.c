@@ -72,6 +72,22 @@ static const struct hvb_optdef run_opts[] = {
     {NULL, 0, false, 0},
 };
 
+/* The values of --format, --counters and --instrument, by enum value. */
+static const char *const formats[] = {[HVB_FORMAT_CONSOLE] = "console",
+                                      [HVB_FORMAT_JSON] = "json",
+                                      [HVB_FORMAT_CSV] = "csv",
+                                      [HVB_FORMAT_MARKDOWN] = "markdown",
+                                      NULL};
+static const char *const counters[] = {[HVB_COUNTERS_AUTO] = "auto",
+                                       [HVB_COUNTERS_HW] = "hw",
+                                       [HVB_COUNTERS_TSC] = "tsc",
+                                       [HVB_COUNTERS_NONE] = "none",
+                                       NULL};
+static const char *const instruments[] = {[HVB_INSTRUMENT_NONE] = "none",
+                                          [HVB_INSTRUMENT_CALLGRIND] =
+                                              "callgrind",
+                                          NULL};
+
 static void run_help(FILE *f)
 {
     char names[1024];
@@ -238,7 +254,7 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
     size_t nr_threads = 0;
     char names[1024], err[512];
     uint64_t u;
-    int id, status = HVB_EXIT_USAGE;
+    int id, choice, status = HVB_EXIT_USAGE;
 
     memset(&o, 0, sizeof(o));
     o.repetitions = DEFAULT_REPETITIONS;
@@ -298,38 +314,14 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
             o.out_path = val;
             break;
         case OPT_FORMAT:
-            if ( strcmp(val, "console") == 0 )
-                o.format = HVB_FORMAT_CONSOLE;
-            else if ( strcmp(val, "json") == 0 )
-                o.format = HVB_FORMAT_JSON;
-            else if ( strcmp(val, "csv") == 0 )
-                o.format = HVB_FORMAT_CSV;
-            else if ( strcmp(val, "markdown") == 0 )
-                o.format = HVB_FORMAT_MARKDOWN;
-            else
-            {
-                hvb_usage_error("bad value '%s' for --format (console, json, "
-                                "csv or markdown)",
-                                val);
+            if ( !hvb_parse_choice("--format", val, formats, &choice) )
                 goto out;
-            }
+            o.format = (enum hvb_format)choice;
             break;
         case OPT_COUNTERS:
-            if ( strcmp(val, "auto") == 0 )
-                o.counters = HVB_COUNTERS_AUTO;
-            else if ( strcmp(val, "hw") == 0 )
-                o.counters = HVB_COUNTERS_HW;
-            else if ( strcmp(val, "tsc") == 0 )
-                o.counters = HVB_COUNTERS_TSC;
-            else if ( strcmp(val, "none") == 0 )
-                o.counters = HVB_COUNTERS_NONE;
-            else
-            {
-                hvb_usage_error("bad value '%s' for --counters (auto, hw, tsc "
-                                "or none)",
-                                val);
+            if ( !hvb_parse_choice("--counters", val, counters, &choice) )
                 goto out;
-            }
+            o.counters = (enum hvb_counters_mode)choice;
             break;
         case OPT_EVENTS:
             if ( hvb_perfev_add_list(&events, val, err, sizeof(err)) )
@@ -339,16 +331,9 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
             }
             break;
         case OPT_INSTRUMENT:
-            if ( strcmp(val, "none") == 0 )
-                o.instrument = HVB_INSTRUMENT_NONE;
-            else if ( strcmp(val, "callgrind") == 0 )
-                o.instrument = HVB_INSTRUMENT_CALLGRIND;
-            else
-            {
-                hvb_usage_error(
-                    "bad value '%s' for --instrument (none or callgrind)", val);
+            if ( !hvb_parse_choice("--instrument", val, instruments, &choice) )
                 goto out;
-            }
+            o.instrument = (enum hvb_instrument)choice;
             break;
         case OPT_RESUME:
             o.resume = true;

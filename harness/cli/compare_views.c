@@ -104,63 +104,23 @@ static const char *verdict_icon(enum hvb_verdict v)
     return icons[v];
 }
 
-static const char *str_at(json_t *doc, const char *a, const char *b,
-                          const char *k)
-{
-    json_t *o = json_object_get(json_object_get(doc, a), b);
-    json_t *v = k ? json_object_get(o, k) : o;
-    static char buf[8][128];
-    static int slot;
-
-    if ( json_is_string(v) )
-        return json_string_value(v);
-    slot = (slot + 1) % 8;
-    if ( json_is_boolean(v) )
-        return json_is_true(v) ? "true" : "false";
-    if ( json_is_number(v) )
-    {
-        snprintf(buf[slot], sizeof(buf[slot]), "%g", json_number_value(v));
-        return buf[slot];
-    }
-    if ( json_is_array(v) && json_array_size(v) > 0 )
-    {
-        snprintf(buf[slot], sizeof(buf[slot]), "%.2f",
-                 json_number_value(json_array_get(v, 0)));
-        return buf[slot];
-    }
-    return "?";
-}
-
 static void environments(FILE *f, json_t *b, json_t *n)
 {
-    static const struct {
-        const char *label, *obj, *key;
-        bool must_match;
-    } rows[] = {
-        {"git commit", "git", "commit", false},
-        {"dirty tree", "git", "dirty", false},
-        {"kernel", "environment", "kernel", true},
-        {"hypervisor", "environment", "hypervisor", true},
-        {"clocksource", "environment", "clocksource", true},
-        {"vCPUs", "environment", "vcpus_online", true},
-        {"governor", "environment", "governor", true},
-        {"ASLR", "environment", "aslr", true},
-        {"load (1 min) before", "environment", "load_avg_before", false},
-        {"compiler", "build", "compiler", true},
-        {"flags", "build", "cflags", true},
-        {"benchmark library", "build", "benchmark_library_build_type", true},
-    };
+    char x[256], y[256];
     size_t i;
     bool differ = false;
 
     fprintf(f, "\n### Environments\n\n| | base | new |\n|---|---|---|\n");
-    for ( i = 0; i < sizeof(rows) / sizeof(rows[0]); i++ )
+    for ( i = 0; i < hvb_ledger_nr_rows; i++ )
     {
-        const char *x = str_at(b, HVB_RK_HVBENCH, rows[i].obj, rows[i].key);
-        const char *y = str_at(n, HVB_RK_HVBENCH, rows[i].obj, rows[i].key);
+        const struct hvb_ledger_row *r = &hvb_ledger_rows[i];
 
-        fprintf(f, "| %s | %s | %s |\n", rows[i].label, x, y);
-        if ( rows[i].must_match && strcmp(x, y) != 0 )
+        if ( !(r->views & HVB_LEDGER_COMPARE) )
+            continue;
+        hvb_ledger_text(b, r, x, sizeof(x));
+        hvb_ledger_text(n, r, y, sizeof(y));
+        fprintf(f, "| %s | %s | %s |\n", r->label, x, y);
+        if ( (r->views & HVB_LEDGER_MUST_MATCH) && strcmp(x, y) != 0 )
             differ = true;
     }
     if ( differ )

@@ -13,59 +13,7 @@
 #include <hvb/results.h>
 #include <hvb/results_read.h>
 
-/* The ledger rows: {label, object under hvbench (NULL: context), key}. */
-static const struct {
-    const char *label, *obj, *key;
-} rows[] = {
-    {"host", NULL, "host_name"},
-    {"CPU model", "environment", "cpu_model"},
-    {"vCPUs", "environment", "vcpus_online"},
-    {"NUMA nodes", "environment", "numa_nodes"},
-    {"hardware counters", "counters", NULL},
-    {"kernel", "environment", "kernel"},
-    {"hypervisor", "environment", "hypervisor"},
-    {"clocksource", "environment", "clocksource"},
-    {"governor", "environment", "governor"},
-    {"microcode", "environment", "microcode"},
-    {"git commit", "git", "commit"},
-    {"compiler", "build", "compiler"},
-    {"flags", "build", "cflags"},
-};
-
-/* Row @r of @doc as text into @buf. */
-static const char *value(json_t *doc, size_t r, char *buf, size_t len)
-{
-    json_t *v;
-
-    if ( rows[r].obj == NULL )
-        v = json_object_get(json_object_get(doc, HVB_RK_CONTEXT), rows[r].key);
-    else if ( rows[r].key == NULL ) /* the probe: are cycles counted? */
-    {
-        v = json_object_get(
-            json_object_get(
-                json_object_get(hvb_rd_get(doc, HVB_RK_COUNTERS, NULL),
-                                HVB_RK_COUNTERS),
-                "cycles_per_op"),
-            "available");
-        snprintf(buf, len, "%s", json_is_true(v) ? "yes (PMU)" : "no");
-        return buf;
-    }
-    else
-        v = hvb_rd_get(doc, rows[r].obj, rows[r].key);
-    if ( json_is_string(v) )
-        snprintf(buf, len, "%s", json_string_value(v));
-    else if ( json_is_integer(v) )
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if ( json_is_boolean(v) )
-        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-    else
-        snprintf(buf, len, "?");
-    /* A table cell: no '|'. */
-    for ( char *p = buf; *p; p++ )
-        if ( *p == '|' )
-            *p = '/';
-    return buf;
-}
+#include "private.h"
 
 static json_t *cell_named(json_t *doc, const char *name)
 {
@@ -105,6 +53,26 @@ static void cell_text(FILE *f, json_t *c)
     fputs(" |", f);
 }
 
+/*
+ * A table's head: @first, then a column per host (ledger row 0), each
+ * aligned by @align: "| cell | n1 | n2 |" over "|---|---:|---:|".
+ */
+static void host_columns(FILE *f, json_t **docs, size_t n, const char *first,
+                         const char *align)
+{
+    char a[256];
+    size_t k;
+
+    fprintf(f, "|%s%s |", *first ? " " : "", first);
+    for ( k = 0; k < n; k++ )
+        fprintf(f, " %s |",
+                hvb_ledger_text(docs[k], &hvb_ledger_rows[0], a, sizeof(a)));
+    fputs("\n|---|", f);
+    for ( k = 0; k < n; k++ )
+        fputs(align, f);
+    fputc('\n', f);
+}
+
 int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n)
 {
     json_t **docs = calloc(n + 1, sizeof(*docs)), *c;
@@ -123,26 +91,25 @@ int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n)
     }
     if ( status != HVB_EXIT_OK )
         goto out;
-    fprintf(f, "## hvbench: %zu host%s side by side\n\n|", n,
-            n == 1 ? "" : "s");
-    for ( k = 0; k < n; k++ )
-        fprintf(f, " | %s", value(docs[k], 0, a, sizeof(a)));
-    fputs(" |\n|---|", f);
-    for ( k = 0; k < n; k++ )
-        fputs("---|", f);
-    fputc('\n', f);
-    for ( r = 1; r < sizeof(rows) / sizeof(rows[0]); r++ )
+    fprintf(f, "## hvbench: %zu host%s side by side\n\n", n, n == 1 ? "" : "s");
+    host_columns(f, docs, n, "", "---|");
+    for ( r = 1; r < hvb_ledger_nr_rows; r++ )
     {
+        const struct hvb_ledger_row *row = &hvb_ledger_rows[r];
         bool differ = false;
 
-        value(docs[0], r, a, sizeof(a));
+        if ( !(row->views & HVB_LEDGER_HOSTS) )
+            continue;
+        hvb_ledger_text(docs[0], row, a, sizeof(a));
         for ( k = 1; k < n; k++ )
-            differ |= strcmp(a, value(docs[k], r, b, sizeof(b))) != 0;
+            differ |=
+                strcmp(a, hvb_ledger_text(docs[k], row, b, sizeof(b))) != 0;
         any |= differ;
-        fprintf(f, "| %s%s |", differ ? "⚠️ " : "", rows[r].label);
+        fprintf(f, "| %s%s |", differ ? "⚠️ " : "", row->label);
         for ( k = 0; k < n; k++ )
             fprintf(f, " %s%s%s |", differ ? "**" : "",
-                    value(docs[k], r, b, sizeof(b)), differ ? "**" : "");
+                    hvb_ledger_text(docs[k], row, b, sizeof(b)),
+                    differ ? "**" : "");
         fputc('\n', f);
     }
     if ( any )
@@ -150,14 +117,9 @@ int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n)
               "between the columns below may be the machines'.\n",
               f);
     fputs("\nMedian ns/op; for a variant, (paired ratio to its group's "
-          "reference [95% CI]).\n\n| cell |",
+          "reference [95% CI]).\n\n",
           f);
-    for ( k = 0; k < n; k++ )
-        fprintf(f, " %s |", value(docs[k], 0, a, sizeof(a)));
-    fputs("\n|---|", f);
-    for ( k = 0; k < n; k++ )
-        fputs("---:|", f);
-    fputc('\n', f);
+    host_columns(f, docs, n, "cell", "---:|");
     json_array_foreach(hvb_rd_cells(docs[0]), i, c)
     {
         const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));

@@ -8,9 +8,10 @@
  * builds paired, with cmd_worker.c the hidden "worker" each build runs).
  * run_session.c is one measuring run from matrix to results file, the
  * sequence that run, profile, lockstat and worker share (hvb/run.h);
- * callgrind.c re-runs a command under valgrind.  This room is the only
- * one that sees every other: it sequences them and prints; nothing below
- * prints a usage error or picks an exit status.
+ * callgrind.c re-runs a command under valgrind; ledger.c labels the
+ * environment ledger's rows once for every view of them.  This room is
+ * the only one that sees every other: it sequences them and prints;
+ * nothing below prints a usage error or picks an exit status.
  *
  * E.g. "hvbench run lookup --plugin domlookup=rcu-noref": main.c ->
  * cmd_run.c (options) -> run_session.c: hvb_matrix_build() (run),
@@ -93,5 +94,31 @@ void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c);
 void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                             json_t *n, int status);
 void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c);
+
+/*
+ * ledger.c: the environment ledger's rows, one table for every view.
+ * @obj: the object under hvbench (NULL: the context); @key: NULL with
+ * obj "counters", the probe (are cycles counted?).  @views: where the row
+ * is shown.  Row 0, the host, heads the columns of compare --hosts.
+ */
+#define HVB_LEDGER_COMPARE    1u /* compare/gate markdown: base | new */
+#define HVB_LEDGER_MUST_MATCH 2u /* there: values that differ warn */
+#define HVB_LEDGER_HOSTS      4u /* compare --hosts, report's Hosts */
+struct hvb_ledger_row {
+    const char *label, *obj, *key;
+    unsigned int views;
+};
+extern const struct hvb_ledger_row hvb_ledger_rows[];
+extern const size_t hvb_ledger_nr_rows;
+
+/* Row @r of results document @doc as a table cell into @buf ("?": none). */
+const char *hvb_ledger_text(json_t *doc, const struct hvb_ledger_row *r,
+                            char *buf, size_t len);
+
+/*
+ * The rows shown in @view as JSON (malloc'd, or NULL): [{"label": "vCPUs",
+ * "object": "environment", "key": "vcpus_online"}, ...], for report.py.
+ */
+char *hvb_ledger_json(unsigned int view);
 
 #endif /* HVB_CLI_PRIVATE_H */

@@ -167,6 +167,24 @@ static int on_round(void *ctx, unsigned int round,
 }
 
 /* Print and store; returns the exit status. */
+void hvb_run_annotate(json_t *root, const struct hvb_matrix *m, const char *key,
+                      json_t *run, json_t *(*cell)(void *ctx, size_t i),
+                      void *ctx)
+{
+    json_t *hv = json_object_get(root, HVB_RK_HVBENCH);
+    json_t *cells = json_object_get(hv, HVB_RK_CELLS);
+    size_t i;
+
+    json_object_set_new(hv, key, run);
+    for ( i = 0; i < json_array_size(cells) && i < m->nr_cells; i++ )
+    {
+        json_t *v = cell(ctx, i);
+
+        if ( v != NULL )
+            json_object_set_new(json_array_get(cells, i), key, v);
+    }
+}
+
 static int report(struct hvb_run_state *st, const struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;

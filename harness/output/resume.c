@@ -265,6 +265,34 @@ static int sound_counts(const char *path, json_t *cells, unsigned int rounds,
     return 0;
 }
 
+/*
+ * The index of the first cell of @cells that is not @m's cell of that index
+ * with at least @rounds samples (with @resumable, also @rounds iteration
+ * counts and a shared iteration count), or m->nr_cells when all match.  E.g.
+ * a file whose cell 2 is "lookup/domlookup=rbtree" where @m has
+ * "lookup/domlookup=hash": 2.
+ */
+static size_t cell_mismatch(json_t *cells, const struct hvb_matrix *m,
+                            unsigned int rounds, bool resumable)
+{
+    size_t i;
+
+    for ( i = 0; i < m->nr_cells; i++ )
+    {
+        json_t *c = json_array_get(cells, i);
+
+        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
+                    m->cells[i].name) != 0 ||
+             json_array_size(json_object_get(c, HVB_RK_SAMPLES)) < rounds )
+            break;
+        if ( resumable &&
+             (json_array_size(json_object_get(c, HVB_RK_ITERATIONS)) < rounds ||
+              !json_is_integer(json_object_get(c, HVB_RK_SHARED_ITER))) )
+            break;
+    }
+    return i;
+}
+
 int hvb_resume_load(const char *path, const struct hvb_matrix *m,
                     unsigned int repetitions, json_t *now, int64_t *iters,
                     struct hvb_engine_result *res, unsigned int *first,
@@ -295,23 +323,15 @@ int hvb_resume_load(const char *path, const struct hvb_matrix *m,
         rc = -EINVAL;
         goto out;
     }
-    for ( i = 0; i < m->nr_cells; i++ )
+    i = cell_mismatch(cells, m, rounds, true);
+    if ( i < m->nr_cells )
     {
-        json_t *c = json_array_get(cells, i);
-
-        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
-                    m->cells[i].name) != 0 ||
-             json_array_size(json_object_get(c, HVB_RK_SAMPLES)) < rounds ||
-             json_array_size(json_object_get(c, HVB_RK_ITERATIONS)) < rounds ||
-             !json_is_integer(json_object_get(c, HVB_RK_SHARED_ITER)) )
-        {
-            snprintf(
-                err, len,
-                "--resume: '%s' is not a run of these cells (cell %zu differs)",
-                path, i);
-            rc = -EINVAL;
-            goto out;
-        }
+        snprintf(
+            err, len,
+            "--resume: '%s' is not a run of these cells (cell %zu differs)",
+            path, i);
+        rc = -EINVAL;
+        goto out;
     }
     rc = same_settings(path, root, now, err, len);
     if ( rc == 0 )
@@ -377,19 +397,13 @@ int hvb_resume_pool(const char *path, const struct hvb_matrix *m,
         rc = -EINVAL;
         goto out;
     }
-    for ( i = 0; i < m->nr_cells; i++ )
+    i = cell_mismatch(cells, m, rounds, false);
+    if ( i < m->nr_cells )
     {
-        json_t *c = json_array_get(cells, i);
-
-        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
-                    m->cells[i].name) != 0 ||
-             json_array_size(json_object_get(c, HVB_RK_SAMPLES)) < rounds )
-        {
-            snprintf(err, len, "'%s' is not a run of these cells (cell %zu)",
-                     path, i);
-            rc = -EINVAL;
-            goto out;
-        }
+        snprintf(err, len, "'%s' is not a run of these cells (cell %zu)", path,
+                 i);
+        rc = -EINVAL;
+        goto out;
     }
     grown = realloc(res->samples, (res->nr_samples + m->nr_cells * rounds + 1) *
                                       sizeof(*res->samples));

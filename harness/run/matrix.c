@@ -159,60 +159,119 @@ static int resolve_axis(const struct hvb_workload *w, struct hvb_slot_axis *a,
     return 0;
 }
 
-static int build_slots(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
-                       char *err, size_t len)
+/*
+ * An axis the command line names by "KEY=V1,V2,...": @opt, "--plugin" or
+ * "--param"; key(m, i), the KEY of axis i; unknown(), the error for a KEY
+ * that names none; resolve(), axis i from the values given for it.
+ */
+struct axis_kind {
+    const char *opt;
+    const char *(*key)(const struct hvb_matrix *m, size_t i);
+    void (*unknown)(const struct hvb_matrix *m, const char *key, char *err,
+                    size_t len);
+    int (*resolve)(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
+                   size_t i, struct strlist *vals, char *err, size_t len);
+};
+
+/*
+ * The values of the arguments @args of option @k->opt, one list per axis
+ * (@nr of them) into @per.  E.g. "--param" "domains=10,100" "domains=1000"
+ * where domains is param 0 of 2: {{"10", "100", "1000"}, {}}.
+ */
+static int gather_args(const struct hvb_matrix *m, const struct axis_kind *k,
+                       const char *const *args, size_t nr_args, size_t nr,
+                       struct strlist *per, char *err, size_t len)
 {
-    const struct hvb_workload *w = m->w;
-    struct strlist *specs;
-    char slots[256];
-    size_t i, k;
+    size_t a, i;
     int rc = 0;
 
-    while ( w->slots != NULL && w->slots[m->nr_slots] != NULL )
-        m->nr_slots++;
-    m->slots = calloc(m->nr_slots ? m->nr_slots : 1, sizeof(*m->slots));
-    specs = calloc(m->nr_slots ? m->nr_slots : 1, sizeof(*specs));
-    if ( m->slots == NULL || specs == NULL )
-    {
-        free(specs);
-        return -ENOMEM;
-    }
-    for ( i = 0; i < m->nr_slots; i++ )
-        m->slots[i].slot = w->slots[i];
-
-    for ( k = 0; k < s->nr_plugin_args && rc == 0; k++ )
+    for ( a = 0; a < nr_args && rc == 0; a++ )
     {
         struct strlist vals = {0};
         char *key = NULL;
 
-        rc = split_kv("--plugin", s->plugin_args[k], &key, &vals, err, len);
-        for ( i = 0; rc == 0 && i < m->nr_slots; i++ )
-            if ( strcmp(m->slots[i].slot, key) == 0 )
+        rc = split_kv(k->opt, args[a], &key, &vals, err, len);
+        for ( i = 0; rc == 0 && i < nr; i++ )
+            if ( strcmp(k->key(m, i), key) == 0 )
                 break;
-        if ( rc == 0 && i == m->nr_slots )
+        if ( rc == 0 && i == nr )
         {
-            hvb_workload_slot_names(w, slots, sizeof(slots));
-            if ( hv_slot_find(key) == NULL )
-                snprintf(err, len, "unknown slot '%s' (workload %s uses: %s)",
-                         key, w->name, slots);
-            else
-                snprintf(err, len,
-                         "workload %s does not exercise slot %s (it uses: %s)",
-                         w->name, key, slots);
+            k->unknown(m, key, err, len);
             rc = -EINVAL;
         }
         for ( size_t v = 0; rc == 0 && v < vals.n; v++ )
-            rc = strlist_push(&specs[i], vals.v[v], strlen(vals.v[v]));
+            rc = strlist_push(&per[i], vals.v[v], strlen(vals.v[v]));
         strlist_free(&vals);
         free(key);
     }
-    for ( i = 0; i < m->nr_slots && rc == 0; i++ )
-        rc = resolve_axis(w, &m->slots[i], &specs[i], s->allow_test_only, err,
-                          len);
-    for ( i = 0; i < m->nr_slots; i++ )
-        strlist_free(&specs[i]);
-    free(specs);
     return rc;
+}
+
+/* The @nr axes of kind @k of @m from arguments @args of its option. */
+static int build_axes(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
+                      const struct axis_kind *k, const char *const *args,
+                      size_t nr_args, size_t nr, char *err, size_t len)
+{
+    struct strlist *per = calloc(nr ? nr : 1, sizeof(*per));
+    size_t i;
+    int rc;
+
+    if ( per == NULL )
+        return -ENOMEM;
+    rc = gather_args(m, k, args, nr_args, nr, per, err, len);
+    for ( i = 0; i < nr && rc == 0; i++ )
+        rc = k->resolve(m, s, i, &per[i], err, len);
+    for ( i = 0; i < nr; i++ )
+        strlist_free(&per[i]);
+    free(per);
+    return rc;
+}
+
+static const char *slot_key(const struct hvb_matrix *m, size_t i)
+{
+    return m->slots[i].slot;
+}
+
+static void slot_unknown(const struct hvb_matrix *m, const char *key, char *err,
+                         size_t len)
+{
+    char slots[256];
+
+    hvb_workload_slot_names(m->w, slots, sizeof(slots));
+    if ( hv_slot_find(key) == NULL )
+        snprintf(err, len, "unknown slot '%s' (workload %s uses: %s)", key,
+                 m->w->name, slots);
+    else
+        snprintf(err, len,
+                 "workload %s does not exercise slot %s (it uses: %s)",
+                 m->w->name, key, slots);
+}
+
+static int slot_resolve(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
+                        size_t i, struct strlist *specs, char *err, size_t len)
+{
+    return resolve_axis(m->w, &m->slots[i], specs, s->allow_test_only, err,
+                        len);
+}
+
+static const struct axis_kind slot_axes = {"--plugin", slot_key, slot_unknown,
+                                           slot_resolve};
+
+static int build_slots(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
+                       char *err, size_t len)
+{
+    const struct hvb_workload *w = m->w;
+    size_t i;
+
+    while ( w->slots != NULL && w->slots[m->nr_slots] != NULL )
+        m->nr_slots++;
+    m->slots = calloc(m->nr_slots ? m->nr_slots : 1, sizeof(*m->slots));
+    if ( m->slots == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < m->nr_slots; i++ )
+        m->slots[i].slot = w->slots[i];
+    return build_axes(m, s, &slot_axes, s->plugin_args, s->nr_plugin_args,
+                      m->nr_slots, err, len);
 }
 
 static int parse_axis(const struct hvb_workload *w, struct hvb_param_axis *a,
@@ -252,53 +311,44 @@ static int parse_axis(const struct hvb_workload *w, struct hvb_param_axis *a,
     return rc;
 }
 
+static const char *param_key(const struct hvb_matrix *m, size_t i)
+{
+    return m->params[i].p->name;
+}
+
+static void param_unknown(const struct hvb_matrix *m, const char *key,
+                          char *err, size_t len)
+{
+    char names[512];
+
+    hv_opt_names(m->w->params, names, sizeof(names));
+    snprintf(err, len, "unknown param '%s' for workload %s (valid: %s)", key,
+             m->w->name, names);
+}
+
+static int param_resolve(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
+                         size_t i, struct strlist *texts, char *err, size_t len)
+{
+    return parse_axis(m->w, &m->params[i], texts, err, len);
+}
+
+static const struct axis_kind param_axes = {"--param", param_key, param_unknown,
+                                            param_resolve};
+
 static int build_params(struct hvb_matrix *m, const struct hvb_matrix_spec *s,
                         char *err, size_t len)
 {
     const struct hvb_workload *w = m->w;
-    struct strlist *texts;
-    char names[512];
-    size_t i, k;
-    int rc = 0;
+    size_t i;
 
     m->nr_params = hv_opt_count(w->params);
     m->params = calloc(m->nr_params ? m->nr_params : 1, sizeof(*m->params));
-    texts = calloc(m->nr_params ? m->nr_params : 1, sizeof(*texts));
-    if ( m->params == NULL || texts == NULL )
-    {
-        free(texts);
+    if ( m->params == NULL )
         return -ENOMEM;
-    }
     for ( i = 0; i < m->nr_params; i++ )
         m->params[i].p = &w->params[i];
-
-    for ( k = 0; k < s->nr_param_args && rc == 0; k++ )
-    {
-        struct strlist vals = {0};
-        char *key = NULL;
-
-        rc = split_kv("--param", s->param_args[k], &key, &vals, err, len);
-        for ( i = 0; rc == 0 && i < m->nr_params; i++ )
-            if ( strcmp(m->params[i].p->name, key) == 0 )
-                break;
-        if ( rc == 0 && i == m->nr_params )
-        {
-            hv_opt_names(w->params, names, sizeof(names));
-            snprintf(err, len, "unknown param '%s' for workload %s (valid: %s)",
-                     key, w->name, names);
-            rc = -EINVAL;
-        }
-        for ( size_t v = 0; rc == 0 && v < vals.n; v++ )
-            rc = strlist_push(&texts[i], vals.v[v], strlen(vals.v[v]));
-        strlist_free(&vals);
-        free(key);
-    }
-    for ( i = 0; i < m->nr_params && rc == 0; i++ )
-        rc = parse_axis(w, &m->params[i], &texts[i], err, len);
-    for ( i = 0; i < m->nr_params; i++ )
-        strlist_free(&texts[i]);
-    free(texts);
-    return rc;
+    return build_axes(m, s, &param_axes, s->param_args, s->nr_param_args,
+                      m->nr_params, err, len);
 }
 
 static int build_threads(struct hvb_matrix *m, const struct hvb_matrix_spec *s,

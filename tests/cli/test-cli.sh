@@ -43,14 +43,14 @@ quick="--min-time 0.01 --repetitions 2 -q"
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "unknown list topic 'bogus'.*plugins.*counters" list bogus
 expect_error "unknown workload 'nosuch' \(valid: .*lookup" run nosuch
-expect_error "bad value 'xml' for --format" run lookup --format xml
+expect_error "bad value 'xml' for --format \(console, json, csv or markdown\)$" run lookup --format xml
 expect_error "bad value '0' for --threads" run lookup --threads 0
 expect_error "bad value 'x' for --threads" run lookup --threads 1,x
 expect_error "bad value '0' for --repetitions" run lookup --repetitions 0
 expect_error "bad value '-1' for --min-time" run lookup --min-time -1
 expect_error "bad value 'everywhere' for --affinity" run lookup --affinity everywhere
 expect_error "bad value 'pmu' for --counters" run lookup --counters pmu
-expect_error "bad value 'gdb' for --instrument" run lookup --instrument gdb
+expect_error "bad value 'gdb' for --instrument \(none or callgrind\)$" run lookup --instrument gdb
 expect_error "bad value '0' for --iterations" run lookup --iterations 0
 expect_error "--resume needs --out FILE" run lookup --resume
 expect_error "bad value '0' for --processes" run lookup --processes 0
@@ -75,7 +75,7 @@ expect_error "--events does not go with --counters tsc" \
 expect_error "--events goes with 'list counters'" list plugins --events cache
 expect_error "compare needs BASE.json NEW.json" compare
 expect_error "cannot read '/nonexistent.json'" compare /nonexistent.json /nonexistent.json
-expect_error "bad value 'xml' for --format" compare a.json b.json --format xml
+expect_error "bad value 'xml' for --format \(console, markdown or json\)$" compare a.json b.json --format xml
 expect_error "bad value '-3' for --max-regression" gate a.json b.json --max-regression -3
 
 # Slots, plugins and plugin options: never a fallback to a default.

@@ -121,11 +121,15 @@ grep -q "2 hosts side by side" hosts.md && grep -q "| numa-box |" hosts.md &&
 "$hvb" compare --hosts whole.json /etc/hostname >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "compare --hosts with a file that is not results"
 
-# report: the same hosts table on its page (the ledger, differences marked).
+# report: the same hosts table on its page (the ledger, differences marked),
+# its machine rows from the one table of ledger rows (hvbench passes them).
 "$hvb" report whole.json other-host.json --out rep >/dev/null 2>rep.err && ok ||
     bad "report of two hosts: $(cat rep.err)"
 grep -q "<h2>Hosts</h2>" rep/index.html && grep -q "&#9888; CPU model" rep/index.html &&
     ! grep -q "&#9888; kernel" rep/index.html && ok || bad "report's hosts table"
+grep -q "&#9888; NUMA nodes<" rep/index.html && grep -q ">hardware counters<" rep/index.html &&
+    grep -q ">microcode<" rep/index.html && ! grep -q ">git commit<" rep/index.html &&
+    ok || bad "report's hosts rows: $(grep -o '<h2>Hosts.*' rep/index.html)"
 "$hvb" report whole.json --out rep1 >/dev/null 2>&1
 ! grep -q "<h2>Hosts</h2>" rep1/index.html && ok || bad "a hosts table for one host"
 

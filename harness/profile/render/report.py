@@ -430,15 +430,13 @@ def env_line(ctx):
             f"{scaling}, load average {known(load)}")
 
 
-HOST_ROWS = [("CPU model", "cpu_model"), ("vCPUs", "vcpus_online"),
-             ("NUMA nodes", "numa_nodes"), ("kernel", "kernel"),
-             ("hypervisor", "hypervisor"), ("clocksource", "clocksource"),
-             ("governor", "governor"), ("microcode", "microcode")]
-
-
-def hosts_table(runs):
+def hosts_table(runs, ledger):
     """Hosts side by side when the runs (or a merged file's hvbench.hosts)
-    come from more than one machine; rows that differ are marked."""
+    come from more than one machine; rows that differ are marked.  The rows
+    are the ledger's as hvbench passes them (--ledger, from one table in
+    harness/cli/ledger.c), those of the machine: of each host a merged file
+    keeps its environment and counters, e.g. {"label": "vCPUs", "object":
+    "environment", "key": "vcpus_online"}."""
     e = html.escape
     hosts = {}
     for _, doc in runs:
@@ -459,9 +457,13 @@ def hosts_table(runs):
         c = ((h.get("counters") or {}).get("counters") or {}).get("cycles_per_op") or {}
         return "yes (PMU)" if c.get("available") else "no"
 
-    rows = [(label, [str((hosts[n].get("environment") or {}).get(k, "?")) for n in names])
-            for label, k in HOST_ROWS]
-    rows.insert(3, ("hardware counters", [pmu(hosts[n]) for n in names]))
+    rows = []
+    for r in ledger:
+        if r["object"] == "environment":
+            rows.append((r["label"], [str((hosts[n].get("environment") or {}).get(r["key"], "?"))
+                                      for n in names]))
+        elif r["object"] == "counters" and r.get("key") is None:
+            rows.append((r["label"], [pmu(hosts[n]) for n in names]))
     for label, vals in rows:
         differ = len(set(vals)) > 1
         cls = " class='l warn'" if differ else " class=l"
@@ -473,7 +475,7 @@ def hosts_table(runs):
     return out
 
 
-def page(runs, rows, images, out, linked, lock_rows, seeds=None):
+def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
     e = html.escape
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
          "<title>hvbench report</title>",
@@ -545,7 +547,7 @@ def page(runs, rows, images, out, linked, lock_rows, seeds=None):
                          f"<td>{x['wait_ns_avg']:.0f}</td><td>{x['wait_ns_max']}</td>"
                          f"<td>{x['hold_ns_total']}</td><td>{x['hold_ns_max']}</td></tr>")
             h.append("</table>")
-    h.extend(hosts_table(runs))
+    h.extend(hosts_table(runs, ledger))
     h.append("<h2>Environment</h2>")
     for path, doc in runs:
         hv, ctx = doc["hvbench"], doc.get("context", {})
@@ -605,6 +607,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", action="append", default=[],
                     help="a reproduce directory: the seeds section")
+    ap.add_argument("--ledger", required=True, type=json.loads,
+                    help="the environment rows of the Hosts table (JSON)")
     ap.add_argument("results", nargs="*")
     a = ap.parse_args()
     runs = load(a.results)
@@ -630,7 +634,7 @@ def main():
         images += chart_scaling(rows, a.out)
         images += chart_dist(rows, a.out)
     links = link_profiles(runs, a.out)
-    page(runs, rows, images, a.out, links, all_rows, seeds)
+    page(runs, rows, images, a.out, links, all_rows, a.ledger, seeds)
     print(f"hvbench: report written to {os.path.join(a.out, 'index.html')}", file=sys.stderr)
 
 

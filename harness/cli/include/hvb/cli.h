@@ -56,6 +56,13 @@ bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
                    uint64_t *out);
 bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
                        double *out);
+/*
+ * Which of @names (NULL-terminated, e.g. {"none", "callgrind", NULL}) @s
+ * is, into *@out; else "bad value 'x' for --instrument (none or
+ * callgrind)".
+ */
+bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
+                      int *out);
 
 /* Subcommands: argv[0] is the subcommand's name.  Return an exit code. */
 int hvb_cmd_list(int argc, char **argv);

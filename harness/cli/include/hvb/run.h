@@ -51,6 +51,17 @@ struct hvb_run_hooks {
                   const struct hvb_summary *s);
 };
 
+/*
+ * For an annotate hook: @run (taken) as hvbench.@key of results document
+ * @root, and cell(@ctx, i) as cells[i].@key for each cell i of @m that the
+ * document holds (a NULL from cell(): nothing for that cell).  E.g. key
+ * "lockstat": hvbench.lockstat = {"compiled_in": true, ...} and
+ * cells[0].lockstat = [the first cell's rows].
+ */
+void hvb_run_annotate(json_t *root, const struct hvb_matrix *m, const char *key,
+                      json_t *run, json_t *(*cell)(void *ctx, size_t i),
+                      void *ctx);
+
 struct hvb_run_opts {
     struct hvb_matrix_spec spec;
     unsigned int repetitions;
