@@ -8,9 +8,10 @@
 #      never exits 1 (0, or 3 when the shared machine is too noisy).
 #   2. +25% real work per op fails in time mode (exit 1); the amount is
 #      calibrated here, paired in one run, as 200 work units on every
-#      E-th lookup.  Across two files the machine's between-process
-#      spread may leave it unstable (exit 3, with the reason and a
-#      positive change); paired in one run (2b) it always fails.
+#      E-th lookup.  Across two files this VM's drift between runs may
+#      leave it unstable (exit 3, with the reason), never a pass; on
+#      fixed samples of two files (2c) and paired in one run (2b) it
+#      always fails.
 #   3. +1% instructions fails in callgrind mode (exit 1), every time.
 #   4. A deliberately jittery cell is reported unstable (exit 3); with
 #      --allow-unstable it is listed as not gated (exit 0).
@@ -121,26 +122,24 @@ print("calibration: 200 units per lookup: x%.2f per op; +25%%: every %d-th"
 print(e)
 PY
 )
-# saw_slowdown: the gate's row (in $tmp/gate.out) shows a positive change
-# and says why it is unstable: a noise flag, or a CI whose lower bound
-# does not clear the 5% threshold (a regression neither shown nor ruled
-# out).
-saw_slowdown() {
+# unsure: the gate's row (in $tmp/gate.out) says why it cannot judge: a
+# noise flag, or a CI that reaches past the 5% threshold without its
+# lower bound doing so.
+unsure() {
     /usr/bin/python3 - "$tmp/gate.out" <<'PY'
 import re, sys
 for line in open(sys.argv[1]):
     m = re.match(r"lookup/\S+\s+\S+\s+\S+\s+([+-][0-9.]+)%\s+"
                  r"\[([+-][0-9.]+)%, ([+-][0-9.]+)%\]", line)
     if m:
-        change, lo = float(m.group(1)), float(m.group(2))
-        noisy = re.search(r"cv>=10%|min/max>=50%|two-clusters", line)
-        sys.exit(0 if change > 0 and (lo <= 5 or noisy) else 1)
+        lo, hi = float(m.group(2)), float(m.group(3))
+        noisy = re.search(r"cv>=10%|min/max>=50%", line)
+        sys.exit(0 if noisy or lo <= 5 < hi else 1)
 sys.exit(1)
 PY
 }
 # The base does the same bookkeeping (the counter and the modulo by E).
-# A 2-vCPU machine shared with other work can swamp one attempt; three
-# are allowed, each with fresh files.
+# Three attempts, each with fresh files.
 for try in 1 2 3; do
     run "$tmp/b.json" 0 "$e"
     run "$tmp/slow.json" 200 "$e"
@@ -149,17 +148,54 @@ for try in 1 2 3; do
     rc=$?
     [ "$rc" -eq 1 ] && break
 done
-# Across two files the between-process spread can leave the gate unable
-# to tell, and then "unstable" (exit 3) is its honest answer, provided
-# it saw the slowdown and says why.  Never a pass (0) or an error (2);
-# the paired +25% below (2b) must be caught every time.
-if [ "$rc" -eq 3 ] && saw_slowdown; then
+# Two separate runs on this VM differ by more than their processes
+# show: files of the same 8-process A/A have measured -27% [-33, -8]
+# and +46% [+20, +52] apart, the machine's state shifting between runs.
+# So "unstable" (exit 3), with its reason, is an honest answer here,
+# whatever the change it measured; a pass (0) of a real +25% never is,
+# nor an error (2).  That the gate says "regressed" where two files
+# show it is checked on fixed samples (2c), and the paired +25% (2b)
+# must be caught every time.
+if [ "$rc" -eq 3 ] && unsure; then
     echo "note: +25% time (E=$e) across two files: unstable on this machine:"
     cat "$tmp/gate.out"
 else
     [ "$rc" -eq 1 ] || { bad "+25% time (E=$e) exited $rc"; cat "$tmp/gate.out"; }
 fi
 rc25=$rc
+
+# 2c. Two files of 8 processes x 3 rounds with fixed samples (the
+# layout of b.json): process levels 4% apart around 7 ns, rounds within
+# 1% of their level.  NEW = BASE x 1.25 with the processes in another
+# order is "regressed" (exit 1); the same order-shuffled BASE is
+# "unchanged" (exit 0); one process at twice the level is "unstable"
+# (exit 3, min/max or cv); the bootstrap is seeded, so every run agrees.
+fixed() { # fixed OUT SCALE ORDER [FAR]: b.json with those samples
+    /usr/bin/python3 - "$tmp/b.json" "$@" <<'PY'
+import json, sys
+src, out, scale, order = sys.argv[1:5]
+far = len(sys.argv) > 5
+d = json.load(open(src))
+h = d["hvbench"]
+assert h["run"]["processes"] == 8, h["run"]["processes"]
+levels = [7.0 * (1 + 0.04 * (k - 3.5) / 3.5) for k in range(8)]
+levels = [levels[int(k)] for k in order]
+if far:
+    levels[0] *= 2
+v = [lv * float(scale) * (1 + 0.01 * r) for lv in levels for r in (-1, 0, 1)]
+for c in h["cells"]:
+    c["samples_ns_per_op"] = v
+json.dump(d, open(out, "w"))
+PY
+}
+fixed "$tmp/fb.json" 1 01234567
+fixed "$tmp/fs.json" 1.25 75316420
+fixed "$tmp/fa.json" 1 75316420
+fixed "$tmp/ff.json" 1 75316420 far
+gate 1 "$tmp/fb.json" "$tmp/fs.json" --metric time
+grep -q "regressed" "$tmp/gate.out" || bad "fixed +25%: $(cat "$tmp/gate.out")"
+gate 0 "$tmp/fb.json" "$tmp/fa.json" --metric time
+gate 3 "$tmp/fb.json" "$tmp/ff.json" --metric time
 
 # 2b. The same +25% paired within one run (variants of one group): the
 # per-round ratios cancel the machine's drift.
