@@ -19,6 +19,7 @@
 #   tevery E two-file gate power: a run with every E-th lookup doing 200
 #            work units against a run doing the bookkeeping only (as
 #            pevery, across two files; with RUN_OPTS="--processes 3 ...");
+#            and each base against the one before, an A/A of two runs;
 #            N pairs
 #   empty    the empty-op baseline: harness overhead per op
 # Usage: measure-gate.sh HVBENCH SLOWDOWN.so aa|time P|sim P|empty [N]
@@ -135,6 +136,14 @@ tevery | pevery)
         # shellcheck disable=SC2086
         "$hv" gate $files ${GATE_OPTS:-} >"$tmp/g" 2>&1
         tally $? pair
+        # tevery: this base against the last one, an A/A of two runs
+        if [ "$what" = tevery ] && [ -f "$tmp/bprev.json" ]; then
+            # shellcheck disable=SC2086
+            "$hv" gate "$tmp/bprev.json" "$tmp/b.json" --metric time \
+                ${GATE_OPTS:-} >"$tmp/g" 2>&1
+            echo "  A/A of the bases: exit $?: $(grep -A1 '^benchmark' "$tmp/g" | tail -1 | awk '{print $4, $5, $6, $9, $10, $11}')"
+        fi
+        [ "$what" = tevery ] && cp "$tmp/b.json" "$tmp/bprev.json"
     done
     [ "$what" = tevery ] && label=tevery || label=every
     echo "$label=$4: exit 1 in $caught of $n, exit 3 in $unstable, $(($(date +%s) - t0)) s; changes:$changes"
