@@ -213,3 +213,39 @@ int hv_virt_lookup_id(struct hv_virt *v, int id, struct hv_virt_info *out)
 {
     return info(hv_vobjlist_find_by_id(v->list, id), out);
 }
+
+int hv_virt_req_define(void *arg)
+{
+    struct hv_virt_req *r = arg;
+
+    return hv_virt_define(r->v, r->name, r->uuid);
+}
+
+int hv_virt_req_undefine(void *arg)
+{
+    struct hv_virt_req *r = arg;
+
+    return hv_virt_undefine(r->v, r->uuid);
+}
+
+int hv_virt_req_start(void *arg)
+{
+    struct hv_virt_req *r = arg;
+
+    return hv_virt_start(r->v, r->uuid);
+}
+
+int hv_virt_req_stop(void *arg)
+{
+    struct hv_virt_req *r = arg;
+
+    return hv_virt_stop(r->v, r->uuid);
+}
+
+int hv_virt_req_lookup(void *arg)
+{
+    struct hv_virt_req *r = arg;
+    struct hv_virt_info info;
+
+    return hv_virt_lookup_uuid(r->v, r->uuid, &info);
+}

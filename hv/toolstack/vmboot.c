@@ -58,43 +58,9 @@ void hv_vmboot_identity(domid_t id, char *name, unsigned int len,
     hv_virt_uuid(id, uuid);
 }
 
-struct vm_call {
-    struct hv_virt *v;
-    char name[HV_VIRT_NAME_MAX];
-    unsigned char uuid[HV_VIRT_UUID_LEN];
-};
-
-static int call_define(void *arg)
-{
-    struct vm_call *c = arg;
-
-    return hv_virt_define(c->v, c->name, c->uuid);
-}
-
-static int call_start(void *arg)
-{
-    struct vm_call *c = arg;
-
-    return hv_virt_start(c->v, c->uuid);
-}
-
-static int call_stop(void *arg)
-{
-    struct vm_call *c = arg;
-
-    return hv_virt_stop(c->v, c->uuid);
-}
-
-static int call_undefine(void *arg)
-{
-    struct vm_call *c = arg;
-
-    return hv_virt_undefine(c->v, c->uuid);
-}
-
 /* One RPC; *@ns (may be NULL) gets its client-side time. */
-static int rpc(struct hv_rpc_client *conn, int (*fn)(void *), struct vm_call *c,
-               bool prio, uint64_t *ns)
+static int rpc(struct hv_rpc_client *conn, int (*fn)(void *),
+               struct hv_virt_req *c, bool prio, uint64_t *ns)
 {
     struct hv_rpc_call call = {.fn = fn, .arg = c, .prio = prio};
     int rc = hv_rpc_call(conn, &call);
@@ -202,7 +168,7 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
 {
     struct hv *hv = cpu->hv;
     struct hv_xs *xs = hv_xs(hv);
-    struct vm_call c = {.v = cfg->virt};
+    struct hv_virt_req c = {.v = cfg->virt};
     struct hv_domain *d;
     unsigned int vcpu, ref, tries;
     uint64_t t;
@@ -215,10 +181,10 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
         return -EINVAL;
     hv_vmboot_identity(id, c.name, sizeof(c.name), c.uuid);
 
-    rc = rpc(conn, call_define, &c, false, &res->ns[HV_VMBOOT_DEFINE]);
+    rc = rpc(conn, hv_virt_req_define, &c, false, &res->ns[HV_VMBOOT_DEFINE]);
     if ( rc )
         return rc;
-    rc = rpc(conn, call_start, &c, false, &res->ns[HV_VMBOOT_LABEL]);
+    rc = rpc(conn, hv_virt_req_start, &c, false, &res->ns[HV_VMBOOT_LABEL]);
     if ( rc )
         goto undefine;
 
@@ -263,25 +229,25 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
 destroy:
     (void)!hv_domain_destroy(hv, id); /* ours: it cannot fail */
 stop:
-    (void)rpc(conn, call_stop, &c, true, NULL);
+    (void)rpc(conn, hv_virt_req_stop, &c, true, NULL);
 undefine:
-    (void)rpc(conn, call_undefine, &c, true, NULL);
+    (void)rpc(conn, hv_virt_req_undefine, &c, true, NULL);
     return rc;
 }
 
 int hv_vmboot_teardown(struct hv_cpu *cpu, struct hv_rpc_client *conn,
                        const struct hv_vmboot_config *cfg, domid_t id)
 {
-    struct vm_call c = {.v = cfg->virt};
+    struct hv_virt_req c = {.v = cfg->virt};
     char path[64];
     int rc, rc2;
 
     hv_vmboot_identity(id, c.name, sizeof(c.name), c.uuid);
     snprintf(path, sizeof(path), "/local/domain/0/backend/vif/%u", id);
     rc = hv_xs_simple(hv_xs(cpu->hv), HV_XS_RM, 0, 0, path);
-    rc2 = rpc(conn, call_stop, &c, true, NULL);
+    rc2 = rpc(conn, hv_virt_req_stop, &c, true, NULL);
     rc = rc ? rc : rc2;
-    rc2 = rpc(conn, call_undefine, &c, true, NULL);
+    rc2 = rpc(conn, hv_virt_req_undefine, &c, true, NULL);
     rc = rc ? rc : rc2;
     rc2 = hv_domain_destroy(cpu->hv, id);
     return rc ? rc : rc2;

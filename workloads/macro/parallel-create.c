@@ -59,35 +59,8 @@ struct pc {
     _Atomic uint64_t first_submit, last_end; /* the run's window */
 };
 
-struct req {
-    struct hv_virt *v;
-    char name[HV_VIRT_NAME_MAX];
-    unsigned char uuid[HV_VIRT_UUID_LEN];
-};
-
-static int do_define(void *arg)
-{
-    struct req *r = arg;
-
-    return hv_virt_define(r->v, r->name, r->uuid);
-}
-
-static int do_create(void *arg)
-{
-    struct req *r = arg;
-
-    return hv_virt_start(r->v, r->uuid);
-}
-
-static int do_lookup(void *arg)
-{
-    struct req *r = arg;
-    struct hv_virt_info info;
-
-    return hv_virt_lookup_uuid(r->v, r->uuid, &info);
-}
-
-static int (*const api_fn[API_NR])(void *) = {do_define, do_create, do_lookup};
+static int (*const api_fn[API_NR])(void *) = {
+    hv_virt_req_define, hv_virt_req_start, hv_virt_req_lookup};
 
 /* Widen the run's window [first_submit, last_end] to @call. */
 static void window(struct pc *s, const struct hv_rpc_call *call)
@@ -131,7 +104,7 @@ static void pc_thread(struct hvb_thread *t)
 {
     struct pc *s = t->cell->priv;
     struct hv_rpc_client *conn = wl_libvirtd_conn(&s->d, t->index);
-    struct req *reqs = calloc(s->rounds, sizeof(*reqs));
+    struct hv_virt_req *reqs = calloc(s->rounds, sizeof(*reqs));
     unsigned int r, a;
 
     HV_BUG_ON(reqs == NULL);

@@ -72,6 +72,23 @@ int HV_MUST_CHECK hv_virt_lookup_id(struct hv_virt *v, int id,
 struct hv_vobjlist *hv_virt_list(struct hv_virt *v);
 struct hv_secmgr *hv_virt_secmgr(struct hv_virt *v);
 
+/*
+ * One VM's API call as a libvirtd worker runs it (hv_rpc_call's fn and
+ * arg, virt_rpc.h): @arg is a struct hv_virt_req.  E.g. a client fills
+ * {v, "vm-7", uuid} and submits {.fn = hv_virt_req_define, .arg = &req}.
+ */
+struct hv_virt_req {
+    struct hv_virt *v;
+    char name[HV_VIRT_NAME_MAX];
+    unsigned char uuid[HV_VIRT_UUID_LEN];
+};
+
+int hv_virt_req_define(void *arg);
+int hv_virt_req_undefine(void *arg);
+int hv_virt_req_start(void *arg);
+int hv_virt_req_stop(void *arg);
+int hv_virt_req_lookup(void *arg); /* by UUID */
+
 /* A UUID from @seed (distinct seeds, distinct UUIDs). */
 void hv_virt_uuid(uint64_t seed, unsigned char *uuid);
 
