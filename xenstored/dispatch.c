@@ -522,11 +522,12 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
             "\nconflicts %" PRIu64 "\nopen_txns %u\nconnections %" PRIu64
             "\nrequests %" PRIu64 "\nerrors %" PRIu64 "\nbad_requests %" PRIu64
             "\nframing_errors %" PRIu64 "\nevents %" PRIu64
-            "\nevents_dropped %" PRIu64 "\n",
+            "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64 "\n",
             st.nodes, st.quota_copies, st.commits_fast, st.commits_coalesce,
             st.commits_replay, st.conflicts, st.open_txns, s->stats.connections,
             s->stats.requests, s->stats.errors, s->stats.bad_requests,
-            s->stats.framing_errors, s->stats.events, s->stats.events_dropped);
+            s->stats.framing_errors, s->stats.events, s->stats.events_dropped,
+            s->stats.accept_dropped);
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }

@@ -179,6 +179,8 @@ void xsd_queue_error(struct xsd_server *s, struct xsd_conn *c,
     xsd_queue(s, c, XSD_ERROR, h->req_id, h->tx_id, name, strlen(name) + 1);
 }
 
+static void listeners_arm(struct xsd_server *s, bool on);
+
 static void conn_close(struct xsd_server *s, struct xsd_conn *c)
 {
     struct xsd_conn **pp;
@@ -186,6 +188,7 @@ static void conn_close(struct xsd_server *s, struct xsd_conn *c)
     xsd_conn_forget(s, c);
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
+    listeners_arm(s, true); /* a descriptor is free again */
     if ( c->prev )
         c->prev->next = c->next;
     else
@@ -338,31 +341,104 @@ static void on_input(struct xsd_server *s, struct xsd_conn *c)
     }
 }
 
+/*
+ * Accepting at the descriptor limit.  accept4() fails with EMFILE before
+ * it looks at the queue: it fails whether a client waits or not, and a
+ * level-triggered listening socket with a client waiting wakes epoll at
+ * once again.  So a client that cannot be taken is taken and dropped
+ * through the spare descriptor, and when even that fails (ENFILE, or the
+ * spare is gone) the listening sockets leave the epoll set until a
+ * connection closes or a second has passed.  The log says it once a
+ * second at most, with the count.
+ *
+ * Worked example: a limit of 32 descriptors, 8 of them the daemon's own,
+ * 40 clients connect.  24 are served; the 16 others are accepted through
+ * the spare and closed at once (they read EOF), one log line "16 clients
+ * dropped"; the queue is empty, accept4() on the spare says EAGAIN and
+ * the loop waits in epoll again, where SIGTERM finds it.
+ */
+#define XSD_ACCEPT_BURST 64 /* clients taken per wake, before serving */
+
+static void listeners_arm(struct xsd_server *s, bool on)
+{
+    struct epoll_event ev = {.events = EPOLLIN};
+    int i;
+
+    if ( s->accept_paused == !on )
+        return;
+    for ( i = 0; i < 2; i++ )
+        if ( s->lfd[i] >= 0 )
+        {
+            ev.data.ptr = i ? TAG_RO : TAG_RW;
+            epoll_ctl(s->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, s->lfd[i],
+                      on ? &ev : NULL);
+        }
+    s->accept_paused = !on;
+    if ( !on )
+        s->paused_at = time(NULL);
+}
+
+/* One line a second at most for the clients dropped since the last. */
+static void log_dropped(struct xsd_server *s, bool flush_now)
+{
+    time_t now = time(NULL);
+
+    if ( !s->drops_unlogged || (!flush_now && now == s->drops_logged_at) )
+        return;
+    xsd_log(s,
+            "accept: out of file descriptors: %" PRIu64 " client%s "
+            "dropped%s",
+            s->drops_unlogged, s->drops_unlogged == 1 ? "" : "s",
+            s->accept_paused ? ", accepting paused" : "");
+    s->drops_unlogged = 0;
+    s->drops_logged_at = now;
+}
+
+/* At EMFILE/ENFILE: false when the loop has to stop accepting. */
+static bool drop_one(struct xsd_server *s, int lfd)
+{
+    int fd, e;
+
+    if ( s->spare_fd < 0 )
+        return false;
+    close(s->spare_fd);
+    fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    e = errno;
+    if ( fd >= 0 )
+    {
+        close(fd);
+        s->stats.accept_dropped++;
+        s->drops_unlogged++;
+    }
+    s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if ( fd >= 0 )
+        return s->spare_fd >= 0;
+    errno = e;
+    return false;
+}
+
 static void on_accept(struct xsd_server *s, int lfd, bool ro)
 {
     struct epoll_event ev;
     struct xsd_conn *c;
-    int fd;
+    int fd, burst;
 
-    for ( ;; )
+    for ( burst = 0; burst < XSD_ACCEPT_BURST; burst++ )
     {
         fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if ( fd < 0 )
         {
             if ( errno == EINTR || errno == ECONNABORTED )
                 continue;
-            if ( (errno == EMFILE || errno == ENFILE) && s->spare_fd >= 0 )
+            if ( errno == EMFILE || errno == ENFILE )
             {
-                /* Take the client and drop it, or it would spin the loop. */
-                close(s->spare_fd);
-                fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-                if ( fd >= 0 )
-                    close(fd);
-                s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-                xsd_log(s, "accept: out of file descriptors, client dropped");
-                continue;
+                if ( drop_one(s, lfd) )
+                    continue;
+                if ( errno != EAGAIN && errno != EWOULDBLOCK )
+                    listeners_arm(s, false);
+                break;
             }
-            return; /* EAGAIN */
+            break; /* EAGAIN: the queue is empty */
         }
         c = calloc(1, sizeof(*c));
         if ( c == NULL )
@@ -389,6 +465,7 @@ static void on_accept(struct xsd_server *s, int lfd, bool ro)
         s->conns = c;
         s->stats.connections++;
     }
+    log_dropped(s, s->accept_paused);
 }
 
 static int listen_on(const char *path, char *err, size_t len)
@@ -503,11 +580,16 @@ int xsd_server_run(struct xsd_server *s)
             s->opts.ro_socket ? s->opts.ro_socket : "");
     for ( ;; )
     {
-        n = epoll_wait(s->epfd, evs, 64, -1);
+        /* Paused accepting and unlogged drops look again in a second. */
+        n = epoll_wait(s->epfd, evs, 64,
+                       s->accept_paused || s->drops_unlogged ? 1000 : -1);
         if ( n < 0 && errno == EINTR )
             continue;
         if ( n < 0 )
             return -errno;
+        if ( s->accept_paused && time(NULL) != s->paused_at )
+            listeners_arm(s, true);
+        log_dropped(s, false);
         for ( i = 0; i < n; i++ )
         {
             void *p = evs[i].data.ptr;
@@ -515,6 +597,7 @@ int xsd_server_run(struct xsd_server *s)
 
             if ( p == TAG_STOP )
             {
+                log_dropped(s, true);
                 xsd_log(s, "stopping");
                 return 0;
             }
@@ -586,8 +669,10 @@ void xsd_server_destroy(struct xsd_server *s)
         close(s->epfd);
     if ( s->spare_fd >= 0 )
         close(s->spare_fd);
-    xsd_log(s, "stopped: %" PRIu64 " connections, %" PRIu64 " requests served",
-            s->stats.connections, s->stats.requests);
+    xsd_log(s,
+            "stopped: %" PRIu64 " connections, %" PRIu64 " requests served, "
+            "%" PRIu64 " clients dropped at the descriptor limit",
+            s->stats.connections, s->stats.requests, s->stats.accept_dropped);
     free(s->introduced);
     free(s);
 }

@@ -57,6 +57,7 @@ void xsd_server_destroy(struct xsd_server *s);
 struct xsd_server_stats {
     uint64_t connections, requests, errors, bad_requests, framing_errors;
     uint64_t events, events_dropped;
+    uint64_t accept_dropped; /* clients taken and closed at EMFILE/ENFILE */
 };
 void xsd_server_get_stats(const struct xsd_server *s,
                           struct xsd_server_stats *st);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "wire.h"
 #include "xenstored.h"
@@ -71,7 +72,11 @@ struct xsd_server {
     int lfd[2];  /* read-write, read-only listening sockets, or -1 */
     int stop_fd; /* eventfd */
     int epfd;
-    int spare_fd; /* given up to accept and drop a client at EMFILE */
+    int spare_fd;       /* given up to accept and drop a client at EMFILE */
+    bool accept_paused; /* listening sockets out of the epoll set */
+    time_t paused_at;   /* when they left it */
+    uint64_t drops_unlogged; /* clients dropped since the last log line */
+    time_t drops_logged_at;
     struct xsd_conn *conns, *dirty;
     unsigned int next_id;
     struct xsd_watch *watches;
