@@ -3,13 +3,15 @@
 # A thin wrapper over CMake.  The README's two commands:
 #   make demo   install what is missing, build, run the demo A/B suite
 #   make test   install what is missing, build, run ctest
+# And, like the tools beside it (docs/install.md):
+#   make install [DESTDIR=D] [PREFIX=P]   cmake --install (default /usr/local)
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE    ?= cmake
 CTEST    ?= ctest
 HVBENCH  := $(BUILD)/hvbench
 
-.PHONY: all deps configure build demo test format format-check clean
+.PHONY: all deps configure build demo test install format format-check clean
 
 all: build
 
@@ -29,6 +31,9 @@ demo: build
 
 test: build
 	cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+install: build
+	$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
