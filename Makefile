@@ -5,13 +5,14 @@
 #   make test   install what is missing, build, run ctest
 # And, like the tools beside it (docs/install.md):
 #   make install [DESTDIR=D] [PREFIX=P]   cmake --install (default /usr/local)
+#   make package                          build/hvbench_VERSION_ARCH.deb
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE    ?= cmake
 CTEST    ?= ctest
 HVBENCH  := $(BUILD)/hvbench
 
-.PHONY: all deps configure build demo test install format format-check clean
+.PHONY: all deps configure build demo test install package format format-check clean
 
 all: build
 
@@ -34,6 +35,9 @@ test: build
 
 install: build
 	$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+package: build
+	$(CMAKE) --build $(BUILD) --target package
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

@@ -49,3 +49,27 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/man/man1
 install(DIRECTORY ${CMAKE_BINARY_DIR}/completion/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions OPTIONAL
   FILES_MATCHING PATTERN hvbench)
+
+# The Debian package: hvbench_VERSION_ARCH.deb, installed under /usr.
+# dpkg-shlibdeps names the libraries the binary links (libbenchmark,
+# liburcu, libdw, libpfm4, jemalloc, jansson, libnuma, libstdc++);
+# python3 runs the render scripts, matplotlib draws the report's charts.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME hvbench)
+set(CPACK_PACKAGE_CONTACT "hvbench maintainers <maintainers@users.noreply.a-seed-c386dcba.example>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+  "A/B benchmarks, CI gates and flame graphs around a hypervisor model")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+  "hvbench runs workloads of a compact Xen-like hypervisor model under
+switchable strategy plugins (domain lookup, xenstore quota, NUMA page
+allocation, toolstack locking), paired and interleaved, and says with a
+confidence interval whether a difference is real; gates a change on
+cycles per operation; and draws flame graphs and lock tables.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib, man-db")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion, valgrind, linux-perf, git")
+include(CPack)
