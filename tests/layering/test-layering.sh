@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
 for d in CMakeLists.txt hv plugins workloads harness xenstored scripts \
-    packaging; do
+    packaging cmake; do
     cp -r "$src/$d" "$tmp/" || fail "cannot copy $d"
 done
 "$cmake" -S "$tmp" -B "$tmp/build" -DHVB_ENABLE_TESTING=OFF \
