@@ -58,6 +58,7 @@ enum {
     OPT_OUT,
     OPT_NO_STAGE,
     OPT_POLL,
+    OPT_SLURM_TIMEOUT,
     OPT_QUIET,
     OPT_HELP,
 };
@@ -73,6 +74,7 @@ static const struct hvb_optdef fleet_opts[] = {
     {"out", 'o', true, OPT_OUT},
     {"no-stage", 0, false, OPT_NO_STAGE},
     {"poll", 0, true, OPT_POLL},
+    {"slurm-timeout", 0, true, OPT_SLURM_TIMEOUT},
     {"quiet", 'q', false, OPT_QUIET},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
@@ -110,6 +112,10 @@ static void fleet_help(FILE *f)
         "                      where they are (a shared path) instead of\n"
         "                      copies in DIR\n"
         "  --poll S            seconds between looks at the queue (default 2)\n"
+        "  --slurm-timeout S   kill a Slurm command (sinfo, sbatch, squeue)\n"
+        "                      that has not ended within S seconds, and\n"
+        "                      say so (default $" FLEET_CMD_TIMEOUT_ENV
+        " or 120)\n"
         "  -q, --quiet         no progress on stderr\n"
         "  -h, --help          this help\n"
         "\n"
@@ -123,81 +129,38 @@ static void fleet_help(FILE *f)
         f);
 }
 
-/* Run @argv with stdout into @out; the exit status (stderr passes). */
-static int run_plan(char *const *argv, char *out, size_t len)
-{
-    int p[2], status;
-    size_t n = 0;
-    ssize_t r;
-    pid_t pid;
-
-    if ( pipe(p) )
-        return -errno;
-    fflush(NULL);
-    pid = fork();
-    if ( pid == 0 )
-    {
-        dup2(p[1], 1);
-        close(p[0]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    if ( pid < 0 )
-    {
-        close(p[0]);
-        return -errno;
-    }
-    for ( ;; )
-    {
-        char sink[4096];
-
-        r = n + 1 < len ? read(p[0], out + n, len - n - 1)
-                        : read(p[0], sink, sizeof(sink));
-        if ( r <= 0 )
-            break;
-        if ( n + 1 < len )
-            n += (size_t)r;
-    }
-    out[n] = '\0';
-    close(p[0]);
-    while ( waitpid(pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-            return -errno;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* "run ... --plan" with this binary: the run command is valid here. */
 static int plan(struct fleet *fl, const char *self)
 {
-    char **av = calloc(fl->run_argc + 3, sizeof(*av)), *buf;
+    char **av = calloc(fl->run_argc + 3, sizeof(*av));
+    struct fleet_cmd c = {.timeout_s = fl->cmd_timeout_s, .max_out = 1 << 20};
     json_t *o;
     size_t i;
     int rc;
 
-    buf = malloc(1 << 20);
-    if ( av == NULL || buf == NULL )
-    {
-        free(av);
-        free(buf);
+    if ( av == NULL )
         return hvb_failure("out of memory");
-    }
     av[0] = (char *)self;
     for ( i = 0; i < fl->run_argc; i++ )
         av[i + 1] = fl->run_argv[i];
     av[i + 1] = "--plan";
-    rc = run_plan(av, buf, 1 << 20);
+    c.argv = av;
+    rc = fleet_cmd_run(&c); /* its stderr passes */
     free(av);
     if ( rc != 0 )
     {
-        free(buf);
+        fleet_cmd_free(&c);
+        if ( rc == -ETIMEDOUT )
+            return hvb_failure("fleet: '%s run ... --plan' did not answer "
+                               "within %g s: killed (--slurm-timeout)",
+                               self, fl->cmd_timeout_s);
         if ( rc < 0 )
             return hvb_failure("fleet: cannot run %s: %s", self, strerror(-rc));
         return hvb_usage_error("fleet: the run command is not valid here "
                                "(above); nothing submitted");
     }
-    o = json_loads(buf, 0, NULL);
-    free(buf);
+    o = json_loads(c.out, 0, NULL);
+    fleet_cmd_free(&c);
     fl->groups = (size_t)json_integer_value(json_object_get(o, "groups"));
     fl->cells = (size_t)json_integer_value(json_object_get(o, HVB_RK_CELLS));
     json_decref(o);
@@ -450,7 +413,8 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
 {
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
-    struct fleet fl = {.stage = true, .poll_s = 2};
+    struct fleet fl = {
+        .stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT};
     const char *val, *engine = NULL, *dir = FLEET_DEFAULT_DIR;
     char **orig;
     int id, status = HVB_EXIT_USAGE, i, first_run = -1;
@@ -459,6 +423,11 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
 
     (void)full_argc;
     (void)full_argv;
+    val = getenv(FLEET_CMD_TIMEOUT_ENV);
+    if ( val != NULL && *val &&
+         !hvb_parse_seconds(FLEET_CMD_TIMEOUT_ENV, val, 0.01, 86400,
+                            &fl.cmd_timeout_s) )
+        return HVB_EXIT_USAGE;
     /* Our options end at "--"; the rest is the run command, untouched. */
     for ( i = 1; i < argc; i++ )
         if ( strcmp(argv[i], "--") == 0 )
@@ -514,6 +483,11 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
             if ( !hvb_parse_seconds("--poll", val, 0.05, 3600, &fl.poll_s) )
                 return HVB_EXIT_USAGE;
             break;
+        case OPT_SLURM_TIMEOUT:
+            if ( !hvb_parse_seconds("--slurm-timeout", val, 0.01, 86400,
+                                    &fl.cmd_timeout_s) )
+                return HVB_EXIT_USAGE;
+            break;
         case OPT_QUIET:
             fl.quiet = true;
             break;
@@ -567,6 +541,7 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
     if ( fl.run_argv == NULL )
         return hvb_failure("out of memory");
     memcpy(fl.run_argv, orig, fl.run_argc * sizeof(*orig));
+    hvb_slurm_set_timeout(fl.cmd_timeout_s);
     status = fleet_slurm(&fl, orig, fl.run_argc);
     for ( k = 0; k < fl.run_argc; k++ )
         if ( fl.run_argv[k] != orig[k] )
