@@ -14,9 +14,10 @@
  * 170 KB are kept (up to .max_out, 16 MiB for sinfo; more is an error,
  * not a node list cut short), the first 1 KB of stderr is kept for the
  * message, the rest is read and dropped.  A command still running at
- * .timeout_s (a controller that does not answer) is killed with its
- * process group, and the caller says "sinfo did not answer within
- * 120 s (--slurm-timeout)".
+ * .timeout_s (a controller that does not answer; or one that closed its
+ * output and did not exit) is killed with its process group, and the
+ * caller says "sinfo did not answer within 120 s: killed
+ * (--slurm-timeout sets the limit)".
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -71,6 +72,36 @@ static ssize_t drain(int fd, char **buf, size_t *len, size_t *cap, size_t max,
     if ( r > 0 )
         *cut = true;
     return r;
+}
+
+/*
+ * Reap @pid into *@status by @deadline (monotonic s), else kill it with
+ * its group and reap it then: 0, or -ETIMEDOUT (killed).
+ */
+static int reap(pid_t pid, double deadline, int *status)
+{
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    pid_t r;
+
+    for ( ;; )
+    {
+        r = waitpid(pid, status, WNOHANG);
+        if ( r == pid )
+            return 0;
+        if ( r < 0 && errno != EINTR )
+        {
+            *status = 255 << 8; /* not ours to reap: a failure */
+            return 0;
+        }
+        if ( mono_now() > deadline )
+            break;
+        nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while ( waitpid(pid, status, 0) < 0 && errno == EINTR )
+        ;
+    return -ETIMEDOUT;
 }
 
 static void child(const struct fleet_cmd *c, int out, int err)
@@ -162,9 +193,8 @@ int fleet_cmd_run(struct fleet_cmd *c)
         c->out[c->out_len] = '\0';
     if ( c->errout != NULL )
         c->errout[c->err_len] = '\0';
-    while ( pid > 0 && waitpid(pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-            return -errno;
+    if ( pid > 0 && reap(pid, deadline, &status) )
+        c->timed_out = true; /* its pipes closed, itself still there */
     if ( c->timed_out )
         return -ETIMEDOUT;
     if ( rc || pid < 0 )

@@ -38,7 +38,7 @@ M="lookup --plugin domlookup=rwlock-ref,rcu-noref --param domains=10,100 --repet
 
 # fleet ARGS...: hvbench fleet slurm under a 30 s limit; $rc, out, err.
 fleet() {
-    rm -f fake/*.calls
+    rm -f fake/*.calls fake/tasks fake/task-*
     timeout -k 5 30 "$hvb" fleet slurm "$@" >out 2>err
     rc=$?
 }
@@ -68,6 +68,9 @@ FAKE_SINFO=hang HVB_SLURM_TIMEOUT=1 fleet --dir "$tmp/hang1" -- run $M
 [ $rc -eq 2 ] && grep -q "sinfo did not answer within 1 s: killed" err &&
     [ $(($(date +%s) - t0)) -lt 10 ] && ok ||
     bad "a sinfo that hangs, HVB_SLURM_TIMEOUT=1: status $rc, $(cat err)"
+FAKE_SINFO=detach HVB_SLURM_TIMEOUT=0.5 fleet --dir "$tmp/detach" -- run $M
+[ $rc -eq 2 ] && grep -q "sinfo did not answer within 0.5 s: killed" err && ok ||
+    bad "a sinfo that closes its output and hangs: status $rc, $(cat err)"
 FAKE_SINFO="nodes 2" FAKE_SBATCH=hang fleet --slurm-timeout 0.5 --dir "$tmp/hang2" -- run $M
 [ $rc -eq 2 ] && grep -q "sbatch did not answer within 0.5 s: killed" err && ok ||
     bad "a sbatch that hangs, --slurm-timeout 0.5: status $rc, $(cat err)"
