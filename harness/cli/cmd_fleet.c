@@ -58,6 +58,7 @@ enum {
     OPT_OUT,
     OPT_NO_STAGE,
     OPT_POLL,
+    OPT_SLURM_TIMEOUT,
     OPT_QUIET,
     OPT_HELP,
 };
@@ -73,6 +74,7 @@ static const struct hvb_optdef fleet_opts[] = {
     {"out", 'o', true, OPT_OUT},
     {"no-stage", 0, false, OPT_NO_STAGE},
     {"poll", 0, true, OPT_POLL},
+    {"slurm-timeout", 0, true, OPT_SLURM_TIMEOUT},
     {"quiet", 'q', false, OPT_QUIET},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
@@ -110,6 +112,10 @@ static void fleet_help(FILE *f)
         "                      where they are (a shared path) instead of\n"
         "                      copies in DIR\n"
         "  --poll S            seconds between looks at the queue (default 2)\n"
+        "  --slurm-timeout S   kill a Slurm command (sinfo, sbatch, squeue)\n"
+        "                      that has not ended within S seconds, and\n"
+        "                      say so (default $" FLEET_CMD_TIMEOUT_ENV
+        " or 120)\n"
         "  -q, --quiet         no progress on stderr\n"
         "  -h, --help          this help\n"
         "\n"
@@ -123,81 +129,38 @@ static void fleet_help(FILE *f)
         f);
 }
 
-/* Run @argv with stdout into @out; the exit status (stderr passes). */
-static int run_plan(char *const *argv, char *out, size_t len)
-{
-    int p[2], status;
-    size_t n = 0;
-    ssize_t r;
-    pid_t pid;
-
-    if ( pipe(p) )
-        return -errno;
-    fflush(NULL);
-    pid = fork();
-    if ( pid == 0 )
-    {
-        dup2(p[1], 1);
-        close(p[0]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    if ( pid < 0 )
-    {
-        close(p[0]);
-        return -errno;
-    }
-    for ( ;; )
-    {
-        char sink[4096];
-
-        r = n + 1 < len ? read(p[0], out + n, len - n - 1)
-                        : read(p[0], sink, sizeof(sink));
-        if ( r <= 0 )
-            break;
-        if ( n + 1 < len )
-            n += (size_t)r;
-    }
-    out[n] = '\0';
-    close(p[0]);
-    while ( waitpid(pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-            return -errno;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* "run ... --plan" with this binary: the run command is valid here. */
 static int plan(struct fleet *fl, const char *self)
 {
-    char **av = calloc(fl->run_argc + 3, sizeof(*av)), *buf;
+    char **av = calloc(fl->run_argc + 3, sizeof(*av));
+    struct fleet_cmd c = {.timeout_s = fl->cmd_timeout_s, .max_out = 1 << 20};
     json_t *o;
     size_t i;
     int rc;
 
-    buf = malloc(1 << 20);
-    if ( av == NULL || buf == NULL )
-    {
-        free(av);
-        free(buf);
+    if ( av == NULL )
         return hvb_failure("out of memory");
-    }
     av[0] = (char *)self;
     for ( i = 0; i < fl->run_argc; i++ )
         av[i + 1] = fl->run_argv[i];
     av[i + 1] = "--plan";
-    rc = run_plan(av, buf, 1 << 20);
+    c.argv = av;
+    rc = fleet_cmd_run(&c); /* its stderr passes */
     free(av);
     if ( rc != 0 )
     {
-        free(buf);
+        fleet_cmd_free(&c);
+        if ( rc == -ETIMEDOUT )
+            return hvb_failure("fleet: '%s run ... --plan' did not answer "
+                               "within %g s: killed (--slurm-timeout)",
+                               self, fl->cmd_timeout_s);
         if ( rc < 0 )
             return hvb_failure("fleet: cannot run %s: %s", self, strerror(-rc));
         return hvb_usage_error("fleet: the run command is not valid here "
                                "(above); nothing submitted");
     }
-    o = json_loads(buf, 0, NULL);
-    free(buf);
+    o = json_loads(c.out, 0, NULL);
+    fleet_cmd_free(&c);
     fl->groups = (size_t)json_integer_value(json_object_get(o, "groups"));
     fl->cells = (size_t)json_integer_value(json_object_get(o, HVB_RK_CELLS));
     json_decref(o);
@@ -206,231 +169,287 @@ static int plan(struct fleet *fl, const char *self)
     return HVB_EXIT_OK;
 }
 
-static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
-{
-    struct hvb_fleet_job job = {0};
-    unsigned int *todo = NULL;
-    char **ids = NULL, *script = NULL, self[PATH_MAX], path[PATH_MAX + 32],
-         err[512] = "";
-    size_t nr_ids = 0, t, total, nr_todo = 0;
-    json_t *state = NULL;
-    ssize_t sl;
-    int status;
-    FILE *f;
+/*
+ * One fleet, as named phases (fleet_slurm() below): plan (the run
+ * command is valid here: "run --plan"), select (--resume: the fleet's
+ * state; else the nodes and the shard count), stage (the directory, the
+ * binary and the .so files), script (the job and its script; --dry-run
+ * prints them), submit (fleet.json, job.sh, sbatch), follow (squeue to
+ * the end), merge (the shards, or the hosts side by side).
+ */
+struct fleet_run {
+    struct hvb_fleet_job job;
+    unsigned int *todo; /* tasks without complete results, from 0 */
+    size_t nr_todo, total;
+    char **ids; /* job ids submitted */
+    size_t nr_ids;
+    char *script;
+    char self[PATH_MAX], path[PATH_MAX + 32]; /* this hvbench; job.sh */
+};
 
-    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if ( sl <= 0 )
-        return hvb_failure("fleet: /proc/self/exe: %s", strerror(errno));
-    self[sl] = '\0';
-    status = plan(fl, self);
-    if ( status )
-        return status;
+/* --resume: the fleet's state; else the nodes and the shards.  Status. */
+static int select_phase(struct fleet *fl, char *const *orig, size_t argc)
+{
+    char path[PATH_MAX + 32];
+    json_t *state;
+    size_t t;
+    int status;
+
     if ( fl->resume )
     {
         state = fleet_state_json(fl, orig, argc);
         status =
             state ? fleet_load_state(fl, state) : hvb_failure("out of memory");
         json_decref(state);
-        state = NULL;
         if ( status == HVB_EXIT_OK && !fl->dry_run )
             status = fleet_still_queued(fl);
+        return status;
+    }
+    if ( fl->per_host || fl->shards == 0 )
+    {
+        status = fleet_select_nodes(fl);
         if ( status )
             return status;
     }
-    else
+    if ( fl->shards == 0 )
+        fl->shards = (unsigned int)fl->nr_hosts;
+    if ( fl->shards > fl->groups )
     {
-        if ( fl->per_host || fl->shards == 0 )
-        {
-            status = fleet_select_nodes(fl);
-            if ( status )
-                return status;
-        }
-        if ( fl->shards == 0 )
-            fl->shards = (unsigned int)fl->nr_hosts;
-        if ( fl->shards > fl->groups )
-        {
-            if ( !fl->quiet )
-                fprintf(stderr,
-                        "hvbench: fleet: %u shards asked, but a shard is "
-                        "whole groups and the matrix has %zu: %zu shards\n",
-                        fl->shards, fl->groups, fl->groups);
-            fl->shards = (unsigned int)fl->groups;
-        }
-        if ( !fl->per_host )
-        {
-            for ( t = 0; t < fl->nr_hosts; t++ )
-                free(fl->hosts[t]);
-            free(fl->hosts);
-            fl->hosts = NULL;
-            fl->nr_hosts = 0;
-        }
-        snprintf(path, sizeof(path), "%s/" FLEET_STATE, fl->dir);
-        if ( !fl->dry_run && access(path, F_OK) == 0 )
-            return hvb_usage_error("fleet: %s already holds a fleet: finish "
-                                   "it with --resume, or use another --dir",
-                                   fl->dir);
+        if ( !fl->quiet )
+            fprintf(stderr,
+                    "hvbench: fleet: %u shards asked, but a shard is "
+                    "whole groups and the matrix has %zu: %zu shards\n",
+                    fl->shards, fl->groups, fl->groups);
+        fl->shards = (unsigned int)fl->groups;
     }
-    total = fl->per_host ? fl->nr_hosts : fl->shards;
-    todo = calloc(total + 1, sizeof(*todo));
-    if ( todo == NULL )
+    if ( !fl->per_host )
+    {
+        for ( t = 0; t < fl->nr_hosts; t++ )
+            free(fl->hosts[t]);
+        free(fl->hosts);
+        fl->hosts = NULL;
+        fl->nr_hosts = 0;
+    }
+    snprintf(path, sizeof(path), "%s/" FLEET_STATE, fl->dir);
+    if ( !fl->dry_run && access(path, F_OK) == 0 )
+        return hvb_usage_error("fleet: %s already holds a fleet: finish "
+                               "it with --resume, or use another --dir",
+                               fl->dir);
+    return HVB_EXIT_OK;
+}
+
+/* The tasks to run: all, or (--resume) those without results.  Status. */
+static int todo_tasks(const struct fleet *fl, struct fleet_run *r)
+{
+    char path[PATH_MAX + 32];
+    size_t t;
+
+    r->total = fl->per_host ? fl->nr_hosts : fl->shards;
+    r->todo = calloc(r->total + 1, sizeof(*r->todo));
+    if ( r->todo == NULL )
         return hvb_failure("out of memory");
-    for ( t = 0; t < total; t++ )
+    for ( t = 0; t < r->total; t++ )
     {
         fleet_task_path(fl, t, path, sizeof(path));
         if ( !fl->resume || !fleet_complete_file(path) )
-            todo[nr_todo++] = (unsigned int)t;
+            r->todo[r->nr_todo++] = (unsigned int)t;
     }
+    return HVB_EXIT_OK;
+}
+
+/* DIR and DIR/logs; the binary and the .so files into DIR.  Status. */
+static int stage_phase(struct fleet *fl, const char *self)
+{
+    char path[PATH_MAX + 32];
+    int rc;
 
     /* Staging rewrites run_argv's .so paths; fleet.json keeps the user's. */
-    if ( !fl->dry_run && (fleet_mkdirs(fl->dir) ||
-                          (snprintf(path, sizeof(path), "%s/logs", fl->dir),
-                           fleet_mkdirs(path))) )
+    snprintf(path, sizeof(path), "%s", fl->dir);
+    rc = fl->dry_run ? 0 : fleet_mkdirs(path);
+    if ( rc == 0 && !fl->dry_run )
     {
-        free(todo);
+        snprintf(path, sizeof(path), "%s/logs", fl->dir);
+        rc = fleet_mkdirs(path);
+    }
+    if ( rc )
         return hvb_usage_error("fleet: cannot create %s: %s", path,
                                strerror(errno));
-    }
     if ( fl->stage )
         snprintf(fl->binary, sizeof(fl->binary), "%s/bin/hvbench", fl->dir);
     else
         snprintf(fl->binary, sizeof(fl->binary), "%s", self);
-    if ( fl->stage && !fl->dry_run )
-    {
-        int rc;
+    if ( !fl->stage || fl->dry_run )
+        return HVB_EXIT_OK;
+    snprintf(path, sizeof(path), "%s/bin", fl->dir);
+    rc = fleet_mkdirs(path);
+    rc = rc ?: fleet_copy_file(self, fl->binary, 0755);
+    if ( rc )
+        return hvb_usage_error("fleet: cannot stage %s into %s: %s", self,
+                               fl->binary, strerror(-rc));
+    return fleet_stage_plugins(fl);
+}
 
-        snprintf(path, sizeof(path), "%s/bin", fl->dir);
-        rc = fleet_mkdirs(path);
-        rc = rc ?: fleet_copy_file(self, fl->binary, 0755);
-        if ( rc )
-        {
-            free(todo);
-            return hvb_usage_error("fleet: cannot stage %s into %s: %s", self,
-                                   fl->binary, strerror(-rc));
-        }
-        status = fleet_stage_plugins(fl);
-        if ( status )
-        {
-            free(todo);
-            return status;
-        }
-    }
+/* The job of the tasks to run and its script.  Status. */
+static int script_phase(const struct fleet *fl, struct fleet_run *r)
+{
+    struct hvb_fleet_job *j = &r->job;
+    size_t t;
 
-    job.dir = fl->dir;
-    job.partition = fl->partition;
-    job.constraint = fl->constraint;
-    job.per_host = fl->per_host;
-    job.shards = fl->shards;
-    job.run_argv = fl->run_argv;
-    job.run_argc = fl->run_argc;
-    job.binary = fl->binary;
-    job.tasks = todo;
-    job.nr_tasks = nr_todo;
+    j->dir = fl->dir;
+    j->partition = fl->partition;
+    j->constraint = fl->constraint;
+    j->per_host = fl->per_host;
+    j->shards = fl->shards;
+    j->run_argv = fl->run_argv;
+    j->run_argc = fl->run_argc;
+    j->binary = fl->binary;
+    j->tasks = r->todo;
+    j->nr_tasks = r->nr_todo;
     if ( fl->per_host )
     {
-        char **hs = calloc(nr_todo + 1, sizeof(*hs));
+        char **hs = calloc(r->nr_todo + 1, sizeof(*hs));
 
-        for ( t = 0; hs != NULL && t < nr_todo; t++ )
-            hs[t] = fl->hosts[todo[t]];
-        job.hosts = hs;
+        for ( t = 0; hs != NULL && t < r->nr_todo; t++ )
+            hs[t] = fl->hosts[r->todo[t]];
+        j->hosts = hs;
     }
     else
-        for ( t = 0; t < nr_todo; t++ )
-            todo[t]++; /* array task K = shard K, from 1 */
-    script = hvb_slurm_script(&job);
-    if ( script == NULL || (fl->per_host && job.hosts == NULL) )
+        for ( t = 0; t < r->nr_todo; t++ )
+            r->todo[t]++; /* array task K = shard K, from 1 */
+    r->script = hvb_slurm_script(j);
+    if ( r->script == NULL || (fl->per_host && j->hosts == NULL) )
+        return hvb_failure("out of memory");
+    snprintf(r->path, sizeof(r->path), "%s/job.sh", fl->dir);
+    return HVB_EXIT_OK;
+}
+
+/* --dry-run: the script and the sbatch command on stdout. */
+static void print_dry_run(const struct fleet *fl, const struct fleet_run *r)
+{
+    size_t t;
+
+    fputs(r->script, stdout);
+    printf("# submitted with:\n");
+    if ( fl->per_host )
+        for ( t = 0; t < r->nr_todo; t++ )
+            printf("#   sbatch --parsable --nodelist=%s %s\n", r->job.hosts[t],
+                   r->path);
+    else
     {
-        status = hvb_failure("out of memory");
-        goto out;
+        printf("#   sbatch --parsable --array=");
+        for ( t = 0; t < r->nr_todo; t++ )
+            printf("%s%u", t ? "," : "", r->todo[t]);
+        printf(" %s\n", r->path);
     }
-    snprintf(path, sizeof(path), "%s/job.sh", fl->dir);
-    if ( fl->dry_run )
-    {
-        fputs(script, stdout);
-        printf("# submitted with:\n");
-        if ( fl->per_host )
-            for ( t = 0; t < nr_todo; t++ )
-                printf("#   sbatch --parsable --nodelist=%s %s\n", job.hosts[t],
-                       path);
-        else
-        {
-            printf("#   sbatch --parsable --array=");
-            for ( t = 0; t < nr_todo; t++ )
-                printf("%s%u", t ? "," : "", todo[t]);
-            printf(" %s\n", path);
-        }
-        printf("# %zu cells in %zu groups; %zu of %zu %s to run\n", fl->cells,
-               fl->groups, nr_todo, total, fl->per_host ? "hosts" : "shards");
-        status = HVB_EXIT_OK;
-        goto out;
-    }
+    printf("# %zu cells in %zu groups; %zu of %zu %s to run\n", fl->cells,
+           fl->groups, r->nr_todo, r->total, fl->per_host ? "hosts" : "shards");
+}
+
+/* fleet.json (a new fleet) and job.sh into DIR.  Status. */
+static int write_phase(const struct fleet *fl, const struct fleet_run *r,
+                       char *const *orig, size_t argc)
+{
+    char st[PATH_MAX + 32];
+    json_t *state;
+    FILE *f;
+
     if ( !fl->resume )
     {
-        char st[PATH_MAX + 32];
-
         state = fleet_state_json(fl, orig, argc);
         snprintf(st, sizeof(st), "%s/" FLEET_STATE, fl->dir);
         if ( state == NULL ||
              json_dump_file(state, st, JSON_INDENT(2) | JSON_SORT_KEYS) )
         {
-            status = hvb_usage_error("fleet: cannot write %s", st);
-            goto out;
+            json_decref(state);
+            return hvb_usage_error("fleet: cannot write %s", st);
         }
+        json_decref(state);
     }
-    f = fopen(path, "w");
-    if ( f == NULL || fputs(script, f) == EOF || fclose(f) ||
-         chmod(path, 0755) )
+    f = fopen(r->path, "w");
+    if ( f == NULL || fputs(r->script, f) == EOF || fclose(f) ||
+         chmod(r->path, 0755) )
+        return hvb_usage_error("fleet: cannot write %s: %s", r->path,
+                               strerror(errno));
+    return HVB_EXIT_OK;
+}
+
+/* sbatch, the ids into DIR/jobs, and the line that names them.  Status. */
+static int submit_phase(const struct fleet *fl, struct fleet_run *r)
+{
+    char err[512] = "";
+    size_t t;
+
+    if ( hvb_slurm_submit(&r->job, r->path, &r->ids, &r->nr_ids, err,
+                          sizeof(err)) )
+        return hvb_usage_error("fleet: %s", err);
+    fleet_record_jobs(fl, r->ids, r->nr_ids);
+    if ( fl->quiet )
+        return HVB_EXIT_OK;
+    fprintf(stderr, "hvbench: fleet: %zu cells in %zu groups, ", fl->cells,
+            fl->groups);
+    if ( fl->per_host )
+        fprintf(stderr, "%zu of %zu hosts", r->nr_todo, r->total);
+    else if ( fl->resume )
     {
-        status = hvb_usage_error("fleet: cannot write %s: %s", path,
-                                 strerror(errno));
-        goto out;
+        fprintf(stderr, "resuming %s: shards", fl->dir);
+        for ( t = 0; t < r->nr_todo; t++ )
+            fprintf(stderr, "%s%u", t ? "," : " ", r->todo[t]);
+        fprintf(stderr, " of %u to run", fl->shards);
     }
-    if ( nr_todo == 0 )
+    else
+        fprintf(stderr, "%u shards", fl->shards);
+    fprintf(stderr, "; job");
+    for ( t = 0; t < r->nr_ids; t++ )
+        fprintf(stderr, " %s", r->ids[t]);
+    fputc('\n', stderr);
+    return HVB_EXIT_OK;
+}
+
+static void fleet_run_free(struct fleet_run *r)
+{
+    size_t t;
+
+    for ( t = 0; t < r->nr_ids; t++ )
+        free(r->ids[t]);
+    free(r->ids);
+    free((void *)r->job.hosts);
+    free(r->script);
+    free(r->todo);
+}
+
+static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
+{
+    struct fleet_run r = {0};
+    ssize_t sl;
+    int status;
+
+    sl = readlink("/proc/self/exe", r.self, sizeof(r.self) - 1);
+    if ( sl <= 0 )
+        return hvb_failure("fleet: /proc/self/exe: %s", strerror(errno));
+    r.self[sl] = '\0';
+    status = plan(fl, r.self);
+    status = status ?: select_phase(fl, orig, argc);
+    status = status ?: todo_tasks(fl, &r);
+    status = status ?: stage_phase(fl, r.self);
+    status = status ?: script_phase(fl, &r);
+    if ( status == HVB_EXIT_OK && fl->dry_run )
+        print_dry_run(fl, &r);
+    else if ( status == HVB_EXIT_OK )
     {
-        if ( !fl->quiet )
+        status = write_phase(fl, &r, orig, argc);
+        if ( status == HVB_EXIT_OK && r.nr_todo == 0 && !fl->quiet )
             fprintf(stderr,
                     "hvbench: fleet: nothing to run: every %s of %s "
                     "has its results\n",
                     fl->per_host ? "host" : "shard", fl->dir);
-        status = fleet_gather(fl);
-        goto out;
-    }
-    if ( hvb_slurm_submit(&job, path, &ids, &nr_ids, err, sizeof(err)) )
-    {
-        status = hvb_usage_error("fleet: %s", err);
-        goto out;
-    }
-    fleet_record_jobs(fl, ids, nr_ids);
-    if ( !fl->quiet )
-    {
-        fprintf(stderr, "hvbench: fleet: %zu cells in %zu groups, ", fl->cells,
-                fl->groups);
-        if ( fl->per_host )
-            fprintf(stderr, "%zu of %zu hosts", nr_todo, total);
-        else if ( fl->resume )
+        if ( status == HVB_EXIT_OK && r.nr_todo > 0 )
         {
-            fprintf(stderr, "resuming %s: shards", fl->dir);
-            for ( t = 0; t < nr_todo; t++ )
-                fprintf(stderr, "%s%u", t ? "," : " ", todo[t]);
-            fprintf(stderr, " of %u to run", fl->shards);
+            status = submit_phase(fl, &r);
+            status = status ?: fleet_follow(fl, r.ids, r.nr_ids, r.nr_todo);
         }
-        else
-            fprintf(stderr, "%u shards", fl->shards);
-        fprintf(stderr, "; job");
-        for ( t = 0; t < nr_ids; t++ )
-            fprintf(stderr, " %s", ids[t]);
-        fputc('\n', stderr);
+        status = status ?: fleet_gather(fl); /* merge */
     }
-    status = fleet_follow(fl, ids, nr_ids, nr_todo);
-    if ( status == HVB_EXIT_OK )
-        status = fleet_gather(fl);
-out:
-    for ( t = 0; t < nr_ids; t++ )
-        free(ids[t]);
-    free(ids);
-    free((void *)job.hosts);
-    free(script);
-    free(todo);
-    json_decref(state);
+    fleet_run_free(&r);
     return status;
 }
 
@@ -450,7 +469,8 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
 {
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
-    struct fleet fl = {.stage = true, .poll_s = 2};
+    struct fleet fl = {
+        .stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT};
     const char *val, *engine = NULL, *dir = FLEET_DEFAULT_DIR;
     char **orig;
     int id, status = HVB_EXIT_USAGE, i, first_run = -1;
@@ -459,6 +479,11 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
 
     (void)full_argc;
     (void)full_argv;
+    val = getenv(FLEET_CMD_TIMEOUT_ENV);
+    if ( val != NULL && *val &&
+         !hvb_parse_seconds(FLEET_CMD_TIMEOUT_ENV, val, 0.01, 86400,
+                            &fl.cmd_timeout_s) )
+        return HVB_EXIT_USAGE;
     /* Our options end at "--"; the rest is the run command, untouched. */
     for ( i = 1; i < argc; i++ )
         if ( strcmp(argv[i], "--") == 0 )
@@ -514,6 +539,11 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
             if ( !hvb_parse_seconds("--poll", val, 0.05, 3600, &fl.poll_s) )
                 return HVB_EXIT_USAGE;
             break;
+        case OPT_SLURM_TIMEOUT:
+            if ( !hvb_parse_seconds("--slurm-timeout", val, 0.01, 86400,
+                                    &fl.cmd_timeout_s) )
+                return HVB_EXIT_USAGE;
+            break;
         case OPT_QUIET:
             fl.quiet = true;
             break;
@@ -567,6 +597,7 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
     if ( fl.run_argv == NULL )
         return hvb_failure("out of memory");
     memcpy(fl.run_argv, orig, fl.run_argc * sizeof(*orig));
+    hvb_slurm_set_timeout(fl.cmd_timeout_s);
     status = fleet_slurm(&fl, orig, fl.run_argc);
     for ( k = 0; k < fl.run_argc; k++ )
         if ( fl.run_argv[k] != orig[k] )

@@ -68,6 +68,7 @@ enum {
     OPT_PAIRS,
     OPT_ROUNDS,
     OPT_SAMPLE_TIME,
+    OPT_WORKER_TIMEOUT,
     OPT_HELP,
 };
 
@@ -80,6 +81,7 @@ static const struct hvb_optdef gate_bin_opts[] = {
     {"pairs", 0, true, OPT_PAIRS},
     {"rounds", 0, true, OPT_ROUNDS},
     {"sample-time", 0, true, OPT_SAMPLE_TIME},
+    {"worker-timeout", 0, true, OPT_WORKER_TIMEOUT},
     {"help", 'h', false, OPT_HELP},
     {NULL, 0, false, 0},
 };
@@ -118,6 +120,9 @@ static void help(FILE *f)
         "  --rounds N          rounds per cell and pair (default %d)\n"
         "  --sample-time S     seconds per sample, calibrated once\n"
         "                      (default %g)\n"
+        "  --worker-timeout S  kill a worker that has not said hello or\n"
+        "                      answered a command within S seconds, and\n"
+        "                      say which (default %d)\n"
         "\n"
         "Run options follow '--' as for 'hvbench run' (--plugin, --param,\n"
         "--threads, --affinity, --seed, --counters ...); --repetitions,\n"
@@ -128,7 +133,7 @@ static void help(FILE *f)
         "builds configured differently, a base binary without the worker,\n"
         "a cell or worker that failed), 3 too unstable to judge\n",
         SIM_ROUNDS, SIM_ITERATIONS, DEFAULT_PAIRS, DEFAULT_ROUNDS,
-        DEFAULT_SAMPLE_S);
+        DEFAULT_SAMPLE_S, HVB_WORKER_TIMEOUT);
 }
 
 bool hvb_gate_bin_wanted(int argc, char **argv)
@@ -233,6 +238,27 @@ static int worker_failed(const struct gate_bin *g)
     return hvb_usage_error("%s (no verdict)", g->err);
 }
 
+/* Is @v a number > 0 (a sample)? */
+static bool positive(json_t *v)
+{
+    return json_is_number(v) && json_number_value(v) > 0 &&
+           json_number_value(v) < HUGE_VAL;
+}
+
+/* An answer without its @key: into g->err, @r released. */
+static void bad_answer(struct gate_bin *g, int side, const char *cmd, json_t *r,
+                       const char *key)
+{
+    char *s = json_dumps(r, JSON_COMPACT);
+
+    snprintf(g->err, sizeof(g->err),
+             "the %s build's worker (%s) answered '%s' with no sample "
+             "(\"%s\" > 0 wanted): ok %.200s",
+             g->w[side].label, g->w[side].bin, cmd, key, s ? s : "?");
+    free(s);
+    json_decref(r);
+}
+
 /* One sample of @cell from worker @side; @keep: record it. */
 static int one(struct gate_bin *g, int side, size_t cell, bool keep)
 {
@@ -242,6 +268,11 @@ static int one(struct gate_bin *g, int side, size_t cell, bool keep)
     snprintf(cmd, sizeof(cmd), "run %zu %lld", cell, (long long)g->iters[cell]);
     if ( hvb_gate_worker_ask(&g->w[side], cmd, &r, g->err, sizeof(g->err)) )
         return -EIO;
+    if ( !positive(json_object_get(r, "ns")) )
+    {
+        bad_answer(g, side, cmd, r, "ns");
+        return -EIO;
+    }
     if ( keep )
         add_sample(g, side, cell, r);
     json_decref(r);
@@ -274,6 +305,11 @@ static int calibrate(struct gate_bin *g)
                                      sizeof(g->err)) )
                 return -EIO;
             it = json_integer_value(json_object_get(r, "iterations"));
+            if ( it <= 0 )
+            {
+                bad_answer(g, k, cmd, r, "iterations");
+                return -EIO;
+            }
             json_decref(r);
             logsum += log(it > 0 ? (double)it : 1);
         }
@@ -469,6 +505,12 @@ static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
                                     &g->sample_s) )
                 return HVB_EXIT_USAGE;
             break;
+        case OPT_WORKER_TIMEOUT:
+            if ( !hvb_parse_seconds("--worker-timeout", val, 0.01, 86400,
+                                    &g->w[0].timeout_s) )
+                return HVB_EXIT_USAGE;
+            g->w[1].timeout_s = g->w[0].timeout_s;
+            break;
         case OPT_HELP:
             help(stdout);
             return -1;
@@ -485,7 +527,11 @@ int hvb_cmd_gate_bin(int argc, char **argv)
         .pairs = DEFAULT_PAIRS,
         .rounds = DEFAULT_ROUNDS,
         .sample_s = DEFAULT_SAMPLE_S,
-        .w = {{.label = "base"}, {.label = "new", .bin = "/proc/self/exe"}},
+        .w = {{.label = "base", .out = -1, .timeout_s = HVB_WORKER_TIMEOUT},
+              {.label = "new",
+               .bin = "/proc/self/exe",
+               .out = -1,
+               .timeout_s = HVB_WORKER_TIMEOUT}},
     };
     enum hvb_outfile_kind kind;
     struct stat st;

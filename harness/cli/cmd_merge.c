@@ -17,17 +17,33 @@
  * --repetitions 10 instead of 5: exit 2, "merge: 's2.json' and
  * 's1.json' differ in run.repetitions (10, 5): shards of one matrix come
  * from one command line and build".
+ *
+ * Each shard is also checked against the plan that made it: its K is
+ * claimed by one file only, each cell is as run writes it (one sample
+ * per round done, a summary over them, plugins and given params as its
+ * name says, benchmarks[] times >= 0), and its cells are, by name, group
+ * and place, what "hvbench run <its command line> --shard K/N --plan"
+ * says shard K/N is.  E.g. s2.json (of 4) with one cell's params edited to
+ * domains=5 (and its name to match) is exit 2: "merge: 's2.json': cell
+ * 0 is 'lookup/domlookup=rwlock-ref/domains=5/threads:2' (matrix cell
+ * 2), where the plan of shard 2/4 has '.../domains=10/threads:2' (matrix
+ * cell 2)"; had it been merged, compare would take it for a reference.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hvb/cli.h>
 #include <hvb/cli_files.h>
 #include <hvb/merge.h>
 #include <hvb/results.h>
 #include <hvb/results_read.h>
+
+#include "fleet_private.h"
 
 /* What must be equal in every shard: {object under hvbench, key}. */
 static const struct {
@@ -168,6 +184,214 @@ static int load_shard(const char *path, struct shard *s)
                   json_object_get(s->doc, HVB_RK_CONTEXT), "host_name"))
                   ?: "unknown";
     return HVB_EXIT_OK;
+}
+
+/* Does @name ("lookup/domlookup=rcu-ref/domains=10/threads:1") hold KEY=@v? */
+static bool in_name(const char *name, const char *key, json_t *v)
+{
+    char want[256];
+    const char *p = name;
+    size_t n;
+
+    if ( json_is_string(v) )
+        snprintf(want, sizeof(want), "%s=%s", key, json_string_value(v));
+    else if ( json_is_integer(v) )
+        snprintf(want, sizeof(want), "%s=%lld", key,
+                 (long long)json_integer_value(v));
+    else if ( json_is_boolean(v) )
+        snprintf(want, sizeof(want), "%s=%s", key,
+                 json_is_true(v) ? "true" : "false");
+    else
+        return false;
+    n = strlen(want);
+    while ( p != NULL )
+    {
+        if ( strncmp(p, want, n) == 0 && (p[n] == '/' || p[n] == '\0') )
+            return true;
+        p = strchr(p, '/');
+        p = p ? p + 1 : NULL;
+    }
+    return false;
+}
+
+/* What is wrong with cell @c of a shard of @rounds rounds, or NULL. */
+static const char *cell_flaw(json_t *c, json_int_t rounds, char *buf,
+                             size_t len)
+{
+    const char *name = json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "";
+    json_t *smp = json_object_get(c, HVB_RK_SAMPLES), *params, *v;
+    size_t j, n = json_array_size(smp), valid = 0;
+    json_int_t sn;
+    const char *key;
+
+    json_array_foreach(smp, j, v) valid += json_is_number(v);
+    sn = json_integer_value(
+        json_object_get(json_object_get(c, HVB_RK_SUMMARY), "n"));
+    if ( (json_int_t)n != rounds ||
+         json_array_size(json_object_get(c, HVB_RK_CPU_SAMPLES)) != n ||
+         json_array_size(json_object_get(c, HVB_RK_ITERATIONS)) != n )
+        snprintf(buf, len,
+                 "%zu samples, %zu cpu samples, %zu iterations for %lld "
+                 "rounds done",
+                 n, json_array_size(json_object_get(c, HVB_RK_CPU_SAMPLES)),
+                 json_array_size(json_object_get(c, HVB_RK_ITERATIONS)),
+                 (long long)rounds);
+    else if ( sn != (json_int_t)valid )
+        snprintf(buf, len, "%zu samples but summary.n %lld", valid,
+                 (long long)sn);
+    else
+        buf[0] = '\0';
+    if ( buf[0] )
+        return buf;
+    json_object_foreach(
+        json_object_get(c, "plugins"), key,
+        v) if ( !in_name(name, key, json_object_get(v, "label")) )
+    {
+        snprintf(buf, len, "plugins.%s is not the one its name says", key);
+        return buf;
+    }
+    params = json_object_get(c, "params");
+    json_array_foreach(json_object_get(c, "params_given"), j, v)
+    {
+        key = json_string_value(v) ?: "";
+        if ( !in_name(name, key, json_object_get(params, key)) )
+        {
+            snprintf(buf, len, "params.%s is not the value its name says", key);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* A time of a benchmarks[] row: absent, or a finite number >= 0. */
+static bool row_time_ok(json_t *t)
+{
+    return t == NULL || (json_is_number(t) && json_number_value(t) >= 0 &&
+                         json_number_value(t) < HUGE_VAL);
+}
+
+/*
+ * Is @s a shard as "run --shard K/N" writes it, cell by cell?  Every cell
+ * has one sample per round done (samples, cpu samples, iterations) and a
+ * summary over its valid ones; its plugins and given params are the ones
+ * its name says (the name is what check_plan() holds against the plan);
+ * every benchmarks[] row has times >= 0.  Exit 2 naming the first flaw,
+ * e.g. "merge: 's2.json': cell 1 'lookup/.../domains=10/threads:1': 3
+ * samples but summary.n 12: not a cell as run writes it".
+ */
+static int check_cells(const struct shard *s)
+{
+    json_int_t rounds =
+        json_integer_value(hvb_rd_get(s->doc, HVB_RK_RUN, HVB_RK_ROUNDS_DONE));
+    const char *why;
+    char buf[256];
+    json_t *c, *r;
+    size_t i;
+
+    json_array_foreach(hvb_rd_cells(s->doc), i, c)
+    {
+        why = cell_flaw(c, rounds, buf, sizeof(buf));
+        if ( why != NULL )
+            return hvb_usage_error(
+                "merge: '%s': cell %zu '%s': %s: not a cell as run writes "
+                "it",
+                s->path, i,
+                json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?", why);
+    }
+    json_array_foreach(json_object_get(s->doc, HVB_RK_BENCHMARKS), i, r) if (
+        !row_time_ok(json_object_get(r, "real_time")) ||
+        !row_time_ok(json_object_get(
+            r,
+            "cpu_time")) ) return hvb_usage_error("merge: '%s': benchmarks[%zu] has a "
+                                                  "real_time or cpu_time that is not a time "
+                                                  ">= 0",
+                                                  s->path, i);
+    return HVB_EXIT_OK;
+}
+
+/*
+ * Is @s what its plan says shard K/N is?  The plan comes from this
+ * hvbench: "run <its command line> --shard K/N --plan" (the cells of
+ * that shard, their names, their places in the whole matrix).  Cell j
+ * of @s must be the plan's j-th, by name, group and index; so a cell
+ * with params of no cell of the matrix, or another shard's cells under
+ * this K, are exit 2.
+ */
+static int check_plan(const struct shard *s, const char *self)
+{
+    json_t *cmd = canonical_cmd(s->doc), *plan = NULL, *list, *full, *c, *p;
+    size_t i, n = json_array_size(cmd);
+    char **av = calloc(n + 6, sizeof(*av)), kn[32], err[512];
+    struct fleet_cmd fc = {.timeout_s = FLEET_CMD_TIMEOUT,
+                           .max_out = 64u << 20,
+                           .capture_err = true};
+    int rc, status = HVB_EXIT_OK;
+
+    if ( cmd == NULL || av == NULL )
+    {
+        json_decref(cmd);
+        free(av);
+        return hvb_failure("merge: out of memory");
+    }
+    snprintf(kn, sizeof(kn), "%u/%lld", s->k,
+             (long long)json_integer_value(
+                 hvb_rd_get(s->doc, HVB_RK_SHARD, HVB_RK_SHARD_N)));
+    av[0] = (char *)self;
+    for ( i = 0; i < n; i++ )
+        av[i + 1] = (char *)(json_string_value(json_array_get(cmd, i)) ?: "");
+    av[n + 1] = "--shard";
+    av[n + 2] = kn;
+    av[n + 3] = "--plan";
+    fc.argv = av;
+    rc = fleet_cmd_run(&fc);
+    if ( rc == 0 )
+        plan = json_loads(fc.out, 0, NULL);
+    if ( plan == NULL )
+    {
+        if ( rc )
+            fleet_cmd_error(&fc, rc, err, sizeof(err));
+        status = hvb_usage_error(
+            "merge: '%s': cannot rebuild its plan here ('run ... --shard %s "
+            "--plan': %s): merge with the hvbench that ran it",
+            s->path, kn, rc ? err : "not JSON");
+        goto out;
+    }
+    list = json_object_get(plan, "list");
+    full = hvb_rd_get(s->doc, HVB_RK_SHARD, HVB_RK_CELLS);
+    if ( json_array_size(list) != json_array_size(hvb_rd_cells(s->doc)) )
+    {
+        status = hvb_usage_error(
+            "merge: '%s' has %zu cells where its plan has %zu for shard %s",
+            s->path, json_array_size(hvb_rd_cells(s->doc)),
+            json_array_size(list), kn);
+        goto out;
+    }
+    json_array_foreach(list, i, p)
+    {
+        c = json_array_get(hvb_rd_cells(s->doc), i);
+        if ( json_equal(json_object_get(p, HVB_RK_NAME),
+                        json_object_get(c, HVB_RK_NAME)) &&
+             json_equal(json_object_get(p, HVB_RK_GROUP),
+                        json_object_get(c, HVB_RK_GROUP)) &&
+             json_equal(json_object_get(p, "full_index"),
+                        json_array_get(full, i)) )
+            continue;
+        status = hvb_usage_error(
+            "merge: '%s': cell %zu is '%s' (matrix cell %lld), where the plan "
+            "of shard %s has '%s' (matrix cell %lld)",
+            s->path, i,
+            json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?",
+            (long long)json_integer_value(json_array_get(full, i)), kn,
+            json_string_value(json_object_get(p, HVB_RK_NAME)) ?: "?",
+            (long long)json_integer_value(json_object_get(p, "full_index")));
+        break;
+    }
+out:
+    fleet_cmd_free(&fc);
+    json_decref(plan);
+    json_decref(cmd);
+    free(av);
+    return status;
 }
 
 /* The rows of @doc's local cell @local, renumbered to @global, onto @rows. */
@@ -376,6 +600,33 @@ static void say(const struct shard *sh, size_t nr,
                 res->missing[m], res->n, res->missing[m], res->n);
 }
 
+/* Shard @i of @sh: its K claimed once, its cells, its plan.  Status. */
+static int check_shard(const struct shard *sh, size_t i)
+{
+    char self[PATH_MAX];
+    ssize_t sl;
+    size_t j;
+    int status;
+
+    for ( j = 0; j < i; j++ )
+        if ( sh[j].k == sh[i].k )
+            return hvb_usage_error(
+                "merge: shard %u/%lld is in both '%s' and '%s' (a shard given "
+                "twice, or one relabelled?)",
+                sh[i].k,
+                (long long)json_integer_value(
+                    hvb_rd_get(sh[i].doc, HVB_RK_SHARD, HVB_RK_SHARD_N)),
+                sh[j].path, sh[i].path);
+    status = check_cells(&sh[i]);
+    if ( status )
+        return status;
+    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if ( sl <= 0 )
+        return hvb_failure("merge: /proc/self/exe: %s", strerror(errno));
+    self[sl] = '\0';
+    return check_plan(&sh[i], self);
+}
+
 int hvb_merge_files(const char *out, char *const *paths, size_t nr, bool quiet,
                     struct hvb_merge_result *res)
 {
@@ -392,6 +643,8 @@ int hvb_merge_files(const char *out, char *const *paths, size_t nr, bool quiet,
         status = load_shard(paths[i], &sh[i]);
     for ( i = 1; i < nr && status == HVB_EXIT_OK; i++ )
         status = check_same(&sh[0], &sh[i]);
+    for ( i = 0; i < nr && status == HVB_EXIT_OK; i++ )
+        status = check_shard(sh, i);
     if ( status == HVB_EXIT_OK )
     {
         res->n = (unsigned int)json_integer_value(
@@ -451,7 +704,10 @@ static void merge_help(FILE *f)
           "host's environment.\n"
           "\n"
           "A shard not given is named as missing and OUT.json holds the\n"
-          "rest (status 1); a cell in two files is an error.\n"
+          "rest (status 1); a cell in two files is an error, and so is a\n"
+          "shard that is not what its plan made ('run ... --shard K/N\n"
+          "--plan' with this hvbench: the same cells, each with its samples\n"
+          "and its params as its name says).\n"
           "\n"
           "options:\n"
           "  -q, --quiet   say nothing unless shards are missing\n"

@@ -22,14 +22,36 @@
  * name fails all three: "004-lookup: DIR/004-lookup.json was not written
  * by this run (pid 4711, invocation 4700-...; expected pid 5123, ...)".
  *
+ * Interrupted (SIGINT, SIGTERM), reproduce stops its child and exits
+ * 128 + the signal; the child, an ordinary run, keeps its finished
+ * rounds in its file (complete: false).  The signals are blocked from
+ * the start, so none is lost between a check and a wait: the parent
+ * waits for each child in sigtimedwait(), forwards the first signal to
+ * it, gives it RP_STOP_S to write and exit (a second signal, or the
+ * time up: SIGKILL), and starts nothing after it.  The children start
+ * with the signal mask reproduce found.
+ *
+ * --resume: every invocation appends its id to DIR/reproduce.invocations;
+ * with --resume, a run whose file carries one of those ids (a finished
+ * run, or one interrupted half-way) is spawned as "run ... --resume",
+ * which keeps its rounds done and runs the rest, then writes the file
+ * as this invocation's child (so the three checks above hold as ever);
+ * any other file is removed and its run starts afresh.  E.g. SIGTERM
+ * during 004-lookup's round 3 of 5: "interrupted (SIGTERM) in
+ * 004-lookup: ... 'reproduce --resume' runs the rest", exit 143; then
+ * "reproduce --resume --seed 004 --quick --out DIR" runs rounds 4 and 5
+ * of 004-lookup only.
+ *
  * Exit: 0 every measured claim's direction matches, 1 one does not or a
- * run failed, 2 bad input (unknown seed, bad DIR, an unwritable table).
+ * run failed, 2 bad input (unknown seed, bad DIR, an unwritable table),
+ * 128 + signal interrupted.
  * A ratio whose paired 95% CI contains 1 is "unclear" (shown, counted,
  * not a mismatch: a difference the run did not resolve has no direction).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +76,7 @@ extern char **environ;
 
 #define RP_MIN_TIME_QUICK 0.1
 #define RP_MIN_TIME_FULL  0.5
+#define RP_STOP_S         10.0 /* for an interrupted child to write, exit */
 
 static void reproduce_help(FILE *f)
 {
@@ -87,6 +110,11 @@ static void reproduce_help(FILE *f)
     fputs("\n"
           "  --min-time S        --min-time of the calibrated (micro) runs\n"
           "                      (default 0.1 with --quick, else 0.5)\n"
+          "  --resume            keep what an earlier reproduce into DIR\n"
+          "                      measured (finished runs, and the rounds\n"
+          "                      done of an interrupted one): each such run\n"
+          "                      goes on as 'run --resume'; other files in\n"
+          "                      DIR are run afresh\n"
           "  -o, --out DIR       the output directory (created)\n"
           "  -q, --quiet         no progress bar\n"
           "  -h, --help          this help\n"
@@ -96,8 +124,9 @@ static void reproduce_help(FILE *f)
     for ( i = 0; i < hvb_rp_nr_seeds; i++ )
         fprintf(f, "  %s  %s\n", hvb_rp_seeds[i].id, hvb_rp_seeds[i].title);
     fputs("\nexit status: 0 every direction matches, 1 one does not (or a "
-          "run failed),\n2 usage or input error; a ratio whose 95% CI "
-          "contains 1 is 'unclear'\nand fails nothing\n",
+          "run failed),\n2 usage or input error, 128 + signal interrupted "
+          "(the run stopped,\nits rounds done kept: --resume); a ratio "
+          "whose 95% CI contains 1 is\n'unclear' and fails nothing\n",
           f);
 }
 
@@ -149,9 +178,9 @@ static size_t count_words(const char *s)
 }
 
 static char **run_argv(const struct hvb_rp_run *r, bool quick,
-                       const char *min_time, const char *file)
+                       const char *min_time, const char *file, bool resume)
 {
-    size_t n = 0, cap = 10 + count_words(r->args) + count_words(r->quick) +
+    size_t n = 0, cap = 11 + count_words(r->args) + count_words(r->quick) +
                         count_words(r->full);
     char **v = calloc(cap, sizeof(*v));
 
@@ -169,6 +198,8 @@ static char **run_argv(const struct hvb_rp_run *r, bool quick,
     }
     v[n++] = strdup("--out");
     v[n++] = strdup(file);
+    if ( resume )
+        v[n++] = strdup("--resume");
     v[n++] = strdup("-q");
     return v;
 }
@@ -191,26 +222,109 @@ static void last_line(const char *path, char *buf, size_t len)
     fclose(f);
 }
 
-/* Spawn @d's command with its output in its log; wait for it. */
-static void run_one(struct hvb_rp_done *d, const char *exe)
+/* SIGINT, SIGTERM (and SIGCHLD, to wake the wait): blocked throughout. */
+static sigset_t rp_sigs, rp_old_mask;
+
+static void block_signals(void)
+{
+    sigemptyset(&rp_sigs);
+    sigaddset(&rp_sigs, SIGINT);
+    sigaddset(&rp_sigs, SIGTERM);
+    sigaddset(&rp_sigs, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &rp_sigs, &rp_old_mask);
+}
+
+/* A SIGINT or SIGTERM waiting for us (taken), or 0. */
+static int pending_signal(void)
+{
+    struct timespec zero = {0, 0};
+    sigset_t it;
+    int sig;
+
+    sigemptyset(&it);
+    sigaddset(&it, SIGINT);
+    sigaddset(&it, SIGTERM);
+    sig = sigtimedwait(&it, NULL, &zero);
+    return sig > 0 ? sig : 0;
+}
+
+/*
+ * Wait for @d's child; the first SIGINT/SIGTERM is forwarded to it
+ * (into *@sig), and a child not gone RP_STOP_S later, or a second
+ * signal, is killed.  Its wait status, or -1.
+ */
+static int wait_child(struct hvb_rp_done *d, int *sig)
+{
+    struct timespec tick = {0, 100 * 1000 * 1000};
+    double kill_at = 0;
+    int st, got;
+    pid_t r;
+
+    for ( ;; )
+    {
+        r = waitpid(d->pid, &st, WNOHANG);
+        if ( r == d->pid )
+            return st;
+        if ( r < 0 && errno != EINTR )
+            return -1;
+        got = sigtimedwait(&rp_sigs, NULL, &tick);
+        if ( (got == SIGINT || got == SIGTERM) && *sig == 0 )
+        {
+            *sig = got;
+            kill(d->pid, got);
+            kill_at = wall_now() + RP_STOP_S;
+        }
+        else if ( (got == SIGINT || got == SIGTERM) ||
+                  (kill_at > 0 && wall_now() > kill_at) )
+        {
+            kill(d->pid, SIGKILL);
+            kill_at = 0;
+        }
+    }
+}
+
+/*
+ * Spawn @d's command with its output in its log (with the signal mask
+ * reproduce found, SIGINT and SIGTERM at their defaults); wait for it.  A SIGINT/SIGTERM meanwhile: *@sig.
+ */
+static void run_one(struct hvb_rp_done *d, const char *exe, bool resume,
+                    int *sig)
 {
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t def;
     int rc, st;
 
     d->status = -1;
-    hvb_outfile_remove(d->file);
+    if ( !resume )
+        hvb_outfile_remove(d->file);
     if ( posix_spawn_file_actions_init(&fa) )
     {
         snprintf(d->error, sizeof(d->error), "cannot spawn: out of memory");
         return;
     }
+    if ( posix_spawnattr_init(&at) )
+    {
+        posix_spawn_file_actions_destroy(&fa);
+        snprintf(d->error, sizeof(d->error), "cannot spawn: out of memory");
+        return;
+    }
+    /* Its SIGINT and SIGTERM are its own, whatever reproduce inherited. */
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    posix_spawnattr_setsigmask(&at, &rp_old_mask);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setflags(&at,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, d->log,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     d->started = wall_now();
-    rc = posix_spawn(&d->pid, exe, &fa, NULL, d->argv, environ);
+    rc = posix_spawn(&d->pid, exe, &fa, &at, d->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     if ( rc )
     {
         d->ended = wall_now();
@@ -218,12 +332,7 @@ static void run_one(struct hvb_rp_done *d, const char *exe)
                  strerror(rc));
         return;
     }
-    while ( waitpid(d->pid, &st, 0) < 0 )
-        if ( errno != EINTR )
-        {
-            st = -1;
-            break;
-        }
+    st = wait_child(d, sig);
     d->ended = wall_now();
     if ( st != -1 && WIFEXITED(st) )
         d->status = WEXITSTATUS(st);
@@ -354,38 +463,44 @@ static bool selected(const char *seed, const char *only)
     return only == NULL || strcmp(seed, only) == 0;
 }
 
-int hvb_cmd_reproduce(int argc, char **argv)
+/*
+ * One reproduce, as phases (hvb_cmd_reproduce() below): parse, start
+ * (DIR, the invocation id), list (the runs of the seeds asked), measure
+ * (spawn each, check its file), judge (each claim's figure), tables.
+ */
+struct rp {
+    const char *out, *seed, *exe;
+    bool quick, quiet, resume;
+    double min_time, est;
+    char invocation[96], min_time_s[32];
+    struct hvb_rp_done *done;
+    struct hvb_rp_figure *fig;
+    size_t nd, nf;
+    struct hvb_rp_table t;
+};
+
+/* The options into @rp: 0, an exit status, or -1 (--help: done). */
+static int parse(struct rp *rp, int argc, char **argv)
 {
     enum {
         O_QUICK = 1,
         O_SEED,
         O_OUT,
         O_MIN_TIME,
+        O_RESUME,
         O_QUIET,
         O_HELP
     };
     static const struct hvb_optdef defs[] = {
-        {"quick", 0, false, O_QUICK},
-        {"seed", 0, true, O_SEED},
-        {"out", 'o', true, O_OUT},
-        {"min-time", 0, true, O_MIN_TIME},
-        {"quiet", 'q', false, O_QUIET},
-        {"help", 'h', false, O_HELP},
-        {NULL, 0, false, 0},
+        {"quick", 0, false, O_QUICK},   {"seed", 0, true, O_SEED},
+        {"out", 'o', true, O_OUT},      {"min-time", 0, true, O_MIN_TIME},
+        {"resume", 0, false, O_RESUME}, {"quiet", 'q', false, O_QUIET},
+        {"help", 'h', false, O_HELP},   {NULL, 0, false, 0},
     };
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "reproduce"};
-    const char *val, *out = NULL, *seed = NULL, *exe;
-    bool quick = false, quiet = false;
-    double min_time = NAN, est = 0;
-    char invocation[96], min_time_s[32];
-    struct hvb_rp_done *done;
-    struct hvb_rp_figure *fig;
-    struct hvb_rp_table t = {0};
-    struct hvb_progress prog;
-    size_t i, k, nd = 0, nf = 0;
-    unsigned int rnd = 0;
-    int id, rc, status = HVB_EXIT_OK;
+    const char *val;
+    int id;
 
     while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
     {
@@ -398,90 +513,178 @@ int hvb_cmd_reproduce(int argc, char **argv)
                                    "'hvbench reproduce --help')",
                                    val);
         case O_QUICK:
-            quick = true;
+            rp->quick = true;
             break;
         case O_SEED:
             if ( hvb_rp_seed_find(val) == NULL )
                 return hvb_usage_error("reproduce: unknown seed '%s' (seeds: "
                                        "000, 001, 002, 003, 004)",
                                        val);
-            seed = val;
+            rp->seed = val;
             break;
         case O_OUT:
-            out = val;
+            rp->out = val;
             break;
         case O_MIN_TIME:
-            if ( !hvb_parse_seconds("--min-time", val, 0.001, 60, &min_time) )
+            if ( !hvb_parse_seconds("--min-time", val, 0.001, 60,
+                                    &rp->min_time) )
                 return HVB_EXIT_USAGE;
             break;
+        case O_RESUME:
+            rp->resume = true;
+            break;
         case O_QUIET:
-            quiet = true;
+            rp->quiet = true;
             break;
         case O_HELP:
             reproduce_help(stdout);
-            return HVB_EXIT_OK;
+            return -1;
         }
     }
-    if ( out == NULL || *out == '\0' )
+    if ( rp->out == NULL || *rp->out == '\0' )
         return hvb_usage_error("reproduce needs --out DIR");
-    rc = prepare_dir(out);
+    return 0;
+}
+
+/* DIR ready, this invocation's id set and appended to its list.  Status. */
+static int start(struct rp *rp)
+{
+    unsigned int rnd = 0;
+    char *path;
+    FILE *f;
+    int rc;
+
+    rc = prepare_dir(rp->out);
     if ( rc )
         return rc;
-    if ( isnan(min_time) )
-        min_time = quick ? RP_MIN_TIME_QUICK : RP_MIN_TIME_FULL;
-    snprintf(min_time_s, sizeof(min_time_s), "%g", min_time);
-
-    done = calloc(hvb_rp_nr_runs, sizeof(*done));
-    fig = calloc(hvb_rp_nr_claims, sizeof(*fig));
-    if ( done == NULL || fig == NULL )
+    if ( isnan(rp->min_time) )
+        rp->min_time = rp->quick ? RP_MIN_TIME_QUICK : RP_MIN_TIME_FULL;
+    snprintf(rp->min_time_s, sizeof(rp->min_time_s), "%g", rp->min_time);
+    rp->done = calloc(hvb_rp_nr_runs, sizeof(*rp->done));
+    rp->fig = calloc(hvb_rp_nr_claims, sizeof(*rp->fig));
+    if ( rp->done == NULL || rp->fig == NULL )
         return hvb_failure("reproduce: out of memory");
-    t.started = wall_now();
+    rp->t.started = wall_now();
     if ( getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd) )
         rnd = (unsigned int)rand();
-    snprintf(invocation, sizeof(invocation), "%d-%.0f-%08x", (int)getpid(),
-             t.started * 1e9, rnd);
-    if ( setenv(HVB_INVOCATION_ENV, invocation, 1) )
+    snprintf(rp->invocation, sizeof(rp->invocation), "%d-%.0f-%08x",
+             (int)getpid(), rp->t.started * 1e9, rnd);
+    if ( setenv(HVB_INVOCATION_ENV, rp->invocation, 1) )
         return hvb_failure("reproduce: cannot set %s", HVB_INVOCATION_ENV);
-    exe = getenv(HVB_RP_EXE_ENV);
-    if ( exe == NULL || *exe == '\0' )
-        exe = "/proc/self/exe";
+    rp->exe = getenv(HVB_RP_EXE_ENV);
+    if ( rp->exe == NULL || *rp->exe == '\0' )
+        rp->exe = "/proc/self/exe";
+    /* What a later --resume may keep: files these invocations wrote. */
+    path = path_join(rp->out, HVB_RP_INVOCATIONS, "", "");
+    f = path ? fopen(path, "a") : NULL;
+    if ( f == NULL || fprintf(f, "%s\n", rp->invocation) < 0 || fclose(f) )
+        rc = hvb_usage_error("reproduce: cannot write '%s'", path ?: "?");
+    free(path);
+    return rc;
+}
+
+/*
+ * --resume: is @file one that a reproduce into @dir wrote (its
+ * invocation in DIR/reproduce.invocations), finished or interrupted?
+ */
+static bool resumable(const char *dir, const char *file)
+{
+    char err[512], line[128], *path;
+    const char *inv;
+    bool found = false;
+    json_t *doc;
+    FILE *f;
+
+    if ( access(file, F_OK) != 0 )
+        return false;
+    doc = hvb_results_load(file, err, sizeof(err));
+    inv = json_string_value(hvb_rd_get(doc, HVB_RK_RUN, HVB_RK_INVOCATION));
+    path = path_join(dir, HVB_RP_INVOCATIONS, "", "");
+    f = inv && path ? fopen(path, "r") : NULL;
+    while ( f != NULL && !found && fgets(line, sizeof(line), f) != NULL )
+    {
+        line[strcspn(line, "\n")] = '\0';
+        found = strcmp(line, inv) == 0;
+    }
+    if ( f != NULL )
+        fclose(f);
+    free(path);
+    json_decref(doc);
+    return found;
+}
+
+/* The runs of the seeds asked into rp->done.  Status. */
+static int list_runs(struct rp *rp)
+{
+    size_t i;
 
     for ( i = 0; i < hvb_rp_nr_runs; i++ )
     {
         const struct hvb_rp_run *r = &hvb_rp_runs[i];
-        struct hvb_rp_done *d = &done[nd];
+        struct hvb_rp_done *d = &rp->done[rp->nd];
 
-        if ( !selected(r->seed, seed) )
+        if ( !selected(r->seed, rp->seed) )
             continue;
         d->run = r;
-        d->file = path_join(out, r->seed, r->name, ".json");
-        d->log = path_join(out, r->seed, r->name, ".log");
-        d->argv =
-            d->file && d->log ? run_argv(r, quick, min_time_s, d->file) : NULL;
+        d->file = path_join(rp->out, r->seed, r->name, ".json");
+        d->log = path_join(rp->out, r->seed, r->name, ".log");
+        d->resume = rp->resume && d->file && resumable(rp->out, d->file);
+        d->argv = d->file && d->log ? run_argv(r, rp->quick, rp->min_time_s,
+                                               d->file, d->resume)
+                                    : NULL;
         if ( d->argv == NULL )
             return hvb_failure("reproduce: out of memory");
-        est += quick ? r->est_quick_s : r->est_full_s;
-        nd++;
+        rp->est += rp->quick ? r->est_quick_s : r->est_full_s;
+        rp->nd++;
     }
-    if ( !quiet )
+    return HVB_EXIT_OK;
+}
+
+/*
+ * Each run in turn, its file checked.  0, or 128 + the signal that
+ * interrupted it (said so; nothing run after it).
+ */
+static int measure(struct rp *rp)
+{
+    struct hvb_progress prog;
+    size_t i, k;
+    int sig = 0;
+
+    if ( !rp->quiet )
         fprintf(stderr,
                 "hvbench: reproduce: %zu runs (%s%s), expected about %.0f s "
                 "on 2 vCPUs; results in %s/\n",
-                nd, seed ? "seed " : "all seeds", seed ? seed : "", est, out);
+                rp->nd, rp->seed ? "seed " : "all seeds", rp->seed ?: "",
+                rp->est, rp->out);
     /*
      * The bar advances by each run's expected seconds (one step per
      * second), so that its ETA weighs a 60 s listing above a 3 s balloon.
      */
-    hvb_progress_start(&prog, (size_t)est, quiet);
-    for ( i = 0; i < nd; i++ )
+    hvb_progress_start(&prog, (size_t)rp->est, rp->quiet);
+    for ( i = 0; i < rp->nd && sig == 0; i++ )
     {
-        struct hvb_rp_done *d = &done[i];
-        unsigned int w = quick ? d->run->est_quick_s : d->run->est_full_s;
+        struct hvb_rp_done *d = &rp->done[i];
+        unsigned int w = rp->quick ? d->run->est_quick_s : d->run->est_full_s;
         char label[96];
 
         snprintf(label, sizeof(label), "%s-%s", d->run->seed, d->run->name);
-        run_one(d, exe);
-        check_results(d, invocation);
+        sig = pending_signal();
+        if ( sig )
+            break;
+        run_one(d, rp->exe, d->resume, &sig);
+        if ( sig )
+        {
+            hvb_progress_end(&prog);
+            fprintf(stderr,
+                    "hvbench: reproduce: interrupted (%s) in %s: stopped it "
+                    "(exit status %d; its rounds done are in %s); %zu of %zu "
+                    "runs done; the same command with --resume runs the "
+                    "rest\n",
+                    sig == SIGINT ? "SIGINT" : "SIGTERM", label, d->status,
+                    d->file, i, rp->nd);
+            return 128 + sig;
+        }
+        check_results(d, rp->invocation);
         for ( k = 0; k < w; k++ )
             hvb_progress_step(&prog, label);
         if ( d->doc == NULL )
@@ -491,42 +694,86 @@ int hvb_cmd_reproduce(int argc, char **argv)
         }
     }
     hvb_progress_end(&prog);
+    if ( sig )
+        fprintf(stderr,
+                "hvbench: reproduce: interrupted (%s): %zu of %zu runs done; "
+                "the same command with --resume runs the rest\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM", i, rp->nd);
+    return sig ? 128 + sig : 0;
+}
+
+/* Each claim of the seeds asked against the runs.  The exit status. */
+static int judge(struct rp *rp)
+{
+    int status = HVB_EXIT_OK;
+    size_t i;
 
     for ( i = 0; i < hvb_rp_nr_claims; i++ )
     {
-        if ( !selected(hvb_rp_claims[i].seed, seed) )
+        struct hvb_rp_figure *f = &rp->fig[rp->nf];
+
+        if ( !selected(hvb_rp_claims[i].seed, rp->seed) )
             continue;
-        hvb_rp_figure(&hvb_rp_claims[i], done, nd, &fig[nf]);
-        if ( fig[nf].state == HVB_RP_FAILED ||
-             (fig[nf].state == HVB_RP_MEASURED && !fig[nf].direction &&
-              fig[nf].resolved) )
+        hvb_rp_figure(&hvb_rp_claims[i], rp->done, rp->nd, f);
+        if ( f->state == HVB_RP_FAILED ||
+             (f->state == HVB_RP_MEASURED && !f->direction && f->resolved) )
             status = HVB_EXIT_FAIL;
-        nf++;
+        rp->nf++;
     }
-    t.invocation = invocation;
-    t.pid = getpid();
-    t.ended = wall_now();
-    t.quick = quick;
-    t.min_time_s = min_time;
-    t.seed = seed;
-    t.argc = argc;
-    t.argv = argv;
-    t.done = done;
-    t.nr_done = nd;
-    t.fig = fig;
-    t.nr_fig = nf;
-    t.exit_status = status;
-    hvb_rp_markdown(stdout, &t);
+    return status;
+}
+
+/* The table on stdout and into DIR.  0 or the write's exit status. */
+static int tables(struct rp *rp, int argc, char **argv, int status)
+{
+    struct hvb_rp_table *t = &rp->t;
+    int rc;
+
+    t->invocation = rp->invocation;
+    t->pid = getpid();
+    t->ended = wall_now();
+    t->quick = rp->quick;
+    t->min_time_s = rp->min_time;
+    t->seed = rp->seed;
+    t->argc = argc;
+    t->argv = argv;
+    t->done = rp->done;
+    t->nr_done = rp->nd;
+    t->fig = rp->fig;
+    t->nr_fig = rp->nf;
+    t->exit_status = status;
+    hvb_rp_markdown(stdout, t);
     fflush(stdout);
-    rc = write_tables(out, &t);
-    if ( rc )
-        return rc;
-    if ( !quiet )
+    rc = write_tables(rp->out, t);
+    if ( rc == 0 && !rp->quiet )
         fprintf(stderr,
                 "hvbench: reproduce: table written to %s/%s and "
                 "%s/%s\n",
-                out, HVB_RP_MD, out, HVB_RP_JSON);
-    for ( i = 0; i < nd; i++ )
-        json_decref(done[i].doc);
+                rp->out, HVB_RP_MD, rp->out, HVB_RP_JSON);
+    return rc;
+}
+
+int hvb_cmd_reproduce(int argc, char **argv)
+{
+    struct rp rp = {.min_time = NAN};
+    size_t i;
+    int status;
+
+    status = parse(&rp, argc, argv);
+    if ( status )
+        return status < 0 ? HVB_EXIT_OK : status;
+    block_signals();
+    status = start(&rp);
+    status = status ?: list_runs(&rp);
+    status = status ?: measure(&rp);
+    if ( status == HVB_EXIT_OK )
+    {
+        status = judge(&rp);
+        status = tables(&rp, argc, argv, status) ?: status;
+    }
+    for ( i = 0; i < rp.nd; i++ )
+        json_decref(rp.done[i].doc);
+    if ( status < 128 )
+        sigprocmask(SIG_SETMASK, &rp_old_mask, NULL);
     return status;
 }

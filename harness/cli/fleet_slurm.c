@@ -34,6 +34,8 @@
 
 #include <hvb/fleet.h>
 
+#include "fleet_private.h"
+
 void hvb_fleet_quote(FILE *f, const char *s)
 {
     fputc('\'', f);
@@ -94,67 +96,32 @@ char *hvb_slurm_script(const struct hvb_fleet_job *j)
     return buf;
 }
 
-/*
- * Run @argv (a Slurm client), its stdout into @out (NUL-terminated, cut
- * to @len), stderr into @errout.  The exit status, or -errno.
- */
-static int capture(char *const *argv, char *out, size_t len, char *errout,
-                   size_t errlen)
-{
-    int po[2], pe[2], status;
-    size_t n = 0, m = 0;
-    ssize_t r;
-    pid_t pid;
+static double cmd_timeout_s = FLEET_CMD_TIMEOUT;
 
-    if ( pipe(po) )
-        return -errno;
-    if ( pipe(pe) )
-    {
-        close(po[0]);
-        close(po[1]);
-        return -errno;
-    }
-    fflush(NULL);
-    pid = fork();
-    if ( pid == 0 )
-    {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]);
-        close(pe[0]);
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    if ( pid < 0 )
-    {
-        close(po[0]);
-        close(pe[0]);
-        return -errno;
-    }
-    /* Small outputs: stdout to the end, then stderr. */
-    while ( (r = read(po[0], out + n, n + 1 < len ? len - n - 1 : 0)) > 0 )
-        n += (size_t)r;
-    while ( (r = read(pe[0], errout + m, m + 1 < errlen ? errlen - m - 1 : 0)) >
-            0 )
-        m += (size_t)r;
-    out[n] = '\0';
-    errout[m] = '\0';
-    close(po[0]);
-    close(pe[0]);
-    while ( waitpid(pid, &status, 0) < 0 )
-        if ( errno != EINTR )
-            return -errno;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+void hvb_slurm_set_timeout(double seconds)
+{
+    cmd_timeout_s = seconds;
 }
 
-/* The first line of @s, for a message. */
-static const char *line1(char *s)
+/*
+ * Run the Slurm client @argv, its stdout (at most @max bytes) into @c;
+ * 0, or -errno having said why in @err ("sinfo: ...").
+ */
+static int slurm(char *const *argv, size_t max, struct fleet_cmd *c, char *err,
+                 size_t len)
 {
-    s[strcspn(s, "\n")] = '\0';
-    return s;
+    int rc;
+
+    *c = (struct fleet_cmd){.argv = argv,
+                            .path_search = true,
+                            .capture_err = true,
+                            .timeout_s = cmd_timeout_s,
+                            .max_out = max};
+    rc = fleet_cmd_run(c);
+    if ( rc == 0 )
+        return 0;
+    fleet_cmd_error(c, rc, err, len);
+    return rc < 0 ? rc : -EIO;
 }
 
 /* Does @features ("numa,pmu") satisfy @constraint ("numa&pmu|bigmem")? */
@@ -203,19 +170,18 @@ int hvb_slurm_nodes(const char *partition, const char *constraint, char ***out,
                     size_t *nr, char *err, size_t len)
 {
     char *argv[8] = {"sinfo", "-h", "-N", "-o", "%N|%f", NULL, NULL, NULL};
-    char buf[65536], ebuf[512], *line, *save = NULL, **v = NULL;
+    char *line, *save = NULL, **v = NULL;
+    struct fleet_cmd c;
     size_t n = 0, i;
     int rc;
 
     if ( partition != NULL )
-        argv[5] = "-p", argv[6] = (char *)partition;
-    rc = capture(argv, buf, sizeof(buf), ebuf, sizeof(ebuf));
-    if ( rc != 0 )
     {
-        snprintf(err, len, "sinfo: %s", rc < 0 ? strerror(-rc) : line1(ebuf));
-        return rc < 0 ? rc : -EIO;
+        argv[5] = "-p";
+        argv[6] = (char *)partition;
     }
-    for ( line = strtok_r(buf, "\n", &save); line != NULL;
+    rc = slurm(argv, FLEET_LIST_MAX, &c, err, len);
+    for ( line = rc ? NULL : strtok_r(c.out, "\n", &save); line != NULL;
           line = strtok_r(NULL, "\n", &save) )
     {
         char *bar = strchr(line, '|'), **w;
@@ -234,11 +200,15 @@ int hvb_slurm_nodes(const char *partition, const char *constraint, char ***out,
         {
             free(w ? w : v);
             snprintf(err, len, "out of memory");
-            return -ENOMEM;
+            rc = -ENOMEM;
+            break;
         }
         v = w;
         n++;
     }
+    fleet_cmd_free(&c);
+    if ( rc )
+        return rc;
     if ( n > 1 )
         qsort(v, n, sizeof(*v), cmp_str);
     *out = v;
@@ -266,31 +236,51 @@ static char *array_arg(const struct hvb_fleet_job *j)
     return buf;
 }
 
+/*
+ * Is @s what "sbatch --parsable" prints: "ID" or "ID;CLUSTER" (ID all
+ * digits, one line)?  Cut to the ID.  "Submitted batch job 77" is not.
+ */
+static bool parsable_id(char *s)
+{
+    size_t n = strlen(s), d;
+
+    while ( n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ') )
+        s[--n] = '\0';
+    d = strspn(s, "0123456789");
+    if ( d == 0 || d > 20 )
+        return false;
+    if ( s[d] == ';' && s[d + 1] != '\0' &&
+         strcspn(s + d + 1, " \t\r\n;") == strlen(s + d + 1) )
+        s[d] = '\0';
+    return s[d] == '\0';
+}
+
 static int submit_one(char *const *argv, char ***ids, size_t *nr, char *err,
                       size_t len)
 {
-    char out[256], ebuf[1024], **v;
-    int rc = capture(argv, out, sizeof(out), ebuf, sizeof(ebuf));
+    struct fleet_cmd c;
+    char **v;
+    int rc = slurm(argv, FLEET_ID_MAX, &c, err, len);
 
-    if ( rc != 0 )
+    if ( rc == 0 && !parsable_id(c.out) )
     {
-        snprintf(err, len, "sbatch: %s", rc < 0 ? strerror(-rc) : line1(ebuf));
-        return rc < 0 ? rc : -EIO;
+        snprintf(err, len,
+                 "sbatch printed '%.80s', not a job id (--parsable: ID or "
+                 "ID;CLUSTER); the job may be queued: check squeue",
+                 c.out);
+        rc = -EIO;
     }
-    out[strcspn(out, ";\n")] = '\0'; /* "12" or "12;cluster" */
-    if ( out[0] == '\0' )
-    {
-        snprintf(err, len, "sbatch printed no job id");
-        return -EIO;
-    }
-    v = realloc(*ids, (*nr + 1) * sizeof(*v));
-    if ( v == NULL || (v[*nr] = strdup(out)) == NULL )
+    v = rc ? NULL : realloc(*ids, (*nr + 1) * sizeof(*v));
+    if ( rc == 0 && (v == NULL || (v[*nr] = strdup(c.out)) == NULL) )
     {
         if ( v != NULL )
             *ids = v;
         snprintf(err, len, "out of memory");
-        return -ENOMEM;
+        rc = -ENOMEM;
     }
+    fleet_cmd_free(&c);
+    if ( rc )
+        return rc;
     *ids = v;
     (*nr)++;
     return 0;
@@ -329,11 +319,39 @@ int hvb_slurm_submit(const struct hvb_fleet_job *j, const char *script,
     return rc;
 }
 
+/*
+ * Count squeue's task states (one a line) into @c, of @total tasks.
+ * squeue may list more than the fleet expects (a task requeued, a
+ * resumed fleet's earlier job): the counts never exceed @total, running
+ * first, so "done" never wraps below zero.
+ */
+static void count_states(char *out, size_t total, struct hvb_fleet_counts *c)
+{
+    char *line, *save = NULL;
+
+    c->pending = c->running = 0;
+    for ( line = strtok_r(out, "\n", &save); line != NULL;
+          line = strtok_r(NULL, "\n", &save) )
+        if ( strcmp(line, "PENDING") == 0 || strcmp(line, "REQUEUED") == 0 ||
+             strcmp(line, "SUSPENDED") == 0 )
+            c->pending++;
+        else if ( strcmp(line, "RUNNING") == 0 ||
+                  strcmp(line, "CONFIGURING") == 0 ||
+                  strcmp(line, "COMPLETING") == 0 )
+            c->running++;
+    if ( c->running > total )
+        c->running = total;
+    if ( c->pending > total - c->running )
+        c->pending = total - c->running;
+    c->done = total - c->pending - c->running;
+}
+
 int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
                    struct hvb_fleet_counts *c, char *err, size_t len)
 {
     char *argv[12] = {"squeue", "-h", "-r", "-o", "%T", "-j", NULL, NULL};
-    char out[65536], ebuf[512], *line, *save = NULL, *list;
+    struct fleet_cmd q;
+    char *list;
     size_t i, n = 0, at = 0;
     int rc;
 
@@ -348,27 +366,17 @@ int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
     for ( i = 0; i < nr_ids; i++ )
         at += (size_t)sprintf(list + at, "%s%s", i ? "," : "", ids[i]);
     argv[6] = list;
-    rc = capture(argv, out, sizeof(out), ebuf, sizeof(ebuf));
+    rc = slurm(argv, FLEET_LIST_MAX, &q, err, len);
     free(list);
-    c->pending = c->running = 0;
-    if ( rc != 0 && strstr(ebuf, "Invalid job id") != NULL )
-        rc = 0, out[0] = '\0'; /* gone from the controller: finished */
-    if ( rc != 0 )
+    /* Gone from the controller: finished. */
+    if ( rc == -EIO && q.errout != NULL &&
+         strstr(q.errout, "Invalid job id") != NULL )
     {
-        snprintf(err, len, "squeue: %s", rc < 0 ? strerror(-rc) : line1(ebuf));
-        return rc < 0 ? rc : -EIO;
+        rc = 0;
+        q.out[0] = '\0';
     }
-    for ( line = strtok_r(out, "\n", &save); line != NULL;
-          line = strtok_r(NULL, "\n", &save) )
-        if ( strcmp(line, "PENDING") == 0 || strcmp(line, "REQUEUED") == 0 ||
-             strcmp(line, "SUSPENDED") == 0 )
-            c->pending++;
-        else if ( strcmp(line, "RUNNING") == 0 ||
-                  strcmp(line, "CONFIGURING") == 0 ||
-                  strcmp(line, "COMPLETING") == 0 )
-            c->running++;
-    if ( c->pending + c->running > total )
-        c->pending = total - c->running;
-    c->done = total - c->pending - c->running;
-    return 0;
+    if ( rc == 0 )
+        count_states(q.out, total, c);
+    fleet_cmd_free(&q);
+    return rc;
 }

@@ -65,25 +65,33 @@ bool hvb_parse_pct(const char *v, double *out);
 struct hvb_gate_worker {
     const char *label; /* "base" or "new" */
     const char *bin;
+    double timeout_s; /* for each answer, the hello included */
     pid_t pid;
-    FILE *in, *out;
+    FILE *in;
+    int out; /* its stdout; -1 before the start and after the stop */
     json_t *hello;
-    char *line;
-    size_t cap;
+    char *line, *buf; /* the last line read; what came after it */
+    size_t cap, bufcap, have;
 };
+
+#define HVB_WORKER_TIMEOUT 120 /* s, default --worker-timeout */
 
 /*
  * Start @w running "BIN worker @args..." (@args[0] is replaced by the
  * binary) and read its hello.  Returns 0, or an exit status having said
- * why (2: not a worker, or its run options were refused).
+ * why (2: not a worker, its run options were refused, or no hello
+ * within w->timeout_s).
  */
 int hvb_gate_worker_start(struct hvb_gate_worker *w, char **args);
 
-/* Send @cmd, read the answer: "ok JSON" -> @reply; else -EIO with @err. */
+/*
+ * Send @cmd, read the answer: "ok JSON" -> @reply; else -EIO with @err,
+ * or -ETIMEDOUT (no answer within w->timeout_s: the worker killed).
+ */
 int hvb_gate_worker_ask(struct hvb_gate_worker *w, const char *cmd,
                         json_t **reply, char *err, size_t len);
 
-/* "quit", drain, reap and free @w. */
+/* "quit", drain (HVB_WORKER_STOP_S at most, then kill), reap, free @w. */
 void hvb_gate_worker_stop(struct hvb_gate_worker *w);
 
 /* Reap @w; its exit status, or 128 + signal. */

@@ -4,8 +4,11 @@
 # run --shard K/N and merge, without a scheduler: the merged cells are an
 # unsharded run's (names, plugins, params, fixed iterations, rounds), each
 # with its host; a missing shard is named (status 1), a shard given twice,
-# another command line, another build or not a shard is exit 2; compare and
-# gate read the merged file; --plan with --shard-costs partitions too.
+# another command line, another build or not a shard is exit 2, and so is
+# a shard that is not what its plan made (a cell of no cell of the matrix,
+# fewer samples than its summary, a negative time, two files claiming one
+# K); compare and gate read the merged file; --plan with --shard-costs
+# partitions too.
 #
 # usage: test-merge.sh HVBENCH
 set -u
@@ -102,6 +105,30 @@ expect2 "not a shard" "not the results of a shard" s1.json whole.json
 expect2 "not results" "merge:" s1.json /etc/hostname
 "$hvb" merge only.json >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "merge without shards"
+
+# Shards that are not what their plan made: refused, exit 2, named.
+# edit OUT PYTHON: s2.json changed by PYTHON (on d, its document) into OUT.
+edit() {
+    $PY -c "
+import json, sys
+d = json.load(open('s2.json'))
+h = d['hvbench']
+c = h['cells'][0]
+$2
+json.dump(d, open(sys.argv[1], 'w'))" "$1"
+}
+edit p5.json 'c["params"]["domains"] = 5; c["name"] = c["name"].replace("domains=10/", "domains=5/")'
+expect2 "a cell not in the matrix" "where the plan of shard 2/4 has" s1.json p5.json s3.json s4.json
+edit p6.json 'c["params"]["domains"] = 5'
+expect2 "a cell's params not its name's" "params.domains is not the value its name says" s1.json p6.json
+edit few.json 'c["summary"]["n"] = 12'
+expect2 "fewer samples than the summary says" "3 samples but summary.n 12" s1.json few.json
+edit cut.json 'c["samples_ns_per_op"] = c["samples_ns_per_op"][:1]'
+expect2 "samples cut short" "1 samples, 3 cpu samples, 3 iterations for 3 rounds done" s1.json cut.json
+edit neg.json 'd["benchmarks"][0]["real_time"] = -1'
+expect2 "a negative real_time" "benchmarks\[0\] has a real_time or cpu_time" s1.json neg.json
+edit k1.json 'h["shard"]["k"] = 1'
+expect2 "two files claim shard 1/4" "shard 1/4 is in both 's1.json' and 'k1.json'" s1.json k1.json s3.json s4.json
 
 # compare --hosts: one column per host, the rows that differ marked.
 $PY -c '

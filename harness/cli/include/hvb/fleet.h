@@ -76,6 +76,13 @@ int hvb_slurm_submit(const struct hvb_fleet_job *j, const char *script,
 int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
                    struct hvb_fleet_counts *c, char *err, size_t len);
 
+/*
+ * hvb_slurm_set_timeout - every Slurm command after this is killed when
+ * it has not ended within @seconds (default FLEET_CMD_TIMEOUT, 120);
+ * the call then fails with -ETIMEDOUT, naming the command.
+ */
+void hvb_slurm_set_timeout(double seconds);
+
 /* Shell-quote @s onto @f: 'it'\''s'. */
 void hvb_fleet_quote(FILE *f, const char *s);
 

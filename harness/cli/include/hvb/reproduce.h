@@ -43,6 +43,8 @@
 /* Names of the table files in DIR. */
 #define HVB_RP_JSON "reproduce.json"
 #define HVB_RP_MD   "reproduce.md"
+/* The invocations that wrote into DIR, one id a line (--resume). */
+#define HVB_RP_INVOCATIONS "reproduce.invocations"
 
 /* One `hvbench run` of a scenario. */
 struct hvb_rp_run {
@@ -95,6 +97,7 @@ struct hvb_rp_done {
     char *file;            /* DIR/<seed>-<name>.json */
     char *log;             /* DIR/<seed>-<name>.log: its stdout/stderr */
     char **argv;           /* the command, NULL-terminated */
+    bool resume;           /* "run --resume": its file kept (--resume) */
     pid_t pid;             /* of the child */
     int status;            /* its exit status, -1: did not start/exit */
     double started, ended; /* wall clock, unix seconds */
