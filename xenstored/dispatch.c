@@ -123,25 +123,38 @@ static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
         t->nr_wops++;
 }
 
+/*
+ * A decimal domid that is all of @s (@len bytes): leading zeros are
+ * fine ("0007" is 7), anything else but digits, nothing, or a value of
+ * DOMID_FIRST_RESERVED or more is -EINVAL.
+ */
+static int parse_domid(const char *s, size_t len, domid_t *out)
+{
+    unsigned long id = 0;
+    size_t i;
+
+    if ( len == 0 )
+        return -EINVAL;
+    for ( i = 0; i < len; i++ )
+    {
+        if ( s[i] < '0' || s[i] > '9' )
+            return -EINVAL;
+        id = id * 10 + (unsigned long)(s[i] - '0');
+        if ( id >= DOMID_FIRST_RESERVED )
+            return -EINVAL;
+    }
+    *out = (domid_t)id;
+    return 0;
+}
+
 /* "n5", "r0", "w7", "b3": the letter and a decimal domid. */
 static int parse_perm(const char *s, struct hv_xs_perm *p)
 {
     static const char letters[] = "nrwb";
     const char *l = s[0] ? strchr(letters, s[0]) : NULL;
-    unsigned long id = 0;
-    const char *d;
 
-    if ( l == NULL || s[1] == '\0' )
+    if ( l == NULL || parse_domid(s + 1, strlen(s + 1), &p->id) )
         return -EINVAL;
-    for ( d = s + 1; *d; d++ )
-    {
-        if ( *d < '0' || *d > '9' )
-            return -EINVAL;
-        id = id * 10 + (unsigned long)(*d - '0');
-        if ( id >= DOMID_FIRST_RESERVED )
-            return -EINVAL;
-    }
-    p->id = (domid_t)id;
     p->perm = (uint8_t)(l - letters);
     return 0;
 }
@@ -477,10 +490,10 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
 {
     static const char help[] = "check\nquota DOMID\nstats\nhelp\n";
     const char *cmd = r->args[0];
-    char buf[1024], arg[16];
+    char buf[1024];
     struct hv_xs_stats st;
-    unsigned long id = 0;
-    size_t i, n;
+    domid_t id;
+    size_t n;
     int len;
 
     if ( strcmp(cmd, "check") == 0 )
@@ -496,19 +509,18 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
     }
     if ( strcmp(cmd, "quota") == 0 )
     {
-        n = r->value_len < sizeof(arg) - 1 ? r->value_len : sizeof(arg) - 1;
-        memcpy(arg, r->value, n);
-        arg[n] = '\0';
-        for ( i = 0; arg[i] >= '0' && arg[i] <= '9' && id < 0x10000; i++ )
-            id = id * 10 + (unsigned long)(arg[i] - '0');
-        if ( i == 0 || (arg[i] && arg[i] != '\n') ||
-             id >= DOMID_FIRST_RESERVED )
+        /* xenstore-control sends "7\0"; by hand it may be "7\n" */
+        n = r->value_len;
+        if ( n && r->value[n - 1] == '\0' )
+            n--;
+        if ( n && r->value[n - 1] == '\n' )
+            n--;
+        if ( parse_domid(r->value, n, &id) )
         {
             xsd_queue_error(s, c, h, EINVAL);
             return;
         }
-        len =
-            snprintf(buf, sizeof(buf), "%d\n", hv_xs_quota(s->xs, (domid_t)id));
+        len = snprintf(buf, sizeof(buf), "%d\n", hv_xs_quota(s->xs, id));
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }

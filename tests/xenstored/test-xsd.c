@@ -138,8 +138,12 @@ struct live {
     FILE *logf;
 };
 
-/* The running server, so that a failed test still stops and cleans it. */
-static struct live *current;
+/*
+ * The running server, so that a failed test still stops and cleans it: a
+ * copy, as a failed assertion leaves the test's frame (and its struct
+ * live) behind.
+ */
+static struct live running, *current;
 
 static struct hv *machine(const char *quota)
 {
@@ -179,8 +183,10 @@ static void live_start(struct live *l, const char *quota, unsigned int max_out,
     o.max_watch_events = max_ev;
     if ( xsd_server_create(hv_xs(l->hv), &o, &l->s, err, sizeof(err)) )
         fail_msg("server: %s", err);
-    assert_int_equal(pthread_create(&l->th, NULL, serve, l), 0);
-    current = l;
+    running = *l;
+    assert_int_equal(pthread_create(&running.th, NULL, serve, &running), 0);
+    l->th = running.th;
+    current = &running;
 }
 
 /* Stop, destroy, remove the directory; false if a socket was left. */
@@ -417,6 +423,57 @@ static void test_bad_input(void **state)
     expect(b, XSD_CONTROL, 67, 0, "check", 6, XSD_CONTROL, "OK");
     expect(b, XSD_CONTROL, 68, 0, "nosuch", 7, XSD_ERROR, "EINVAL");
     close(b);
+    live_stop(&l);
+}
+
+/*
+ * CONTROL "quota DOMID": the whole argument is the domid (it was cut to
+ * 15 characters: "0000000000000007" answered for dom0, "7\0x" for 7).
+ */
+static void test_control_quota(void **state)
+{
+    static const struct {
+        const char *arg;
+        size_t len;
+        const char *want; /* NULL: EINVAL */
+    } cases[] = {
+        {"7", 2, "1\n"},
+        {"7\n", 3, "1\n"},
+        {"0000000000000007", 17, "1\n"},
+        {"00000000000000000000000000000000000000007", 42, "1\n"},
+        {"7\0x", 4, NULL},
+        {"7x", 3, NULL},
+        {"x7", 3, NULL},
+        {"-7", 3, NULL},
+        {"", 1, NULL},
+        {"", 0, NULL},
+        {"32752", 6, NULL},
+        {"99999999999999999999999", 24, NULL},
+        {"7 ", 3, NULL},
+    };
+    char body[64];
+    struct live l;
+    unsigned int i;
+    int a;
+
+    live_start(&l, "persistent", 0, 0);
+    a = raw_open(l.sock);
+    expect(a, XSD_WRITE, 1, 0, "/q7\0v", 5, XSD_WRITE, "OK");
+    expect(a, XSD_SET_PERMS, 2, 0, "/q7\0n7", 7, XSD_SET_PERMS, "OK");
+    expect(a, XSD_WRITE, 3, 0, "/d0/a/b\0v", 9, XSD_WRITE, "OK");
+    expect(a, XSD_CONTROL, 4, 0,
+           "quota\0"
+           "0",
+           8, XSD_CONTROL, "4\n");
+    for ( i = 0; i < HV_ARRAY_SIZE(cases); i++ )
+    {
+        memcpy(body, "quota", 6);
+        memcpy(body + 6, cases[i].arg, cases[i].len);
+        expect(a, XSD_CONTROL, 10 + i, 0, body, 6 + cases[i].len,
+               cases[i].want ? XSD_CONTROL : XSD_ERROR,
+               cases[i].want ? cases[i].want : "EINVAL");
+    }
+    close(a);
     live_stop(&l);
 }
 
@@ -781,6 +838,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_frame, teardown),
         cmocka_unit_test_teardown(test_decode, teardown),
         cmocka_unit_test_teardown(test_bad_input, teardown),
+        cmocka_unit_test_teardown(test_control_quota, teardown),
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
