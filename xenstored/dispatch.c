@@ -184,7 +184,7 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
                      struct xsd_txn *t)
 {
     struct hv_xs_perm perms[XSD_MAX_ARGS];
-    char buf[HV_XS_PAYLOAD_MAX];
+    char buf[HV_XS_PAYLOAD_MAX], e1[XSD_ESC_LEN], e2[XSD_ESC_LEN];
     struct hv_xs_req q = {.caller = 0, .tid = h->tx_id, .path = r->args[0]};
     struct hv_xs_rsp rsp = {.buf = buf, .cap = sizeof(buf)};
     bool fire = true;
@@ -225,7 +225,8 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
             if ( parse_perm(r->args[i], &perms[i - 1]) )
             {
                 xsd_log(s, "A%u: SET_PERMS %s: bad permission '%s'", c->id,
-                        r->args[0], r->args[i]);
+                        xsd_esc(e1, sizeof(e1), r->args[0]),
+                        xsd_esc(e2, sizeof(e2), r->args[i]));
                 s->stats.bad_requests++;
                 xsd_queue_error(s, c, h, EINVAL);
                 return;
@@ -237,8 +238,8 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
     if ( rc )
     {
         if ( rc == -EINVAL )
-            xsd_log(s, "A%u: %s %.64s: EINVAL", c->id, xsd_type_name(h->type),
-                    r->args[0]);
+            xsd_log(s, "A%u: %s %s: EINVAL", c->id, xsd_type_name(h->type),
+                    xsd_esc(e1, sizeof(e1), r->args[0]));
         xsd_queue_error(s, c, h, -rc);
         return;
     }
@@ -374,6 +375,7 @@ static void watch(struct xsd_server *s, struct xsd_conn *c,
                   const struct xsd_hdr *h, const struct xsd_req *r)
 {
     char abs[HV_XS_ABS_PATH_MAX + sizeof(XSD_HOME)], ev[XSD_PAYLOAD_MAX];
+    char e[XSD_ESC_LEN];
     const char *path = r->args[0], *token = r->args[1];
     size_t pl = strlen(path) + 1, tl = strlen(token) + 1;
     int rc = 0;
@@ -405,7 +407,8 @@ static void watch(struct xsd_server *s, struct xsd_conn *c,
     if ( rc )
     {
         if ( rc == -EINVAL )
-            xsd_log(s, "A%u: WATCH %.64s: EINVAL", c->id, path);
+            xsd_log(s, "A%u: WATCH %s: EINVAL", c->id,
+                    xsd_esc(e, sizeof(e), path));
         xsd_queue_error(s, c, h, -rc);
         return;
     }
@@ -490,7 +493,7 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
 {
     static const char help[] = "check\nquota DOMID\nstats\nhelp\n";
     const char *cmd = r->args[0];
-    char buf[1024];
+    char buf[1024], e[4 * sizeof(buf)];
     struct hv_xs_stats st;
     domid_t id;
     size_t n;
@@ -500,7 +503,8 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
     {
         if ( hv_xs_check(s->xs, buf, sizeof(buf)) )
         {
-            xsd_log(s, "A%u: CONTROL check: %s", c->id, buf);
+            xsd_log(s, "A%u: CONTROL check: %s", c->id,
+                    xsd_esc(e, sizeof(e), buf));
             xsd_queue_error(s, c, h, EINVAL);
         }
         else
@@ -548,7 +552,8 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
         reply(s, c, h, help, sizeof(help));
         return;
     }
-    xsd_log(s, "A%u: CONTROL %.32s: unknown command", c->id, cmd);
+    xsd_log(s, "A%u: CONTROL %s: unknown command", c->id,
+            xsd_esc(e, sizeof(e), cmd));
     xsd_queue_error(s, c, h, EINVAL);
 }
 

@@ -67,6 +67,41 @@ void xsd_log(struct xsd_server *s, const char *fmt, ...)
     fflush(s->opts.log);
 }
 
+/*
+ * A client's string for a log line: printable ASCII as is, any other
+ * byte (a newline that would start a forged line, an escape sequence)
+ * and '\' as \xHH; cut with "..." where @out (@cap bytes) is full.
+ *   "/a\nB"  -> "/a\x0aB"
+ */
+const char *xsd_esc(char *out, size_t cap, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    unsigned char ch;
+
+    for ( ; (ch = (unsigned char)*str) != '\0'; str++ )
+    {
+        bool plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+
+        if ( o + (plain ? 1 : 4) + 4 > cap )
+        {
+            memcpy(out + o, "...", 4);
+            return out;
+        }
+        if ( plain )
+            out[o++] = (char)ch;
+        else
+        {
+            memcpy(out + o, "\\x", 2);
+            out[o + 2] = hex[ch >> 4];
+            out[o + 3] = hex[ch & 15];
+            o += 4;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
 static void set_events(struct xsd_server *s, struct xsd_conn *c)
 {
     struct epoll_event ev = {.data.ptr = c};

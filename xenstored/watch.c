@@ -108,7 +108,7 @@ static bool covers(const char *a, size_t alen, const char *b, size_t blen)
 
 static void event(struct xsd_server *s, struct xsd_watch *w, const char *path)
 {
-    char buf[XSD_PAYLOAD_MAX];
+    char buf[XSD_PAYLOAD_MAX], e[XSD_ESC_LEN];
     size_t hl = sizeof(XSD_HOME) - 1, pl, tl;
 
     if ( w->relative && strncmp(path, XSD_HOME, hl) == 0 )
@@ -118,7 +118,7 @@ static void event(struct xsd_server *s, struct xsd_watch *w, const char *path)
     if ( pl + tl > sizeof(buf) )
     {
         xsd_log(s, "A%u: watch event for %s too long, dropped", w->conn->id,
-                path);
+                xsd_esc(e, sizeof(e), path));
         s->stats.events_dropped++;
         return;
     }

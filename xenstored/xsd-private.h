@@ -93,6 +93,9 @@ void xsd_queue_error(struct xsd_server *s, struct xsd_conn *c,
                      const struct xsd_hdr *h, int err);
 void xsd_log(struct xsd_server *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* @str made safe for a log line (every client string goes through it). */
+const char *xsd_esc(char *out, size_t cap, const char *str);
+#define XSD_ESC_LEN 264 /* a buffer for xsd_esc: 64 bytes of any kind */
 
 /* dispatch.c */
 void xsd_dispatch(struct xsd_server *s, struct xsd_conn *c,

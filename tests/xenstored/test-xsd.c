@@ -234,6 +234,31 @@ static bool log_has(struct live *l, const char *what)
     return found;
 }
 
+/* Every line of the log one of the daemon's: its stamp, printable. */
+static bool log_lines_clean(struct live *l)
+{
+    char line[8192];
+    bool clean = true;
+    size_t i, n;
+    FILE *f;
+
+    fflush(l->logf);
+    f = fopen(l->log, "r");
+    while ( f && clean && fgets(line, sizeof(line), f) )
+    {
+        n = strlen(line);
+        clean = n > 40 && line[n - 1] == '\n' && line[4] == '-' &&
+                line[10] == 'T' && strncmp(line + 23, "Z xenstored: ", 13) == 0;
+        for ( i = 0; clean && i + 1 < n; i++ )
+            clean = line[i] >= 0x20 && line[i] < 0x7f;
+        if ( !clean )
+            print_error("log line not the daemon's: '%s'\n", line);
+    }
+    if ( f )
+        fclose(f);
+    return f && clean;
+}
+
 static int raw_open(const char *path)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -276,6 +301,13 @@ static int raw_recv(int fd, struct xsd_hdr *h, char *buf)
     }
     buf[h->len] = '\0';
     return 0;
+}
+
+/* A server under persistent with the default limits, and a client. */
+static int live_client(struct live *l)
+{
+    live_start(l, "persistent", 0, 0);
+    return raw_open(l->sock);
 }
 
 /* Send, then expect a reply of @type (ERROR: payload @want). */
@@ -456,8 +488,7 @@ static void test_control_quota(void **state)
     unsigned int i;
     int a;
 
-    live_start(&l, "persistent", 0, 0);
-    a = raw_open(l.sock);
+    a = live_client(&l);
     expect(a, XSD_WRITE, 1, 0, "/q7\0v", 5, XSD_WRITE, "OK");
     expect(a, XSD_SET_PERMS, 2, 0, "/q7\0n7", 7, XSD_SET_PERMS, "OK");
     expect(a, XSD_WRITE, 3, 0, "/d0/a/b\0v", 9, XSD_WRITE, "OK");
@@ -474,6 +505,45 @@ static void test_control_quota(void **state)
                cases[i].want ? cases[i].want : "EINVAL");
     }
     close(a);
+    live_stop(&l);
+}
+
+/*
+ * Log injection: a client's path, permission, command with a newline
+ * (or another control byte) is logged escaped, never as a line of its
+ * own.
+ */
+static void test_log_escape(void **state)
+{
+    static const struct {
+        uint32_t type;
+        const char *body;
+        size_t len;
+    } bad[] = {
+        {XSD_WRITE, "/a\nFORGED xenstored: x\0v", 25},
+        {XSD_READ, "rel\r\nFORGED", 12},
+        {XSD_SET_PERMS, "/ok\0n5\nFORGED", 14},
+        {XSD_SET_PERMS, "/p\n\x1b[2J\0z", 10},
+        {XSD_CONTROL, "nosuch\nFORGED", 14},
+        {XSD_WATCH, "/w\nFORGED\0t", 12},
+    };
+    struct live l;
+    unsigned int i;
+    int a;
+
+    a = live_client(&l);
+    expect(a, XSD_WRITE, 1, 0, "/ok\0v", 5, XSD_WRITE, "OK");
+    for ( i = 0; i < HV_ARRAY_SIZE(bad); i++ )
+        expect(a, bad[i].type, 10 + i, 0, bad[i].body, bad[i].len, XSD_ERROR,
+               "EINVAL");
+    close(a);
+    assert_true(log_lines_clean(&l));
+    assert_true(log_has(&l, "WRITE /a\\x0aFORGED xenstored: x: EINVAL"));
+    assert_true(log_has(&l, "READ rel\\x0d\\x0aFORGED: EINVAL"));
+    assert_true(log_has(&l, "bad permission 'n5\\x0aFORGED'"));
+    assert_true(log_has(&l, "SET_PERMS /p\\x0a\\x1b[2J: bad permission 'z'"));
+    assert_true(log_has(&l, "CONTROL nosuch\\x0aFORGED: unknown command"));
+    assert_true(log_has(&l, "WATCH /w\\x0aFORGED: EINVAL"));
     live_stop(&l);
 }
 
@@ -839,6 +909,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_decode, teardown),
         cmocka_unit_test_teardown(test_bad_input, teardown),
         cmocka_unit_test_teardown(test_control_quota, teardown),
+        cmocka_unit_test_teardown(test_log_escape, teardown),
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
