@@ -82,15 +82,6 @@ void xsd_conn_forget(struct xsd_server *s, struct xsd_conn *c)
     xsd_watch_del_conn(s, c);
 }
 
-/* The absolute form of a path the model accepted. */
-static void absolute(const char *path, char *out, size_t cap)
-{
-    if ( path[0] == '/' || path[0] == '@' )
-        snprintf(out, cap, "%s", path);
-    else
-        snprintf(out, cap, XSD_HOME "%s", path);
-}
-
 /* A change: fire now, or at the commit of its transaction. */
 static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
                     bool rm)
@@ -100,7 +91,9 @@ static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
 
     if ( t == NULL && s->watches == NULL )
         return;
-    absolute(path, abs, sizeof(abs));
+    /* the model took it: "/a", "rel" (under XSD_HOME), "@x" (the node /@x) */
+    if ( hv_xs_path_abs(path, 0, abs, sizeof(abs)) )
+        return;
     if ( t == NULL )
     {
         xsd_watch_fire(s, abs, rm);
@@ -389,21 +382,17 @@ static void watch(struct xsd_server *s, struct xsd_conn *c,
             reply(s, c, h, ok, sizeof(ok));
         return;
     }
-    /* The model says whether the path is one (its answer is not used). */
-    if ( path[0] == '@' )
-        rc = path[1] == '\0' || strchr(path, '/') ? -EINVAL : 0;
-    else
-    {
-        /* EINVAL, or E2BIG: too long (a value always fits @ev) */
-        rc = hv_xs_read(s->xs, 0, 0, path, ev, sizeof(ev), NULL);
-        if ( rc == -ENOENT || rc == -EACCES )
-            rc = 0;
-    }
+    /*
+     * The model says whether the path is one: EINVAL, or E2BIG (too
+     * long).  "@name" is a special watch (the event's name, as both
+     * daemons take it) with the characters of a path; a node /@name
+     * is a watch of its own.
+     */
+    rc = hv_xs_path_abs(path, 0, abs, sizeof(abs));
+    if ( rc == 0 && path[0] == '@' )
+        memmove(abs, abs + 1, strlen(abs));
     if ( rc == 0 )
-    {
-        absolute(path, abs, sizeof(abs));
         rc = xsd_watch_add(s, c, path, abs, token);
-    }
     if ( rc )
     {
         if ( rc == -EINVAL )
@@ -453,7 +442,7 @@ static void domain_op(struct xsd_server *s, struct xsd_conn *c,
         }
         s->introduced[id / 8] |= 1u << (id % 8);
         reply(s, c, h, ok, sizeof(ok));
-        xsd_watch_fire(s, "@introduceDomain", false);
+        xsd_watch_fire_special(s, "@introduceDomain");
         return;
     case XSD_RELEASE:
         if ( id == 0 || !introduced(s, id) )
@@ -469,7 +458,7 @@ static void domain_op(struct xsd_server *s, struct xsd_conn *c,
         }
         s->introduced[id / 8] &= ~(1u << (id % 8));
         reply(s, c, h, ok, sizeof(ok));
-        xsd_watch_fire(s, "@releaseDomain", false);
+        xsd_watch_fire_special(s, "@releaseDomain");
         return;
     case XSD_RESUME:
         if ( !introduced(s, id) )

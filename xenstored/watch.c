@@ -6,7 +6,12 @@
  * also fires every watch below P, with the watch's own path (it fires
  * even if that node never existed, as Trie.sub does there).  A watch given
  * a relative path hears paths relative to /local/domain/0/.  Special
- * watches ("@introduceDomain", "@releaseDomain") hear only their name.
+ * watches ("@introduceDomain", "@releaseDomain") hear only the daemon's
+ * event of their name (INTRODUCE, RELEASE), never a node's change: a
+ * path beginning with '@' is never relative, and in a store request it
+ * is the node under the root (WRITE "@introduceDomain" writes the node
+ * /@introduceDomain and fires the watches on "/" and on that node, as
+ * oxenstored does).
  *
  * Worked example, watches W1 "/a" and W2 "b/c" (relative, abs
  * /local/domain/0/b/c):
@@ -135,14 +140,20 @@ void xsd_watch_fire(struct xsd_server *s, const char *abs, bool rm)
 
     for ( w = s->watches; w; w = w->next )
     {
-        if ( w->abs[0] == '@' || abs[0] == '@' )
-        {
-            if ( strcmp(w->abs, abs) == 0 )
-                event(s, w, abs);
-        }
-        else if ( covers(w->abs, w->abs_len, abs, len) )
+        if ( w->abs[0] == '@' )
+            continue; /* special: not a node's */
+        if ( covers(w->abs, w->abs_len, abs, len) )
             event(s, w, abs);
         else if ( rm && covers(abs, len, w->abs, w->abs_len) )
             event(s, w, w->abs);
     }
+}
+
+void xsd_watch_fire_special(struct xsd_server *s, const char *name)
+{
+    struct xsd_watch *w;
+
+    for ( w = s->watches; w; w = w->next )
+        if ( strcmp(w->abs, name) == 0 )
+            event(s, w, name);
 }

@@ -109,7 +109,9 @@ int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
 int xsd_watch_del(struct xsd_server *s, struct xsd_conn *c, const char *path,
                   const char *token);
 void xsd_watch_del_conn(struct xsd_server *s, struct xsd_conn *c);
-/* @abs changed (@rm: removed with its subtree): queue the events. */
+/* The node @abs changed (@rm: removed with its subtree): queue the events. */
 void xsd_watch_fire(struct xsd_server *s, const char *abs, bool rm);
+/* The daemon's event @name ("@releaseDomain"): its special watches. */
+void xsd_watch_fire_special(struct xsd_server *s, const char *name);
 
 #endif /* XSD_PRIVATE_H */

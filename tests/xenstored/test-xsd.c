@@ -547,6 +547,124 @@ static void test_log_escape(void **state)
     live_stop(&l);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Read @fd's messages up to the reply to a READ of "/" sent now: the
+ * events queued before it, "path token" each, sorted (the order of one
+ * change's events is not the point), '|'-separated in @out.
+ */
+static void events_until_sync(int fd, char *out, size_t cap)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], *ev[32];
+    struct xsd_hdr h;
+    size_t n = 0, i, nev = 0;
+
+    raw_send(fd, XSD_READ, 999, 0, "/", 2);
+    for ( ;; )
+    {
+        assert_int_equal(raw_recv(fd, &h, buf), 0);
+        if ( h.type != XSD_WATCH_EVENT )
+            break;
+        assert_true(nev < HV_ARRAY_SIZE(ev));
+        ev[nev] = malloc(strlen(buf) + h.len);
+        assert_non_null(ev[nev]);
+        sprintf(ev[nev++], "%s %s", buf, buf + strlen(buf) + 1);
+    }
+    assert_int_equal(h.req_id, 999);
+    qsort(ev, nev, sizeof(ev[0]), cmp_str);
+    out[0] = '\0';
+    for ( i = 0; i < nev; i++ )
+    {
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "|" : "", ev[i]);
+        assert_true(n < cap);
+        free(ev[i]);
+    }
+}
+
+/* WATCH @body (@len bytes): OK, then the initial event, its own path. */
+static void watch_ok(int fd, uint32_t rid, const char *body, size_t len)
+{
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+
+    expect(fd, XSD_WATCH, rid, 0, body, len, XSD_WATCH, "OK");
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    assert_int_equal(h.type, XSD_WATCH_EVENT);
+    assert_string_equal(buf, body);
+}
+
+/*
+ * A path beginning with '@': never relative, in a store request the node
+ * under the root (oxenstored's reading), so a WRITE of "@introduceDomain"
+ * fires the watches on "/" and "/@introduceDomain" and never the special
+ * watch: that hears INTRODUCE only.  It wrote
+ * /local/domain/0/@introduceDomain and forged the special event.
+ */
+static void test_special_paths(void **state)
+{
+    char ev[1024];
+    struct live l;
+    int a, w;
+
+    live_start(&l, "persistent", 0, 0);
+    a = raw_open(l.sock);
+    w = raw_open(l.sock);
+    watch_ok(w, 1, "@introduceDomain\0sp", 20);
+    watch_ok(w, 2, "/\0root", 7);
+    watch_ok(w, 3, "/local/domain/0\0home", 21);
+    watch_ok(w, 4, "/@introduceDomain\0node", 23);
+
+    expect(a, XSD_WRITE, 10, 0, "@introduceDomain\0x", 18, XSD_WRITE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@introduceDomain node|/@introduceDomain root");
+    expect(a, XSD_READ, 11, 0, "/@introduceDomain", 18, XSD_READ, "x");
+    expect(a, XSD_READ, 12, 0, "@introduceDomain", 17, XSD_READ, "x");
+    expect(a, XSD_READ, 13, 0, "/local/domain/0/@introduceDomain", 33,
+           XSD_ERROR, "ENOENT");
+    /* MKDIR, SET_PERMS, RM and a transaction's commit: the same */
+    expect(a, XSD_SET_PERMS, 14, 0, "@introduceDomain\0b0", 20, XSD_SET_PERMS,
+           "OK");
+    expect(a, XSD_MKDIR, 15, 0, "@introduceDomain/m", 19, XSD_MKDIR, "OK");
+    expect(a, XSD_TRANSACTION_START, 16, 0, "", 1, XSD_TRANSACTION_START, "1");
+    expect(a, XSD_WRITE, 17, 1, "@introduceDomain\0y", 18, XSD_WRITE, "OK");
+    expect(a, XSD_TRANSACTION_END, 18, 1, "T", 2, XSD_TRANSACTION_END, "OK");
+    expect(a, XSD_RM, 19, 0, "@introduceDomain", 17, XSD_RM, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@introduceDomain node|/@introduceDomain node|"
+                            "/@introduceDomain node|/@introduceDomain root|"
+                            "/@introduceDomain root|/@introduceDomain root|"
+                            "/@introduceDomain/m node|/@introduceDomain/m "
+                            "root");
+    /* the daemon's own event: the special watch only */
+    expect(a, XSD_INTRODUCE, 20, 0,
+           "5\0"
+           "1\0"
+           "2",
+           6, XSD_INTRODUCE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "@introduceDomain sp");
+    /* special watch paths have a path's characters; a relative '@' one */
+    expect(w, XSD_WATCH, 21, 0, "@a b\0t", 7, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 22, 0, "@a\nb\0t", 7, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 23, 0, "@a//b\0t", 8, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 24, 0, "@a/\0t", 6, XSD_ERROR, "EINVAL");
+    watch_ok(w, 25, "@x/y\0t", 7);
+    expect(w, XSD_WRITE, 26, 0, "@x/y\0v", 6, XSD_WRITE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@x/y root");
+    expect(w, XSD_UNWATCH, 27, 0, "@introduceDomain\0sp", 20, XSD_UNWATCH,
+           "OK");
+    expect(w, XSD_UNWATCH, 28, 0, "@introduceDomain\0sp", 20, XSD_ERROR,
+           "ENOENT");
+    close(a);
+    close(w);
+    live_stop(&l);
+}
+
 /* Many connections at once, interleaved; a watcher hears all of them. */
 static void test_many_connections(void **state)
 {
@@ -705,7 +823,7 @@ static void test_limits(void **state)
 /* ---- the differential ---- */
 
 static const char *const paths[] = {
-    "/d", "/d/a", "/d/a/b", "/d/c", "/e", "/e/f/g", "rel", "rel/x", "/",
+    "/d", "/d/a", "/d/a/b", "/d/c", "/e", "/e/f/g", "rel", "rel/x", "@sp", "/",
 };
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
@@ -910,6 +1028,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_bad_input, teardown),
         cmocka_unit_test_teardown(test_control_quota, teardown),
         cmocka_unit_test_teardown(test_log_escape, teardown),
+        cmocka_unit_test_teardown(test_special_paths, teardown),
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
