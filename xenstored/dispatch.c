@@ -59,7 +59,9 @@ static struct xsd_txn *find_txn(struct xsd_conn *c, uint32_t id,
     return NULL;
 }
 
-static void free_txn(struct xsd_txn *t)
+/* @t has left @c's list: free it, out of the limits' counts. */
+static void free_txn(struct xsd_server *s, struct xsd_conn *c,
+                     struct xsd_txn *t)
 {
     unsigned int i;
 
@@ -77,7 +79,7 @@ void xsd_conn_forget(struct xsd_server *s, struct xsd_conn *c)
     {
         c->txns = t->next;
         hv_xs_txn_end(s->xs, 0, t->id, false);
-        free_txn(t);
+        free_txn(s, c, t);
     }
     xsd_watch_del_conn(s, c);
 }
@@ -89,7 +91,7 @@ static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
     char abs[HV_XS_ABS_PATH_MAX + sizeof(XSD_HOME)];
     struct xsd_wop *w;
 
-    if ( t == NULL && s->watches == NULL )
+    if ( t == NULL && s->nr_watches == 0 )
         return;
     /* the model took it: "/a", "rel" (under XSD_HOME), "@x" (the node /@x) */
     if ( hv_xs_path_abs(path, 0, abs, sizeof(abs)) )
@@ -203,7 +205,7 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
     case XSD_MKDIR:
         q.op = HV_XS_MKDIR;
         /* An existing node is success without an event (both daemons). */
-        if ( t == NULL && s->watches &&
+        if ( t == NULL && s->nr_watches &&
              hv_xs_read(s->xs, 0, 0, r->args[0], buf, sizeof(buf), NULL) !=
                  -ENOENT )
             fire = false;
@@ -361,7 +363,7 @@ static void txn_end(struct xsd_server *s, struct xsd_conn *c,
         for ( i = 0; r->commit && i < t->nr_wops; i++ )
             xsd_watch_fire(s, t->wops[i].path, t->wops[i].rm);
     }
-    free_txn(t);
+    free_txn(s, c, t);
 }
 
 static void watch(struct xsd_server *s, struct xsd_conn *c,
@@ -371,26 +373,27 @@ static void watch(struct xsd_server *s, struct xsd_conn *c,
     char e[XSD_ESC_LEN];
     const char *path = r->args[0], *token = r->args[1];
     size_t pl = strlen(path) + 1, tl = strlen(token) + 1;
-    int rc = 0;
+    int rc;
 
+    /*
+     * The model says whether the path is one: EINVAL, or E2BIG (too
+     * long).  "@name" is a special watch (the event's name, as both
+     * daemons take it) with the characters of a path; a node /@name
+     * is a watch of its own.  A watch is known by its absolute path
+     * (UNWATCH "/local/domain/0/a" ends the watch "a", as there).
+     */
+    rc = hv_xs_path_abs(path, 0, abs, sizeof(abs));
+    if ( rc == 0 && path[0] == '@' )
+        memmove(abs, abs + 1, strlen(abs));
     if ( h->type == XSD_UNWATCH )
     {
-        rc = xsd_watch_del(s, c, path, token);
+        rc = rc ? -ENOENT : xsd_watch_del(s, c, abs, token);
         if ( rc )
             xsd_queue_error(s, c, h, -rc);
         else
             reply(s, c, h, ok, sizeof(ok));
         return;
     }
-    /*
-     * The model says whether the path is one: EINVAL, or E2BIG (too
-     * long).  "@name" is a special watch (the event's name, as both
-     * daemons take it) with the characters of a path; a node /@name
-     * is a watch of its own.
-     */
-    rc = hv_xs_path_abs(path, 0, abs, sizeof(abs));
-    if ( rc == 0 && path[0] == '@' )
-        memmove(abs, abs + 1, strlen(abs));
     if ( rc == 0 )
         rc = xsd_watch_add(s, c, path, abs, token);
     if ( rc )
@@ -527,12 +530,14 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
             "\nconflicts %" PRIu64 "\nopen_txns %u\nconnections %" PRIu64
             "\nrequests %" PRIu64 "\nerrors %" PRIu64 "\nbad_requests %" PRIu64
             "\nframing_errors %" PRIu64 "\nevents %" PRIu64
-            "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64 "\n",
+            "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64
+            "\nwatches %u\nwatch_bytes %zu\nwatch_steps %" PRIu64 "\n",
             st.nodes, st.quota_copies, st.commits_fast, st.commits_coalesce,
             st.commits_replay, st.conflicts, st.open_txns, s->stats.connections,
             s->stats.requests, s->stats.errors, s->stats.bad_requests,
             s->stats.framing_errors, s->stats.events, s->stats.events_dropped,
-            s->stats.accept_dropped);
+            s->stats.accept_dropped, s->nr_watches, s->watch_bytes,
+            s->stats.watch_steps);
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }

@@ -161,10 +161,11 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static void live_start(struct live *l, const char *quota, unsigned int max_out,
-                       unsigned int max_ev)
+/* A server under @quota with the limits of @lim (its zeros: defaults). */
+static void live_start_opts(struct live *l, const char *quota,
+                            const struct xsd_opts *lim)
 {
-    struct xsd_opts o = {0};
+    struct xsd_opts o = *lim;
     char err[256];
 
     memset(l, 0, sizeof(*l));
@@ -179,14 +180,21 @@ static void live_start(struct live *l, const char *quota, unsigned int max_out,
     o.socket = l->sock;
     o.ro_socket = l->ro;
     o.log = l->logf;
-    o.max_outstanding = max_out;
-    o.max_watch_events = max_ev;
     if ( xsd_server_create(hv_xs(l->hv), &o, &l->s, err, sizeof(err)) )
         fail_msg("server: %s", err);
     running = *l;
     assert_int_equal(pthread_create(&running.th, NULL, serve, &running), 0);
     l->th = running.th;
     current = &running;
+}
+
+static void live_start(struct live *l, const char *quota, unsigned int max_out,
+                       unsigned int max_ev)
+{
+    struct xsd_opts lim = {.max_outstanding = max_out,
+                           .max_watch_events = max_ev};
+
+    live_start_opts(l, quota, &lim);
 }
 
 /* Stop, destroy, remove the directory; false if a socket was left. */
@@ -257,6 +265,22 @@ static bool log_lines_clean(struct live *l)
     if ( f )
         fclose(f);
     return f && clean;
+}
+
+/* How many lines of the log hold @what. */
+static unsigned int log_count(struct live *l, const char *what)
+{
+    char line[512];
+    unsigned int n = 0;
+    FILE *f;
+
+    fflush(l->logf);
+    f = fopen(l->log, "r");
+    while ( f && fgets(line, sizeof(line), f) )
+        n += strstr(line, what) != NULL;
+    if ( f )
+        fclose(f);
+    return n;
 }
 
 static int raw_open(const char *path)
@@ -820,6 +844,181 @@ static void test_limits(void **state)
     live_stop(&l);
 }
 
+/* ---- the limits on what a connection holds ---- */
+
+/* The value of @name in CONTROL stats, asked on @fd. */
+static uint64_t stat_of(int fd, const char *name)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], key[64];
+    struct xsd_hdr h;
+    const char *p;
+
+    raw_send(fd, XSD_CONTROL, 77, 0, "stats", 6);
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    assert_int_equal(h.type, XSD_CONTROL);
+    snprintf(key, sizeof(key), "\n%s ", name);
+    p = strstr(buf, key);
+    if ( p == NULL )
+        fail_msg("no '%s' in CONTROL stats", name);
+    return strtoull(p + strlen(key), NULL, 10);
+}
+
+/*
+ * WATCH "<prefix><i>" token "t" for i in [from, from + n), pipelined 256
+ * at a time: how many were OK (their initial events read), the rest's
+ * error the same each (in *@err, "" if none).
+ */
+static unsigned int watch_many(int fd, const char *prefix, unsigned int from,
+                               unsigned int n, char *err)
+{
+    uint8_t out[256 * 64];
+    char buf[XSD_PAYLOAD_MAX + 1], body[48];
+    struct xsd_hdr h;
+    unsigned int i, k, ok = 0;
+    size_t len;
+    int bl;
+
+    err[0] = '\0';
+    for ( i = 0; i < n; i += k )
+    {
+        for ( k = 0, len = 0; k < 256 && i + k < n; k++ )
+        {
+            bl = snprintf(body, sizeof(body), "%s%u%ct", prefix, from + i + k,
+                          0);
+            len += xsd_encode(out + len, XSD_WATCH, i + k, 0, body,
+                              (size_t)bl + 1);
+        }
+        assert_int_equal(write(fd, out, len), (ssize_t)len);
+        for ( k = 0; k < 256 && i + k < n; k++ )
+        {
+            assert_int_equal(raw_recv(fd, &h, buf), 0);
+            assert_int_equal(h.req_id, i + k);
+            if ( h.type == XSD_ERROR )
+            {
+                assert_true(err[0] == '\0' || strcmp(err, buf) == 0);
+                strcpy(err, buf);
+                continue;
+            }
+            assert_int_equal(h.type, XSD_WATCH);
+            assert_int_equal(raw_recv(fd, &h, buf), 0); /* initial event */
+            assert_int_equal(h.type, XSD_WATCH_EVENT);
+            ok++;
+        }
+    }
+    return ok;
+}
+
+/*
+ * Watches per connection and in all, and their bytes: ENOSPC beyond
+ * (oxenstored's EQUOTA), a duplicate EEXIST first; a watch is known by
+ * its absolute path; an UNWATCH or a connection's end gives room back.
+ */
+static void test_watch_limits(void **state)
+{
+    struct xsd_opts lim = {
+        .max_watches = 4, .max_watches_total = 6, .max_watch_bytes = 200};
+    char err[32], tok[128];
+    struct live l;
+    int a, b, c;
+
+    live_start_opts(&l, "persistent", &lim);
+    a = raw_open(l.sock);
+    b = raw_open(l.sock);
+    assert_int_equal(watch_many(a, "/a/", 0, 5, err), 4);
+    assert_string_equal(err, "ENOSPC");
+    expect(a, XSD_WATCH, 1, 0, "/a/0\0t", 7, XSD_ERROR, "EEXIST");
+    assert_int_equal(watch_many(b, "/b/", 0, 3, err), 2);
+    assert_string_equal(err, "ENOSPC"); /* 6 in all */
+    expect(a, XSD_UNWATCH, 2, 0, "/a/0\0t", 7, XSD_UNWATCH, "OK");
+    assert_int_equal(watch_many(b, "/b/", 2, 1, err), 1);
+    /* relative: the same watch as its absolute path */
+    expect(a, XSD_UNWATCH, 3, 0, "/a/1\0t", 7, XSD_UNWATCH, "OK");
+    watch_ok(a, 4, "rel\0t", 6);
+    expect(a, XSD_WATCH, 5, 0, "/local/domain/0/rel\0t", 22, XSD_ERROR,
+           "EEXIST");
+    expect(a, XSD_UNWATCH, 6, 0, "/local/domain/0/rel\0t", 22, XSD_UNWATCH,
+           "OK");
+    expect(a, XSD_UNWATCH, 7, 0, "rel\0t", 6, XSD_ERROR, "ENOENT");
+    expect(a, XSD_UNWATCH, 8, 0, "/a b\0t", 7, XSD_ERROR, "ENOENT");
+    assert_int_equal(stat_of(a, "watches"), 5);
+    close(a); /* its two go */
+    assert_int_equal(watch_many(b, "/b/", 3, 2, err), 1);
+    assert_string_equal(err, "ENOSPC"); /* 4 on one connection */
+    /* bytes: B's 4 watches hold 4 x ("/b/N" + "t" + 2) = 28 of 200 */
+    c = raw_open(l.sock);
+    memset(tok, 'k', sizeof(tok));
+    memcpy(tok, "/c\0", 3);
+    tok[103] = '\0'; /* token of 100 bytes: 2 + 100 + 2 */
+    watch_ok(c, 9, tok, 104);
+    assert_int_equal(stat_of(c, "watch_bytes"), 28 + 104);
+    tok[1] = 'd';
+    expect(c, XSD_WATCH, 10, 0, tok, 104, XSD_ERROR, "ENOSPC");
+    assert_int_equal(stat_of(c, "watches"), 5);
+    watch_ok(c, 11, "/d\0t", 5);
+    assert_int_equal(stat_of(c, "watch_bytes"), 28 + 104 + 5);
+    close(b);
+    close(c);
+    live_stop(&l);
+}
+
+/*
+ * The default bound per connection (8192), and the registry's cost in a
+ * deterministic metric (CONTROL stats watch_steps: entries visited).  A
+ * registration visited every watch (the duplicate check), and so did
+ * every change of any node: 8192 watches cost 8192 steps a WRITE.  Then
+ * a client that does not read while an RM fires 8192 events: 1024 queued
+ * (max_watch_events), 7168 dropped, one log line when the dropping
+ * starts and one with the count when it ends (the log had a line every
+ * 1024 drops: 97,656 lines for one slow client).
+ */
+static void test_watch_cost(void **state)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], err[32], line[128];
+    struct xsd_hdr h;
+    struct live l;
+    uint64_t steps;
+    unsigned int i;
+    int a, b;
+
+    a = live_client(&l);
+    b = raw_open(l.sock);
+    steps = stat_of(b, "watch_steps");
+    assert_int_equal(watch_many(a, "/a/", 0, 8193, err), 8192);
+    assert_string_equal(err, "ENOSPC");
+    steps = stat_of(b, "watch_steps") - steps;
+    if ( steps > 8 * 8193 )
+        fail_msg("8193 registrations visited %lu entries",
+                 (unsigned long)steps);
+    steps = stat_of(b, "watch_steps");
+    expect(b, XSD_WRITE, 1, 0, "/w/x\0v", 6, XSD_WRITE, "OK");
+    steps = stat_of(b, "watch_steps") - steps;
+    if ( steps > 32 )
+        fail_msg("a WRITE beside 8192 watches visited %lu entries",
+                 (unsigned long)steps);
+    expect(b, XSD_WRITE, 2, 0, "/a/5\0v", 6, XSD_WRITE, "OK");
+    assert_int_equal(raw_recv(a, &h, buf), 0);
+    assert_int_equal(h.type, XSD_WATCH_EVENT);
+    assert_string_equal(buf, "/a/5");
+
+    /* an RM of /a: every watch below, A not reading */
+    expect(b, XSD_RM, 3, 0, "/a", 3, XSD_RM, "OK");
+    assert_int_equal(stat_of(b, "events_dropped"), 8192 - 1024);
+    for ( i = 0; i < 1024; i++ )
+    {
+        assert_int_equal(raw_recv(a, &h, buf), 0);
+        assert_int_equal(h.type, XSD_WATCH_EVENT);
+    }
+    expect(a, XSD_READ, 4, 0, "/w/x", 5, XSD_READ, "v");
+    snprintf(line, sizeof(line), "A1: 1024 watch events unread, dropping");
+    assert_int_equal(log_count(&l, "dropping"), 1);
+    assert_true(log_has(&l, line));
+    assert_int_equal(log_count(&l, "watch events dropped"), 1);
+    assert_true(log_has(&l, "A1: 7168 watch events dropped"));
+    close(a);
+    close(b);
+    live_stop(&l);
+}
+
 /* ---- the differential ---- */
 
 static const char *const paths[] = {
@@ -1032,6 +1231,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
+        cmocka_unit_test_teardown(test_watch_limits, teardown),
+        cmocka_unit_test_teardown(test_watch_cost, teardown),
         cmocka_unit_test_teardown(test_differential, teardown),
     };
     const struct CMUnitTest against_tests[] = {
