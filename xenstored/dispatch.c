@@ -65,6 +65,9 @@ static void free_txn(struct xsd_server *s, struct xsd_conn *c,
 {
     unsigned int i;
 
+    c->nr_txns--;
+    s->nr_txns--;
+
     for ( i = 0; i < t->nr_wops; i++ )
         free(t->wops[i].path);
     free(t->wops);
@@ -322,6 +325,12 @@ static void txn_start(struct xsd_server *s, struct xsd_conn *c,
         xsd_queue_error(s, c, h, EBUSY);
         return;
     }
+    if ( c->nr_txns >= s->opts.max_transactions ||
+         s->nr_txns >= s->opts.max_transactions_total )
+    {
+        xsd_queue_error(s, c, h, ENOSPC); /* oxenstored: EQUOTA */
+        return;
+    }
     t = calloc(1, sizeof(*t));
     if ( t == NULL )
     {
@@ -338,6 +347,8 @@ static void txn_start(struct xsd_server *s, struct xsd_conn *c,
     t->id = tid;
     t->next = c->txns;
     c->txns = t;
+    c->nr_txns++;
+    s->nr_txns++;
     reply(s, c, h, id, (size_t)snprintf(id, sizeof(id), "%u", tid) + 1);
 }
 
@@ -531,13 +542,14 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
             "\nrequests %" PRIu64 "\nerrors %" PRIu64 "\nbad_requests %" PRIu64
             "\nframing_errors %" PRIu64 "\nevents %" PRIu64
             "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64
-            "\nwatches %u\nwatch_bytes %zu\nwatch_steps %" PRIu64 "\n",
+            "\nwatches %u\nwatch_bytes %zu\nwatch_steps %" PRIu64
+            "\ntransactions %u\n",
             st.nodes, st.quota_copies, st.commits_fast, st.commits_coalesce,
             st.commits_replay, st.conflicts, st.open_txns, s->stats.connections,
             s->stats.requests, s->stats.errors, s->stats.bad_requests,
             s->stats.framing_errors, s->stats.events, s->stats.events_dropped,
             s->stats.accept_dropped, s->nr_watches, s->watch_bytes,
-            s->stats.watch_steps);
+            s->stats.watch_steps, s->nr_txns);
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }

@@ -576,6 +576,10 @@ int xsd_server_create(struct hv_xs *xs, const struct xsd_opts *opts,
         s->opts.max_watches_total = 65536;
     if ( !s->opts.max_watch_bytes )
         s->opts.max_watch_bytes = 32u << 20;
+    if ( !s->opts.max_transactions )
+        s->opts.max_transactions = 10;
+    if ( !s->opts.max_transactions_total )
+        s->opts.max_transactions_total = 1024;
     s->lfd[0] = s->lfd[1] = s->stop_fd = s->epfd = s->spare_fd = -1;
     s->introduced = calloc(DOMID_FIRST_RESERVED / 8 + 1, 1);
     if ( s->introduced == NULL )

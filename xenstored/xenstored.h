@@ -42,6 +42,9 @@ struct xsd_opts {
     unsigned int max_watches;       /* per connection; 8192 */
     unsigned int max_watches_total; /* in all; 65536 */
     size_t max_watch_bytes;         /* their paths and tokens in all; 32 MiB */
+    unsigned int max_transactions;  /* open per connection; 10 (the model's
+                                       maxtxn, quota-transaction) */
+    unsigned int max_transactions_total; /* open in all; 1024 */
 };
 
 /*

@@ -82,6 +82,7 @@ struct xsd_conn {
     unsigned int nr_watches;
     struct xsd_watch *watches;
     struct xsd_txn *txns;
+    unsigned int nr_txns;
 };
 
 /* An entry of a chained hash table (watch.c), first in its struct. */
@@ -134,6 +135,7 @@ struct xsd_server {
     size_t wpath_max_len; /* the longest node path watched so far */
     unsigned int nr_watches;
     size_t watch_bytes;
+    unsigned int nr_txns;
     uint8_t *introduced; /* bitmap by domid */
     struct xsd_server_stats stats;
 };

@@ -1019,6 +1019,56 @@ static void test_watch_cost(void **state)
     live_stop(&l);
 }
 
+/*
+ * Open transactions per connection and in all: ENOSPC beyond (20,000 on
+ * one connection cost 61 MB); an END, RESET_WATCHES or the connection's
+ * end gives room back.  The default: 10 a connection.
+ */
+static void test_txn_limits(void **state)
+{
+    struct xsd_opts lim = {.max_transactions = 3, .max_transactions_total = 5};
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+    struct live l;
+    uint32_t id[3];
+    int a, b, i;
+
+    a = live_client(&l);
+    for ( i = 0; i < 10; i++ )
+        expect(a, XSD_TRANSACTION_START, 1, 0, "", 1, XSD_TRANSACTION_START,
+               NULL);
+    expect(a, XSD_TRANSACTION_START, 2, 0, "", 1, XSD_ERROR, "ENOSPC");
+    assert_int_equal(stat_of(a, "transactions"), 10);
+    close(a);
+    live_stop(&l);
+
+    live_start_opts(&l, "hashtbl-copy", &lim);
+    a = raw_open(l.sock);
+    b = raw_open(l.sock);
+    for ( i = 0; i < 3; i++ )
+    {
+        raw_send(a, XSD_TRANSACTION_START, 1, 0, "", 1);
+        assert_int_equal(raw_recv(a, &h, buf), 0);
+        assert_int_equal(h.type, XSD_TRANSACTION_START);
+        id[i] = (uint32_t)strtoul(buf, NULL, 10);
+    }
+    expect(a, XSD_TRANSACTION_START, 2, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(b, XSD_TRANSACTION_START, 3, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(b, XSD_TRANSACTION_START, 4, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(b, XSD_TRANSACTION_START, 5, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(a, XSD_TRANSACTION_END, 6, id[0], "F", 2, XSD_TRANSACTION_END, "OK");
+    expect(b, XSD_TRANSACTION_START, 7, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(a, XSD_TRANSACTION_START, 8, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(a, XSD_RESET_WATCHES, 9, 0, "", 1, XSD_RESET_WATCHES, "OK");
+    assert_int_equal(stat_of(b, "transactions"), 3);
+    expect(a, XSD_TRANSACTION_START, 10, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    close(b);
+    expect(a, XSD_TRANSACTION_START, 11, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    assert_int_equal(stat_of(a, "transactions"), 2);
+    close(a);
+    live_stop(&l);
+}
+
 /* ---- the differential ---- */
 
 static const char *const paths[] = {
@@ -1233,6 +1283,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_limits, teardown),
         cmocka_unit_test_teardown(test_watch_limits, teardown),
         cmocka_unit_test_teardown(test_watch_cost, teardown),
+        cmocka_unit_test_teardown(test_txn_limits, teardown),
         cmocka_unit_test_teardown(test_differential, teardown),
     };
     const struct CMUnitTest against_tests[] = {
