@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -581,6 +582,10 @@ int xsd_server_create(struct hv_xs *xs, const struct xsd_opts *opts,
     if ( !s->opts.max_transactions_total )
         s->opts.max_transactions_total = 1024;
     s->lfd[0] = s->lfd[1] = s->stop_fd = s->epfd = s->spare_fd = -1;
+    if ( getrandom(&s->hash_seed, sizeof(s->hash_seed), GRND_NONBLOCK) !=
+         (ssize_t)sizeof(s->hash_seed) )
+        s->hash_seed = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+    s->hash_seed ^= 2166136261u; /* FNV-1a's basis */
     s->introduced = calloc(DOMID_FIRST_RESERVED / 8 + 1, 1);
     if ( s->introduced == NULL )
     {

@@ -27,7 +27,9 @@
  *     special name) is in a hash table by its string, with its watches
  *     in registration order; a change of /a/b/c looks up "/", "/a",
  *     "/a/b" and "/a/b/c" (one FNV-1a hash over the path, taken at each
- *     '/'), so it costs its depth, not the number of watches;
+ *     '/'), so it costs its depth, not the number of watches; the hash
+ *     starts from a random seed per server, so that a client cannot
+ *     choose paths that share a bucket;
  *   - a watch is in a second table by (connection, watched path, token),
  *     for the duplicate check and UNWATCH, and on its connection's list
  *     for the connection's end;
@@ -45,7 +47,6 @@
 
 #include "xsd-private.h"
 
-#define FNV_BASIS 2166136261u
 #define FNV_PRIME 16777619u
 
 static uint32_t fnv(uint32_t h, const void *p, size_t len)
@@ -125,10 +126,10 @@ static struct xsd_wpath *wpath_find(struct xsd_server *s, const char *p,
     return NULL;
 }
 
-static uint32_t watch_hash(const struct xsd_conn *c, const struct xsd_wpath *wp,
-                           const char *token)
+static uint32_t watch_hash(const struct xsd_server *s, const struct xsd_conn *c,
+                           const struct xsd_wpath *wp, const char *token)
 {
-    uint32_t h = fnv(FNV_BASIS, &c->id, sizeof(c->id));
+    uint32_t h = fnv(s->hash_seed, &c->id, sizeof(c->id));
 
     h = fnv(h, &wp->hent.hash, sizeof(wp->hent.hash));
     return fnv(h, token, strlen(token));
@@ -138,13 +139,13 @@ static struct xsd_watch *watch_find(struct xsd_server *s, struct xsd_conn *c,
                                     const char *abs, const char *token)
 {
     size_t len = strlen(abs);
-    struct xsd_wpath *wp = wpath_find(s, abs, len, fnv(FNV_BASIS, abs, len));
+    struct xsd_wpath *wp = wpath_find(s, abs, len, fnv(s->hash_seed, abs, len));
     struct xsd_hent *e;
     uint32_t h;
 
     if ( wp == NULL )
         return NULL;
-    h = watch_hash(c, wp, token);
+    h = watch_hash(s, c, wp, token);
     for ( e = *bucket(&s->watch_tab, h); e; e = e->next )
     {
         struct xsd_watch *w = (struct xsd_watch *)e;
@@ -177,7 +178,7 @@ int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
 {
     size_t alen = strlen(abs), plen = strlen(path) + 1,
            tlen = strlen(token) + 1, bytes = watch_bytes(path, token);
-    uint32_t ah = fnv(FNV_BASIS, abs, alen);
+    uint32_t ah = fnv(s->hash_seed, abs, alen);
     struct xsd_wpath *wp;
     struct xsd_watch *w;
 
@@ -216,7 +217,7 @@ int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
     w->path = w->mem + tlen;
     memcpy(w->path, path, plen);
     w->relative = path[0] != '/' && path[0] != '@';
-    w->hent.hash = watch_hash(c, wp, token);
+    w->hent.hash = watch_hash(s, c, wp, token);
     if ( !htab_add(&s->watch_tab, &w->hent) )
     {
         if ( wp->first == NULL )
@@ -337,7 +338,7 @@ void xsd_watch_fire(struct xsd_server *s, const char *abs, bool rm)
 {
     size_t len = strlen(abs), i;
     struct xsd_wpath *wp;
-    uint32_t h = FNV_BASIS;
+    uint32_t h = s->hash_seed;
 
     if ( s->nr_watches == 0 )
         return;
@@ -367,7 +368,8 @@ void xsd_watch_fire(struct xsd_server *s, const char *abs, bool rm)
 void xsd_watch_fire_special(struct xsd_server *s, const char *name)
 {
     size_t len = strlen(name);
-    struct xsd_wpath *wp = wpath_find(s, name, len, fnv(FNV_BASIS, name, len));
+    struct xsd_wpath *wp =
+        wpath_find(s, name, len, fnv(s->hash_seed, name, len));
 
     if ( wp )
         fire_all(s, wp, name);

@@ -131,6 +131,7 @@ struct xsd_server {
     struct xsd_conn *conns, *dirty;
     unsigned int next_id;
     struct xsd_htab wpaths, watch_tab;
+    uint32_t hash_seed; /* FNV-1a basis, random */
     struct xsd_wpath *all_wpaths;
     size_t wpath_max_len; /* the longest node path watched so far */
     unsigned int nr_watches;
