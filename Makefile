@@ -3,13 +3,16 @@
 # A thin wrapper over CMake.  The README's two commands:
 #   make demo   install what is missing, build, run the demo A/B suite
 #   make test   install what is missing, build, run ctest
+# And, like the tools beside it (docs/install.md):
+#   make install [DESTDIR=D] [PREFIX=P]   cmake --install (default /usr/local)
+#   make package                          build/hvbench_VERSION_ARCH.deb
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE    ?= cmake
 CTEST    ?= ctest
 HVBENCH  := $(BUILD)/hvbench
 
-.PHONY: all deps configure build demo test format format-check clean
+.PHONY: all deps configure build demo test install package format format-check clean
 
 all: build
 
@@ -29,6 +32,12 @@ demo: build
 
 test: build
 	cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+install: build
+	$(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+package: build
+	$(CMAKE) --build $(BUILD) --target package
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

@@ -372,16 +372,6 @@ struct hv_domtab *hv_domtab(struct hv *hv)
     return &hv->domtab;
 }
 
-const struct hv_domlookup_ops *hv_domlookup(struct hv *hv)
-{
-    return hv->domlookup;
-}
-
-void *hv_domlookup_priv(struct hv *hv)
-{
-    return hv->domlookup_priv;
-}
-
 const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id)
 {
     return id < HV_SLOT_NR ? &hv->cfg.plugins[id] : NULL;

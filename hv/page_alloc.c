@@ -356,11 +356,6 @@ void *hv_mfn_to_virt(struct hv *hv, uint32_t mfn)
     return (char *)hv->heap.mem + ((size_t)mfn << HV_PAGE_SHIFT);
 }
 
-unsigned int hv_mfn_to_nid(struct hv *hv, uint32_t mfn)
-{
-    return phys_to_nid(&hv->heap, mfn);
-}
-
 /* ---------------------------------------------------------------------- */
 /* Init and teardown */
 

@@ -18,7 +18,6 @@
 struct xsd_client {
     int fd;
     uint32_t next_req;
-    uint64_t events;
 };
 
 int xsd_client_open(const char *path, struct xsd_client **out)
@@ -121,7 +120,6 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
             return -EIO;
         if ( h.type != XSD_WATCH_EVENT )
             break;
-        c->events++;
     }
     if ( h.req_id != rid || h.tx_id != tx ||
          (h.type != type && h.type != XSD_ERROR) )
@@ -140,9 +138,4 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
     if ( h.len )
         memcpy(buf, payload, h.len);
     return 0;
-}
-
-uint64_t xsd_client_events(const struct xsd_client *c)
-{
-    return c->events;
 }

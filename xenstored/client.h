@@ -2,7 +2,7 @@
 /*
  * A small blocking xenstore client over a Unix socket: one request, one
  * reply, as libxenstore does it without its reader thread.  Watch events
- * that arrive before a reply are skipped (counted).  Used by the
+ * that arrive before a reply are skipped.  Used by the
  * xenstore-ls workload's client=socket, the daemon's tests and xs-load.
  *
  *   struct xsd_client *c;
@@ -32,8 +32,5 @@ void xsd_client_close(struct xsd_client *c);
 int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
                        const void *body, size_t len, void *buf, size_t cap,
                        size_t *rlen);
-
-/* Watch events skipped so far. */
-uint64_t xsd_client_events(const struct xsd_client *c);
 
 #endif /* XSD_CLIENT_H */

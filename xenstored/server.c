@@ -724,9 +724,3 @@ void xsd_server_destroy(struct xsd_server *s)
     free(s->introduced);
     free(s);
 }
-
-void xsd_server_get_stats(const struct xsd_server *s,
-                          struct xsd_server_stats *st)
-{
-    *st = s->stats;
-}

@@ -70,7 +70,5 @@ struct xsd_server_stats {
     uint64_t accept_dropped; /* clients taken and closed at EMFILE/ENFILE */
     uint64_t watch_steps;    /* registry entries visited: the watches' cost */
 };
-void xsd_server_get_stats(const struct xsd_server *s,
-                          struct xsd_server_stats *st);
 
 #endif /* XSD_XENSTORED_H */

@@ -2,7 +2,7 @@
 /*
  * The scenarios of hvbench reproduce (hvb/reproduce.h): per seed the runs
  * and the claims, with the seed's figures as its thread states them
- * (shared/seeds/NNN_*.txt).  Data only.
+ * (docs/seeds.md cites each thread: list, date, subject).  Data only.
  *
  * A claim's ratio is always "the seed's before over after" in the order
  * the seed quotes them, e.g. seed 001's balloon: with NUMA 910 ms (the

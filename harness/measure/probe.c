@@ -309,11 +309,6 @@ double hvb_meter_bracket_ns(void)
     return hvb_meter_cfg.bracket_ns;
 }
 
-double hvb_meter_tsc_hz(void)
-{
-    return hvb_meter_cfg.tsc_hz;
-}
-
 /* One "; what (why)" of the probe line's unavailable list. */
 static void unavailable(FILE *f, bool *first, const char *what, const char *why)
 {

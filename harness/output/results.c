@@ -14,7 +14,7 @@
  * hvb_results_build() makes the document (run.complete false,
  * rounds_done 3) and hvb_results_write() replaces f.json atomically.
  *
- * The results document (layout: results/SCHEMA.md) and its atomic write.
+ * The results document (layout: docs/schema.md) and its atomic write.
  *
  * "benchmarks" follows Google Benchmark's JSON reporter field for field:
  * per cell, one "iteration" row per repetition, then "aggregate" rows

@@ -3,6 +3,12 @@
  * Running the render scripts (harness/profile/render/ scripts) with Debian's Python
  * (/usr/bin/python3, which has python3-matplotlib; a pyenv python3 on
  * PATH does not).  HVB_PYTHON and HVB_RENDER_DIR override the defaults.
+ *
+ * Where the scripts are: installed (make install, the Debian package),
+ * in HVB_DATA_REL/render beside the executable's directory, found
+ * through /proc/self/exe so that a tree installed under any prefix or
+ * DESTDIR finds its own; else, run from the build tree, in the source
+ * tree the binary was built from.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,12 +22,32 @@
 #ifndef HVB_SOURCE_DIR
 #define HVB_SOURCE_DIR "."
 #endif
+#ifndef HVB_DATA_REL
+#define HVB_DATA_REL "../share/hvbench"
+#endif
 
 const char *hvb_render_dir(void)
 {
+    static char installed[4096 + 64];
     const char *d = getenv("HVB_RENDER_DIR");
+    char exe[4096], *slash;
+    ssize_t n;
 
-    return d && *d ? d : HVB_SOURCE_DIR "/harness/profile/render";
+    if ( d && *d )
+        return d;
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if ( n > 0 )
+    {
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if ( slash != NULL )
+            *slash = '\0';
+        if ( snprintf(installed, sizeof(installed), "%s/%s/render", exe,
+                      HVB_DATA_REL) < (int)sizeof(installed) &&
+             access(installed, X_OK) == 0 )
+            return installed;
+    }
+    return HVB_SOURCE_DIR "/harness/profile/render";
 }
 
 int hvb_render_run(const char *script, char *const *args)

@@ -42,16 +42,6 @@ static bool before(const struct hvb_workload *a, const struct hvb_workload *b)
     return c < 0 || (c == 0 && (uintptr_t)a < (uintptr_t)b);
 }
 
-size_t hvb_workload_count(void)
-{
-    size_t i, n = 0;
-
-    for ( i = 0; i < section_count(); i++ )
-        if ( section_at(i) != NULL )
-            n++;
-    return n;
-}
-
 const struct hvb_workload *hvb_workload_at(size_t idx)
 {
     size_t i, j, n = section_count();
@@ -97,16 +87,6 @@ void hvb_workload_names(char *buf, size_t len)
                          used ? ", " : "", w->name);
     if ( used == 0 )
         snprintf(buf, len, "none");
-}
-
-bool hvb_workload_uses_slot(const struct hvb_workload *w, const char *slot)
-{
-    const char *const *s;
-
-    for ( s = w->slots; s != NULL && *s != NULL; s++ )
-        if ( strcmp(*s, slot) == 0 )
-            return true;
-    return false;
 }
 
 void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,

@@ -3,10 +3,12 @@
  * xs-ref.c - the reference xenstore of the differential test (xs-ref.h).
  *
  * Written from the rules, not from hv/xenstore/: the quota, permission
- * and commit rules of shared/research/xen-mechanisms.md section (b), the
- * wire rules of shared/research/xenstore-wire.md sections 2 and 5, and
- * oxenstored 4.17 (tools/ocaml/xenstored/store.ml, transaction.ml,
- * process.ml, perms.ml, quota.ml), read where the notes are silent.
+ * and commit rules of oxenstored 4.17 (xen.git tools/ocaml/xenstored/
+ * store.ml, transaction.ml, process.ml, perms.ml, quota.ml; the quota
+ * copy is seed 000's, xen-devel 31 Jan 2024, "oxenstored: make Quota.t
+ * pure"), the payload formats of xen/include/public/io/xs_wire.h and
+ * docs/misc/xenstore.txt, and a Unix-socket connection's semantics as
+ * oxenstored and cxenstored 4.17 give them.
  * The only thing taken from the model is its public API
  * (hv/include/hv/xenstore.h): the errnos it promises and the limits.
  *

@@ -2,8 +2,8 @@
 /*
  * xs-ref: the reference xenstore of the differential test
  * (tests/unit/test-xs-differential.c), written from the rules
- * (shared/research/xen-mechanisms.md (b), xenstore-wire.md, oxenstored
- * 4.17's source) rather than from hv/xenstore/: a rules table, paths as
+ * (oxenstored 4.17's source, xs_wire.h and docs/misc/xenstore.txt of
+ * xen.git) rather than from hv/xenstore/: a rules table, paths as
  * component vectors over a plain mutable tree, quota as a recount, and
  * commits that apply an effect log or replay the request log (xs-ref.c
  * says how and why).

@@ -12,12 +12,12 @@
 #   slow E N     N paired gates, the slowdown cell: the new build does 200
 #                work units on every E-th lookup, the base build only the
 #                bookkeeping (E=300: +3.0%, E=450: +1.9% on the 2-vCPU VM)
-#   twofile-aa N     N two-file gates as the README says: two runs with
+#   twofile-aa N     N two-file gates as docs/gating.md says: two runs with
 #                --processes 3 --repetitions 3 of the same build, gate
 #   twofile-slow E N the same, the second run doing the work of 'slow E'
 #   builds OTHER     this hvbench and OTHER (two builds of the same
 #                source), each gated against the other, both ways
-#   issue14      all of them, as measured for the README (batches of
+#   issue14      all of them, as measured for docs/gating.md (batches of
 #                gates, one exclusive lock per batch)
 #
 # Usage: measure-gate-bin.sh HVBENCH SLOWDOWN.so MODE ARGS...
@@ -117,8 +117,8 @@ builds)
     exit 0
     ;;
 issue14)
-    # The README's table: batches of gates (THREADS THRESHOLD MODE ARGS),
-    # each batch under one exclusive lock of at most about 3 minutes.
+    # The table of docs/gating.md: batches of gates (THREADS THRESHOLD MODE
+    # ARGS), each batch under one exclusive lock of at most about 3 minutes.
     for b in "1 2% aa 7" "1 2% slow 300 10" "1 2% twofile-slow 300 5" \
         "1 2% twofile-aa 5" "1 2% slow 450 10" "1 2% twofile-slow 450 5" \
         "1 2% aa 7" "2 2% aa 5" "1 1% slow 450 10" "1 1% aa 7"; do

@@ -20,7 +20,8 @@ tmp=$(mktemp -d /tmp/hvb-layering.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
-for d in CMakeLists.txt hv plugins workloads harness xenstored scripts; do
+for d in CMakeLists.txt hv plugins workloads harness xenstored scripts \
+    packaging cmake; do
     cp -r "$src/$d" "$tmp/" || fail "cannot copy $d"
 done
 "$cmake" -S "$tmp" -B "$tmp/build" -DHVB_ENABLE_TESTING=OFF \

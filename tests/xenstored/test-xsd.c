@@ -1165,8 +1165,8 @@ static bool has_data(uint32_t type)
 /*
  * Our socket against the other front door: the in-process API of a second
  * store (@xs), or the reference daemon (@ref).  Every answer must be the
- * same but for the documented difference (README): the reference's
- * transaction ids are its own.
+ * same but for the documented difference (docs/xenstored.md): the
+ * reference's transaction ids are its own.
  */
 static void compare(const struct gen *g, uint64_t seed, unsigned int i,
                     const struct greq *r, int src, const char *sbuf,

@@ -4,7 +4,7 @@
 
   report.py --out DIR RESULT.json...
 
-Reads the hvbench results (results/SCHEMA.md): per cell the raw samples
+Reads the hvbench results (docs/schema.md): per cell the raw samples
 (hvbench.cells[].samples_ns_per_op), the summary, the ratio to the
 group's reference, and when present confidence intervals
 (cells[].ci / cells[].ratio_ci, [low, high]), lock tables

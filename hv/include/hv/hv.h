@@ -108,8 +108,6 @@ static inline void hv_cpu_set_domain(struct hv_cpu *cpu, domid_t d)
 
 /* Accessors for plugins and the harness. */
 struct hv_domtab *hv_domtab(struct hv *hv);
-const struct hv_domlookup_ops *hv_domlookup(struct hv *hv);
-void *hv_domlookup_priv(struct hv *hv);
 /* The resolved plugin of slot @id in this machine. */
 const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id);
 const struct hv_config *hv_config(struct hv *hv);

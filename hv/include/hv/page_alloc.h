@@ -75,8 +75,6 @@ void hv_domain_for_each_extent(struct hv_domain *d,
 
 /* Address of machine frame @mfn in the model's memory. */
 void *hv_mfn_to_virt(struct hv *hv, uint32_t mfn);
-/* Node of machine frame @mfn (phys_to_nid). */
-unsigned int hv_mfn_to_nid(struct hv *hv, uint32_t mfn);
 
 /* Heap statistics for tests and workloads. */
 struct hv_heap_info {

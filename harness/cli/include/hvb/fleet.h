@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct hvb_fleet_job {
     const char *dir;        /* the fleet directory, absolute */

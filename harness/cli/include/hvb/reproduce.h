@@ -3,7 +3,7 @@
  * hvbench reproduce: each seed's claim beside the same figure measured
  * here.
  *
- * A seed (shared/seeds/NNN_*.txt, a mailing-list thread) makes claims
+ * A seed (a public mailing-list thread, docs/seeds.md) makes claims
  * such as "balloon 256 MiB -> 4 GiB: 606 ms without NUMA, 911 ms with".
  * Each claim is a ratio of two figures of the seed (911 / 606 = 1.50x);
  * the scenario of a seed is a fixed list of ordinary `hvbench run`s

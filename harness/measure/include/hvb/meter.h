@@ -107,9 +107,6 @@ json_t *hvb_meter_probe_json(void);
  */
 double hvb_meter_bracket_ns(void);
 
-/* Measured TSC frequency in Hz (0 before the probe). */
-double hvb_meter_tsc_hz(void);
-
 /*
  * The counting pass: can this process count allocation calls (jemalloc
  * with working hooks, counters asked, not under callgrind)?  begin()

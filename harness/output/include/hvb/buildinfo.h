@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What built this binary and from which tree: version, compiler, flags,
- * build type (fixed at build time) and the source tree's git commit and
- * dirty flag (asked of git at run time, so a rebuilt tree reports what it
- * is now).
+ * build type, and the source tree's git commit and dirty flag, all fixed
+ * at build time (the commit by cmake/gitinfo.cmake on every build: an
+ * installed or copied binary names the tree it was built from).
  */
 #ifndef HVB_BUILDINFO_H
 #define HVB_BUILDINFO_H

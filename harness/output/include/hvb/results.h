@@ -4,7 +4,7 @@
  * Google Benchmark's tools/compare.py reads it) extended with an
  * "hvbench" object (schema, build, git, command line, and every cell with
  * its plugins, options, parameters and raw samples).  The layout is
- * documented in results/SCHEMA.md.  Files are written atomically.
+ * documented in docs/schema.md.  Files are written atomically.
  */
 #ifndef HVB_RESULTS_H
 #define HVB_RESULTS_H

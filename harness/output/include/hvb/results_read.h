@@ -6,7 +6,7 @@
  * (hvb_results_load() in hvb/results.h calls it), so that a reader never
  * meets a NaN, a negative time or a count of 1e15 it did not expect.
  *
- * What the check accepts (results/SCHEMA.md has the layout):
+ * What the check accepts (docs/schema.md has the layout):
  *
  *   run.repetitions     integer, 1 .. HVB_RD_REPETITIONS_MAX
  *   run.rounds_done     integer, 0 .. repetitions

@@ -7,7 +7,6 @@
 #ifndef HVB_REGISTRY_H
 #define HVB_REGISTRY_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include <hvb/workload.h>
@@ -23,13 +22,9 @@ int hvb_workload_registry_check(char *err, size_t len);
 /* The i-th workload, sorted by name; NULL past the end. */
 const struct hvb_workload *hvb_workload_at(size_t i);
 const struct hvb_workload *hvb_workload_find(const char *name);
-size_t hvb_workload_count(void);
 
 /* "a, b, c": every workload name, or "none". */
 void hvb_workload_names(char *buf, size_t len);
-
-/* True if @w exercises @slot. */
-bool hvb_workload_uses_slot(const struct hvb_workload *w, const char *slot);
 
 /* "a, b": the slots @w exercises, or "none". */
 void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,
