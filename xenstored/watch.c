@@ -176,19 +176,24 @@ static size_t watch_bytes(const char *path, const char *token)
 int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
                   const char *abs, const char *token)
 {
-    size_t alen = strlen(abs), plen = strlen(path) + 1,
+    size_t alen = strlen(abs), hl = sizeof(XSD_HOME) - 1,
            tlen = strlen(token) + 1, bytes = watch_bytes(path, token);
     uint32_t ah = fnv(s->hash_seed, abs, alen);
+    bool relative = path[0] != '/' && path[0] != '@';
     struct xsd_wpath *wp;
     struct xsd_watch *w;
 
+    /* the client's path is @abs, or its end after XSD_HOME: not kept */
+    if ( strcmp(relative && strncmp(abs, XSD_HOME, hl) == 0 ? abs + hl : abs,
+                path) != 0 )
+        return -EINVAL;
     if ( watch_find(s, c, abs, token) )
         return -EEXIST;
     if ( c->nr_watches >= s->opts.max_watches ||
          s->nr_watches >= s->opts.max_watches_total ||
          s->watch_bytes + bytes > s->opts.max_watch_bytes )
         return -ENOSPC;
-    w = malloc(sizeof(*w) + tlen + plen);
+    w = malloc(sizeof(*w) + tlen);
     if ( w == NULL )
         return -ENOMEM;
     wp = wpath_find(s, abs, alen, ah);
@@ -212,11 +217,9 @@ int xsd_watch_add(struct xsd_server *s, struct xsd_conn *c, const char *path,
     memset(w, 0, sizeof(*w));
     w->conn = c;
     w->wp = wp;
-    w->token = w->mem;
     memcpy(w->token, token, tlen);
-    w->path = w->mem + tlen;
-    memcpy(w->path, path, plen);
-    w->relative = path[0] != '/' && path[0] != '@';
+    w->path = wp->path + (relative ? hl : 0);
+    w->relative = relative;
     w->hent.hash = watch_hash(s, c, wp, token);
     if ( !htab_add(&s->watch_tab, &w->hent) )
     {

@@ -111,10 +111,10 @@ struct xsd_watch {
     struct xsd_watch *cnext, *cprev; /* the connection's */
     struct xsd_conn *conn;
     struct xsd_wpath *wp;
-    char *token;
-    char *path;    /* as the client gave it (the initial event's path) */
-    bool relative; /* events carry paths relative to XSD_HOME */
-    char mem[];    /* token, path */
+    const char *path; /* as the client gave it (the initial event's
+                         path): wp's, or its end after XSD_HOME */
+    bool relative;    /* events carry paths relative to XSD_HOME */
+    char token[];
 };
 
 struct xsd_server {
