@@ -59,9 +59,14 @@ static struct xsd_txn *find_txn(struct xsd_conn *c, uint32_t id,
     return NULL;
 }
 
-static void free_txn(struct xsd_txn *t)
+/* @t has left @c's list: free it, out of the limits' counts. */
+static void free_txn(struct xsd_server *s, struct xsd_conn *c,
+                     struct xsd_txn *t)
 {
     unsigned int i;
+
+    c->nr_txns--;
+    s->nr_txns--;
 
     for ( i = 0; i < t->nr_wops; i++ )
         free(t->wops[i].path);
@@ -77,18 +82,9 @@ void xsd_conn_forget(struct xsd_server *s, struct xsd_conn *c)
     {
         c->txns = t->next;
         hv_xs_txn_end(s->xs, 0, t->id, false);
-        free_txn(t);
+        free_txn(s, c, t);
     }
     xsd_watch_del_conn(s, c);
-}
-
-/* The absolute form of a path the model accepted. */
-static void absolute(const char *path, char *out, size_t cap)
-{
-    if ( path[0] == '/' || path[0] == '@' )
-        snprintf(out, cap, "%s", path);
-    else
-        snprintf(out, cap, XSD_HOME "%s", path);
 }
 
 /* A change: fire now, or at the commit of its transaction. */
@@ -98,9 +94,11 @@ static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
     char abs[HV_XS_ABS_PATH_MAX + sizeof(XSD_HOME)];
     struct xsd_wop *w;
 
-    if ( t == NULL && s->watches == NULL )
+    if ( t == NULL && s->nr_watches == 0 )
         return;
-    absolute(path, abs, sizeof(abs));
+    /* the model took it: "/a", "rel" (under XSD_HOME), "@x" (the node /@x) */
+    if ( hv_xs_path_abs(path, 0, abs, sizeof(abs)) )
+        return;
     if ( t == NULL )
     {
         xsd_watch_fire(s, abs, rm);
@@ -123,25 +121,38 @@ static void changed(struct xsd_server *s, struct xsd_txn *t, const char *path,
         t->nr_wops++;
 }
 
+/*
+ * A decimal domid that is all of @s (@len bytes): leading zeros are
+ * fine ("0007" is 7), anything else but digits, nothing, or a value of
+ * DOMID_FIRST_RESERVED or more is -EINVAL.
+ */
+static int parse_domid(const char *s, size_t len, domid_t *out)
+{
+    unsigned long id = 0;
+    size_t i;
+
+    if ( len == 0 )
+        return -EINVAL;
+    for ( i = 0; i < len; i++ )
+    {
+        if ( s[i] < '0' || s[i] > '9' )
+            return -EINVAL;
+        id = id * 10 + (unsigned long)(s[i] - '0');
+        if ( id >= DOMID_FIRST_RESERVED )
+            return -EINVAL;
+    }
+    *out = (domid_t)id;
+    return 0;
+}
+
 /* "n5", "r0", "w7", "b3": the letter and a decimal domid. */
 static int parse_perm(const char *s, struct hv_xs_perm *p)
 {
     static const char letters[] = "nrwb";
     const char *l = s[0] ? strchr(letters, s[0]) : NULL;
-    unsigned long id = 0;
-    const char *d;
 
-    if ( l == NULL || s[1] == '\0' )
+    if ( l == NULL || parse_domid(s + 1, strlen(s + 1), &p->id) )
         return -EINVAL;
-    for ( d = s + 1; *d; d++ )
-    {
-        if ( *d < '0' || *d > '9' )
-            return -EINVAL;
-        id = id * 10 + (unsigned long)(*d - '0');
-        if ( id >= DOMID_FIRST_RESERVED )
-            return -EINVAL;
-    }
-    p->id = (domid_t)id;
     p->perm = (uint8_t)(l - letters);
     return 0;
 }
@@ -171,7 +182,7 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
                      struct xsd_txn *t)
 {
     struct hv_xs_perm perms[XSD_MAX_ARGS];
-    char buf[HV_XS_PAYLOAD_MAX];
+    char buf[HV_XS_PAYLOAD_MAX], e1[XSD_ESC_LEN], e2[XSD_ESC_LEN];
     struct hv_xs_req q = {.caller = 0, .tid = h->tx_id, .path = r->args[0]};
     struct hv_xs_rsp rsp = {.buf = buf, .cap = sizeof(buf)};
     bool fire = true;
@@ -197,7 +208,7 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
     case XSD_MKDIR:
         q.op = HV_XS_MKDIR;
         /* An existing node is success without an event (both daemons). */
-        if ( t == NULL && s->watches &&
+        if ( t == NULL && s->nr_watches &&
              hv_xs_read(s->xs, 0, 0, r->args[0], buf, sizeof(buf), NULL) !=
                  -ENOENT )
             fire = false;
@@ -212,7 +223,8 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
             if ( parse_perm(r->args[i], &perms[i - 1]) )
             {
                 xsd_log(s, "A%u: SET_PERMS %s: bad permission '%s'", c->id,
-                        r->args[0], r->args[i]);
+                        xsd_esc(e1, sizeof(e1), r->args[0]),
+                        xsd_esc(e2, sizeof(e2), r->args[i]));
                 s->stats.bad_requests++;
                 xsd_queue_error(s, c, h, EINVAL);
                 return;
@@ -224,8 +236,8 @@ static void store_op(struct xsd_server *s, struct xsd_conn *c,
     if ( rc )
     {
         if ( rc == -EINVAL )
-            xsd_log(s, "A%u: %s %.64s: EINVAL", c->id, xsd_type_name(h->type),
-                    r->args[0]);
+            xsd_log(s, "A%u: %s %s: EINVAL", c->id, xsd_type_name(h->type),
+                    xsd_esc(e1, sizeof(e1), r->args[0]));
         xsd_queue_error(s, c, h, -rc);
         return;
     }
@@ -313,6 +325,12 @@ static void txn_start(struct xsd_server *s, struct xsd_conn *c,
         xsd_queue_error(s, c, h, EBUSY);
         return;
     }
+    if ( c->nr_txns >= s->opts.max_transactions ||
+         s->nr_txns >= s->opts.max_transactions_total )
+    {
+        xsd_queue_error(s, c, h, ENOSPC); /* oxenstored: EQUOTA */
+        return;
+    }
     t = calloc(1, sizeof(*t));
     if ( t == NULL )
     {
@@ -329,6 +347,8 @@ static void txn_start(struct xsd_server *s, struct xsd_conn *c,
     t->id = tid;
     t->next = c->txns;
     c->txns = t;
+    c->nr_txns++;
+    s->nr_txns++;
     reply(s, c, h, id, (size_t)snprintf(id, sizeof(id), "%u", tid) + 1);
 }
 
@@ -354,45 +374,44 @@ static void txn_end(struct xsd_server *s, struct xsd_conn *c,
         for ( i = 0; r->commit && i < t->nr_wops; i++ )
             xsd_watch_fire(s, t->wops[i].path, t->wops[i].rm);
     }
-    free_txn(t);
+    free_txn(s, c, t);
 }
 
 static void watch(struct xsd_server *s, struct xsd_conn *c,
                   const struct xsd_hdr *h, const struct xsd_req *r)
 {
     char abs[HV_XS_ABS_PATH_MAX + sizeof(XSD_HOME)], ev[XSD_PAYLOAD_MAX];
+    char e[XSD_ESC_LEN];
     const char *path = r->args[0], *token = r->args[1];
     size_t pl = strlen(path) + 1, tl = strlen(token) + 1;
-    int rc = 0;
+    int rc;
 
+    /*
+     * The model says whether the path is one: EINVAL, or E2BIG (too
+     * long).  "@name" is a special watch (the event's name, as both
+     * daemons take it) with the characters of a path; a node /@name
+     * is a watch of its own.  A watch is known by its absolute path
+     * (UNWATCH "/local/domain/0/a" ends the watch "a", as there).
+     */
+    rc = hv_xs_path_abs(path, 0, abs, sizeof(abs));
+    if ( rc == 0 && path[0] == '@' )
+        memmove(abs, abs + 1, strlen(abs));
     if ( h->type == XSD_UNWATCH )
     {
-        rc = xsd_watch_del(s, c, path, token);
+        rc = rc ? -ENOENT : xsd_watch_del(s, c, abs, token);
         if ( rc )
             xsd_queue_error(s, c, h, -rc);
         else
             reply(s, c, h, ok, sizeof(ok));
         return;
     }
-    /* The model says whether the path is one (its answer is not used). */
-    if ( path[0] == '@' )
-        rc = path[1] == '\0' || strchr(path, '/') ? -EINVAL : 0;
-    else
-    {
-        /* EINVAL, or E2BIG: too long (a value always fits @ev) */
-        rc = hv_xs_read(s->xs, 0, 0, path, ev, sizeof(ev), NULL);
-        if ( rc == -ENOENT || rc == -EACCES )
-            rc = 0;
-    }
     if ( rc == 0 )
-    {
-        absolute(path, abs, sizeof(abs));
         rc = xsd_watch_add(s, c, path, abs, token);
-    }
     if ( rc )
     {
         if ( rc == -EINVAL )
-            xsd_log(s, "A%u: WATCH %.64s: EINVAL", c->id, path);
+            xsd_log(s, "A%u: WATCH %s: EINVAL", c->id,
+                    xsd_esc(e, sizeof(e), path));
         xsd_queue_error(s, c, h, -rc);
         return;
     }
@@ -437,7 +456,7 @@ static void domain_op(struct xsd_server *s, struct xsd_conn *c,
         }
         s->introduced[id / 8] |= 1u << (id % 8);
         reply(s, c, h, ok, sizeof(ok));
-        xsd_watch_fire(s, "@introduceDomain", false);
+        xsd_watch_fire_special(s, "@introduceDomain");
         return;
     case XSD_RELEASE:
         if ( id == 0 || !introduced(s, id) )
@@ -453,7 +472,7 @@ static void domain_op(struct xsd_server *s, struct xsd_conn *c,
         }
         s->introduced[id / 8] &= ~(1u << (id % 8));
         reply(s, c, h, ok, sizeof(ok));
-        xsd_watch_fire(s, "@releaseDomain", false);
+        xsd_watch_fire_special(s, "@releaseDomain");
         return;
     case XSD_RESUME:
         if ( !introduced(s, id) )
@@ -477,17 +496,18 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
 {
     static const char help[] = "check\nquota DOMID\nstats\nhelp\n";
     const char *cmd = r->args[0];
-    char buf[1024], arg[16];
+    char buf[1024], e[4 * sizeof(buf)];
     struct hv_xs_stats st;
-    unsigned long id = 0;
-    size_t i, n;
+    domid_t id;
+    size_t n;
     int len;
 
     if ( strcmp(cmd, "check") == 0 )
     {
         if ( hv_xs_check(s->xs, buf, sizeof(buf)) )
         {
-            xsd_log(s, "A%u: CONTROL check: %s", c->id, buf);
+            xsd_log(s, "A%u: CONTROL check: %s", c->id,
+                    xsd_esc(e, sizeof(e), buf));
             xsd_queue_error(s, c, h, EINVAL);
         }
         else
@@ -496,19 +516,18 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
     }
     if ( strcmp(cmd, "quota") == 0 )
     {
-        n = r->value_len < sizeof(arg) - 1 ? r->value_len : sizeof(arg) - 1;
-        memcpy(arg, r->value, n);
-        arg[n] = '\0';
-        for ( i = 0; arg[i] >= '0' && arg[i] <= '9' && id < 0x10000; i++ )
-            id = id * 10 + (unsigned long)(arg[i] - '0');
-        if ( i == 0 || (arg[i] && arg[i] != '\n') ||
-             id >= DOMID_FIRST_RESERVED )
+        /* xenstore-control sends "7\0"; by hand it may be "7\n" */
+        n = r->value_len;
+        if ( n && r->value[n - 1] == '\0' )
+            n--;
+        if ( n && r->value[n - 1] == '\n' )
+            n--;
+        if ( parse_domid(r->value, n, &id) )
         {
             xsd_queue_error(s, c, h, EINVAL);
             return;
         }
-        len =
-            snprintf(buf, sizeof(buf), "%d\n", hv_xs_quota(s->xs, (domid_t)id));
+        len = snprintf(buf, sizeof(buf), "%d\n", hv_xs_quota(s->xs, id));
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }
@@ -522,12 +541,15 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
             "\nconflicts %" PRIu64 "\nopen_txns %u\nconnections %" PRIu64
             "\nrequests %" PRIu64 "\nerrors %" PRIu64 "\nbad_requests %" PRIu64
             "\nframing_errors %" PRIu64 "\nevents %" PRIu64
-            "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64 "\n",
+            "\nevents_dropped %" PRIu64 "\naccept_dropped %" PRIu64
+            "\nwatches %u\nwatch_bytes %zu\nwatch_steps %" PRIu64
+            "\ntransactions %u\n",
             st.nodes, st.quota_copies, st.commits_fast, st.commits_coalesce,
             st.commits_replay, st.conflicts, st.open_txns, s->stats.connections,
             s->stats.requests, s->stats.errors, s->stats.bad_requests,
             s->stats.framing_errors, s->stats.events, s->stats.events_dropped,
-            s->stats.accept_dropped);
+            s->stats.accept_dropped, s->nr_watches, s->watch_bytes,
+            s->stats.watch_steps, s->nr_txns);
         reply(s, c, h, buf, (size_t)len + 1);
         return;
     }
@@ -536,7 +558,8 @@ static void control(struct xsd_server *s, struct xsd_conn *c,
         reply(s, c, h, help, sizeof(help));
         return;
     }
-    xsd_log(s, "A%u: CONTROL %.32s: unknown command", c->id, cmd);
+    xsd_log(s, "A%u: CONTROL %s: unknown command", c->id,
+            xsd_esc(e, sizeof(e), cmd));
     xsd_queue_error(s, c, h, EINVAL);
 }
 

@@ -16,8 +16,10 @@
  * per connection, oxenstored's (quota-maxoutstanding, -maxwatchevents):
  *   - max_outstanding replies not yet read by the client: the server
  *     stops reading that connection's requests until it reads;
- *   - max_watch_events events not yet read: further events are dropped
- *     and logged.
+ *   - max_watch_events events not yet read: further events are dropped,
+ *     counted, and logged once an episode: a line when the dropping
+ *     starts, one with the count when the client has read below the
+ *     limit again (or goes).
  *
  * Worked example: a client sends 2000 READs without reading.  The first
  * 1024 are answered and queued; the connection leaves the epoll read set;
@@ -33,6 +35,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -65,6 +68,41 @@ void xsd_log(struct xsd_server *s, const char *fmt, ...)
     va_end(ap);
     fputc('\n', s->opts.log);
     fflush(s->opts.log);
+}
+
+/*
+ * A client's string for a log line: printable ASCII as is, any other
+ * byte (a newline that would start a forged line, an escape sequence)
+ * and '\' as \xHH; cut with "..." where @out (@cap bytes) is full.
+ *   "/a\nB"  -> "/a\x0aB"
+ */
+const char *xsd_esc(char *out, size_t cap, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    unsigned char ch;
+
+    for ( ; (ch = (unsigned char)*str) != '\0'; str++ )
+    {
+        bool plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+
+        if ( o + (plain ? 1 : 4) + 4 > cap )
+        {
+            memcpy(out + o, "...", 4);
+            return out;
+        }
+        if ( plain )
+            out[o++] = (char)ch;
+        else
+        {
+            memcpy(out + o, "\\x", 2);
+            out[o + 2] = hex[ch >> 4];
+            out[o + 3] = hex[ch & 15];
+            o += 4;
+        }
+    }
+    out[o] = '\0';
+    return out;
 }
 
 static void set_events(struct xsd_server *s, struct xsd_conn *c)
@@ -112,8 +150,9 @@ bool xsd_queue(struct xsd_server *s, struct xsd_conn *c, uint32_t type,
         return false;
     if ( event && c->events >= s->opts.max_watch_events )
     {
+        /* one line when an episode starts, one with its count at its end */
         s->stats.events_dropped++;
-        if ( s->stats.events_dropped % 1024 == 1 )
+        if ( c->dropped++ == 0 )
             xsd_log(s, "A%u: %u watch events unread, dropping events", c->id,
                     c->events);
         return false;
@@ -181,20 +220,27 @@ void xsd_queue_error(struct xsd_server *s, struct xsd_conn *c,
 
 static void listeners_arm(struct xsd_server *s, bool on);
 
+/* The end of an episode of dropped events: its one line, the count. */
+static void log_dropped_events(struct xsd_server *s, struct xsd_conn *c,
+                               const char *why)
+{
+    if ( c->dropped == 0 )
+        return;
+    xsd_log(s, "A%u: %" PRIu64 " watch events dropped, %s", c->id, c->dropped,
+            why);
+    c->dropped = 0;
+}
+
 static void conn_close(struct xsd_server *s, struct xsd_conn *c)
 {
     struct xsd_conn **pp;
 
+    log_dropped_events(s, c, "closing");
     xsd_conn_forget(s, c);
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     listeners_arm(s, true); /* a descriptor is free again */
-    if ( c->prev )
-        c->prev->next = c->next;
-    else
-        s->conns = c->next;
-    if ( c->next )
-        c->next->prev = c->prev;
+    XSD_DL_UNLINK(s->conns, c, next, prev);
     if ( c->dirty )
         for ( pp = &s->dirty; *pp; pp = &(*pp)->dirty_next )
             if ( *pp == c )
@@ -238,6 +284,8 @@ static bool flush(struct xsd_server *s, struct xsd_conn *c)
             c->mark_head = (c->mark_head + 1) % c->cap_marks;
             c->nr_marks--;
         }
+        if ( c->dropped && c->events < s->opts.max_watch_events )
+            log_dropped_events(s, c, "the client reads again");
     }
     return !c->closing;
 }
@@ -459,10 +507,7 @@ static void on_accept(struct xsd_server *s, int lfd, bool ro)
             free(c);
             continue;
         }
-        c->next = s->conns;
-        if ( s->conns )
-            s->conns->prev = c;
-        s->conns = c;
+        XSD_DL_PUSH(s->conns, c, next, prev);
         s->stats.connections++;
     }
     log_dropped(s, s->accept_paused);
@@ -527,8 +572,20 @@ int xsd_server_create(struct hv_xs *xs, const struct xsd_opts *opts,
     if ( !s->opts.max_watch_events )
         s->opts.max_watch_events = 1024;
     if ( !s->opts.max_watches )
-        s->opts.max_watches = 65536;
+        s->opts.max_watches = 8192;
+    if ( !s->opts.max_watches_total )
+        s->opts.max_watches_total = 65536;
+    if ( !s->opts.max_watch_bytes )
+        s->opts.max_watch_bytes = 32u << 20;
+    if ( !s->opts.max_transactions )
+        s->opts.max_transactions = 10;
+    if ( !s->opts.max_transactions_total )
+        s->opts.max_transactions_total = 1024;
     s->lfd[0] = s->lfd[1] = s->stop_fd = s->epfd = s->spare_fd = -1;
+    if ( getrandom(&s->hash_seed, sizeof(s->hash_seed), GRND_NONBLOCK) !=
+         (ssize_t)sizeof(s->hash_seed) )
+        s->hash_seed = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+    s->hash_seed ^= 2166136261u; /* FNV-1a's basis */
     s->introduced = calloc(DOMID_FIRST_RESERVED / 8 + 1, 1);
     if ( s->introduced == NULL )
     {
@@ -639,20 +696,11 @@ void xsd_server_stop(struct xsd_server *s)
 
 void xsd_server_destroy(struct xsd_server *s)
 {
-    struct xsd_watch *w;
-
     if ( s == NULL )
         return;
     while ( s->conns )
         conn_close(s, s->conns);
-    while ( (w = s->watches) != NULL )
-    {
-        s->watches = w->next;
-        free(w->path);
-        free(w->abs);
-        free(w->token);
-        free(w);
-    }
+    xsd_watch_destroy(s);
     if ( s->lfd[0] >= 0 )
     {
         close(s->lfd[0]);

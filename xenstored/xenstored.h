@@ -33,8 +33,18 @@ struct xsd_opts {
     /* Per connection, oxenstored's defaults (0 takes them): */
     unsigned int max_outstanding;  /* replies not yet read; 1024 */
     unsigned int max_watch_events; /* events not yet read; 1024 */
-    unsigned int max_watches;      /* watches; 65536 (dom0 is exempt in
-                                      oxenstored; a bound on memory) */
+    /*
+     * Bounds on what a connection may hold, ENOSPC beyond (oxenstored's
+     * EQUOTA).  oxenstored exempts dom0, and every socket client is
+     * dom0: these are the daemon's, bounds on memory (0 takes the
+     * default):
+     */
+    unsigned int max_watches;       /* per connection; 8192 */
+    unsigned int max_watches_total; /* in all; 65536 */
+    size_t max_watch_bytes;         /* their paths and tokens in all; 32 MiB */
+    unsigned int max_transactions;  /* open per connection; 10 (the model's
+                                       maxtxn, quota-transaction) */
+    unsigned int max_transactions_total; /* open in all; 1024 */
 };
 
 /*
@@ -58,6 +68,7 @@ struct xsd_server_stats {
     uint64_t connections, requests, errors, bad_requests, framing_errors;
     uint64_t events, events_dropped;
     uint64_t accept_dropped; /* clients taken and closed at EMFILE/ENFILE */
+    uint64_t watch_steps;    /* registry entries visited: the watches' cost */
 };
 
 #endif /* XSD_XENSTORED_H */

@@ -5,10 +5,14 @@
  * empty; a relative path (no leading "/") resolves under
  * /local/domain/<caller> and is at most HV_XS_REL_PATH_MAX bytes, an
  * absolute one at most HV_XS_ABS_PATH_MAX.  Over-long is -E2BIG, any
- * other fault -EINVAL.
+ * other fault -EINVAL.  A path beginning with '@' is never relative: it
+ * names a node under the root, as oxenstored's path_validate takes it
+ * ("@introduceDomain" is the node /@introduceDomain oxenstored keeps for
+ * that special watch; cxenstored answers EINVAL).
  *
  *   "/a/b"   caller 7 -> "/a/b"                     comps a, b
  *   "dev/x"  caller 7 -> "/local/domain/7/dev/x"    comps local ... x
+ *   "@sp"    caller 7 -> "/@sp"                     comp @sp
  *   "/"               -> "/"                         no comps
  *   "/a//b", "/a/", "", "/a b"                      -EINVAL
  */
@@ -70,9 +74,12 @@ int xs_path_resolve(const char *path, domid_t caller, struct xs_path *out)
         return -EINVAL;
     if ( path[0] == '/' )
         return xs_path_parse_abs(path, len, out);
-    if ( len > HV_XS_REL_PATH_MAX )
+    if ( path[0] == '@' )
+        n = snprintf(tmp, sizeof(tmp), "/%s", path);
+    else if ( len > HV_XS_REL_PATH_MAX )
         return -E2BIG;
-    n = snprintf(tmp, sizeof(tmp), "/local/domain/%u/%s", caller, path);
+    else
+        n = snprintf(tmp, sizeof(tmp), "/local/domain/%u/%s", caller, path);
     if ( n < 0 || (size_t)n >= sizeof(tmp) )
         return -E2BIG;
     return xs_path_parse_abs(tmp, n, out);

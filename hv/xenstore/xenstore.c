@@ -331,6 +331,19 @@ out:
 
 /* ---- inspection ---- */
 
+int hv_xs_path_abs(const char *path, domid_t caller, char *out, size_t cap)
+{
+    struct xs_path p;
+    int rc = xs_path_resolve(path, caller, &p);
+
+    if ( rc )
+        return rc;
+    if ( p.len >= cap )
+        return -E2BIG;
+    memcpy(out, p.buf, p.len + 1);
+    return 0;
+}
+
 int hv_xs_quota(struct hv_xs *xs, domid_t id)
 {
     int n;

@@ -224,7 +224,8 @@ static bool name_char(char ch)
 /*
  * @raw as the daemon reads it (xenstore-wire.md 5.2; limits and errnos as
  * hv/xenstore.h promises them): relative to /local/domain/<caller>/ unless
- * it starts with '/', -E2BIG over the length limits, -EINVAL for an empty
+ * it starts with '/' or '@' (oxenstored's path_validate: "@x" is the node
+ * /@x), -E2BIG over the length limits, -EINVAL for an empty
  * path, an empty component ("//", a trailing '/') or a character outside
  * [A-Za-z0-9_@-].
  */
@@ -235,7 +236,9 @@ static int parse_path(const char *raw, domid_t caller, struct xpath *p)
 
     if ( len == 0 )
         return -EINVAL;
-    if ( raw[0] != '/' )
+    if ( raw[0] == '@' )
+        off = (size_t)snprintf(p->text, sizeof(p->text), "/");
+    else if ( raw[0] != '/' )
     {
         if ( len > HV_XS_REL_PATH_MAX )
             return -E2BIG;

@@ -90,6 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.xs = hv_xs(hv);
     s.opts.max_outstanding = s.opts.max_watch_events = 1u << 30;
     s.opts.max_watches = 64;
+    s.opts.max_watches_total = 64;
+    s.opts.max_watch_bytes = 1u << 20;
+    s.opts.max_transactions = s.opts.max_transactions_total = 10;
     s.lfd[0] = s.lfd[1] = s.stop_fd = s.epfd = s.spare_fd = -1;
     s.introduced = calloc(DOMID_FIRST_RESERVED / 8 + 1, 1);
     memset(&conn, 0, sizeof(conn));
@@ -114,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += n;
     }
     xsd_conn_forget(&s, &conn);
+    xsd_watch_destroy(&s);
     if ( hv_xs_check(s.xs, err, sizeof(err)) )
     {
         fprintf(stderr, "fuzz-xsd-wire: %s\n", err);

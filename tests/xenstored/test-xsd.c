@@ -138,8 +138,12 @@ struct live {
     FILE *logf;
 };
 
-/* The running server, so that a failed test still stops and cleans it. */
-static struct live *current;
+/*
+ * The running server, so that a failed test still stops and cleans it: a
+ * copy, as a failed assertion leaves the test's frame (and its struct
+ * live) behind.
+ */
+static struct live running, *current;
 
 static struct hv *machine(const char *quota)
 {
@@ -157,10 +161,11 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static void live_start(struct live *l, const char *quota, unsigned int max_out,
-                       unsigned int max_ev)
+/* A server under @quota with the limits of @lim (its zeros: defaults). */
+static void live_start_opts(struct live *l, const char *quota,
+                            const struct xsd_opts *lim)
 {
-    struct xsd_opts o = {0};
+    struct xsd_opts o = *lim;
     char err[256];
 
     memset(l, 0, sizeof(*l));
@@ -175,12 +180,21 @@ static void live_start(struct live *l, const char *quota, unsigned int max_out,
     o.socket = l->sock;
     o.ro_socket = l->ro;
     o.log = l->logf;
-    o.max_outstanding = max_out;
-    o.max_watch_events = max_ev;
     if ( xsd_server_create(hv_xs(l->hv), &o, &l->s, err, sizeof(err)) )
         fail_msg("server: %s", err);
-    assert_int_equal(pthread_create(&l->th, NULL, serve, l), 0);
-    current = l;
+    running = *l;
+    assert_int_equal(pthread_create(&running.th, NULL, serve, &running), 0);
+    l->th = running.th;
+    current = &running;
+}
+
+static void live_start(struct live *l, const char *quota, unsigned int max_out,
+                       unsigned int max_ev)
+{
+    struct xsd_opts lim = {.max_outstanding = max_out,
+                           .max_watch_events = max_ev};
+
+    live_start_opts(l, quota, &lim);
 }
 
 /* Stop, destroy, remove the directory; false if a socket was left. */
@@ -228,6 +242,47 @@ static bool log_has(struct live *l, const char *what)
     return found;
 }
 
+/* Every line of the log one of the daemon's: its stamp, printable. */
+static bool log_lines_clean(struct live *l)
+{
+    char line[8192];
+    bool clean = true;
+    size_t i, n;
+    FILE *f;
+
+    fflush(l->logf);
+    f = fopen(l->log, "r");
+    while ( f && clean && fgets(line, sizeof(line), f) )
+    {
+        n = strlen(line);
+        clean = n > 40 && line[n - 1] == '\n' && line[4] == '-' &&
+                line[10] == 'T' && strncmp(line + 23, "Z xenstored: ", 13) == 0;
+        for ( i = 0; clean && i + 1 < n; i++ )
+            clean = line[i] >= 0x20 && line[i] < 0x7f;
+        if ( !clean )
+            print_error("log line not the daemon's: '%s'\n", line);
+    }
+    if ( f )
+        fclose(f);
+    return f && clean;
+}
+
+/* How many lines of the log hold @what. */
+static unsigned int log_count(struct live *l, const char *what)
+{
+    char line[512];
+    unsigned int n = 0;
+    FILE *f;
+
+    fflush(l->logf);
+    f = fopen(l->log, "r");
+    while ( f && fgets(line, sizeof(line), f) )
+        n += strstr(line, what) != NULL;
+    if ( f )
+        fclose(f);
+    return n;
+}
+
 static int raw_open(const char *path)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -270,6 +325,13 @@ static int raw_recv(int fd, struct xsd_hdr *h, char *buf)
     }
     buf[h->len] = '\0';
     return 0;
+}
+
+/* A server under persistent with the default limits, and a client. */
+static int live_client(struct live *l)
+{
+    live_start(l, "persistent", 0, 0);
+    return raw_open(l->sock);
 }
 
 /* Send, then expect a reply of @type (ERROR: payload @want). */
@@ -417,6 +479,213 @@ static void test_bad_input(void **state)
     expect(b, XSD_CONTROL, 67, 0, "check", 6, XSD_CONTROL, "OK");
     expect(b, XSD_CONTROL, 68, 0, "nosuch", 7, XSD_ERROR, "EINVAL");
     close(b);
+    live_stop(&l);
+}
+
+/*
+ * CONTROL "quota DOMID": the whole argument is the domid (it was cut to
+ * 15 characters: "0000000000000007" answered for dom0, "7\0x" for 7).
+ */
+static void test_control_quota(void **state)
+{
+    static const struct {
+        const char *arg;
+        size_t len;
+        const char *want; /* NULL: EINVAL */
+    } cases[] = {
+        {"7", 2, "1\n"},
+        {"7\n", 3, "1\n"},
+        {"0000000000000007", 17, "1\n"},
+        {"00000000000000000000000000000000000000007", 42, "1\n"},
+        {"7\0x", 4, NULL},
+        {"7x", 3, NULL},
+        {"x7", 3, NULL},
+        {"-7", 3, NULL},
+        {"", 1, NULL},
+        {"", 0, NULL},
+        {"32752", 6, NULL},
+        {"99999999999999999999999", 24, NULL},
+        {"7 ", 3, NULL},
+    };
+    char body[64];
+    struct live l;
+    unsigned int i;
+    int a;
+
+    a = live_client(&l);
+    expect(a, XSD_WRITE, 1, 0, "/q7\0v", 5, XSD_WRITE, "OK");
+    expect(a, XSD_SET_PERMS, 2, 0, "/q7\0n7", 7, XSD_SET_PERMS, "OK");
+    expect(a, XSD_WRITE, 3, 0, "/d0/a/b\0v", 9, XSD_WRITE, "OK");
+    expect(a, XSD_CONTROL, 4, 0,
+           "quota\0"
+           "0",
+           8, XSD_CONTROL, "4\n");
+    for ( i = 0; i < HV_ARRAY_SIZE(cases); i++ )
+    {
+        memcpy(body, "quota", 6);
+        memcpy(body + 6, cases[i].arg, cases[i].len);
+        expect(a, XSD_CONTROL, 10 + i, 0, body, 6 + cases[i].len,
+               cases[i].want ? XSD_CONTROL : XSD_ERROR,
+               cases[i].want ? cases[i].want : "EINVAL");
+    }
+    close(a);
+    live_stop(&l);
+}
+
+/*
+ * Log injection: a client's path, permission, command with a newline
+ * (or another control byte) is logged escaped, never as a line of its
+ * own.
+ */
+static void test_log_escape(void **state)
+{
+    static const struct {
+        uint32_t type;
+        const char *body;
+        size_t len;
+    } bad[] = {
+        {XSD_WRITE, "/a\nFORGED xenstored: x\0v", 25},
+        {XSD_READ, "rel\r\nFORGED", 12},
+        {XSD_SET_PERMS, "/ok\0n5\nFORGED", 14},
+        {XSD_SET_PERMS, "/p\n\x1b[2J\0z", 10},
+        {XSD_CONTROL, "nosuch\nFORGED", 14},
+        {XSD_WATCH, "/w\nFORGED\0t", 12},
+    };
+    struct live l;
+    unsigned int i;
+    int a;
+
+    a = live_client(&l);
+    expect(a, XSD_WRITE, 1, 0, "/ok\0v", 5, XSD_WRITE, "OK");
+    for ( i = 0; i < HV_ARRAY_SIZE(bad); i++ )
+        expect(a, bad[i].type, 10 + i, 0, bad[i].body, bad[i].len, XSD_ERROR,
+               "EINVAL");
+    close(a);
+    assert_true(log_lines_clean(&l));
+    assert_true(log_has(&l, "WRITE /a\\x0aFORGED xenstored: x: EINVAL"));
+    assert_true(log_has(&l, "READ rel\\x0d\\x0aFORGED: EINVAL"));
+    assert_true(log_has(&l, "bad permission 'n5\\x0aFORGED'"));
+    assert_true(log_has(&l, "SET_PERMS /p\\x0a\\x1b[2J: bad permission 'z'"));
+    assert_true(log_has(&l, "CONTROL nosuch\\x0aFORGED: unknown command"));
+    assert_true(log_has(&l, "WATCH /w\\x0aFORGED: EINVAL"));
+    live_stop(&l);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Read @fd's messages up to the reply to a READ of "/" sent now: the
+ * events queued before it, "path token" each, sorted (the order of one
+ * change's events is not the point), '|'-separated in @out.
+ */
+static void events_until_sync(int fd, char *out, size_t cap)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], *ev[32];
+    struct xsd_hdr h;
+    size_t n = 0, i, nev = 0;
+
+    raw_send(fd, XSD_READ, 999, 0, "/", 2);
+    for ( ;; )
+    {
+        assert_int_equal(raw_recv(fd, &h, buf), 0);
+        if ( h.type != XSD_WATCH_EVENT )
+            break;
+        assert_true(nev < HV_ARRAY_SIZE(ev));
+        ev[nev] = malloc(strlen(buf) + h.len);
+        assert_non_null(ev[nev]);
+        sprintf(ev[nev++], "%s %s", buf, buf + strlen(buf) + 1);
+    }
+    assert_int_equal(h.req_id, 999);
+    qsort(ev, nev, sizeof(ev[0]), cmp_str);
+    out[0] = '\0';
+    for ( i = 0; i < nev; i++ )
+    {
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "|" : "", ev[i]);
+        assert_true(n < cap);
+        free(ev[i]);
+    }
+}
+
+/* WATCH @body (@len bytes): OK, then the initial event, its own path. */
+static void watch_ok(int fd, uint32_t rid, const char *body, size_t len)
+{
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+
+    expect(fd, XSD_WATCH, rid, 0, body, len, XSD_WATCH, "OK");
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    assert_int_equal(h.type, XSD_WATCH_EVENT);
+    assert_string_equal(buf, body);
+}
+
+/*
+ * A path beginning with '@': never relative, in a store request the node
+ * under the root (oxenstored's reading), so a WRITE of "@introduceDomain"
+ * fires the watches on "/" and "/@introduceDomain" and never the special
+ * watch: that hears INTRODUCE only.  It wrote
+ * /local/domain/0/@introduceDomain and forged the special event.
+ */
+static void test_special_paths(void **state)
+{
+    char ev[1024];
+    struct live l;
+    int a, w;
+
+    live_start(&l, "persistent", 0, 0);
+    a = raw_open(l.sock);
+    w = raw_open(l.sock);
+    watch_ok(w, 1, "@introduceDomain\0sp", 20);
+    watch_ok(w, 2, "/\0root", 7);
+    watch_ok(w, 3, "/local/domain/0\0home", 21);
+    watch_ok(w, 4, "/@introduceDomain\0node", 23);
+
+    expect(a, XSD_WRITE, 10, 0, "@introduceDomain\0x", 18, XSD_WRITE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@introduceDomain node|/@introduceDomain root");
+    expect(a, XSD_READ, 11, 0, "/@introduceDomain", 18, XSD_READ, "x");
+    expect(a, XSD_READ, 12, 0, "@introduceDomain", 17, XSD_READ, "x");
+    expect(a, XSD_READ, 13, 0, "/local/domain/0/@introduceDomain", 33,
+           XSD_ERROR, "ENOENT");
+    /* MKDIR, SET_PERMS, RM and a transaction's commit: the same */
+    expect(a, XSD_SET_PERMS, 14, 0, "@introduceDomain\0b0", 20, XSD_SET_PERMS,
+           "OK");
+    expect(a, XSD_MKDIR, 15, 0, "@introduceDomain/m", 19, XSD_MKDIR, "OK");
+    expect(a, XSD_TRANSACTION_START, 16, 0, "", 1, XSD_TRANSACTION_START, "1");
+    expect(a, XSD_WRITE, 17, 1, "@introduceDomain\0y", 18, XSD_WRITE, "OK");
+    expect(a, XSD_TRANSACTION_END, 18, 1, "T", 2, XSD_TRANSACTION_END, "OK");
+    expect(a, XSD_RM, 19, 0, "@introduceDomain", 17, XSD_RM, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@introduceDomain node|/@introduceDomain node|"
+                            "/@introduceDomain node|/@introduceDomain root|"
+                            "/@introduceDomain root|/@introduceDomain root|"
+                            "/@introduceDomain/m node|/@introduceDomain/m "
+                            "root");
+    /* the daemon's own event: the special watch only */
+    expect(a, XSD_INTRODUCE, 20, 0,
+           "5\0"
+           "1\0"
+           "2",
+           6, XSD_INTRODUCE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "@introduceDomain sp");
+    /* special watch paths have a path's characters; a relative '@' one */
+    expect(w, XSD_WATCH, 21, 0, "@a b\0t", 7, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 22, 0, "@a\nb\0t", 7, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 23, 0, "@a//b\0t", 8, XSD_ERROR, "EINVAL");
+    expect(w, XSD_WATCH, 24, 0, "@a/\0t", 6, XSD_ERROR, "EINVAL");
+    watch_ok(w, 25, "@x/y\0t", 7);
+    expect(w, XSD_WRITE, 26, 0, "@x/y\0v", 6, XSD_WRITE, "OK");
+    events_until_sync(w, ev, sizeof(ev));
+    assert_string_equal(ev, "/@x/y root");
+    expect(w, XSD_UNWATCH, 27, 0, "@introduceDomain\0sp", 20, XSD_UNWATCH,
+           "OK");
+    expect(w, XSD_UNWATCH, 28, 0, "@introduceDomain\0sp", 20, XSD_ERROR,
+           "ENOENT");
+    close(a);
+    close(w);
     live_stop(&l);
 }
 
@@ -575,10 +844,235 @@ static void test_limits(void **state)
     live_stop(&l);
 }
 
+/* ---- the limits on what a connection holds ---- */
+
+/* The value of @name in CONTROL stats, asked on @fd. */
+static uint64_t stat_of(int fd, const char *name)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], key[64];
+    struct xsd_hdr h;
+    const char *p;
+
+    raw_send(fd, XSD_CONTROL, 77, 0, "stats", 6);
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    assert_int_equal(h.type, XSD_CONTROL);
+    snprintf(key, sizeof(key), "\n%s ", name);
+    p = strstr(buf, key);
+    if ( p == NULL )
+        fail_msg("no '%s' in CONTROL stats", name);
+    return strtoull(p + strlen(key), NULL, 10);
+}
+
+/*
+ * WATCH "<prefix><i>" token "t" for i in [from, from + n), pipelined 256
+ * at a time: how many were OK (their initial events read), the rest's
+ * error the same each (in *@err, "" if none).
+ */
+static unsigned int watch_many(int fd, const char *prefix, unsigned int from,
+                               unsigned int n, char *err)
+{
+    uint8_t out[256 * 64];
+    char buf[XSD_PAYLOAD_MAX + 1], body[48];
+    struct xsd_hdr h;
+    unsigned int i, k, ok = 0;
+    size_t len;
+    int bl;
+
+    err[0] = '\0';
+    for ( i = 0; i < n; i += k )
+    {
+        for ( k = 0, len = 0; k < 256 && i + k < n; k++ )
+        {
+            bl = snprintf(body, sizeof(body), "%s%u%ct", prefix, from + i + k,
+                          0);
+            len += xsd_encode(out + len, XSD_WATCH, i + k, 0, body,
+                              (size_t)bl + 1);
+        }
+        assert_int_equal(write(fd, out, len), (ssize_t)len);
+        for ( k = 0; k < 256 && i + k < n; k++ )
+        {
+            assert_int_equal(raw_recv(fd, &h, buf), 0);
+            assert_int_equal(h.req_id, i + k);
+            if ( h.type == XSD_ERROR )
+            {
+                assert_true(err[0] == '\0' || strcmp(err, buf) == 0);
+                strcpy(err, buf);
+                continue;
+            }
+            assert_int_equal(h.type, XSD_WATCH);
+            assert_int_equal(raw_recv(fd, &h, buf), 0); /* initial event */
+            assert_int_equal(h.type, XSD_WATCH_EVENT);
+            ok++;
+        }
+    }
+    return ok;
+}
+
+/*
+ * Watches per connection and in all, and their bytes: ENOSPC beyond
+ * (oxenstored's EQUOTA), a duplicate EEXIST first; a watch is known by
+ * its absolute path; an UNWATCH or a connection's end gives room back.
+ */
+static void test_watch_limits(void **state)
+{
+    struct xsd_opts lim = {
+        .max_watches = 4, .max_watches_total = 6, .max_watch_bytes = 200};
+    char err[32], tok[128];
+    struct live l;
+    int a, b, c;
+
+    live_start_opts(&l, "persistent", &lim);
+    a = raw_open(l.sock);
+    b = raw_open(l.sock);
+    assert_int_equal(watch_many(a, "/a/", 0, 5, err), 4);
+    assert_string_equal(err, "ENOSPC");
+    expect(a, XSD_WATCH, 1, 0, "/a/0\0t", 7, XSD_ERROR, "EEXIST");
+    assert_int_equal(watch_many(b, "/b/", 0, 3, err), 2);
+    assert_string_equal(err, "ENOSPC"); /* 6 in all */
+    expect(a, XSD_UNWATCH, 2, 0, "/a/0\0t", 7, XSD_UNWATCH, "OK");
+    assert_int_equal(watch_many(b, "/b/", 2, 1, err), 1);
+    /* relative: the same watch as its absolute path */
+    expect(a, XSD_UNWATCH, 3, 0, "/a/1\0t", 7, XSD_UNWATCH, "OK");
+    watch_ok(a, 4, "rel\0t", 6);
+    expect(a, XSD_WATCH, 5, 0, "/local/domain/0/rel\0t", 22, XSD_ERROR,
+           "EEXIST");
+    expect(a, XSD_UNWATCH, 6, 0, "/local/domain/0/rel\0t", 22, XSD_UNWATCH,
+           "OK");
+    expect(a, XSD_UNWATCH, 7, 0, "rel\0t", 6, XSD_ERROR, "ENOENT");
+    expect(a, XSD_UNWATCH, 8, 0, "/a b\0t", 7, XSD_ERROR, "ENOENT");
+    assert_int_equal(stat_of(a, "watches"), 5);
+    close(a); /* its two go */
+    assert_int_equal(watch_many(b, "/b/", 3, 2, err), 1);
+    assert_string_equal(err, "ENOSPC"); /* 4 on one connection */
+    /* bytes: B's 4 watches hold 4 x ("/b/N" + "t" + 2) = 28 of 200 */
+    c = raw_open(l.sock);
+    memset(tok, 'k', sizeof(tok));
+    memcpy(tok, "/c\0", 3);
+    tok[103] = '\0'; /* token of 100 bytes: 2 + 100 + 2 */
+    watch_ok(c, 9, tok, 104);
+    assert_int_equal(stat_of(c, "watch_bytes"), 28 + 104);
+    tok[1] = 'd';
+    expect(c, XSD_WATCH, 10, 0, tok, 104, XSD_ERROR, "ENOSPC");
+    assert_int_equal(stat_of(c, "watches"), 5);
+    watch_ok(c, 11, "/d\0t", 5);
+    assert_int_equal(stat_of(c, "watch_bytes"), 28 + 104 + 5);
+    close(b);
+    close(c);
+    live_stop(&l);
+}
+
+/*
+ * The default bound per connection (8192), and the registry's cost in a
+ * deterministic metric (CONTROL stats watch_steps: entries visited).  A
+ * registration visited every watch (the duplicate check), and so did
+ * every change of any node: 8192 watches cost 8192 steps a WRITE.  Then
+ * a client that does not read while an RM fires 8192 events: 1024 queued
+ * (max_watch_events), 7168 dropped, one log line when the dropping
+ * starts and one with the count when it ends (the log had a line every
+ * 1024 drops: 97,656 lines for one slow client).
+ */
+static void test_watch_cost(void **state)
+{
+    char buf[XSD_PAYLOAD_MAX + 1], err[32], line[128];
+    struct xsd_hdr h;
+    struct live l;
+    uint64_t steps;
+    unsigned int i;
+    int a, b;
+
+    a = live_client(&l);
+    b = raw_open(l.sock);
+    steps = stat_of(b, "watch_steps");
+    assert_int_equal(watch_many(a, "/a/", 0, 8193, err), 8192);
+    assert_string_equal(err, "ENOSPC");
+    steps = stat_of(b, "watch_steps") - steps;
+    if ( steps > 8 * 8193 )
+        fail_msg("8193 registrations visited %lu entries",
+                 (unsigned long)steps);
+    steps = stat_of(b, "watch_steps");
+    expect(b, XSD_WRITE, 1, 0, "/w/x\0v", 6, XSD_WRITE, "OK");
+    steps = stat_of(b, "watch_steps") - steps;
+    if ( steps > 32 )
+        fail_msg("a WRITE beside 8192 watches visited %lu entries",
+                 (unsigned long)steps);
+    expect(b, XSD_WRITE, 2, 0, "/a/5\0v", 6, XSD_WRITE, "OK");
+    assert_int_equal(raw_recv(a, &h, buf), 0);
+    assert_int_equal(h.type, XSD_WATCH_EVENT);
+    assert_string_equal(buf, "/a/5");
+
+    /* an RM of /a: every watch below, A not reading */
+    expect(b, XSD_RM, 3, 0, "/a", 3, XSD_RM, "OK");
+    assert_int_equal(stat_of(b, "events_dropped"), 8192 - 1024);
+    for ( i = 0; i < 1024; i++ )
+    {
+        assert_int_equal(raw_recv(a, &h, buf), 0);
+        assert_int_equal(h.type, XSD_WATCH_EVENT);
+    }
+    expect(a, XSD_READ, 4, 0, "/w/x", 5, XSD_READ, "v");
+    snprintf(line, sizeof(line), "A1: 1024 watch events unread, dropping");
+    assert_int_equal(log_count(&l, "dropping"), 1);
+    assert_true(log_has(&l, line));
+    assert_int_equal(log_count(&l, "watch events dropped"), 1);
+    assert_true(log_has(&l, "A1: 7168 watch events dropped"));
+    close(a);
+    close(b);
+    live_stop(&l);
+}
+
+/*
+ * Open transactions per connection and in all: ENOSPC beyond (20,000 on
+ * one connection cost 61 MB); an END, RESET_WATCHES or the connection's
+ * end gives room back.  The default: 10 a connection.
+ */
+static void test_txn_limits(void **state)
+{
+    struct xsd_opts lim = {.max_transactions = 3, .max_transactions_total = 5};
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+    struct live l;
+    uint32_t id[3];
+    int a, b, i;
+
+    a = live_client(&l);
+    for ( i = 0; i < 10; i++ )
+        expect(a, XSD_TRANSACTION_START, 1, 0, "", 1, XSD_TRANSACTION_START,
+               NULL);
+    expect(a, XSD_TRANSACTION_START, 2, 0, "", 1, XSD_ERROR, "ENOSPC");
+    assert_int_equal(stat_of(a, "transactions"), 10);
+    close(a);
+    live_stop(&l);
+
+    live_start_opts(&l, "hashtbl-copy", &lim);
+    a = raw_open(l.sock);
+    b = raw_open(l.sock);
+    for ( i = 0; i < 3; i++ )
+    {
+        raw_send(a, XSD_TRANSACTION_START, 1, 0, "", 1);
+        assert_int_equal(raw_recv(a, &h, buf), 0);
+        assert_int_equal(h.type, XSD_TRANSACTION_START);
+        id[i] = (uint32_t)strtoul(buf, NULL, 10);
+    }
+    expect(a, XSD_TRANSACTION_START, 2, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(b, XSD_TRANSACTION_START, 3, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(b, XSD_TRANSACTION_START, 4, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(b, XSD_TRANSACTION_START, 5, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(a, XSD_TRANSACTION_END, 6, id[0], "F", 2, XSD_TRANSACTION_END, "OK");
+    expect(b, XSD_TRANSACTION_START, 7, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    expect(a, XSD_TRANSACTION_START, 8, 0, "", 1, XSD_ERROR, "ENOSPC");
+    expect(a, XSD_RESET_WATCHES, 9, 0, "", 1, XSD_RESET_WATCHES, "OK");
+    assert_int_equal(stat_of(b, "transactions"), 3);
+    expect(a, XSD_TRANSACTION_START, 10, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    close(b);
+    expect(a, XSD_TRANSACTION_START, 11, 0, "", 1, XSD_TRANSACTION_START, NULL);
+    assert_int_equal(stat_of(a, "transactions"), 2);
+    close(a);
+    live_stop(&l);
+}
+
 /* ---- the differential ---- */
 
 static const char *const paths[] = {
-    "/d", "/d/a", "/d/a/b", "/d/c", "/e", "/e/f/g", "rel", "rel/x", "/",
+    "/d", "/d/a", "/d/a/b", "/d/c", "/e", "/e/f/g", "rel", "rel/x", "@sp", "/",
 };
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
@@ -781,9 +1275,15 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_frame, teardown),
         cmocka_unit_test_teardown(test_decode, teardown),
         cmocka_unit_test_teardown(test_bad_input, teardown),
+        cmocka_unit_test_teardown(test_control_quota, teardown),
+        cmocka_unit_test_teardown(test_log_escape, teardown),
+        cmocka_unit_test_teardown(test_special_paths, teardown),
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
+        cmocka_unit_test_teardown(test_watch_limits, teardown),
+        cmocka_unit_test_teardown(test_watch_cost, teardown),
+        cmocka_unit_test_teardown(test_txn_limits, teardown),
         cmocka_unit_test_teardown(test_differential, teardown),
     };
     const struct CMUnitTest against_tests[] = {

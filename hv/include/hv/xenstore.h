@@ -120,6 +120,13 @@ int hv_xs_request(struct hv_xs *xs, const struct hv_xs_req *req,
  */
 int hv_xs_domain_release(struct hv_xs *xs, domid_t id);
 
+/*
+ * hv_xs_path_abs - @path as the store takes it from @caller (relative
+ * under /local/domain/<caller>, "@name" as /@name), checked: 0 and the
+ * absolute path in @out (@cap bytes), or the request's -EINVAL / -E2BIG.
+ */
+int hv_xs_path_abs(const char *path, domid_t caller, char *out, size_t cap);
+
 /* The quota count of @id in the committed store. */
 int hv_xs_quota(struct hv_xs *xs, domid_t id);
 
