@@ -212,6 +212,20 @@ static unsigned int processes(json_t *doc)
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
 
+/*
+ * The flags a results file recorded for cell @c that a comparison cannot
+ * recompute from the samples: the measured threads' CPU share (from
+ * task-clock), the timer's cost, CPU scaling.  Machine noise, so only
+ * for a metric that varies with the machine (@cmp->same_code false).
+ */
+static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
+{
+    if ( cmp->same_code )
+        return 0;
+    return hvb_noise_parse(json_object_get(c, HVB_RK_NOISE)) &
+           (HVB_NOISE_DESCHED | HVB_NOISE_TIMER | HVB_NOISE_SCALING);
+}
+
 static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 {
     /* Statistics that are not numbers judge nothing (never "unchanged"). */
@@ -249,8 +263,8 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     }
     r->base = sx.median;
     r->new_ = sy.median;
-    r->base_noise = hvb_noise_flags(&sx, -1, false);
-    r->new_noise = hvb_noise_flags(&sy, -1, false);
+    r->base_noise = hvb_noise_flags(&sx, -1, false) | recorded_noise(cmp, cb);
+    r->new_noise = hvb_noise_flags(&sy, -1, false) | recorded_noise(cmp, cn);
     if ( !cmp->same_code )
     {
         r->base_noise |= cmp->processes[0] < 2 ? HVB_NOISE_ONEPROC : 0;
@@ -484,9 +498,13 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
     r->ratio = r->lo = r->hi = NAN;
     if ( hvb_stats_compute(q, nq, &sq) )
         goto out;
-    /* The noise that matters here is the ratios': drift cancels. */
-    r->base_noise = 0;
-    r->new_noise = hvb_noise_flags(&sq, -1, false);
+    /*
+     * The noise that matters here is the ratios': drift cancels.  What
+     * the file recorded of the machine (a cell's CPU share) is each
+     * side's.
+     */
+    r->base_noise = recorded_noise(cmp, ref);
+    r->new_noise = hvb_noise_flags(&sq, -1, false) | recorded_noise(cmp, var);
     r->ratio = sq.median;
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
     rc = 0;
