@@ -212,17 +212,69 @@ static unsigned int processes(json_t *doc)
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
 
+/* The median of the numbers of JSON array @a (NAN if none). */
+static double json_median(json_t *a)
+{
+    double *v = calloc(json_array_size(a) + 1, sizeof(*v)), m = NAN;
+    size_t i, n = 0;
+    json_t *x;
+
+    json_array_foreach(a, i, x)
+    {
+        if ( v != NULL && json_is_number(x) )
+            v[n++] = json_number_value(x);
+    }
+    if ( n > 0 )
+        m = hvb_median(v, n);
+    free(v);
+    return m;
+}
+
 /*
- * The flags a results file recorded for cell @c that a comparison cannot
- * recompute from the samples: the measured threads' CPU share (from
- * task-clock), the timer's cost, CPU scaling.  Machine noise, so only
- * for a metric that varies with the machine (@cmp->same_code false).
+ * Cell @c's cpu-share<90% from its samples, for a cell that records no
+ * flags (gate --base-bin's): the median task-clock per op against the
+ * median wall time per op of its threads (HVB_RK_THREADS, else the
+ * name's "threads:N", else 1), as the run flags it.
+ */
+static unsigned int share_noise(json_t *c)
+{
+    json_t *tc =
+        json_object_get(json_object_get(json_object_get(c, HVB_RK_COUNTERS),
+                                        "sw_task_clock_ns_per_op"),
+                        HVB_RK_CTR_SAMPLES);
+    const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
+    const char *t = name ? strstr(name, "threads:") : NULL;
+    json_int_t threads = json_integer_value(json_object_get(c, HVB_RK_THREADS));
+    double task, wall;
+
+    if ( tc == NULL )
+        return 0;
+    if ( threads <= 0 && t != NULL )
+        threads = strtol(t + strlen("threads:"), NULL, 10);
+    task = json_median(tc);
+    wall = json_median(json_object_get(c, HVB_RK_SAMPLES)) *
+           (double)(threads > 0 ? threads : 1);
+    return task < HVB_CPU_SHARE_MIN * wall ? HVB_NOISE_DESCHED : 0;
+}
+
+/*
+ * The flags of cell @c that a comparison cannot recompute from the
+ * samples alone: the measured threads' CPU share (from task-clock), the
+ * timer's cost, CPU scaling, as the results file recorded them, or the
+ * CPU share from the samples of a cell that records none.  Machine
+ * noise, so only for a metric that varies with the machine
+ * (@cmp->same_code false); shown, not a reason for "unstable" (a VM
+ * may flag every cell, and a paired ratio is still judged).
  */
 static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
 {
+    json_t *flags = json_object_get(c, HVB_RK_NOISE);
+
     if ( cmp->same_code )
         return 0;
-    return hvb_noise_parse(json_object_get(c, HVB_RK_NOISE)) &
+    if ( flags == NULL )
+        return share_noise(c);
+    return hvb_noise_parse(flags) &
            (HVB_NOISE_DESCHED | HVB_NOISE_TIMER | HVB_NOISE_SCALING);
 }
 

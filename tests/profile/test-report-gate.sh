@@ -6,7 +6,8 @@
 # pinned there by taskset), so every cell carries cpu-share<90% in the
 # JSON; then:
 #   - the run's console says so (it said nothing);
-#   - gate's noise column names it (it did not);
+#   - gate's noise column names it (it did not), also for cells that
+#     record no flags (gate --base-bin's): from their task-clock;
 #   - the report's ratio column is gate's paired ratio and CI (it was the
 #     ratio of medians with a bootstrap CI of its own), a verdict column
 #     says gate's verdict, and the notes name the flag (they did not).
@@ -48,6 +49,22 @@ if grep -q "rcu-noref.*both cpu-share<90%" "$tmp/gate"; then
     ok
 else
     bad "gate: no cpu-share<90% in the noise column: $(cat "$tmp/gate")"
+fi
+
+# A cell that records no flags (gate --base-bin's samples): gate finds
+# the CPU share from its task-clock and wall-time samples.
+/usr/bin/python3 - "$tmp/r.json" "$tmp/bare.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["hvbench"]["cells"]:
+    del c["noise_flags"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$hvbench" gate "$tmp/bare.json" --allow-unstable >"$tmp/gate" 2>&1
+if grep -q "rcu-noref.*both cpu-share<90%" "$tmp/gate"; then
+    ok
+else
+    bad "gate, no recorded flags: no cpu-share<90%: $(cat "$tmp/gate")"
 fi
 
 # The report against gate's own numbers (compare's JSON view, one code).

@@ -40,6 +40,9 @@ enum {
     HVB_NOISE_NR = 10,
 };
 
+/* Under this CPU share (task-clock / wall x threads): HVB_NOISE_DESCHED. */
+#define HVB_CPU_SHARE_MIN 0.9
+
 /* Flags that make a comparison too unstable to judge (gate exit 3). */
 #define HVB_NOISE_UNSTABLE \
     (HVB_NOISE_CV | HVB_NOISE_MINMAX | HVB_NOISE_FEW | HVB_NOISE_ONEPROC)
