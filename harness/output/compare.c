@@ -263,8 +263,8 @@ static unsigned int share_noise(json_t *c)
  * timer's cost, CPU scaling, as the results file recorded them, or the
  * CPU share from the samples of a cell that records none.  Machine
  * noise, so only for a metric that varies with the machine
- * (@cmp->same_code false); shown, not a reason for "unstable" (a VM
- * may flag every cell, and a paired ratio is still judged).
+ * (@cmp->same_code false).  cpu-share<90% makes a row unstable
+ * (HVB_NOISE_UNSTABLE), paired or not: a loaded machine's answer.
  */
 static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
 {
@@ -576,12 +576,14 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
      * Paired rounds are judged on the CI of the median ratio alone (it
      * already carries the ratios' spread, and a disturbed round moves a
      * median little); the ratios' noise flags are reported, not fatal,
-     * except too few rounds.
+     * except too few rounds, and the cells' cpu-share<90% (the machine
+     * busy with other work deschedules one sample of a round and not
+     * the other: it does not cancel).
      */
     {
         unsigned int flags = r->new_noise;
 
-        r->new_noise &= HVB_NOISE_FEW;
+        r->new_noise &= HVB_NOISE_FEW | HVB_NOISE_DESCHED;
         r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
         r->new_noise = flags;
     }

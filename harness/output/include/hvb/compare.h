@@ -94,8 +94,9 @@ void hvb_cmp_free(struct hvb_cmp *c);
  * process, or gate --base-bin's process pair), then by round, its noise
  * flags theirs (drift cancels in a round) and the cells' recorded ones.
  * Verdicts as above, except that the ratios' noise flags do not make a
- * row unstable (only fewer than 3 rounds does): the CI of the median
- * ratio already carries their spread.  Errors as hvb_cmp_run().
+ * row unstable (only fewer than 3 rounds does, and the cells'
+ * cpu-share<90%): the CI of the median ratio already carries their
+ * spread.  Errors as hvb_cmp_run().
  */
 int hvb_cmp_paired(json_t *doc, const char *metric, double t,
                    struct hvb_cmp *out, char *err, size_t len);
