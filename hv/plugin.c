@@ -2,9 +2,11 @@
 /*
  * The plugin registry: built-in plugins found in the "hv_plugins" linker
  * section, external ones loaded with dlopen(), every one validated once
- * (magic first, then ABI, size, slot, name, options, mandatory hooks) and
- * looked up by slot and name.  Unknown names are errors that list the
- * valid ones; nothing ever falls back to a default.  Option values are
+ * (magic first, then ABI; for a .so, that the header's ops struct,
+ * strings and option table lie in its loaded segments; then size, slot,
+ * name, options, mandatory hooks) and looked up by slot and name.
+ * Unknown names are errors that list the valid ones; nothing ever falls
+ * back to a default.  Option values are
  * read by the option engine (hv/opt.h), as workload params are: the
  * spec "percpu-ref:ncpus=010" resolves to spec "percpu-ref:ncpus=10"
  * (every option, canonical) and label "percpu-ref:ncpus=10" (the options
@@ -14,8 +16,9 @@
  * model instances (struct hv) hold no reference to it beyond the const
  * headers, which live until exit (dlopen handles are never closed).
  */
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -215,39 +218,144 @@ void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
     }
 }
 
-/* Does [p, p + n) lie, pointer-aligned, in the object loaded at @base? */
-static bool in_object(const void *base, const void *p, size_t n)
-{
-    Dl_info a, b;
+/* The readable PT_LOAD segments of one loaded object. */
+#define MAX_SEGS 16
+struct obj_segs {
+    uintptr_t probe; /* an address in the object (its entry point) */
+    unsigned int nr;
+    struct {
+        uintptr_t lo, hi;
+    } seg[MAX_SEGS];
+};
 
+static int find_segs(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct obj_segs *o = data;
+    unsigned int i, n = 0;
+    bool mine = false;
+
+    (void)size;
+    for ( i = 0; i < info->dlpi_phnum; i++ )
+    {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+        if ( ph->p_type != PT_LOAD )
+            continue;
+        mine |= o->probe >= lo && o->probe < hi;
+        if ( (ph->p_flags & PF_R) && n < MAX_SEGS )
+        {
+            o->seg[n].lo = lo;
+            o->seg[n].hi = hi;
+            n++;
+        }
+    }
+    if ( !mine )
+        return 0;
+    o->nr = n;
+    return 1;
+}
+
+/* The bytes readable from @p to the end of its segment; 0 if outside. */
+static size_t seg_room(const struct obj_segs *o, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    unsigned int i;
+
+    for ( i = 0; i < o->nr; i++ )
+        if ( a >= o->seg[i].lo && a < o->seg[i].hi )
+            return o->seg[i].hi - a;
+    return 0;
+}
+
+/* Does [p, p + n) lie, pointer-aligned, in a readable segment of @o? */
+static bool in_object(const struct obj_segs *o, const void *p, size_t n)
+{
     if ( p == NULL || ((uintptr_t)p & (sizeof(void *) - 1)) )
         return false;
-    return dladdr(p, &a) && dladdr((const char *)p + n - 1, &b) &&
-           a.dli_fbase == base && b.dli_fbase == base;
+    return seg_room(o, p) >= n;
+}
+
+/* Is @s NULL or a string that ends within a readable segment of @o? */
+static bool str_ok(const struct obj_segs *o, const char *s)
+{
+    size_t room = s ? seg_room(o, s) : 0;
+
+    return s == NULL || (room && memchr(s, '\0', room) != NULL);
+}
+
+/* The most option rows one header's table may have. */
+#define MAX_OPT_ROWS 1024
+
+/*
+ * A header with the right magic and ABI is read by validate() and the
+ * registry: its ops struct, its strings and its option table must lie
+ * in the object first (a wild slot or name pointer was SIGSEGV).  The
+ * rest (NULL fields, names, sizes) is validate()'s.
+ */
+static int check_fields(const struct obj_segs *o, const char *path,
+                        unsigned int i, const struct hv_plugin_hdr *h,
+                        char *err, size_t len)
+{
+    const char *bad = NULL;
+    const struct hv_opt *r;
+    char row[48];
+    unsigned int k;
+
+    if ( h->magic != HV_PLUGIN_MAGIC || h->abi_version == 0 ||
+         h->abi_version > HV_PLUGIN_ABI_VERSION )
+        return 0; /* validate() says which */
+    if ( !in_object(o, h, h->ops_size > sizeof(*h) ? h->ops_size : sizeof(*h)) )
+        bad = "ops struct (ops_size bytes)";
+    else if ( !str_ok(o, h->slot) )
+        bad = "slot string";
+    else if ( !str_ok(o, h->name) )
+        bad = "name string";
+    else if ( !str_ok(o, h->summary) )
+        bad = "summary string";
+    for ( r = h->opts, k = 0; !bad && r != NULL; r++, k++ )
+    {
+        if ( k == MAX_OPT_ROWS || !in_object(o, r, sizeof(*r)) )
+            bad = "option table";
+        else if ( r->name == NULL )
+            break;
+        else if ( !str_ok(o, r->name) || !str_ok(o, r->def) ||
+                  !str_ok(o, r->help) || !str_ok(o, r->choices) )
+        {
+            snprintf(row, sizeof(row), "option row %u's text", k);
+            bad = row;
+        }
+    }
+    if ( bad == NULL )
+        return 0;
+    snprintf(err, len,
+             "%s: %s()'s header %u: its %s is not inside the plugin's "
+             "loaded segments",
+             path, HV_PLUGIN_ENTRY_SYMBOL, i, bad);
+    return -ENOEXEC;
 }
 
 /*
  * What an entry point returned is read only once it is known to be a
- * NULL-ended list, in the object, of headers in the object: a plugin
- * that returns &ops.hdr instead of a list (its magic read as a pointer)
- * used to crash the loader.
+ * NULL-ended list, in the object, of headers in the object whose
+ * pointers lie in the object: a plugin that returns &ops.hdr instead of
+ * a list (its magic read as a pointer) used to crash the loader.
  */
 static int check_list(const char *path, hv_plugin_entry_fn entry,
                       const struct hv_plugin_hdr *const *list, char *err,
                       size_t len)
 {
-    const void *base;
-    Dl_info di;
+    struct obj_segs o = {.probe = (uintptr_t) * (void **)&entry};
     unsigned int i;
+    int rc;
 
-    if ( !dladdr(*(void **)&entry, &di) )
+    if ( !dl_iterate_phdr(find_segs, &o) )
     {
         snprintf(err, len, "%s: cannot locate %s()", path,
                  HV_PLUGIN_ENTRY_SYMBOL);
         return -ENOEXEC;
     }
-    base = di.dli_fbase;
-    if ( list == NULL || !in_object(base, list, sizeof(*list)) )
+    if ( list == NULL || !in_object(&o, list, sizeof(*list)) )
     {
         snprintf(err, len, "%s: %s() returned %s", path, HV_PLUGIN_ENTRY_SYMBOL,
                  list ? "a pointer outside the plugin" : "no plugin");
@@ -263,7 +371,7 @@ static int check_list(const char *path, hv_plugin_entry_fn entry,
     }
     for ( i = 0; i < MAX_ENTRY_LIST; i++ )
     {
-        if ( !in_object(base, &list[i], sizeof(*list)) )
+        if ( !in_object(&o, &list[i], sizeof(*list)) )
             break;
         if ( list[i] == NULL && i > 0 )
             return 0;
@@ -273,7 +381,7 @@ static int check_list(const char *path, hv_plugin_entry_fn entry,
                      HV_PLUGIN_ENTRY_SYMBOL);
             return -ENOEXEC;
         }
-        if ( !in_object(base, list[i], sizeof(*list[i])) )
+        if ( !in_object(&o, list[i], sizeof(*list[i])) )
         {
             snprintf(err, len,
                      "%s: %s()'s entry %u points outside the plugin: not a "
@@ -281,6 +389,9 @@ static int check_list(const char *path, hv_plugin_entry_fn entry,
                      path, HV_PLUGIN_ENTRY_SYMBOL, i);
             return -ENOEXEC;
         }
+        rc = check_fields(&o, path, i, list[i], err, len);
+        if ( rc )
+            return rc;
     }
     snprintf(err, len,
              "%s: %s()'s list has no NULL end within %u entries in the "

@@ -2,13 +2,17 @@
 /*
  * "hvbench report RESULT.json... --out DIR": charts and an offline HTML
  * page, drawn by harness/profile/render/report.py (matplotlib).  This side checks
- * the command line and hands over.
+ * the command line, judges each file's A/B as gate does (--gate) and
+ * hands over.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <hvb/cli.h>
+#include <hvb/compare.h>
 #include <hvb/render.h>
 #include <hvb/reproduce.h>
 #include <hvb/results.h>
@@ -40,6 +44,54 @@ static void report_help(FILE *f)
           f);
 }
 
+/*
+ * What gate judges of each results file of @args (from index 4; "--seeds
+ * DIR" pairs skipped): hvb_cmp_paired() on time at its default
+ * threshold, {PATH: gate's JSON view}, written to a temporary file @path
+ * for report.py's table.  Its ratio column is then the paired ratio and
+ * CI gate judged, and its verdict gate's, not numbers Python computes
+ * again.  A file without a group of two plugins has no entry.
+ */
+static int gate_rows(char **args, size_t n, char *path, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    json_t *all = json_object(), *doc;
+    struct hvb_cmp cmp;
+    char err[768];
+    size_t k;
+    int fd, rc;
+
+    for ( k = 4; k < n && all != NULL; k++ )
+    {
+        if ( strcmp(args[k], "--seeds") == 0 )
+        {
+            k++;
+            continue;
+        }
+        doc = hvb_results_load(args[k], err, sizeof(err));
+        memset(&cmp, 0, sizeof(cmp));
+        if ( doc != NULL &&
+             hvb_cmp_paired(doc, "time", -1, &cmp, err, sizeof(err)) == 0 )
+        {
+            json_object_set_new(all, args[k], hvb_cmp_json(&cmp));
+            hvb_cmp_free(&cmp);
+        }
+        json_decref(doc);
+    }
+    snprintf(path, len, "%s/hvbench-report.XXXXXX",
+             dir != NULL && *dir ? dir : "/tmp");
+    fd = all != NULL ? mkstemp(path) : -1;
+    rc = fd < 0 ? -(all != NULL ? errno : ENOMEM) : 0;
+    if ( rc == 0 && json_dumpfd(all, fd, JSON_COMPACT) )
+        rc = -EIO;
+    if ( fd >= 0 && close(fd) && rc == 0 )
+        rc = -errno;
+    if ( rc && fd >= 0 )
+        unlink(path);
+    json_decref(all);
+    return rc;
+}
+
 int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
 {
     static const struct hvb_optdef defs[] = {
@@ -50,12 +102,12 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
-    size_t n = 0, cap = (size_t)argc + 6;
+    size_t n = 0, cap = (size_t)argc + 8;
     char **args = calloc(cap, sizeof(*args)), **vals;
     char *ledger = hvb_ledger_json(HVB_LEDGER_HOSTS);
     int id, rc, status = HVB_EXIT_USAGE;
     struct stat st;
-    char err[768];
+    char err[768], gate[4096] = "";
     json_t *doc;
 
     if ( args == NULL || ledger == NULL )
@@ -86,7 +138,7 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
                     goto out;
                 }
                 /* Room again for every argument still to come. */
-                cap = n + (size_t)argc + 4;
+                cap = n + (size_t)argc + 6;
                 vals = realloc(args, cap * sizeof(*args));
                 if ( vals == NULL )
                 {
@@ -136,6 +188,16 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
         goto out;
     }
     args[1] = (char *)out;
+    rc = gate_rows(args, n, gate, sizeof(gate));
+    if ( rc )
+    {
+        status = hvb_failure("report: cannot write the gate's rows to %s: %s",
+                             gate, strerror(-rc));
+        gate[0] = '\0';
+        goto out;
+    }
+    args[n++] = "--gate";
+    args[n++] = gate;
     rc = hvb_render_run("report.py", args);
     if ( rc < 0 )
         status =
@@ -147,6 +209,8 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     else
         status = HVB_EXIT_OK;
 out:
+    if ( gate[0] != '\0' )
+        unlink(gate);
     free(args);
     free(ledger);
     return status;

@@ -198,7 +198,7 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
     }
 }
 
-void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c)
+json_t *hvb_cmp_json(const struct hvb_cmp *c)
 {
     json_t *o = json_object(), *rows = json_array(), *s = json_object();
     size_t i;
@@ -236,6 +236,13 @@ void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c)
         json_object_set_new(s, hvb_verdict_name((enum hvb_verdict)i),
                             json_integer((json_int_t)c->nr[i]));
     json_object_set_new(o, "summary", s);
+    return o;
+}
+
+void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c)
+{
+    json_t *o = hvb_cmp_json(c);
+
     json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     fputc('\n', f);
     json_decref(o);

@@ -94,6 +94,8 @@ void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c);
 void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                             json_t *n, int status);
 void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c);
+/* The JSON view's object (what print_json prints). */
+json_t *hvb_cmp_json(const struct hvb_cmp *c);
 
 /*
  * ledger.c: the environment ledger's rows, one table for every view.

@@ -212,6 +212,72 @@ static unsigned int processes(json_t *doc)
     return k > 1 && k < 1000000 ? (unsigned int)k : 1;
 }
 
+/* The median of the numbers of JSON array @a (NAN if none). */
+static double json_median(json_t *a)
+{
+    double *v = calloc(json_array_size(a) + 1, sizeof(*v)), m = NAN;
+    size_t i, n = 0;
+    json_t *x;
+
+    json_array_foreach(a, i, x)
+    {
+        if ( v != NULL && json_is_number(x) )
+            v[n++] = json_number_value(x);
+    }
+    if ( n > 0 )
+        m = hvb_median(v, n);
+    free(v);
+    return m;
+}
+
+/*
+ * Cell @c's cpu-share<90% from its samples, for a cell that records no
+ * flags (gate --base-bin's): the median task-clock per op against the
+ * median wall time per op of its threads (HVB_RK_THREADS, else the
+ * name's "threads:N", else 1), as the run flags it.
+ */
+static unsigned int share_noise(json_t *c)
+{
+    json_t *tc =
+        json_object_get(json_object_get(json_object_get(c, HVB_RK_COUNTERS),
+                                        "sw_task_clock_ns_per_op"),
+                        HVB_RK_CTR_SAMPLES);
+    const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
+    const char *t = name ? strstr(name, "threads:") : NULL;
+    json_int_t threads = json_integer_value(json_object_get(c, HVB_RK_THREADS));
+    double task, wall;
+
+    if ( tc == NULL )
+        return 0;
+    if ( threads <= 0 && t != NULL )
+        threads = strtol(t + strlen("threads:"), NULL, 10);
+    task = json_median(tc);
+    wall = json_median(json_object_get(c, HVB_RK_SAMPLES)) *
+           (double)(threads > 0 ? threads : 1);
+    return task < HVB_CPU_SHARE_MIN * wall ? HVB_NOISE_DESCHED : 0;
+}
+
+/*
+ * The flags of cell @c that a comparison cannot recompute from the
+ * samples alone: the measured threads' CPU share (from task-clock), the
+ * timer's cost, CPU scaling, as the results file recorded them, or the
+ * CPU share from the samples of a cell that records none.  Machine
+ * noise, so only for a metric that varies with the machine
+ * (@cmp->same_code false).  cpu-share<90% makes a row unstable
+ * (HVB_NOISE_UNSTABLE), paired or not: a loaded machine's answer.
+ */
+static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
+{
+    json_t *flags = json_object_get(c, HVB_RK_NOISE);
+
+    if ( cmp->same_code )
+        return 0;
+    if ( flags == NULL )
+        return share_noise(c);
+    return hvb_noise_parse(flags) &
+           (HVB_NOISE_DESCHED | HVB_NOISE_TIMER | HVB_NOISE_SCALING);
+}
+
 static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 {
     /* Statistics that are not numbers judge nothing (never "unchanged"). */
@@ -249,8 +315,8 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     }
     r->base = sx.median;
     r->new_ = sy.median;
-    r->base_noise = hvb_noise_flags(&sx, -1, false);
-    r->new_noise = hvb_noise_flags(&sy, -1, false);
+    r->base_noise = hvb_noise_flags(&sx, -1, false) | recorded_noise(cmp, cb);
+    r->new_noise = hvb_noise_flags(&sy, -1, false) | recorded_noise(cmp, cn);
     if ( !cmp->same_code )
     {
         r->base_noise |= cmp->processes[0] < 2 ? HVB_NOISE_ONEPROC : 0;
@@ -484,25 +550,40 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
     r->ratio = r->lo = r->hi = NAN;
     if ( hvb_stats_compute(q, nq, &sq) )
         goto out;
-    /* The noise that matters here is the ratios': drift cancels. */
-    r->base_noise = 0;
-    r->new_noise = hvb_noise_flags(&sq, -1, false);
+    /*
+     * The noise that matters here is the ratios': drift cancels.  What
+     * the file recorded of the machine (a cell's CPU share) is each
+     * side's.
+     */
+    r->base_noise = recorded_noise(cmp, ref);
+    r->new_noise = hvb_noise_flags(&sq, -1, false) | recorded_noise(cmp, var);
     r->ratio = sq.median;
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
     rc = 0;
+    /*
+     * The ratios of one process (gate --base-bin: one process pair) share
+     * its layout and placement luck, and, on a loaded machine, its share
+     * of the CPUs: they are resampled by process first, then by round
+     * (one process: plainly).  The plain bootstrap counted 120 ratios of
+     * 12 pairs as 120 observations: an A/A with per-pair medians spread
+     * by the load said +14.84% [+4.8%, +24.8%], "regressed".
+     */
     if ( nq > 0 )
-        rc = hvb_bootstrap_median_ci(q, nq, HVB_BOOTSTRAP_RESAMPLES,
-                                     HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+        rc = hvb_bootstrap_median_ci_clustered(
+            q, nq, cmp->processes[0], HVB_BOOTSTRAP_RESAMPLES,
+            HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
     /*
      * Paired rounds are judged on the CI of the median ratio alone (it
      * already carries the ratios' spread, and a disturbed round moves a
      * median little); the ratios' noise flags are reported, not fatal,
-     * except too few rounds.
+     * except too few rounds, and the cells' cpu-share<90% (the machine
+     * busy with other work deschedules one sample of a round and not
+     * the other: it does not cancel).
      */
     {
         unsigned int flags = r->new_noise;
 
-        r->new_noise &= HVB_NOISE_FEW;
+        r->new_noise &= HVB_NOISE_FEW | HVB_NOISE_DESCHED;
         r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
         r->new_noise = flags;
     }
@@ -524,6 +605,7 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
     if ( rc )
         return rc;
     out->paired = true;
+    out->processes[0] = out->processes[1] = processes(doc);
     n = json_array_size(
         json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS));
     out->rows = calloc(n + 1, sizeof(*out->rows));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hvb/console.h>
+#include <hvb/noise.h>
 
 void hvb_console_context(FILE *err, const json_t *ctx)
 {
@@ -114,6 +115,46 @@ void hvb_console_table(FILE *out, const struct hvb_matrix *m,
     fflush(out);
 }
 
+/*
+ * One line of the noise flags the results file records (cells[].
+ * noise_flags), each with how many cells carry it; cpu-share<90% (the
+ * one every cell of a loaded or oversubscribed VM carries) says why it
+ * matters.
+ */
+static void noise_summary(FILE *err, const struct hvb_summary *s)
+{
+    size_t i, nr[HVB_NOISE_NR] = {0}, good = 0;
+    const char *sep = "";
+    unsigned int f, all = 0;
+
+    for ( i = 0; i < s->nr_cells; i++ )
+    {
+        if ( s->cells[i].error != NULL || s->cells[i].nr_good == 0 )
+            continue;
+        good++;
+        all |= s->cells[i].noise;
+        for ( f = 0; f < HVB_NOISE_NR; f++ )
+            nr[f] += (s->cells[i].noise >> f) & 1;
+    }
+    if ( all == 0 )
+        return;
+    fprintf(err, "hvbench: note: noise flags:");
+    for ( f = 0; f < HVB_NOISE_NR; f++ )
+        if ( nr[f] )
+        {
+            fprintf(err, "%s %s on %zu of %zu cells", sep, hvb_noise_name(f),
+                    nr[f], good);
+            sep = ",";
+        }
+    fprintf(err, " (cells[].noise_flags)\n");
+    if ( all & HVB_NOISE_DESCHED )
+        fprintf(err,
+                "hvbench: warning: %s: the measured threads ran less than "
+                "90%% of the wall time (descheduled: other load or steal); "
+                "their times are suspect\n",
+                hvb_noise_name((unsigned int)__builtin_ctz(HVB_NOISE_DESCHED)));
+}
+
 void hvb_console_warnings(FILE *err, const struct hvb_matrix *m,
                           const struct hvb_summary *s)
 {
@@ -134,4 +175,5 @@ void hvb_console_warnings(FILE *err, const struct hvb_matrix *m,
                 name, cs->real.cv * 100.0, cs->real.n, cs->real.min,
                 cs->real.max);
     }
+    noise_summary(err, s);
 }

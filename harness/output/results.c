@@ -341,7 +341,7 @@ static json_t *cell_json(struct jb *b, const struct hvb_mcell *mc,
     set(b, o, "cpu_summary", stats_json(b, &cs->cpu));
     set(b, o, "ratio_to_reference",
         cs->has_ratio ? num(cs->ratio) : json_null());
-    set(b, o, "noise_flags", hvb_noise_json(cs->noise));
+    set(b, o, HVB_RK_NOISE, hvb_noise_json(cs->noise));
     if ( meta->shared_iterations != NULL )
         set(b, o, HVB_RK_SHARED_ITER,
             json_integer(meta->shared_iterations[mc->index]));

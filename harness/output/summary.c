@@ -114,7 +114,7 @@ static unsigned int cpu_share(const struct hvb_cell_summary *cs)
             continue;
         threads = (double)cs->samples[0]->threads;
         wall = cs->real.median * (threads > 0 ? threads : 1);
-        return k->st.median < 0.9 * wall ? HVB_NOISE_DESCHED : 0;
+        return k->st.median < HVB_CPU_SHARE_MIN * wall ? HVB_NOISE_DESCHED : 0;
     }
     return 0;
 }

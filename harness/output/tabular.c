@@ -20,7 +20,7 @@ static void flags_str(const json_t *c, char *buf, size_t len)
     json_t *v;
 
     buf[0] = '\0';
-    json_array_foreach(json_object_get(c, "noise_flags"), i, v) n +=
+    json_array_foreach(json_object_get(c, HVB_RK_NOISE), i, v) n +=
         (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ";" : "",
                          json_string_value(v));
 }

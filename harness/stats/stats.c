@@ -415,6 +415,13 @@ int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
     return bootstrap(v, n, 1, NULL, 0, 1, resamples, seed, lo, hi);
 }
 
+int hvb_bootstrap_median_ci_clustered(const double *v, size_t n, unsigned int k,
+                                      unsigned int resamples, uint64_t seed,
+                                      double *lo, double *hi)
+{
+    return bootstrap(v, n, k, NULL, 0, 1, resamples, seed, lo, hi);
+}
+
 int hvb_bootstrap_ratio_ci(const double *x, size_t nx, const double *y,
                            size_t ny, unsigned int resamples, uint64_t seed,
                            double *lo, double *hi)

@@ -13,7 +13,10 @@
 #   - memwrite node=5 on 2 nodes is exit 2 (it wrapped to node 1);
 #   - netio guests=1000 runs (guest and churn domids collided);
 #   - plugin specs that set an option twice or end in ':' are exit 2;
-#   - a plugin .so whose entry returns one header is exit 2 (was SIGSEGV);
+#   - a plugin .so whose entry returns one header is exit 2 (was SIGSEGV),
+#     and so is a header whose slot, name, summary, option table or an
+#     option's text points outside the .so (slot, name: SIGSEGV; the
+#     others were accepted);
 #   - a cell that needs more memory than the machine has is exit 2 naming
 #     both figures, before it starts.
 # Usage: test-bounds.sh HVBENCH BROKEN_ONEHDR.so
@@ -144,6 +147,14 @@ expect_error "plugin spec 'percpu-ref::ncpus=1' has an empty option" \
     run $quick --plugin domlookup=percpu-ref::ncpus=1
 expect_error "returned a plugin header, not a NULL-ended list" \
     run $quick --plugin "domlookup=$onehdr"
+# Right magic and ABI, a pointer outside the .so (slot, name: SIGSEGV).
+ext=$(dirname "$onehdr")
+for f in "slot string" "name string" "summary string" "option table" \
+    "option row 0's text"; do
+    v=$(echo "$f" | sed 's/ string//; s/option table/opts/; s/option row.*/help/')
+    expect_error "broken-wild$v.so: .*header 0: its $f is not inside the plugin's loaded segments" \
+        run $quick --plugin "domlookup=$ext/broken-wild$v.so"
+done
 
 # --- C: what a cell needs against what the machine has.
 expect_error "memwrite/.*size_mb=1048576.*needs about [0-9.]+ GiB of memory; the machine has [0-9.]+ GiB available \(MemAvailable\)" \

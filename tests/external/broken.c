@@ -15,6 +15,12 @@
  *   -DBROKEN_NOENTRY  exports no hv_plugin_entry()   -> -ENOEXEC
  *   -DBROKEN_ONEHDR   hv_plugin_entry() returns one header, not a
  *                     NULL-ended list of them (was SIGSEGV) -> -ENOEXEC
+ *   -DBROKEN_WILDSLOT, -DBROKEN_WILDNAME, -DBROKEN_WILDSUMMARY,
+ *   -DBROKEN_WILDOPTS, -DBROKEN_WILDHELP
+ *                     right magic and ABI, but the slot, name or summary
+ *                     string, the option table or an option's help text
+ *                     points outside the .so (the first two were
+ *                     SIGSEGV)                        -> -ENOEXEC
  *
  * Fields are spelled out rather than taken from HV_PLUGIN_HDR(), so a
  * variant can change one without overriding an initialiser.
@@ -24,12 +30,18 @@
 #include <hv/domlookup.h>
 #include <hv/hv.h>
 
-#define B_MAGIC  HV_PLUGIN_MAGIC
-#define B_ABI    HV_PLUGIN_ABI_VERSION
-#define B_SIZE   sizeof(struct hv_domlookup_ops)
-#define B_SLOT   "domlookup"
-#define B_RETIRE broken_retire
-#define B_OPTDEF "1"
+#define B_MAGIC   HV_PLUGIN_MAGIC
+#define B_ABI     HV_PLUGIN_ABI_VERSION
+#define B_SIZE    sizeof(struct hv_domlookup_ops)
+#define B_SLOT    "domlookup"
+#define B_RETIRE  broken_retire
+#define B_OPTDEF  "1"
+#define B_SUMMARY "deliberately invalid plugin (loader tests)"
+#define B_OPTS    broken_opt_table
+#define B_HELP    "an option whose default must lie in [0, 10]"
+
+/* An address no shared object is loaded at (the zero page's). */
+#define WILD ((const void *)0x10)
 
 #if defined(BROKEN_MAGIC)
 #undef B_MAGIC
@@ -63,6 +75,24 @@
 #define B_NAME "broken-noentry"
 #elif defined(BROKEN_ONEHDR)
 #define B_NAME "broken-onehdr"
+#elif defined(BROKEN_WILDSLOT)
+#undef B_SLOT
+#define B_SLOT WILD
+#define B_NAME "broken-wildslot"
+#elif defined(BROKEN_WILDNAME)
+#define B_NAME WILD
+#elif defined(BROKEN_WILDSUMMARY)
+#undef B_SUMMARY
+#define B_SUMMARY WILD
+#define B_NAME    "broken-wildsummary"
+#elif defined(BROKEN_WILDOPTS)
+#undef B_OPTS
+#define B_OPTS WILD
+#define B_NAME "broken-wildopts"
+#elif defined(BROKEN_WILDHELP)
+#undef B_HELP
+#define B_HELP WILD
+#define B_NAME "broken-wildhelp"
 #else
 #error "define one BROKEN_* variant"
 #endif
@@ -72,10 +102,10 @@ struct broken_opts {
 };
 
 /* clang-format off */
-static const struct hv_opt broken_opt_table[] = {
+static const struct hv_opt broken_opt_table[] HV_UNUSED = {
     { .name = "level", .type = HV_OPT_UINT,
       .off = offsetof(struct broken_opts, level), .def = B_OPTDEF,
-      .help = "an option whose default must lie in [0, 10]",
+      .help = B_HELP,
       .min = 0, .max = 10 },
     HV_OPT_TABLE_END
 };
@@ -104,8 +134,8 @@ static const struct hv_domlookup_ops broken_ops = {
         .ops_size = B_SIZE,
         .slot = B_SLOT,
         .name = B_NAME,
-        .summary = "deliberately invalid plugin (loader tests)",
-        .opts = broken_opt_table,
+        .summary = B_SUMMARY,
+        .opts = B_OPTS,
         .opts_size = sizeof(struct broken_opts),
     },
     .lock = broken_lock,

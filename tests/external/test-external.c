@@ -110,6 +110,17 @@ static const struct broken_case broken_cases[] = {
     {"broken-opt.so", -EINVAL, "bad value '1000'", "broken-opt"},
     {"broken-noentry.so", -ENOEXEC, "hv_plugin_entry", "broken-noentry"},
     {"broken-onehdr.so", -ENOEXEC, "not a NULL-ended list", "broken-onehdr"},
+    /* Right magic and ABI, a pointer outside the .so (SIGSEGV before). */
+    {"broken-wildslot.so", -ENOEXEC, "its slot string is not inside",
+     "broken-wildslot"},
+    {"broken-wildname.so", -ENOEXEC, "its name string is not inside",
+     "broken-wildname"},
+    {"broken-wildsummary.so", -ENOEXEC, "its summary string is not inside",
+     "broken-wildsummary"},
+    {"broken-wildopts.so", -ENOEXEC, "its option table is not inside",
+     "broken-wildopts"},
+    {"broken-wildhelp.so", -ENOEXEC, "option row 0's text is not",
+     "broken-wildhelp"},
     {"no-such-file.so", -ENOENT, "cannot load", "no-such-file"},
 };
 

@@ -49,7 +49,9 @@ HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect \
     "regression accepted" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
     --accept "$tmp/accept"
-grep -q "time: exit 1 (time verdicts are printed" "$tmp/out" ||
-    bad "the time regression is not in the summary"
+# The time verdict is printed, not blocking: exit 1, or on a loaded
+# machine an honest 3 (3 pairs x 4 rounds); the block is instructions'.
+grep -Eq "time: exit [13] \(time verdicts are printed" "$tmp/out" ||
+    bad "the time verdict is not in the summary"
 expect "bad option" 2 "unknown option '--bogus'" "$ci" --bogus x
 exit $fail

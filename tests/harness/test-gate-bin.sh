@@ -7,7 +7,10 @@
 # variable the base build's wrapper clears) is exit 1; builds configured
 # differently (a wrapper that rewrites the base worker's build block),
 # a missing base binary and one that is not a worker are exit 2; and
-# the same under callgrind (--metric sim_instructions).
+# the same under callgrind (--metric sim_instructions).  The two time
+# checks may also be an honest "unstable" (exit 3 with the reason, lib.sh
+# expect_live: on a machine whose CPUs are busy with other work), never
+# the other answer; the two under callgrind are exact.
 # Usage: test-gate-bin.sh HVBENCH SLOWDOWN.so [quick]
 set -u
 hv=$1
@@ -26,13 +29,13 @@ EOF
 chmod +x "$tmp/o0"
 
 # shellcheck disable=SC2086
-expect "A/A, same binary, 10%" 0 "gate: pass" "$hv" gate --base-bin "$tmp/base" \
+expect_live "A/A, same binary, 10%" 0 "gate: pass" "$hv" gate --base-bin "$tmp/base" \
     --max-regression 10% --markdown "$tmp/aa.md" $small -- $suite
-grep -q "## hvbench gate: ✅ pass" "$tmp/aa.md" ||
-    { bad "A/A markdown"; cat "$tmp/aa.md"; }
+[ "$rc" -eq 0 ] && want="## hvbench gate: ✅ pass" || want="## hvbench gate: "
+grep -q "$want" "$tmp/aa.md" || { bad "A/A markdown"; cat "$tmp/aa.md"; }
 # A slower new build: 200 work units on every 10th lookup.
 # shellcheck disable=SC2086
-HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect "new build, 200 units every 10th lookup" 1 \
+HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect_live "new build, 200 units every 10th lookup" 1 \
     "gate: FAIL: regression" "$hv" gate --base-bin "$tmp/base" \
     --max-regression 10% $small -- $suite
 # shellcheck disable=SC2086

@@ -8,10 +8,11 @@
 #      never exits 1 (0, or 3 when the shared machine is too noisy).
 #   2. +25% real work per op fails in time mode (exit 1); the amount is
 #      calibrated here, paired in one run, as 200 work units on every
-#      E-th lookup.  Across two files this VM's drift between runs may
-#      leave it unstable (exit 3, with the reason), never a pass; on
-#      fixed samples of two files (2c) and paired in one run (2b) it
-#      always fails.
+#      E-th lookup.  Live, across two files (this VM's drift between
+#      runs) and paired in one run (2b: a loaded machine), it may be
+#      unstable (exit 3, with the reason), never a pass; on fixed
+#      samples, of two files (2c) and of one paired file (2b), it always
+#      fails.
 #   3. +1% instructions fails in callgrind mode (exit 1), every time.
 #   4. A deliberately jittery cell is reported unstable (exit 3); with
 #      --allow-unstable it is listed as not gated (exit 0).
@@ -19,6 +20,9 @@
 #   6. allocs_per_op (the untimed counting pass): exact counts, no hook
 #      cost in a timed sample, --processes, gate --metric allocs.
 #   7. Two files of one process each get no time verdict (one-process).
+#   Timing checks accept an honest "unstable" (lib.sh unsure) where a
+#   loaded machine gives one; what must fail is also checked on fixed
+#   samples (2b, 2c, 2d) or in instructions (3): the same every run.
 #
 # Usage: test-gate.sh HVBENCH SLOWDOWN.so
 set -u
@@ -122,22 +126,6 @@ print("calibration: 200 units per lookup: x%.2f per op; +25%%: every %d-th"
 print(e)
 PY
 )
-# unsure: the gate's row (in $tmp/gate.out) says why it cannot judge: a
-# noise flag, or a CI that reaches past the 5% threshold without its
-# lower bound doing so.
-unsure() {
-    /usr/bin/python3 - "$tmp/gate.out" <<'PY'
-import re, sys
-for line in open(sys.argv[1]):
-    m = re.match(r"lookup/\S+\s+\S+\s+\S+\s+([+-][0-9.]+)%\s+"
-                 r"\[([+-][0-9.]+)%, ([+-][0-9.]+)%\]", line)
-    if m:
-        lo, hi = float(m.group(2)), float(m.group(3))
-        noisy = re.search(r"cv>=10%|min/max>=50%", line)
-        sys.exit(0 if noisy or lo <= 5 < hi else 1)
-sys.exit(1)
-PY
-}
 # The base does the same bookkeeping (the counter and the modulo by E).
 # Three attempts, each with fresh files.
 for try in 1 2 3; do
@@ -154,9 +142,9 @@ done
 # So "unstable" (exit 3), with its reason, is an honest answer here,
 # whatever the change it measured; a pass (0) of a real +25% never is,
 # nor an error (2).  That the gate says "regressed" where two files
-# show it is checked on fixed samples (2c), and the paired +25% (2b)
-# must be caught every time.
-if [ "$rc" -eq 3 ] && unsure; then
+# show it is checked on fixed samples (2c), and of a paired +25% on
+# fixed samples too (2b).
+if [ "$rc" -eq 3 ] && unsure "$tmp/gate.out"; then
     echo "note: +25% time (E=$e) across two files: unstable on this machine:"
     cat "$tmp/gate.out"
 else
@@ -185,6 +173,7 @@ if far:
 v = [lv * float(scale) * (1 + 0.01 * r) for lv in levels for r in (-1, 0, 1)]
 for c in h["cells"]:
     c["samples_ns_per_op"] = v
+    c["noise_flags"] = []
 json.dump(d, open(out, "w"))
 PY
 }
@@ -198,10 +187,91 @@ gate 0 "$tmp/fb.json" "$tmp/fa.json" --metric time
 gate 3 "$tmp/fb.json" "$tmp/ff.json" --metric time
 
 # 2b. The same +25% paired within one run (variants of one group): the
-# per-round ratios cancel the machine's drift.
+# per-round ratios cancel the machine's drift, not other work on its
+# CPUs.  With two busy loops (nice 19) beside it on this 2-vCPU VM the
+# live one has answered "unstable" (the CI reaching past +5%, and E
+# calibrated under the same load), so live it must not pass: regressed,
+# or unstable with the reason (unsure); that the gate says "regressed"
+# of a paired +25% is checked on fixed samples of the same layout: each
+# round's reference drifting +-20% with the machine, the variant x1.25
+# within 1% of its round (exit 1, every run), and the same rounds
+# without the slowdown (exit 0).
 "$hvbench" run lookup --plugin "domlookup=$so:every=$e,$so:work=200:every=$e" \
     -q --min-time 0.05 --repetitions 10 -o "$tmp/pair.json" >/dev/null 2>&1
-gate 1 "$tmp/pair.json" --metric time
+"$hvbench" gate "$tmp/pair.json" --metric time >"$tmp/gate.out" 2>&1
+rc=$?
+if [ "$rc" -eq 3 ] && unsure "$tmp/gate.out"; then
+    echo "note: paired +25% time (E=$e): unstable on this machine now:"
+    cat "$tmp/gate.out"
+else
+    [ "$rc" -eq 1 ] || {
+        bad "paired +25% time (E=$e) exited $rc"
+        cat "$tmp/gate.out"
+    }
+fi
+paired_fixed() { # paired_fixed OUT SCALE: pair.json, fixed rounds
+    /usr/bin/python3 - "$tmp/pair.json" "$@" <<'PY'
+import json, math, sys
+src, out, scale = sys.argv[1:4]
+d = json.load(open(src))
+cells = d["hvbench"]["cells"]
+assert len(cells) == 2 and cells[1]["variant"] == 1, [c["name"] for c in cells]
+ref = [7.0 * (1 + 0.2 * math.sin(1.7 * k)) for k in range(10)]
+var = [x * float(scale) * (1 + 0.01 * (k % 3 - 1)) for k, x in enumerate(ref)]
+for c, v in zip(cells, (ref, var)):
+    c["samples_ns_per_op"] = v
+    c["noise_flags"] = []
+json.dump(d, open(out, "w"))
+PY
+}
+paired_fixed "$tmp/pf-slow.json" 1.25
+paired_fixed "$tmp/pf-aa.json" 1
+gate 1 "$tmp/pf-slow.json" --metric time
+grep -q "regressed" "$tmp/gate.out" || bad "fixed paired +25%: $(cat "$tmp/gate.out")"
+gate 0 "$tmp/pf-aa.json" --metric time
+# The same +25% recorded while other work took the CPUs (both cells
+# cpu-share<90%): unstable, saying so (it was "regressed"; the two-build
+# gate's A/A under such load was too, +12.45% [+3.7%, +26.6%]).
+/usr/bin/python3 - "$tmp/pf-slow.json" "$tmp/pf-busy.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["hvbench"]["cells"]:
+    c["noise_flags"] = ["cpu-share<90%"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+gate 3 "$tmp/pf-busy.json" --metric time
+grep -q "unstable .*both cpu-share<90%" "$tmp/gate.out" ||
+    bad "fixed paired +25%, descheduled: $(cat "$tmp/gate.out")"
+# 2d. Paired ratios of 12 processes x 10 rounds (gate --base-bin's
+# layout: one process pair each) whose processes sit at levels of their
+# own, 0.90 to 1.20 (layout and load luck; per-pair medians of 0.86 and
+# 1.18 are seen on the 2-vCPU VM, more under load), rounds within 0.5%
+# of their level: an A/A is unstable at 2% (the CI, by process then
+# round, spans [-2.5%, +13.5%]; by round alone it was [+3.5%, +9.5%],
+# "regressed", the false alarm a loaded machine gave the two-build gate
+# in 1 of 20 A/A), and the same x1.25 still regressed.
+paired_procs() { # paired_procs OUT SCALE: pair.json as 12 x 10 ratios
+    /usr/bin/python3 - "$tmp/pair.json" "$@" <<'PY'
+import json, sys
+src, out, scale = sys.argv[1:4]
+d = json.load(open(src))
+h = d["hvbench"]
+levels = [0.90, 1.20, 1.00, 1.15, 0.95, 1.10, 1.18, 1.05, 0.92, 1.12, 1.08, 1.02]
+ref = [7.0 * (1 + 0.05 * ((p * 7 + r * 3) % 5 - 2)) for p in range(12)
+       for r in range(10)]
+var = [x * levels[k // 10] * float(scale) * (1 + 0.005 * (k % 3 - 1))
+       for k, x in enumerate(ref)]
+h["run"].update(processes=12, repetitions=120, rounds_done=120)
+for c, v in zip(h["cells"], (ref, var)):
+    c["samples_ns_per_op"] = v
+    c["noise_flags"] = []
+json.dump(d, open(out, "w"))
+PY
+}
+paired_procs "$tmp/pp-aa.json" 1
+paired_procs "$tmp/pp-slow.json" 1.25
+gate 3 "$tmp/pp-aa.json" --metric time --max-regression 2%
+gate 1 "$tmp/pp-slow.json" --metric time --max-regression 2%
 # And paired A/A: two variants running the same code never regress.
 "$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:tag=2" -q \
     --min-time 0.05 --repetitions 10 -o "$tmp/paa.json" >/dev/null 2>&1
@@ -287,17 +357,23 @@ arun "$tmp/m2t.json" 0 --plugin "domlookup=$so:mallocs=2" --threads 2
 counts "$tmp/m2t.json" 2 2
 
 # 6c. No hook in a timed sample: the cost of a pair from a paired run of
-# 0 vs 16 pairs per lookup.  Hooked, a pair costs ~55 ns; unhooked ~5 ns.
+# 0 vs 16 pairs per lookup.  Hooked, a pair costs ~55 ns; unhooked ~5 ns,
+# beside a lookup of ~7 ns.  In nanoseconds it was a timing check that a
+# loaded machine failed (22.8 and 30.9 ns with two busy loops and other
+# builds beside it: every time inflated 5x); in lookups of the same
+# rounds (the paired ratio) it holds: unhooked 0.7 there and here, hooked
+# about 8.
 "$hvbench" run lookup --plugin "domlookup=$so:tag=1,$so:mallocs=16" -q \
     --min-time 0.05 --repetitions 5 -o "$tmp/cost.json" >/dev/null 2>&1 ||
     bad "cost run"
 /usr/bin/python3 - "$tmp/cost.json" <<'PY' || bad "a timed malloc + free pair costs the hooked slow path"
 import json, sys
 c = json.load(open(sys.argv[1]))["hvbench"]["cells"]
-pair = (c[1]["summary"]["median"] - c[0]["summary"]["median"]) / 16
-print("malloc + free pair in the timed rounds: %.1f ns" % pair)
+ns = (c[1]["summary"]["median"] - c[0]["summary"]["median"]) / 16
+pair = (c[1]["paired"]["median"] - 1) / 16
+print("malloc + free pair in the timed rounds: %.1f ns, %.2f lookups" % (ns, pair))
 assert c[1]["counters"]["allocs_per_op"]["summary"]["median"] == 16
-assert pair < 20, pair
+assert pair < 3, pair
 PY
 
 # 6d. --processes pools the children's figures, zeros included.

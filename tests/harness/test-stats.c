@@ -141,7 +141,8 @@ static void test_bootstrap_clustered(void **state)
                          109.5, 105,   105.5, 104.5};
     const double y[9] = {110,  110.5, 109.5, 100,  100.5,
                          99.5, 105,   105.5, 104.5};
-    double lo, hi, clo, chi, plo, phi;
+    double lo, hi, clo, chi, plo, phi, v[30];
+    int i;
 
     assert_int_equal(hvb_bootstrap_ratio_ci(x, 9, y, 9, 20000, 1, &lo, &hi), 0);
     assert_int_equal(hvb_bootstrap_ratio_ci_clustered(x, 9, 1, y, 9, 1, 20000,
@@ -159,6 +160,21 @@ static void test_bootstrap_clustered(void **state)
                                                       1, &clo, &chi),
                      0);
     assert_true(clo == lo && chi == hi);
+    /*
+     * One side (paired ratios, gate --base-bin's process pairs): three
+     * processes of ten rounds at 100, 105 and 110.  Plainly the median
+     * of 30 stays near 105; by process it reaches their levels.
+     */
+    for ( i = 0; i < 30; i++ )
+        v[i] = 100 + 5 * (double)(i / 10) + 0.1 * (double)(i % 10);
+    assert_int_equal(hvb_bootstrap_median_ci(v, 30, 20000, 1, &lo, &hi), 0);
+    assert_int_equal(
+        hvb_bootstrap_median_ci_clustered(v, 30, 1, 20000, 1, &plo, &phi), 0);
+    assert_true(lo == plo && hi == phi);
+    assert_true(lo > 102 && hi < 108);
+    assert_int_equal(
+        hvb_bootstrap_median_ci_clustered(v, 30, 3, 20000, 1, &clo, &chi), 0);
+    assert_true(clo < 101 && chi > 109);
 }
 
 /*

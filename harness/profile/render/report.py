@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """hvbench report: charts and an offline HTML page from results files.
 
-  report.py --out DIR RESULT.json...
+  report.py --out DIR --ledger JSON [--gate FILE] RESULT.json...
 
 Reads the hvbench results (docs/schema.md): per cell the raw samples
 (hvbench.cells[].samples_ns_per_op), the summary, the ratio to the
@@ -11,6 +11,15 @@ group's reference, and when present confidence intervals
 (cells[].lockstat) and profiles (cells[].profile, hvbench.profile).
 Without CIs in the file, a bootstrap 95% CI of the median is computed
 here from the samples (seeded: the output is deterministic).
+
+The ratio of a variant is the statistic gate judges: the paired ratio
+(the median of its per-round ratios to the reference) with its CI, and
+the verdict beside it, from --gate (what `hvbench report` computed with
+gate's code: {PATH: gate's JSON view}); without it, the file's
+cells[].paired; only a file with neither (no paired rounds) falls back to
+the ratio of medians (ratio_to_reference) and a bootstrap CI of it.  The
+notes name every noise flag the file recorded (cells[].noise_flags, e.g.
+cpu-share<90%).
 
 Charts (PNG and SVG, no timestamps or software tags in the metadata):
 bars.*   grouped bars per group (workload, params, threads) and plugin,
@@ -93,12 +102,29 @@ def plugin_label(cell):
     return ",".join(parts) or "-"
 
 
-def collect(runs):
-    """One row per cell of every run."""
+def paired_of(c, judged):
+    """(ratio, ci, verdict, why) of variant cell @c: gate's row @judged,
+    else the file's paired ratio, else None."""
+    if judged:
+        ci = judged.get("ci95") or [None, None]
+        why = sorted(set((judged.get("new_noise") or []) + (judged.get("base_noise") or [])))
+        return (judged.get("ratio"), ci if None not in ci else None,
+                judged.get("verdict"), why)
+    p = c.get("paired")
+    if isinstance(p, dict) and p.get("median") is not None:
+        return p["median"], p.get("ci95"), None, []
+    return None
+
+
+def collect(runs, gate=None):
+    """One row per cell of every run; @gate: {PATH: gate's JSON view}."""
     rows = []
     rng = random.Random(20260101)
     for path, doc in runs:
         cells = doc["hvbench"]["cells"]
+        judged = {b.get("name"): b for b in
+                  ((gate or {}).get(path) or {}).get("benchmarks") or []}
+        threshold = ((gate or {}).get(path) or {}).get("threshold")
         refs = {}
         for c in cells:
             if c.get("variant") == 0:
@@ -111,14 +137,21 @@ def collect(runs):
             ci = c.get("ci") or boot_ci(xs, rng)
             ref = refs.get(c.get("group"))
             rxs = [x for x in ((ref or {}).get("samples_ns_per_op") or []) if x is not None]
-            rci = c.get("ratio_ci") or (ratio_ci(xs, rxs, rng) if ref is not c else None)
+            paired = paired_of(c, judged.get(c.get("name"))) if ref is not c else None
+            if paired:
+                ratio, rci, verdict, why = paired
+            else:
+                ratio, verdict, why = c.get("ratio_to_reference"), None, []
+                rci = c.get("ratio_ci") or (ratio_ci(xs, rxs, rng) if ref is not c else None)
             rows.append({
                 "file": path, "run": doc, "cell": c, "name": c.get("name", "?"),
                 "group": f"{os.path.basename(path)}:{c.get('group_name', c.get('group'))}",
                 "group_label": c.get("group_name", str(c.get("group"))),
                 "plugins": plugin_label(c), "threads": c.get("threads", 1),
                 "samples": xs, "median": med, "ci": ci,
-                "ratio": c.get("ratio_to_reference"), "ratio_ci": rci,
+                "ratio": ratio, "ratio_ci": rci, "paired": bool(paired),
+                "verdict": verdict, "verdict_why": why, "threshold": threshold,
+                "noise": list(c.get("noise_flags") or []),
                 "cv": (c.get("summary") or {}).get("cv"),
                 "is_ref": c.get("variant") == 0, "status": c.get("status", "ok"),
             })
@@ -218,9 +251,10 @@ def chart_ratio(rows, out):
     ax.set_yticks(range(len(rr)))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
     log_axis_labels(ax.xaxis)
-    ax.set_xlabel("ratio to the group's reference (log; < 1 faster)\n"
+    ax.set_xlabel("paired ratio to the group's reference: median of the "
+                  "per-round ratios (log; < 1 faster)\n"
                   "filled: CI excludes 1, ~: not significant")
-    ax.set_title("A/B ratio with 95% CI")
+    ax.set_title("A/B paired ratio with 95% CI (what gate judges)")
     fig.tight_layout()
     return save(fig, out, "ratio")
 
@@ -490,13 +524,18 @@ def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
         h.append("<p>Timings of lockstat and profile runs include their "
                  "instrument and are not shown here; those runs feed the lock "
                  "tables and flame graphs below.</p>")
+    ts = sorted(set(r["threshold"] for r in rows if r["threshold"] is not None))
     h.append("<table><tr><th class=l>cell</th><th>median ns/op</th>"
-             "<th>95% CI</th><th>CV</th><th>n</th><th>ratio</th><th>ratio CI</th><th class=l>notes</th></tr>")
+             "<th>95% CI</th><th>CV</th><th>n</th><th>paired ratio</th><th>ratio CI</th>"
+             f"<th class=l>verdict{' (gate, ' + ', '.join(f'{t * 100:.3g}%' for t in ts) + ')' if ts else ''}</th>"
+             "<th class=l>notes</th></tr>")
     warnings = []
     for r in rows:
         notes = []
         if r["cv"] is not None and r["cv"] >= 0.10:
             notes.append(f"noisy (CV {r['cv'] * 100:.0f}%)")
+        if r["noise"]:
+            notes.append("noise flags: " + ", ".join(r["noise"]))
         if r["status"] != "ok":
             notes.append("failed: " + str(r["cell"].get("error")))
         if len(r["samples"]) < 3:
@@ -509,13 +548,21 @@ def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
             cls = "good"
         elif rc and rc[0] > 1:
             cls = "bad"
+        v = r["verdict"] or ("reference" if r["is_ref"] else "-")
+        vcls = {"improved": "good", "regressed": "bad", "unstable": "warn"}.get(v, "")
+        if v == "unstable" and r["verdict_why"]:
+            v += " (" + ", ".join(r["verdict_why"]) + ")"
+        ratio = fmt(r["ratio"])
+        if not (r["paired"] or r["is_ref"] or r["ratio"] is None):
+            ratio += " (of medians)"
         ci = r["ci"]
         cv = "-" if r["cv"] is None else f"{r['cv'] * 100:.1f}%"
         h.append(f"<tr><td class=l>{e(r['name'])}</td><td>{fmt(r['median'])}</td>"
                  f"<td>{'-' if not ci else fmt(ci[0]) + ' - ' + fmt(ci[1])}</td>"
                  f"<td>{cv}</td>"
-                 f"<td>{len(r['samples'])}</td><td class='{cls}'>{fmt(r['ratio'])}</td>"
+                 f"<td>{len(r['samples'])}</td><td class='{cls}'>{e(ratio)}</td>"
                  f"<td>{'-' if not rc else fmt(rc[0]) + ' - ' + fmt(rc[1])}</td>"
+                 f"<td class='l {vcls}'>{e(v)}</td>"
                  f"<td class=l>{e('; '.join(notes))}</td></tr>")
     h.append("</table>")
     if warnings:
@@ -609,14 +656,23 @@ def main():
                     help="a reproduce directory: the seeds section")
     ap.add_argument("--ledger", required=True, type=json.loads,
                     help="the environment rows of the Hosts table (JSON)")
+    ap.add_argument("--gate", help="gate's rows of each file (JSON file: "
+                    "{PATH: gate's JSON view}, from hvbench report)")
     ap.add_argument("results", nargs="*")
     a = ap.parse_args()
     runs = load(a.results)
+    gate = {}
+    if a.gate:
+        try:
+            with open(a.gate, encoding="utf-8") as f:
+                gate = json.load(f)
+        except (OSError, ValueError) as err:
+            die(f"cannot read the gate's rows '{a.gate}': {err}")
     try:
         os.makedirs(a.out, exist_ok=True)
     except OSError as e:
         die(f"cannot create '{a.out}': {e}")
-    all_rows = collect(runs)
+    all_rows = collect(runs, gate)
     if not all_rows and not a.seeds:
         die("no cells in the results")
     seeds = []

@@ -90,10 +90,13 @@ void hvb_cmp_free(struct hvb_cmp *c);
  * hvb_cmp_paired - one file of paired rounds: every variant of a group
  * against its reference (variant 0).  Base and new are the two cells'
  * medians; the ratio is the median of the per-round ratios, its CI a
- * bootstrap of them, its noise flags theirs (drift cancels in a round).
+ * bootstrap of them by process (run.processes consecutive clusters: a
+ * process, or gate --base-bin's process pair), then by round, its noise
+ * flags theirs (drift cancels in a round) and the cells' recorded ones.
  * Verdicts as above, except that the ratios' noise flags do not make a
- * row unstable (only fewer than 3 rounds does): the CI of the median
- * ratio already carries their spread.  Errors as hvb_cmp_run().
+ * row unstable (only fewer than 3 rounds does, and the cells'
+ * cpu-share<90%): the CI of the median ratio already carries their
+ * spread.  Errors as hvb_cmp_run().
  */
 int hvb_cmp_paired(json_t *doc, const char *metric, double t,
                    struct hvb_cmp *out, char *err, size_t len);

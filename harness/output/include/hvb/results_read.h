@@ -68,6 +68,7 @@
 #define HVB_RK_SHARED_ITER "shared_iterations"
 #define HVB_RK_CTR_SAMPLES "samples"
 #define HVB_RK_CTR_FLAGS   "flags"
+#define HVB_RK_NOISE       "noise_flags"
 /* a cell's (and a counter's) statistics, and its paired ratio */
 #define HVB_RK_SUMMARY "summary"
 #define HVB_RK_MEDIAN  "median"

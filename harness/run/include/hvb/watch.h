@@ -20,7 +20,8 @@
  *
  * hvb_watch_start() blocks SIGINT and SIGTERM in the calling thread, so
  * every thread created after it (the engine's) inherits the mask, and
- * starts one thread that takes them with sigtimedwait().  On a signal it
+ * starts one thread that takes them from a signalfd (and is stopped
+ * through an eventfd, never cancelled).  On a signal it
  * calls on_signal() (which writes what is done; it may block until a write
  * in progress ends) and then _exit(128 + signal).
  */

@@ -54,7 +54,9 @@ double hvb_mannwhitneyu(const double *x, size_t nx, const double *y, size_t ny,
  * Percentile bootstrap 95% confidence intervals, @resamples resamples
  * drawn with a generator seeded by @seed (deterministic).
  *
- * hvb_bootstrap_median_ci: of the median of @v (paired per-round ratios).
+ * hvb_bootstrap_median_ci: of the median of @v (paired per-round ratios);
+ * _clustered: @v is @k equal consecutive clusters (the rounds of each
+ * process, or process pair), resampled in two stages as below.
  * hvb_bootstrap_ratio_ci: of median(@y) / median(@x), @x and @y
  * resampled independently (two unpaired sets of samples).
  * hvb_bootstrap_ratio_ci_clustered: the same where @x is @kx and @y is
@@ -65,6 +67,9 @@ double hvb_mannwhitneyu(const double *x, size_t nx, const double *y, size_t ny,
  */
 int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
                             uint64_t seed, double *lo, double *hi);
+int hvb_bootstrap_median_ci_clustered(const double *v, size_t n, unsigned int k,
+                                      unsigned int resamples, uint64_t seed,
+                                      double *lo, double *hi);
 int hvb_bootstrap_ratio_ci(const double *x, size_t nx, const double *y,
                            size_t ny, unsigned int resamples, uint64_t seed,
                            double *lo, double *hi);
