@@ -24,6 +24,7 @@
 
 #include <hv/opt.h>
 #include <hv/plugin_registry.h>
+#include <hv/suggest.h>
 
 extern const struct hv_plugin_hdr *const __start_hv_plugins[]
     __attribute__((weak));
@@ -215,6 +216,23 @@ void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
     }
 }
 
+/* "; did you mean 'NAME'?" for the plugin of @slot closest to @name. */
+static const char *plugin_suggest(const char *slot, const char *name,
+                                  bool with_test_only, char *buf,
+                                  unsigned int len)
+{
+    const struct hv_plugin_hdr *h;
+    struct hv_suggest sg;
+    unsigned int i;
+
+    hv_suggest_init(&sg, name);
+    for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
+        if ( strcmp(h->slot, slot) == 0 &&
+             (with_test_only || !(h->flags & HV_PF_TEST_ONLY)) )
+            hv_suggest_add(&sg, h->name);
+    return hv_suggest_fmt(&sg, buf, len);
+}
+
 /* Does [p, p + n) lie, pointer-aligned, in the object loaded at @base? */
 static bool in_object(const void *base, const void *p, size_t n)
 {
@@ -395,11 +413,19 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
         size_t used = 0;
         unsigned int i;
 
+        struct hv_suggest sg;
+        char dym[96];
+
         names[0] = '\0';
+        hv_suggest_init(&sg, slot);
         for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+        {
             used += snprintf(names + used, sizeof(names) - used, "%s%s",
                              used ? ", " : "", s->name);
-        snprintf(err, len, "unknown slot '%s' (valid: %s)", slot, names);
+            hv_suggest_add(&sg, s->name);
+        }
+        snprintf(err, len, "unknown slot '%s' (valid: %s)%s", slot, names,
+                 hv_suggest_fmt(&sg, dym, sizeof(dym)));
         return -EINVAL;
     }
     rc = hv_plugin_registry_init(err, len);
@@ -434,9 +460,13 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
             h = NULL;
         if ( h == NULL )
         {
+            char dym[96];
+
             hv_plugin_names(slot, allow_test_only, names, sizeof(names));
-            snprintf(err, len, "unknown plugin '%s' for slot %s (valid: %s)",
-                     name, slot, names);
+            snprintf(
+                err, len, "unknown plugin '%s' for slot %s (valid: %s)%s", name,
+                slot, names,
+                plugin_suggest(slot, name, allow_test_only, dym, sizeof(dym)));
             rc = -EINVAL;
         }
     }
