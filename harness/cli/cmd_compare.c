@@ -34,86 +34,99 @@ enum {
     OPT_HELP,
 };
 
-static const struct hvb_optdef cmp_opts[] = {
-    {"metric", 'm', true, OPT_METRIC},
-    {"format", 'f', true, OPT_FORMAT},
-    {"max-regression", 0, true, OPT_MAXREG},
-    {"markdown", 0, true, OPT_MARKDOWN},
-    {"allow-unstable", 0, false, OPT_ALLOW_UNSTABLE},
-    {"allow-incomplete", 0, false, OPT_ALLOW_INCOMPLETE},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+/* Both commands' rows; each knows the other's to name it in the error. */
+static const struct hvb_optdef metric_opt[] = {
+    HVB_OPT("metric", 'm', "M", OPT_METRIC,
+            "cycles, tsc_cycles, instructions, sim_instructions, time, "
+            "alloc_bytes or allocs (default time); cycles means hardware "
+            "cycles where both files have them, else TSC cycles; allocs: "
+            "allocation calls per op (untimed counting pass); or M for any "
+            "counter M_per_op both files have (cache_misses from run "
+            "--events cache-misses, sw_page_faults, ...)"),
+    HVB_OPT_END,
+};
+
+static const struct hvb_optdef compare_only[] = {
+    HVB_OPT("format", 'f', "console|markdown|json", OPT_FORMAT,
+            "what goes to stdout (default console)"),
+    HVB_OPT_END,
+};
+
+static const struct hvb_optdef gate_only[] = {
+    HVB_OPT("max-regression", 0, "P%", OPT_MAXREG,
+            "threshold (default 5% for time, cycles, tsc_cycles, alloc_bytes "
+            "and counters M; 0.5% for instructions, sim_instructions and "
+            "allocs)"),
+    HVB_OPT("markdown", 0, "FILE", OPT_MARKDOWN,
+            "also write a PR-comment-ready summary"),
+    HVB_OPT_FLAG("allow-unstable", 0, OPT_ALLOW_UNSTABLE,
+                 "pass (exit 0) when no benchmark regressed though some are "
+                 "too unstable to judge; they are listed as not gated (for "
+                 "runners known to be noisy on some cells, e.g. contended "
+                 "ones on a small VM)"),
+    HVB_OPT_FLAG("allow-incomplete", 0, OPT_ALLOW_INCOMPLETE,
+                 "gate a file an interrupted run left (run.complete false: "
+                 "fewer rounds than asked); without it such a file is exit 2 "
+                 "(finish it with run --resume)"),
+    HVB_OPT_END,
+};
+
+static const struct hvb_optdef compare_opts[] = {
+    HVB_OPT_ALSO(metric_opt),
+    HVB_OPT_ALSO(compare_only),
+    HVB_OPT_UNLISTED(gate_only),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
+};
+
+static const struct hvb_optdef gate_opts[] = {
+    HVB_OPT_ALSO(metric_opt),
+    HVB_OPT_ALSO(gate_only),
+    HVB_OPT_UNLISTED(compare_only),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
 static const char *const formats[] = {"console", "markdown", "json", NULL};
 
-static void help(FILE *f, bool gate)
-{
-    if ( gate )
-        fputs(
-            "usage: hvbench gate BASE.json NEW.json [--metric M]\n"
-            "                    [--max-regression P%] [--markdown FILE]\n"
-            "       hvbench gate RUN.json [...]\n"
-            "       hvbench gate --base-bin OLD/hvbench [...] -- WORKLOAD [run\n"
-            "                    options]  (two builds paired in one run: see\n"
-            "                    'hvbench gate --base-bin X --help')\n"
-            "\n"
-            "With one file of paired rounds, every variant of a group is\n"
+const struct hvb_cmd_doc hvb_doc_gate = {
+    .usage = "gate BASE.json NEW.json [--metric M]\n"
+             "                    [--max-regression P%] [--markdown FILE]\n"
+             "gate RUN.json [...]\n"
+             "gate --base-bin OLD/hvbench [...] -- WORKLOAD [run options]\n"
+             "                    (two builds paired in one run: see\n"
+             "                    'hvbench gate --base-bin X --help')",
+    .text = "With one file of paired rounds, every variant of a group is\n"
             "gated against its reference (the group's first plugin) on the\n"
             "per-round ratios.\n"
             "\n"
             "Fail when a benchmark of NEW regressed against BASE: the lower\n"
             "bound of the 95% bootstrap CI of the ratio NEW/BASE of medians\n"
-            "exceeds 1 + P%.\n"
-            "\n"
-            "  --metric cycles|tsc_cycles|instructions|sim_instructions|time|\n"
-            "           alloc_bytes|allocs\n"
-            "                      (default time); cycles means hardware cycles\n"
-            "                      where both files have them, else TSC cycles;\n"
-            "                      allocs: allocation calls per op (untimed\n"
-            "                      counting pass); or M for any counter\n"
-            "                      M_per_op both files have (cache_misses\n"
-            "                      from run --events cache-misses,\n"
-            "                      sw_page_faults, ...)\n"
-            "  --max-regression P%  threshold (default 5% for time, cycles,\n"
-            "                      tsc_cycles, alloc_bytes and counters M;\n"
-            "                      0.5% for instructions, sim_instructions\n"
-            "                      and allocs)\n"
-            "  --markdown FILE     also write a PR-comment-ready summary\n"
-            "  --allow-unstable    pass (exit 0) when no benchmark regressed\n"
-            "                      though some are too unstable to judge;\n"
-            "                      they are listed as not gated (for runners\n"
-            "                      known to be noisy on some cells, e.g.\n"
-            "                      contended ones on a small VM)\n"
-            "  --allow-incomplete  gate a file an interrupted run left\n"
-            "                      (run.complete false: fewer rounds than\n"
-            "                      asked); without it such a file is exit 2\n"
-            "                      (finish it with run --resume)\n"
-            "\n"
-            "exit status: 0 pass, 1 regression, 2 usage or input error\n"
-            "(also a --markdown file that cannot be written),\n"
-            "3 too unstable to judge (noisy samples, or a CI too wide to rule\n"
-            "out a regression)\n",
-            f);
-    else
-        fputs(
-            "usage: hvbench compare BASE.json NEW.json [--metric M]\n"
-            "                       [--format console|markdown|json]\n"
-            "       hvbench compare --hosts RUN.json...  (one matrix on\n"
-            "                       several hosts side by side: 'hvbench\n"
-            "                       compare --hosts --help')\n"
-            "\n"
-            "Per benchmark: BASE and NEW medians, the ratio NEW/BASE with\n"
+            "exceeds 1 + P%.",
+    .opts = gate_opts,
+    .notes =
+        "exit status: 0 pass, 1 regression, 2 usage or input error\n"
+        "(also a --markdown file that cannot be written),\n"
+        "3 too unstable to judge (noisy samples, or a CI too wide to rule\n"
+        "out a regression)",
+};
+
+const struct hvb_cmd_doc hvb_doc_compare = {
+    .usage = "compare BASE.json NEW.json [--metric M]\n"
+             "                       [--format console|markdown|json]\n"
+             "compare --hosts RUN.json...  (one matrix on several hosts\n"
+             "                       side by side: 'hvbench compare --hosts\n"
+             "                       --help')",
+    .text = "Per benchmark: BASE and NEW medians, the ratio NEW/BASE with\n"
             "its 95% bootstrap CI, the Mann-Whitney U p-value (* if < 0.05),\n"
             "a verdict (regressed, improved, unchanged, unstable: see\n"
             "'hvbench gate --help' for the rule) and noise flags; then a\n"
             "summary line.  Metrics as for gate (default time): cycles,\n"
             "tsc_cycles, instructions, sim_instructions, time, alloc_bytes,\n"
-            "allocs.\n"
-            "\n"
-            "exit status: 0, or 2 for a usage or input error\n",
-            f);
-}
+            "allocs.",
+    .opts = compare_opts,
+    .notes = "exit status: 0, or 2 for a usage or input error",
+};
 
 static int cmp_row_order(const void *a, const void *b)
 {
@@ -176,7 +189,8 @@ static int cmd(int argc, char **argv, bool gate)
     char err[768];
     int id, choice, status = HVB_EXIT_USAGE;
 
-    while ( (id = hvb_getopt(&p, cmp_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_getopt(&p, gate ? gate_opts : compare_opts, &val)) !=
+            HVB_OPT_DONE )
     {
         switch ( id )
         {
@@ -224,7 +238,7 @@ static int cmd(int argc, char **argv, bool gate)
             allow_incomplete = true;
             break;
         case OPT_HELP:
-            help(stdout, gate);
+            hvb_cmd_doc_help(stdout, gate ? &hvb_doc_gate : &hvb_doc_compare);
             return HVB_EXIT_OK;
         }
     }
@@ -335,16 +349,16 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
     return status;
 }
 
-int hvb_cmd_compare(int argc, char **argv)
+int hvb_cmd_compare(struct hvb_cmd_ctx *ctx)
 {
-    if ( hvb_hosts_wanted(argc, argv) )
-        return hvb_cmd_compare_hosts(argc, argv);
-    return cmd(argc, argv, false);
+    if ( hvb_hosts_wanted(ctx->argc, ctx->argv) )
+        return hvb_cmd_compare_hosts(ctx->argc, ctx->argv);
+    return cmd(ctx->argc, ctx->argv, false);
 }
 
-int hvb_cmd_gate(int argc, char **argv)
+int hvb_cmd_gate(struct hvb_cmd_ctx *ctx)
 {
-    if ( hvb_gate_bin_wanted(argc, argv) )
-        return hvb_cmd_gate_bin(argc, argv);
-    return cmd(argc, argv, true);
+    if ( hvb_gate_bin_wanted(ctx->argc, ctx->argv) )
+        return hvb_cmd_gate_bin(ctx->argc, ctx->argv);
+    return cmd(ctx->argc, ctx->argv, true);
 }

@@ -63,65 +63,59 @@ enum {
 };
 
 static const struct hvb_optdef fleet_opts[] = {
-    {"partition", 'p', true, OPT_PARTITION},
-    {"constraint", 'C', true, OPT_CONSTRAINT},
-    {"shards", 'n', true, OPT_SHARDS},
-    {"per-host", 0, false, OPT_PER_HOST},
-    {"dry-run", 0, false, OPT_DRY_RUN},
-    {"resume", 0, false, OPT_RESUME},
-    {"dir", 'd', true, OPT_DIR},
-    {"out", 'o', true, OPT_OUT},
-    {"no-stage", 0, false, OPT_NO_STAGE},
-    {"poll", 0, true, OPT_POLL},
-    {"quiet", 'q', false, OPT_QUIET},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+    HVB_OPT("partition", 'p', "P", OPT_PARTITION,
+            "submit to partition P (and take its nodes)"),
+    HVB_OPT("constraint", 'C', "F", OPT_CONSTRAINT,
+            "only nodes with features F (sbatch's --constraint: numa&pmu, "
+            "intel|amd)"),
+    HVB_OPT("shards", 'n', "N", OPT_SHARDS,
+            "shards (default: the nodes selected, at most the matrix's "
+            "groups)"),
+    HVB_OPT_FLAG("per-host", 0, OPT_PER_HOST,
+                 "the whole matrix on every selected node: DIR/host-NODE.json "
+                 "each, then a table of the hosts (environment and ratios) "
+                 "side by side"),
+    HVB_OPT("dir", 'd', "DIR", OPT_DIR,
+            "the fleet directory, on a path every node sees (default "
+            "./" FLEET_DEFAULT_DIR "): staged binary, job.sh, shard-K.json, "
+            "logs/"),
+    HVB_OPT("out", 'o', "FILE", OPT_OUT,
+            "the merged results (default DIR/merged.json)"),
+    HVB_OPT_FLAG("dry-run", 0, OPT_DRY_RUN,
+                 "print the job script and the sbatch command; write and "
+                 "submit nothing"),
+    HVB_OPT_FLAG("resume", 0, OPT_RESUME,
+                 "submit only the shards (hosts) of DIR that have no complete "
+                 "results, then merge all"),
+    HVB_OPT_FLAG("no-stage", 0, OPT_NO_STAGE,
+                 "run this hvbench and the plugin .so files where they are (a "
+                 "shared path) instead of copies in DIR"),
+    HVB_OPT("poll", 0, "S", OPT_POLL,
+            "seconds between looks at the queue (default 2)"),
+    HVB_OPT_FLAG("quiet", 'q', OPT_QUIET, "no progress on stderr"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
-static void fleet_help(FILE *f)
-{
-    fputs(
-        "usage: hvbench fleet slurm [options] -- run WORKLOAD [run options]\n"
-        "\n"
+const struct hvb_cmd_doc hvb_doc_fleet = {
+    .usage = "fleet slurm [options] -- run WORKLOAD [run options]",
+    .text =
         "Run a matrix on a Slurm cluster: one job-array task per shard\n"
         "(hvbench run --shard K/N: whole A/B groups, balanced by cost), each\n"
         "alone on its node (--exclusive), followed to the end and merged\n"
         "(hvbench merge).  With --per-host, the whole matrix once on each\n"
-        "selected node instead, and the hosts side by side.\n"
-        "\n"
-        "options:\n"
-        "  -p, --partition P   submit to partition P (and take its nodes)\n"
-        "  -C, --constraint F  only nodes with features F (sbatch's\n"
-        "                      --constraint: numa&pmu, intel|amd)\n"
-        "  -n, --shards N      shards (default: the nodes selected, at\n"
-        "                      most the matrix's groups)\n"
-        "  --per-host          the whole matrix on every selected node:\n"
-        "                      DIR/host-NODE.json each, then a table of the\n"
-        "                      hosts (environment and ratios) side by side\n"
-        "  -d, --dir DIR       the fleet directory, on a path every node\n"
-        "                      sees (default ./" FLEET_DEFAULT_DIR "): staged\n"
-        "                      binary, job.sh, shard-K.json, logs/\n"
-        "  -o, --out FILE      the merged results (default DIR/merged.json)\n"
-        "  --dry-run           print the job script and the sbatch command;\n"
-        "                      write and submit nothing\n"
-        "  --resume            submit only the shards (hosts) of DIR that\n"
-        "                      have no complete results, then merge all\n"
-        "  --no-stage          run this hvbench and the plugin .so files\n"
-        "                      where they are (a shared path) instead of\n"
-        "                      copies in DIR\n"
-        "  --poll S            seconds between looks at the queue (default 2)\n"
-        "  -q, --quiet         no progress on stderr\n"
-        "  -h, --help          this help\n"
-        "\n"
+        "selected node instead, and the hosts side by side.",
+    .opts = fleet_opts,
+    .inherits = "run",
+    .notes =
         "The run options are run's (see 'hvbench run --help'), less\n"
         "--shard, --out and --resume, which the fleet sets.  Any other\n"
         "scheduler or plain ssh does the same with 'run --shard K/N' on\n"
         "each machine and 'hvbench merge' (README, \"Beyond one machine\").\n"
         "\n"
         "exit status: 0 all merged, 1 a task failed (named; --resume reruns\n"
-        "it), 2 usage or input error (also Slurm not reachable)\n",
-        f);
-}
+        "it), 2 usage or input error (also Slurm not reachable)",
+};
 
 /* Run @argv with stdout into @out; the exit status (stderr passes). */
 static int run_plan(char *const *argv, char *out, size_t len)
@@ -446,8 +440,10 @@ static int absolute(const char *d, char *out, size_t len)
     return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
-int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
 {
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
     struct fleet fl = {.stage = true, .poll_s = 2};
@@ -457,8 +453,6 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
     uint64_t u;
     size_t k;
 
-    (void)full_argc;
-    (void)full_argv;
     /* Our options end at "--"; the rest is the run command, untouched. */
     for ( i = 1; i < argc; i++ )
         if ( strcmp(argv[i], "--") == 0 )
@@ -518,7 +512,7 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
             fl.quiet = true;
             break;
         case OPT_HELP:
-            fleet_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_fleet);
             return HVB_EXIT_OK;
         }
     }

@@ -438,45 +438,39 @@ void hvb_merge_result_free(struct hvb_merge_result *res)
     res->missing = NULL;
 }
 
-static void merge_help(FILE *f)
-{
-    fputs("usage: hvbench merge OUT.json SHARD.json... [--quiet]\n"
-          "\n"
-          "Join the results of 'hvbench run ... --shard K/N' into OUT.json\n"
-          "(written atomically), which compare, gate and report read like\n"
-          "any results file.  Every shard must come from the same command\n"
-          "line (--shard, --out, --quiet and --format aside), build and\n"
-          "settings.  Each cell keeps its place in the whole matrix and\n"
-          "records the host that measured it; hvbench.hosts holds each\n"
-          "host's environment.\n"
-          "\n"
-          "A shard not given is named as missing and OUT.json holds the\n"
-          "rest (status 1); a cell in two files is an error.\n"
-          "\n"
-          "options:\n"
-          "  -q, --quiet   say nothing unless shards are missing\n"
-          "  -h, --help    this help\n"
-          "\n"
-          "exit status: 0 merged, 1 shards missing, 2 usage or input error\n"
-          "(mismatched shards, not a shard, a cell twice)\n",
-          f);
-}
+static const struct hvb_optdef merge_opts[] = {
+    HVB_OPT_FLAG("quiet", 'q', 1, "say nothing unless shards are missing"),
+    HVB_OPT_HELP(2),
+    HVB_OPT_END,
+};
 
-int hvb_cmd_merge(int argc, char **argv)
+const struct hvb_cmd_doc hvb_doc_merge = {
+    .usage = "merge OUT.json SHARD.json... [--quiet]",
+    .text = "Join the results of 'hvbench run ... --shard K/N' into OUT.json\n"
+            "(written atomically), which compare, gate and report read like\n"
+            "any results file.  Every shard must come from the same command\n"
+            "line (--shard, --out, --quiet and --format aside), build and\n"
+            "settings.  Each cell keeps its place in the whole matrix and\n"
+            "records the host that measured it; hvbench.hosts holds each\n"
+            "host's environment.\n"
+            "\n"
+            "A shard not given is named as missing and OUT.json holds the\n"
+            "rest (status 1); a cell in two files is an error.",
+    .opts = merge_opts,
+    .notes = "exit status: 0 merged, 1 shards missing, 2 usage or input error\n"
+             "(mismatched shards, not a shard, a cell twice)",
+};
+
+int hvb_cmd_merge(struct hvb_cmd_ctx *ctx)
 {
-    static const struct hvb_optdef opts[] = {
-        {"quiet", 'q', false, 1},
-        {"help", 'h', false, 2},
-        {NULL, 0, false, 0},
-    };
     struct hvb_merge_result res;
     unsigned int flags;
     char **files;
     size_t nr;
     int status;
 
-    status = hvb_cli_files(argc, argv, "merge", opts, 2, merge_help, &files,
-                           &nr, &flags);
+    status = hvb_cli_files(ctx->argc, ctx->argv, "merge", &hvb_doc_merge, 2,
+                           &files, &nr, &flags);
     if ( status != HVB_FILES_GO_ON )
         return status;
     if ( nr < 2 )

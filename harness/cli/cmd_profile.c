@@ -372,41 +372,44 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
     }
 }
 
-/*
- * Option @l (or @s) at argv[*i], "--l=V" included: 1 with its value in
- * @v, 0 if it is another, -1 after printing that the value is missing.
- */
-static int take(int argc, char **argv, int *i, const char *l, const char *s,
-                const char **v)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(l);
+enum {
+    OPT_OUT = 1,
+    OPT_DIFF,
+    OPT_FREQUENCY,
+    OPT_EVENT,
+    OPT_BACKEND,
+    OPT_HELP,
+};
 
-    if ( strncmp(a, l, n) == 0 && a[n] == '=' )
-    {
-        *v = a + n + 1;
-        return 1;
-    }
-    if ( strcmp(a, l) && (!*s || strcmp(a, s)) )
-        return 0;
-    if ( *i + 1 >= argc )
-    {
-        hvb_usage_error("option %s needs a value", l);
-        return -1;
-    }
-    *v = argv[++*i];
-    return 1;
-}
+/* profile's own options; the rest go to run's parser. */
+static const struct hvb_optdef profile_opts[] = {
+    HVB_OPT("out", 'o', "DIR", OPT_OUT, "output directory (created)"),
+    HVB_OPT("diff", 0, "SLOT=A,B", OPT_DIFF,
+            "for every pair of cells differing only in SLOT's plugin A -> B: "
+            "differential flame graphs (widths before and after; red grew, "
+            "blue shrank) normalised to CPU ns per op, and a ranked table of "
+            "functions that grew, shrank, appeared and vanished (stdout and "
+            "DIR/diff-*.md)"),
+    HVB_OPT(
+        "frequency", 'F', "HZ", OPT_FREQUENCY,
+        "samples per second per thread (default " HVB_STR(DEFAULT_FREQ) ")"),
+    HVB_OPT("event", 0, "auto|cpu-clock|cycles", OPT_EVENT,
+            "the sampling event: auto (cycles where a PMU exists, else "
+            "cpu-clock; default), cpu-clock, cycles (run's --events adds "
+            "counted ones)"),
+    HVB_OPT("backend", 0, "inprocess|perf", OPT_BACKEND,
+            "inprocess (perf_event_open; default) or perf (perf record -g + "
+            "perf script)"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
+};
 
-static void profile_help(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: hvbench profile WORKLOAD [run options] --out DIR\n"
-        "                       [--diff SLOT=A,B] [--frequency HZ]\n"
-        "                       [--event auto|cpu-clock|cycles]\n"
-        "                       [--backend inprocess|perf]\n"
-        "\n"
+const struct hvb_cmd_doc hvb_doc_profile = {
+    .usage = "profile WORKLOAD [run options] --out DIR\n"
+             "                       [--diff SLOT=A,B] [--frequency HZ]\n"
+             "                       [--event auto|cpu-clock|cycles]\n"
+             "                       [--backend inprocess|perf]",
+    .text =
         "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
         "sampling profiler and write, per cell, into DIR:\n"
         "  <cell>.folded           folded stacks (flamegraph.pl, inferno,\n"
@@ -416,27 +419,12 @@ static void profile_help(FILE *f)
         "  <cell>.svg              interactive flame graph (hover, click to\n"
         "                          zoom, search; works offline)\n"
         "  <cell>.speedscope.json  for https://www.speedscope.app (local)\n"
-        "and results.json (the run; hvbench.profile lists the files).\n"
-        "\n"
-        "options:\n"
-        "  -o, --out DIR       output directory (created)\n"
-        "  --diff SLOT=A,B     for every pair of cells differing only in\n"
-        "                      SLOT's plugin A -> B: differential flame\n"
-        "                      graphs (widths before and after; red grew,\n"
-        "                      blue shrank) normalised to CPU ns per op,\n"
-        "                      and a ranked table of functions that grew,\n"
-        "                      shrank, appeared and vanished (stdout and\n"
-        "                      DIR/diff-*.md)\n"
-        "  -F, --frequency HZ  samples per second per thread (default %d)\n"
-        "  --event E           the sampling event: auto (cycles where a PMU\n"
-        "                      exists, else cpu-clock; default), cpu-clock,\n"
-        "                      cycles (run's --events adds counted ones)\n"
-        "  --backend B         inprocess (perf_event_open; default) or perf\n"
-        "                      (perf record -g + perf script)\n"
-        "\n"
-        "exit status: 0 success, 1 a cell or the profiler failed, 2 usage\n",
-        DEFAULT_FREQ);
-}
+        "and results.json (the run; hvbench.profile lists the files).",
+    .opts = profile_opts,
+    .inherits = "run",
+    .notes = "exit status: 0 success, 1 a cell or the profiler failed, 2 "
+             "usage",
+};
 
 /* The values of --event (by enum value) and --backend. */
 static const char *const events[] = {[HVB_EV_AUTO] = "auto",
@@ -445,7 +433,7 @@ static const char *const events[] = {[HVB_EV_AUTO] = "auto",
                                      NULL};
 static const char *const backends[] = {"inprocess", "perf", NULL};
 
-int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_profile(struct hvb_cmd_ctx *ctx)
 {
     struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
     struct hvb_run_hooks h = {
@@ -455,6 +443,8 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         .annotate = pr_annotate,
         .print = pr_print,
     };
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
     char results[4096];
     const char *backend = "inprocess";
@@ -468,32 +458,41 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
     {
         const char *a = argv[i], *v = NULL;
 
-        if ( i > 0 && (!strcmp(a, "--help") || !strcmp(a, "-h")) )
+        rc = i > 0 ? hvb_opt_take(profile_opts, argc, argv, &i, &v) : 0;
+        switch ( rc )
         {
-            profile_help(stdout);
+        case HVB_OPT_ERROR:
+            free(nargv);
+            return HVB_EXIT_USAGE;
+        case OPT_HELP:
+            hvb_cmd_doc_help(stdout, &hvb_doc_profile);
             free(nargv);
             return HVB_EXIT_OK;
-        }
-        if ( i > 0 && (rc = take(argc, argv, &i, "--out", "-o", &p.dir)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--diff", "", &p.diff)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--backend", "", &backend)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--frequency", "-F", &v)) )
-        {
-            if ( rc > 0 && !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
-                rc = -1;
+        case OPT_OUT:
+            p.dir = v;
+            continue;
+        case OPT_DIFF:
+            p.diff = v;
+            continue;
+        case OPT_BACKEND:
+            backend = v;
+            continue;
+        case OPT_FREQUENCY:
+            if ( !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
+            {
+                free(nargv);
+                return HVB_EXIT_USAGE;
+            }
             p.freq = (unsigned int)u;
-            goto taken;
-        }
-        if ( i > 0 && (rc = take(argc, argv, &i, "--event", "", &v)) )
-        {
-            if ( rc > 0 && !hvb_parse_choice("--event", v, events, &choice) )
-                rc = -1;
-            if ( rc > 0 )
-                p.ev = (enum hvb_sample_event)choice;
-            goto taken;
+            continue;
+        case OPT_EVENT:
+            if ( !hvb_parse_choice("--event", v, events, &choice) )
+            {
+                free(nargv);
+                return HVB_EXIT_USAGE;
+            }
+            p.ev = (enum hvb_sample_event)choice;
+            continue;
         }
         if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
         {
@@ -501,13 +500,6 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
             return hvb_usage_error("profile does not take --format");
         }
         nargv[nargc++] = argv[i];
-        continue;
-    taken:
-        if ( rc < 0 )
-        {
-            free(nargv);
-            return HVB_EXIT_USAGE;
-        }
     }
     if ( p.dir == NULL )
     {
@@ -544,8 +536,7 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
     snprintf(results, sizeof(results), "%s/results.json", p.dir);
     nargv[nargc++] = "--out";
     nargv[nargc++] = results;
-    status = hvb_cmd_run_as("profile", nargc, nargv, full_argc, full_argv, &h,
-                            profile_help);
+    status = hvb_cmd_run_as(ctx, nargc, nargv, &h);
     if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
         status = p.status; /* a bad --diff is exit 2 */
     if ( p.s != NULL )

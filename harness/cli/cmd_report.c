@@ -15,38 +15,34 @@
 
 #include "private.h"
 
-static void report_help(FILE *f)
-{
-    fputs("usage: hvbench report RESULT.json|REPRODUCE-DIR... --out DIR\n"
-          "\n"
-          "Draw charts of one or more results files (from 'hvbench run',\n"
-          "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
-          "intervals, ratios to the reference on a log scale centred on\n"
-          "1.0, scaling curves over thread counts, per-sample\n"
-          "distributions (PNG and SVG), and DIR/index.html, a page that\n"
-          "works offline with the charts, the comparison table, noise\n"
-          "warnings, the environment, and links to flame graphs and lock\n"
-          "tables when the inputs have them.\n"
-          "A directory written by 'hvbench reproduce' adds a seeds section:\n"
-          "each claim beside its measurement, a chart of both ratios, and\n"
-          "links to the runs' results files and logs.\n"
-          "\n"
-          "options:\n"
-          "  -o, --out DIR       the output directory (created)\n"
-          "  -h, --help          this help\n"
-          "\n"
-          "Needs /usr/bin/python3 with python3-matplotlib (Debian).\n"
-          "exit status: 0 success, 1 drawing failed, 2 usage or input error\n",
-          f);
-}
+static const struct hvb_optdef report_opts[] = {
+    HVB_OPT("out", 'o', "DIR", 1, "the output directory (created)"),
+    HVB_OPT_HELP(2),
+    HVB_OPT_END,
+};
 
-int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
+const struct hvb_cmd_doc hvb_doc_report = {
+    .usage = "report RESULT.json|REPRODUCE-DIR... --out DIR",
+    .text = "Draw charts of one or more results files (from 'hvbench run',\n"
+            "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
+            "intervals, ratios to the reference on a log scale centred on\n"
+            "1.0, scaling curves over thread counts, per-sample\n"
+            "distributions (PNG and SVG), and DIR/index.html, a page that\n"
+            "works offline with the charts, the comparison table, noise\n"
+            "warnings, the environment, and links to flame graphs and lock\n"
+            "tables when the inputs have them.\n"
+            "A directory written by 'hvbench reproduce' adds a seeds section:\n"
+            "each claim beside its measurement, a chart of both ratios, and\n"
+            "links to the runs' results files and logs.",
+    .opts = report_opts,
+    .notes = "Needs /usr/bin/python3 with python3-matplotlib (Debian).\n"
+             "exit status: 0 success, 1 drawing failed, 2 usage or input error",
+};
+
+int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
 {
-    static const struct hvb_optdef defs[] = {
-        {"out", 'o', true, 1},
-        {"help", 'h', false, 2},
-        {NULL, 0, false, 0},
-    };
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
@@ -69,7 +65,7 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     /* The rows of report's Hosts table: the ledger's, from ledger.c. */
     args[n++] = "--ledger";
     args[n++] = ledger;
-    while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_getopt(&p, report_opts, &val)) != HVB_OPT_DONE )
     {
         switch ( id )
         {
@@ -120,7 +116,7 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
             out = val;
             break;
         case 2:
-            report_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_report);
             status = HVB_EXIT_OK;
             goto out;
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hv/hv.h>
+#include <hv/suggest.h>
 #include <hvb/cli.h>
 #include <hvb/registry.h>
 #include <hvb/run.h>
@@ -47,29 +48,82 @@ enum {
 };
 
 static const struct hvb_optdef run_opts[] = {
-    {"plugin", 0, true, OPT_PLUGIN},
-    {"param", 0, true, OPT_PARAM},
-    {"threads", 't', true, OPT_THREADS},
-    {"repetitions", 'r', true, OPT_REPETITIONS},
-    {"min-time", 0, true, OPT_MIN_TIME},
-    {"out", 'o', true, OPT_OUT},
-    {"format", 'f', true, OPT_FORMAT},
-    {"seed", 0, true, OPT_SEED},
-    {"no-interleave", 0, false, OPT_NO_INTERLEAVE},
-    {"affinity", 0, true, OPT_AFFINITY},
-    {"allow-test-plugins", 0, false, OPT_TEST_PLUGINS},
-    {"quiet", 'q', false, OPT_QUIET},
-    {"counters", 0, true, OPT_COUNTERS},
-    {"events", 0, true, OPT_EVENTS},
-    {"instrument", 0, true, OPT_INSTRUMENT},
-    {"resume", 0, false, OPT_RESUME},
-    {"iterations", 0, true, OPT_ITERATIONS},
-    {"processes", 0, true, OPT_PROCESSES},
-    {"shard", 0, true, OPT_SHARD},
-    {"shard-costs", 0, true, OPT_SHARD_COSTS},
-    {"plan", 0, false, OPT_PLAN},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+    HVB_OPT("plugin", 0, "SLOT=SPEC[,SPEC...]", OPT_PLUGIN,
+            "strategies for a slot the workload exercises; SPEC is "
+            "NAME[:OPT=V...] (e.g. percpu-ref:ncpus=2) or a plugin .so; "
+            "slots not named run their default plugin"),
+    HVB_OPT("param", 0, "KEY=V[,V...]", OPT_PARAM,
+            "workload parameter values (option and param values alike: "
+            "integers are decimal with k/M/G suffixes, x1000)"),
+    HVB_OPT("threads", 't', "N[,M...]", OPT_THREADS,
+            "measured threads (default 1)"),
+    HVB_OPT("repetitions", 'r', "N", OPT_REPETITIONS,
+            "repetitions per cell (default " HVB_STR(DEFAULT_REPETITIONS) ")"),
+    HVB_OPT("min-time", 0, "S", OPT_MIN_TIME,
+            "minimum seconds per repetition (default " HVB_STR(
+                DEFAULT_MIN_TIME_S) ")"),
+    HVB_OPT_FLAG("no-interleave", 0, OPT_NO_INTERLEAVE,
+                 "same cell order in every round (default: ABBA / "
+                 "Latin-square order of each group)"),
+    HVB_OPT("iterations", 0, "N", OPT_ITERATIONS,
+            "operations per thread and repetition, for every cell (default: "
+            "calibrated to --min-time, one count shared by each group)"),
+    HVB_OPT("counters", 0, "auto|hw|tsc|none", OPT_COUNTERS,
+            "per-op counters (default auto: all available; hw: fail unless "
+            "hardware counters; none: time only, no allocs counting pass)"),
+    HVB_OPT("events", 0, "E[,E...]", OPT_EVENTS,
+            "also count these perf events per op, in one group with cycles "
+            "and instructions (scaled by its coverage): cache-misses, "
+            "branch-misses, LLC-load-misses, ... as libpfm4 names them, a "
+            "PMU's own (skl::L2_RQSTS:MISS) or software "
+            "(perf::PERF_COUNT_SW_PAGE_FAULTS); 'cache' = "
+            "cache-references,cache-misses, 'branch' = "
+            "branches,branch-misses; at most " HVB_STR(
+                HVB_PERFEV_EXTRA_MAX) ". Counter: the name in [a-z0-9_] + "
+                                      "_per_op (cache_misses_per_op).  A "
+                                      "name libpfm4 does not know is exit "
+                                      "2; one this machine cannot count "
+                                      "(no PMU, not permitted, too many "
+                                      "for the group) is absent, its "
+                                      "reason in the counter line and the "
+                                      "results.  Not with --counters tsc "
+                                      "or none"),
+    HVB_OPT("instrument", 0, "none|callgrind", OPT_INSTRUMENT,
+            "callgrind: run under valgrind and report sim_instructions_per_op "
+            "(1 thread only)"),
+    HVB_OPT("processes", 0, "N", OPT_PROCESSES,
+            "run N worker processes one after another, each doing every "
+            "round, and pool their samples (N x repetitions rounds), so the "
+            "spread includes between-process variance (default 1: measure "
+            "in this process)"),
+    HVB_OPT_FLAG("resume", 0, OPT_RESUME,
+                 "keep the finished rounds of --out FILE and run only the "
+                 "missing ones"),
+    HVB_OPT("shard", 0, "K/N", OPT_SHARD,
+            "run only the K-th of N shards of the matrix: whole groups (an "
+            "A/B's cells stay together), balanced by cost, the same for the "
+            "same command line; 'hvbench merge' joins them"),
+    HVB_OPT("shard-costs", 0, "FILE", OPT_SHARD_COSTS,
+            "balance the shards by the cells' times in FILE (an earlier "
+            "run), not estimated alike"),
+    HVB_OPT_FLAG("plan", 0, OPT_PLAN,
+                 "print the cells and groups this command would run (with "
+                 "--shard: the shard's) as JSON, and exit without measuring"),
+    HVB_OPT("affinity", 0, "spread|none", OPT_AFFINITY,
+            "pin measured thread i of a multi-thread cell to the i-th usable "
+            "CPU (default spread), or let every thread float"),
+    HVB_OPT("seed", 0, "N", OPT_SEED,
+            "base seed of the threads' generators (default " HVB_STR(
+                DEFAULT_SEED) ")"),
+    HVB_OPT("out", 'o', "FILE", OPT_OUT,
+            "also write the JSON results to FILE (atomically)"),
+    HVB_OPT("format", 'f', "console|json|csv|markdown", OPT_FORMAT,
+            "what goes to stdout (default console)"),
+    HVB_OPT_FLAG("allow-test-plugins", 0, OPT_TEST_PLUGINS,
+                 "allow negative-control plugins (tests)"),
+    HVB_OPT_FLAG("quiet", 'q', OPT_QUIET, "no progress or context on stderr"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
 /* The values of --format, --counters and --instrument, by enum value. */
@@ -88,89 +142,28 @@ static const char *const instruments[] = {[HVB_INSTRUMENT_NONE] = "none",
                                               "callgrind",
                                           NULL};
 
-static void run_help(FILE *f)
+static void run_workloads(FILE *f)
 {
     char names[1024];
 
     hvb_workload_names(names, sizeof(names));
-    fprintf(
-        f,
-        "usage: hvbench run WORKLOAD [options]\n"
-        "\n"
-        "Measure WORKLOAD for every cell of the cross product of the\n"
-        "plugins, parameter values and thread counts given.  Cells\n"
-        "differing only in plugins form a group; the first plugin of a\n"
-        "group is the reference of its ratio column.\n"
-        "\n"
-        "workloads: %s (see 'hvbench list workloads')\n"
-        "\n"
-        "options:\n"
-        "  --plugin SLOT=SPEC[,SPEC...]  strategies for a slot the\n"
-        "                      workload exercises; SPEC is NAME[:OPT=V...]\n"
-        "                      (e.g. percpu-ref:ncpus=2) or a plugin .so;\n"
-        "                      slots not named run their default plugin\n"
-        "  --param KEY=V[,V...]  workload parameter values\n"
-        "                      (option and param values alike: integers\n"
-        "                      are decimal with k/M/G suffixes, x1000)\n"
-        "  -t, --threads N[,M...]  measured threads (default 1)\n"
-        "  -r, --repetitions N  repetitions per cell (default %d)\n"
-        "  --min-time S        minimum seconds per repetition (default %g)\n"
-        "  --no-interleave     same cell order in every round (default:\n"
-        "                      ABBA / Latin-square order of each group)\n"
-        "  --iterations N      operations per thread and repetition, for\n"
-        "                      every cell (default: calibrated to --min-time,\n"
-        "                      one count shared by each group)\n"
-        "  --counters auto|hw|tsc|none  per-op counters (default auto: all\n"
-        "                      available; hw: fail unless hardware counters;\n"
-        "                      none: time only, no allocs counting pass)\n"
-        "  --events E[,E...]   also count these perf events per op, in one\n"
-        "                      group with cycles and instructions (scaled\n"
-        "                      by its coverage): cache-misses,\n"
-        "                      branch-misses, LLC-load-misses, ... as libpfm4\n"
-        "                      names them, a PMU's own (skl::L2_RQSTS:MISS)\n"
-        "                      or software (perf::PERF_COUNT_SW_PAGE_FAULTS);\n"
-        "                      'cache' = cache-references,cache-misses,\n"
-        "                      'branch' = branches,branch-misses; at most %d.\n"
-        "                      Counter: the name in [a-z0-9_] + _per_op\n"
-        "                      (cache_misses_per_op).  A name libpfm4 does\n"
-        "                      not know is exit 2; one this machine cannot\n"
-        "                      count (no PMU, not permitted, too many for the\n"
-        "                      group) is absent, its reason in the counter\n"
-        "                      line and the results.  Not with --counters\n"
-        "                      tsc or none\n"
-        "  --instrument none|callgrind  callgrind: run under valgrind and\n"
-        "                      report sim_instructions_per_op (1 thread only)\n"
-        "  --processes N       run N worker processes one after another,\n"
-        "                      each doing every round, and pool their\n"
-        "                      samples (N x repetitions rounds), so the\n"
-        "                      spread includes between-process variance\n"
-        "                      (default 1: measure in this process)\n"
-        "  --resume            keep the finished rounds of --out FILE and\n"
-        "                      run only the missing ones\n"
-        "  --shard K/N         run only the K-th of N shards of the matrix:\n"
-        "                      whole groups (an A/B's cells stay together),\n"
-        "                      balanced by cost, the same for the same\n"
-        "                      command line; 'hvbench merge' joins them\n"
-        "  --shard-costs FILE  balance the shards by the cells' times in\n"
-        "                      FILE (an earlier run), not estimated alike\n"
-        "  --plan              print the cells and groups this command\n"
-        "                      would run (with --shard: the shard's) as\n"
-        "                      JSON, and exit without measuring\n"
-        "  --affinity spread|none  pin measured thread i of a multi-thread\n"
-        "                      cell to the i-th usable CPU (default\n"
-        "                      spread), or let every thread float\n"
-        "  --seed N            base seed of the threads' generators (default %d)\n"
-        "  -o, --out FILE      also write the JSON results to FILE (atomically)\n"
-        "  -f, --format console|json|csv|markdown  what goes to stdout\n"
-        "                      (default console)\n"
-        "  --allow-test-plugins  allow negative-control plugins (tests)\n"
-        "  -q, --quiet         no progress or context on stderr\n"
-        "  -h, --help          this help\n"
-        "\n"
-        "exit status: 0 success, 1 a cell failed, 2 usage or input error\n",
-        names, DEFAULT_REPETITIONS, DEFAULT_MIN_TIME_S, HVB_PERFEV_EXTRA_MAX,
-        DEFAULT_SEED);
+    strncat(names, " (see 'hvbench list workloads')",
+            sizeof(names) - strlen(names) - 1);
+    fputs("workloads: ", f);
+    hvb_help_wrapped(f, 11, 2, names);
 }
+
+const struct hvb_cmd_doc hvb_doc_run = {
+    .usage = "run WORKLOAD [options]",
+    .text = "Measure WORKLOAD for every cell of the cross product of the\n"
+            "plugins, parameter values and thread counts given.  Cells\n"
+            "differing only in plugins form a group; the first plugin of a\n"
+            "group is the reference of its ratio column.",
+    .more = run_workloads,
+    .opts = run_opts,
+    .notes = "exit status: 0 success, 1 a cell failed, 2 usage or input "
+             "error",
+};
 
 /* Append the counts of "N[,M...]" to @t. */
 static bool parse_threads(const char *arg, unsigned int *t, size_t *nr)
@@ -237,15 +230,15 @@ static char **child_args(int argc, char **argv, int *nr)
     return av;
 }
 
-int hvb_cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_run(struct hvb_cmd_ctx *ctx)
 {
-    return hvb_cmd_run_as("run", argc, argv, full_argc, full_argv, NULL, NULL);
+    return hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, NULL);
 }
 
-int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
-                   char **full_argv, const struct hvb_run_hooks *hooks,
-                   void (*help)(FILE *f))
+int hvb_cmd_run_as(const struct hvb_cmd_ctx *ctx, int argc, char **argv,
+                   const struct hvb_run_hooks *hooks)
 {
+    const char *cmd = ctx->cmd->name;
     struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
     unsigned int threads[MAX_THREAD_COUNTS];
     const char **plugins = NULL, **params = NULL, *val, *wname = NULL;
@@ -263,8 +256,8 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
     o.interleave = true;
     o.format = HVB_FORMAT_CONSOLE;
     o.spec.seed = DEFAULT_SEED;
-    o.argc = full_argc;
-    o.argv = full_argv;
+    o.argc = ctx->full_argc;
+    o.argv = ctx->full_argv;
     o.hooks = hooks;
     /* At most one plugin or param argument per argv slot. */
     plugins = calloc((size_t)argc + 1, sizeof(*plugins));
@@ -386,7 +379,7 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
             o.quiet = true;
             break;
         case OPT_HELP:
-            (help ? help : run_help)(stdout);
+            hvb_cmd_doc_help(stdout, ctx->cmd->docs[0]);
             status = HVB_EXIT_OK;
             goto out;
         }
@@ -415,7 +408,15 @@ int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
     o.spec.w = hvb_workload_find(wname);
     if ( o.spec.w == NULL )
     {
-        hvb_usage_error("unknown workload '%s' (valid: %s)", wname, names);
+        const struct hvb_workload *w;
+        struct hv_suggest sg;
+        size_t i;
+
+        hv_suggest_init(&sg, wname);
+        for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
+            hv_suggest_add(&sg, w->name);
+        hvb_usage_error("unknown workload '%s' (valid: %s)%s", wname, names,
+                        hv_suggest_fmt(&sg, err, sizeof(err)));
         goto out;
     }
     if ( o.processes > 1 && (hooks != NULL || o.resume ||
