@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/cli.h>
 
 static void vmessage(const char *fmt, va_list ap)
@@ -229,8 +230,8 @@ bad:
 bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
                       int *out)
 {
+    struct hv_strbuf b;
     char list[256];
-    size_t o = 0;
     int i;
 
     for ( i = 0; names[i] != NULL; i++ )
@@ -239,19 +240,13 @@ bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
             *out = i;
             return true;
         }
-    list[0] = '\0';
+    hv_strbuf_init(&b, list, sizeof(list));
     for ( i = 0; names[i] != NULL; i++ )
-    {
-        int w = snprintf(list + o, sizeof(list) - o, "%s%s",
-                         i == 0                 ? ""
-                         : names[i + 1] == NULL ? " or "
-                                                : ", ",
-                         names[i]);
-
-        if ( w < 0 || (size_t)w >= sizeof(list) - o )
-            break;
-        o += (size_t)w;
-    }
+        hv_strbuf_add(&b, "%s%s",
+                      i == 0                 ? ""
+                      : names[i + 1] == NULL ? " or "
+                                             : ", ",
+                      names[i]);
     hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
     return false;
 }

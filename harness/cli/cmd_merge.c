@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/cli.h>
 #include <hvb/cli_files.h>
 #include <hvb/merge.h>
@@ -352,18 +353,19 @@ out:
 static void say(const struct shard *sh, size_t nr,
                 const struct hvb_merge_result *res, const char *out)
 {
-    char hosts[512] = "";
-    size_t i, j, n = 0;
+    struct hv_strbuf b;
+    char hosts[512];
+    size_t i, j;
     unsigned int m;
 
+    hv_strbuf_init(&b, hosts, sizeof(hosts));
     for ( i = 0; i < nr; i++ )
     {
         for ( j = 0; j < i; j++ )
             if ( strcmp(sh[j].host, sh[i].host) == 0 )
                 break;
-        if ( j == i && n < sizeof(hosts) )
-            n += (size_t)snprintf(hosts + n, sizeof(hosts) - n, "%s%s",
-                                  n ? ", " : "", sh[i].host);
+        if ( j == i )
+            hv_strbuf_join(&b, ", ", "%s", sh[i].host);
     }
     fprintf(stderr,
             "hvbench: merge: %zu of %zu cells from %zu of %u shards (hosts: "

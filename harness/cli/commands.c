@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hv/suggest.h>
 #include <hvb/cli.h>
 
@@ -232,19 +233,17 @@ int hvb_cmd_unknown(const char *name)
 {
     const struct hvb_cmd *c;
     struct hv_suggest sg;
+    struct hv_strbuf b;
     char list[512], dym[96];
-    size_t o = 0;
 
-    list[0] = '\0';
+    hv_strbuf_init(&b, list, sizeof(list));
     hv_suggest_init(&sg, name);
     for ( c = hvb_commands; c->name != NULL; c++ )
     {
         if ( c->flags & HVB_CMD_HIDDEN )
             continue;
         hv_suggest_add(&sg, c->name);
-        if ( o < sizeof(list) )
-            o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-                                  o ? ", " : "", c->name);
+        hv_strbuf_join(&b, ", ", "%s", c->name);
     }
     return hvb_usage_error("unknown command '%s' (commands: %s; see "
                            "'hvbench --help')%s",
