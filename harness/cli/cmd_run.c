@@ -235,219 +235,271 @@ int hvb_cmd_run(struct hvb_cmd_ctx *ctx)
     return hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, NULL);
 }
 
-int hvb_cmd_run_as(const struct hvb_cmd_ctx *ctx, int argc, char **argv,
-                   const struct hvb_run_hooks *hooks)
-{
-    const char *cmd = ctx->cmd->name;
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
-    unsigned int threads[MAX_THREAD_COUNTS];
-    const char **plugins = NULL, **params = NULL, *val, *wname = NULL;
-    struct hvb_perfev_list events = {.nr = 0};
+/* One "run" command line being read: what the options set. */
+struct run_cmd {
+    const char *cmd; /* "run", "profile", ... for messages */
     struct hvb_run_opts o;
-    size_t nr_threads = 0;
-    char names[1024], err[512];
-    uint64_t u;
-    int id, choice, status = HVB_EXIT_USAGE;
+    unsigned int threads[MAX_THREAD_COUNTS];
+    size_t nr_threads;
+    const char **plugins, **params; /* at most one per argv slot */
+    const char *wname;
+    struct hvb_perfev_list events;
+};
 
-    memset(&o, 0, sizeof(o));
-    o.repetitions = DEFAULT_REPETITIONS;
-    o.processes = 1;
-    o.min_time_s = DEFAULT_MIN_TIME_S;
-    o.interleave = true;
-    o.format = HVB_FORMAT_CONSOLE;
-    o.spec.seed = DEFAULT_SEED;
-    o.argc = ctx->full_argc;
-    o.argv = ctx->full_argv;
-    o.hooks = hooks;
-    /* At most one plugin or param argument per argv slot. */
-    plugins = calloc((size_t)argc + 1, sizeof(*plugins));
-    params = calloc((size_t)argc + 1, sizeof(*params));
-    if ( plugins == NULL || params == NULL )
+/* The options that shape the matrix: 0, -1 (said why), 1 not one. */
+static int matrix_option(struct run_cmd *r, int id, const char *val)
+{
+    struct hvb_matrix_spec *s = &r->o.spec;
+    char err[512];
+
+    switch ( id )
     {
-        status = hvb_failure("out of memory");
-        goto out;
+    case OPT_PLUGIN:
+        r->plugins[s->nr_plugin_args++] = val;
+        return 0;
+    case OPT_PARAM:
+        r->params[s->nr_param_args++] = val;
+        return 0;
+    case OPT_THREADS:
+        return parse_threads(val, r->threads, &r->nr_threads) ? 0 : -1;
+    case OPT_SHARD:
+        if ( hvb_shard_parse(val, &s->shard_k, &s->shard_n, err, sizeof(err)) )
+        {
+            hvb_usage_error("%s", err);
+            return -1;
+        }
+        s->shard_select = hvb_shard_select;
+        return 0;
+    case OPT_SHARD_COSTS:
+        s->shard_costs = val;
+        return 0;
+    case OPT_SEED:
+        return hvb_parse_u64("--seed", val, 0, UINT64_MAX, &s->seed) ? 0 : -1;
+    case OPT_AFFINITY:
+        if ( !hvb_affinity_parse(val, &s->affinity) )
+        {
+            hvb_usage_error("bad value '%s' for --affinity (spread or none)",
+                            val);
+            return -1;
+        }
+        return 0;
+    case OPT_TEST_PLUGINS:
+        s->allow_test_only = true;
+        return 0;
     }
+    return 1;
+}
+
+/* The options of how each cell is measured and reported: as above. */
+static int measure_option(struct run_cmd *r, int id, const char *val)
+{
+    struct hvb_run_opts *o = &r->o;
+    char err[512];
+    uint64_t u;
+    int choice;
+
+    switch ( id )
+    {
+    case OPT_REPETITIONS:
+        if ( !hvb_parse_u64("--repetitions", val, 1, MAX_REPETITIONS, &u) )
+            return -1;
+        o->repetitions = (unsigned int)u;
+        return 0;
+    case OPT_MIN_TIME:
+        return hvb_parse_seconds("--min-time", val, 0.001, MAX_MIN_TIME_S,
+                                 &o->min_time_s)
+                   ? 0
+                   : -1;
+    case OPT_ITERATIONS:
+        if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
+            return -1;
+        o->iterations = (int64_t)u;
+        return 0;
+    case OPT_PROCESSES:
+        if ( !hvb_parse_u64("--processes", val, 1, MAX_PROCESSES, &u) )
+            return -1;
+        o->processes = (unsigned int)u;
+        return 0;
+    case OPT_FORMAT:
+        if ( !hvb_parse_choice("--format", val, formats, &choice) )
+            return -1;
+        o->format = (enum hvb_format)choice;
+        return 0;
+    case OPT_COUNTERS:
+        if ( !hvb_parse_choice("--counters", val, counters, &choice) )
+            return -1;
+        o->counters = (enum hvb_counters_mode)choice;
+        return 0;
+    case OPT_INSTRUMENT:
+        if ( !hvb_parse_choice("--instrument", val, instruments, &choice) )
+            return -1;
+        o->instrument = (enum hvb_instrument)choice;
+        return 0;
+    case OPT_EVENTS:
+        if ( hvb_perfev_add_list(&r->events, val, err, sizeof(err)) )
+        {
+            hvb_usage_error("%s", err);
+            return -1;
+        }
+        return 0;
+    case OPT_OUT:
+        o->out_path = val;
+        return 0;
+    case OPT_RESUME:
+        o->resume = true;
+        return 0;
+    case OPT_PLAN:
+        o->plan = true;
+        return 0;
+    case OPT_NO_INTERLEAVE:
+        o->interleave = false;
+        return 0;
+    case OPT_QUIET:
+        o->quiet = true;
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Read @argv into @r: -1 to carry on, or the exit status to return
+ * (--help: 0, having printed it).
+ */
+static int run_parse(struct run_cmd *r, const struct hvb_cmd_ctx *ctx, int argc,
+                     char **argv)
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = r->cmd};
+    const char *val;
+    int id, rc;
 
     while ( (id = hvb_getopt(&p, run_opts, &val)) != HVB_OPT_DONE )
     {
-        switch ( id )
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == OPT_HELP )
         {
-        case HVB_OPT_ERROR:
-            goto out;
-        case HVB_OPT_POSITIONAL:
-            if ( wname != NULL )
-            {
-                hvb_usage_error("%s takes one WORKLOAD; '%s' is one too many",
-                                cmd, val);
-                goto out;
-            }
-            wname = val;
-            break;
-        case OPT_PLUGIN:
-            plugins[o.spec.nr_plugin_args++] = val;
-            break;
-        case OPT_PARAM:
-            params[o.spec.nr_param_args++] = val;
-            break;
-        case OPT_THREADS:
-            if ( !parse_threads(val, threads, &nr_threads) )
-                goto out;
-            break;
-        case OPT_REPETITIONS:
-            if ( !hvb_parse_u64("--repetitions", val, 1, MAX_REPETITIONS, &u) )
-                goto out;
-            o.repetitions = (unsigned int)u;
-            break;
-        case OPT_MIN_TIME:
-            if ( !hvb_parse_seconds("--min-time", val, 0.001, MAX_MIN_TIME_S,
-                                    &o.min_time_s) )
-                goto out;
-            break;
-        case OPT_OUT:
-            o.out_path = val;
-            break;
-        case OPT_FORMAT:
-            if ( !hvb_parse_choice("--format", val, formats, &choice) )
-                goto out;
-            o.format = (enum hvb_format)choice;
-            break;
-        case OPT_COUNTERS:
-            if ( !hvb_parse_choice("--counters", val, counters, &choice) )
-                goto out;
-            o.counters = (enum hvb_counters_mode)choice;
-            break;
-        case OPT_EVENTS:
-            if ( hvb_perfev_add_list(&events, val, err, sizeof(err)) )
-            {
-                hvb_usage_error("%s", err);
-                goto out;
-            }
-            break;
-        case OPT_INSTRUMENT:
-            if ( !hvb_parse_choice("--instrument", val, instruments, &choice) )
-                goto out;
-            o.instrument = (enum hvb_instrument)choice;
-            break;
-        case OPT_RESUME:
-            o.resume = true;
-            break;
-        case OPT_PROCESSES:
-            if ( !hvb_parse_u64("--processes", val, 1, MAX_PROCESSES, &u) )
-                goto out;
-            o.processes = (unsigned int)u;
-            break;
-        case OPT_SHARD:
-            if ( hvb_shard_parse(val, &o.spec.shard_k, &o.spec.shard_n, err,
-                                 sizeof(err)) )
-            {
-                hvb_usage_error("%s", err);
-                goto out;
-            }
-            o.spec.shard_select = hvb_shard_select;
-            break;
-        case OPT_SHARD_COSTS:
-            o.spec.shard_costs = val;
-            break;
-        case OPT_PLAN:
-            o.plan = true;
-            break;
-        case OPT_ITERATIONS:
-            if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
-                goto out;
-            o.iterations = (int64_t)u;
-            break;
-        case OPT_SEED:
-            if ( !hvb_parse_u64("--seed", val, 0, UINT64_MAX, &o.spec.seed) )
-                goto out;
-            break;
-        case OPT_NO_INTERLEAVE:
-            o.interleave = false;
-            break;
-        case OPT_AFFINITY:
-            if ( !hvb_affinity_parse(val, &o.spec.affinity) )
-            {
-                hvb_usage_error("bad value '%s' for --affinity (spread or "
-                                "none)",
-                                val);
-                goto out;
-            }
-            break;
-        case OPT_TEST_PLUGINS:
-            o.spec.allow_test_only = true;
-            break;
-        case OPT_QUIET:
-            o.quiet = true;
-            break;
-        case OPT_HELP:
             hvb_cmd_doc_help(stdout, ctx->cmd->docs[0]);
-            status = HVB_EXIT_OK;
-            goto out;
+            return HVB_EXIT_OK;
         }
+        if ( id == HVB_OPT_POSITIONAL )
+        {
+            if ( r->wname != NULL )
+                return hvb_usage_error("%s takes one WORKLOAD; '%s' is one "
+                                       "too many",
+                                       r->cmd, val);
+            r->wname = val;
+            continue;
+        }
+        rc = matrix_option(r, id, val);
+        if ( rc > 0 )
+            rc = measure_option(r, id, val);
+        if ( rc < 0 )
+            return HVB_EXIT_USAGE;
     }
+    return -1;
+}
 
-    if ( events.nr > 0 &&
-         (o.counters == HVB_COUNTERS_TSC || o.counters == HVB_COUNTERS_NONE) )
-    {
-        hvb_usage_error("--events does not go with --counters %s (use auto "
-                        "or hw)",
-                        o.counters == HVB_COUNTERS_TSC ? "tsc" : "none");
-        goto out;
-    }
-    if ( o.spec.shard_costs != NULL && o.spec.shard_n == 0 )
-    {
-        hvb_usage_error("--shard-costs goes with --shard K/N");
-        goto out;
-    }
-    o.events = events.nr > 0 ? &events : NULL;
+/* The workload named, or NULL having said it is not one. */
+static const struct hvb_workload *run_workload(const char *cmd,
+                                               const char *wname)
+{
+    const struct hvb_workload *w;
+    struct hv_suggest sg;
+    char names[1024], dym[96];
+    size_t i;
+
     hvb_workload_names(names, sizeof(names));
     if ( wname == NULL )
     {
         hvb_usage_error("%s needs a WORKLOAD (one of: %s)", cmd, names);
-        goto out;
+        return NULL;
     }
-    o.spec.w = hvb_workload_find(wname);
-    if ( o.spec.w == NULL )
-    {
-        const struct hvb_workload *w;
-        struct hv_suggest sg;
-        size_t i;
+    w = hvb_workload_find(wname);
+    if ( w != NULL )
+        return w;
+    hv_suggest_init(&sg, wname);
+    for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
+        hv_suggest_add(&sg, w->name);
+    hvb_usage_error("unknown workload '%s' (valid: %s)%s", wname, names,
+                    hv_suggest_fmt(&sg, dym, sizeof(dym)));
+    return NULL;
+}
 
-        hv_suggest_init(&sg, wname);
-        for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
-            hv_suggest_add(&sg, w->name);
-        hvb_usage_error("unknown workload '%s' (valid: %s)%s", wname, names,
-                        hv_suggest_fmt(&sg, err, sizeof(err)));
+/* The options that do not go together: 0, or the exit status. */
+static int run_check(struct run_cmd *r, const struct hvb_run_hooks *hooks)
+{
+    struct hvb_run_opts *o = &r->o;
+
+    if ( r->events.nr > 0 &&
+         (o->counters == HVB_COUNTERS_TSC || o->counters == HVB_COUNTERS_NONE) )
+        return hvb_usage_error("--events does not go with --counters %s "
+                               "(use auto or hw)",
+                               o->counters == HVB_COUNTERS_TSC ? "tsc"
+                                                               : "none");
+    if ( o->spec.shard_costs != NULL && o->spec.shard_n == 0 )
+        return hvb_usage_error("--shard-costs goes with --shard K/N");
+    o->spec.w = run_workload(r->cmd, r->wname);
+    if ( o->spec.w == NULL )
+        return HVB_EXIT_USAGE;
+    if ( o->processes > 1 && (hooks != NULL || o->resume ||
+                              o->instrument == HVB_INSTRUMENT_CALLGRIND) )
+        return hvb_usage_error("--processes does not go with %s",
+                               hooks != NULL ? r->cmd
+                               : o->resume   ? "--resume"
+                                             : "--instrument callgrind");
+    return 0;
+}
+
+int hvb_cmd_run_as(const struct hvb_cmd_ctx *ctx, int argc, char **argv,
+                   const struct hvb_run_hooks *hooks)
+{
+    struct run_cmd r = {.cmd = ctx->cmd->name, .events = {.nr = 0}};
+    struct hvb_run_opts *o = &r.o;
+    int status;
+
+    o->repetitions = DEFAULT_REPETITIONS;
+    o->processes = 1;
+    o->min_time_s = DEFAULT_MIN_TIME_S;
+    o->interleave = true;
+    o->format = HVB_FORMAT_CONSOLE;
+    o->spec.seed = DEFAULT_SEED;
+    o->argc = ctx->full_argc;
+    o->argv = ctx->full_argv;
+    o->hooks = hooks;
+    r.plugins = calloc((size_t)argc + 1, sizeof(*r.plugins));
+    r.params = calloc((size_t)argc + 1, sizeof(*r.params));
+    if ( r.plugins == NULL || r.params == NULL )
+    {
+        status = hvb_failure("out of memory");
         goto out;
     }
-    if ( o.processes > 1 && (hooks != NULL || o.resume ||
-                             o.instrument == HVB_INSTRUMENT_CALLGRIND) )
-    {
-        hvb_usage_error("--processes does not go with %s",
-                        hooks != NULL ? cmd
-                        : o.resume    ? "--resume"
-                                      : "--instrument callgrind");
+    status = run_parse(&r, ctx, argc, argv);
+    if ( status >= 0 )
         goto out;
-    }
-    if ( o.processes > 1 )
+    status = run_check(&r, hooks);
+    if ( status )
+        goto out;
+    o->events = r.events.nr > 0 ? &r.events : NULL;
+    if ( o->processes > 1 )
     {
-        o.child_argv = child_args(argc, argv, &o.child_argc);
-        if ( o.child_argv == NULL )
+        o->child_argv = child_args(argc, argv, &o->child_argc);
+        if ( o->child_argv == NULL )
         {
             status = hvb_failure("out of memory");
             goto out;
         }
     }
-    if ( nr_threads == 0 )
-        threads[nr_threads++] = 1;
-    o.spec.threads = threads;
-    o.spec.nr_threads = nr_threads;
-    o.spec.plugin_args = plugins;
-    o.spec.param_args = params;
-    status = hvb_run(&o);
+    if ( r.nr_threads == 0 )
+        r.threads[r.nr_threads++] = 1;
+    o->spec.threads = r.threads;
+    o->spec.nr_threads = r.nr_threads;
+    o->spec.plugin_args = r.plugins;
+    o->spec.param_args = r.params;
+    status = hvb_run(o);
 
 out:
-    free(o.child_argv);
-    free(plugins);
-    free(params);
+    free(o->child_argv);
+    free(r.plugins);
+    free(r.params);
     return status;
 }
