@@ -175,125 +175,182 @@ static int write_markdown(const char *path, const struct hvb_cmp *c, json_t *b,
     return 0;
 }
 
-static int cmd(int argc, char **argv, bool gate)
-{
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = gate ? "gate" : "compare"};
-    const char *files[2] = {NULL, NULL}, *metric = "time", *val,
-               *md_path = NULL, *format = "console";
-    double thr = -1;
-    bool allow_unstable = false, allow_incomplete = false;
-    size_t nfiles = 0, k;
-    json_t *docs[2] = {NULL, NULL};
-    struct hvb_cmp c = {.names = {NULL, NULL}};
-    char err[768];
-    int id, choice, status = HVB_EXIT_USAGE;
+/* What compare's or gate's command line asks. */
+struct cmp_args {
+    bool gate;
+    const char *cmd;
+    const char *files[2];
+    size_t nfiles;
+    const char *metric, *md_path, *format;
+    double thr; /* < 0: the metric's default */
+    bool allow_unstable, allow_incomplete;
+};
 
-    while ( (id = hvb_getopt(&p, gate ? gate_opts : compare_opts, &val)) !=
-            HVB_OPT_DONE )
+/* One option of @a: 0, or the exit status (-1: --help printed, exit 0). */
+static int cmp_option(struct cmp_args *a, int id, const char *val)
+{
+    int choice;
+
+    switch ( id )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case HVB_OPT_POSITIONAL:
+        if ( a->nfiles == 2 )
+            return hvb_usage_error("%s takes BASE.json NEW.json; '%s' is "
+                                   "one too many",
+                                   a->cmd, val);
+        a->files[a->nfiles++] = val;
+        return 0;
+    case OPT_METRIC:
+        a->metric = val;
+        return 0;
+    case OPT_FORMAT:
+        if ( a->gate )
+            return hvb_usage_error("gate has no --format (see --markdown)");
+        if ( !hvb_parse_choice("--format", val, formats, &choice) )
             return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            if ( nfiles == 2 )
-                return hvb_usage_error("%s takes BASE.json NEW.json; '%s' is "
-                                       "one too many",
-                                       p.cmd, val);
-            files[nfiles++] = val;
-            break;
-        case OPT_METRIC:
-            metric = val;
-            break;
-        case OPT_FORMAT:
-            if ( gate )
-                return hvb_usage_error("gate has no --format (see --markdown)");
-            if ( !hvb_parse_choice("--format", val, formats, &choice) )
-                return HVB_EXIT_USAGE;
-            format = val;
-            break;
-        case OPT_MAXREG:
-            if ( !gate )
-                return hvb_usage_error("--max-regression is a gate option");
-            if ( !hvb_parse_pct(val, &thr) )
-                return hvb_usage_error("bad value '%s' for --max-regression "
-                                       "(a percentage, e.g. 5%%)",
-                                       val);
-            break;
-        case OPT_MARKDOWN:
-            if ( !gate )
-                return hvb_usage_error("--markdown is a gate option (compare: "
-                                       "--format markdown)");
-            md_path = val;
-            break;
-        case OPT_ALLOW_UNSTABLE:
-            if ( !gate )
-                return hvb_usage_error("--allow-unstable is a gate option");
-            allow_unstable = true;
-            break;
-        case OPT_ALLOW_INCOMPLETE:
-            if ( !gate )
-                return hvb_usage_error("--allow-incomplete is a gate option");
-            allow_incomplete = true;
-            break;
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, gate ? &hvb_doc_gate : &hvb_doc_compare);
-            return HVB_EXIT_OK;
-        }
+        a->format = val;
+        return 0;
+    case OPT_MAXREG:
+        if ( !a->gate )
+            return hvb_usage_error("--max-regression is a gate option");
+        if ( !hvb_parse_pct(val, &a->thr) )
+            return hvb_usage_error("bad value '%s' for --max-regression "
+                                   "(a percentage, e.g. 5%%)",
+                                   val);
+        return 0;
+    case OPT_MARKDOWN:
+        if ( !a->gate )
+            return hvb_usage_error("--markdown is a gate option (compare: "
+                                   "--format markdown)");
+        a->md_path = val;
+        return 0;
+    case OPT_ALLOW_UNSTABLE:
+        if ( !a->gate )
+            return hvb_usage_error("--allow-unstable is a gate option");
+        a->allow_unstable = true;
+        return 0;
+    case OPT_ALLOW_INCOMPLETE:
+        if ( !a->gate )
+            return hvb_usage_error("--allow-incomplete is a gate option");
+        a->allow_incomplete = true;
+        return 0;
+    case OPT_HELP:
+        hvb_cmd_doc_help(stdout, a->gate ? &hvb_doc_gate : &hvb_doc_compare);
+        return -1;
     }
-    if ( nfiles == 0 )
+    return 0;
+}
+
+/* What the options given need: -1 to go on, or the exit status. */
+static int cmp_check(const struct cmp_args *a)
+{
+    char err[768];
+
+    if ( a->nfiles == 0 )
         return hvb_usage_error("%s needs BASE.json NEW.json (or one file of "
                                "paired rounds)",
-                               p.cmd);
-    if ( hvb_cmp_default_threshold(metric) < 0 )
+                               a->cmd);
+    if ( hvb_cmp_default_threshold(a->metric) < 0 )
         return hvb_usage_error("bad value '%s' for --metric (%s, or M for a "
                                "counter M_per_op)",
-                               metric, hvb_cmp_metric_names());
-    if ( md_path != NULL )
+                               a->metric, hvb_cmp_metric_names());
+    if ( a->md_path != NULL )
     {
         enum hvb_outfile_kind kind;
 
-        if ( hvb_outfile_check(md_path, "markdown", &kind, err, sizeof(err)) )
+        if ( hvb_outfile_check(a->md_path, "markdown", &kind, err,
+                               sizeof(err)) )
             return hvb_usage_error("%s", err);
     }
-    docs[0] = hvb_results_load(files[0], err, sizeof(err));
+    return -1;
+}
+
+/* Read the command line into @a: -1 to go on, or the exit status. */
+static int cmp_parse(struct cmp_args *a, int argc, char **argv)
+{
+    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = a->cmd};
+    const char *val;
+    int id, rc;
+
+    while ( (id = hvb_getopt(&p, a->gate ? gate_opts : compare_opts, &val)) !=
+            HVB_OPT_DONE )
+    {
+        rc = cmp_option(a, id, val);
+        if ( rc )
+            return rc < 0 ? HVB_EXIT_OK : rc;
+    }
+    return cmp_check(a);
+}
+
+/*
+ * The files of @a into @docs (one file: both its), each from a finished
+ * run unless gate was told --allow-incomplete: 0 or the exit status,
+ * @docs then released.
+ */
+static int cmp_load(const struct cmp_args *a, json_t **docs)
+{
+    char err[768], why[96];
+    size_t k;
+
+    docs[0] = hvb_results_load(a->files[0], err, sizeof(err));
     if ( docs[0] != NULL )
-        docs[1] = nfiles == 1 ? json_incref(docs[0])
-                              : hvb_results_load(files[1], err, sizeof(err));
+        docs[1] = a->nfiles == 1
+                      ? json_incref(docs[0])
+                      : hvb_results_load(a->files[1], err, sizeof(err));
     if ( docs[0] == NULL || docs[1] == NULL )
     {
         json_decref(docs[0]);
+        docs[0] = NULL;
         return hvb_usage_error("%s", err);
     }
     /*
      * A file an interrupted run left has fewer rounds than asked: gate
      * says so and refuses it unless told (compare only says so).
      */
-    for ( k = 0; k < nfiles; k++ )
+    for ( k = 0; k < a->nfiles; k++ )
     {
-        char why[96];
-
         if ( hvb_results_complete(docs[k], why, sizeof(why)) )
             continue;
-        if ( gate && !allow_incomplete )
+        if ( a->gate && !a->allow_incomplete )
         {
-            status = hvb_usage_error(
+            json_decref(docs[0]);
+            json_decref(docs[1]);
+            docs[0] = docs[1] = NULL;
+            return hvb_usage_error(
                 "'%s' is from an interrupted run (%s): finish it with "
                 "'hvbench run ... --resume', or gate it as it is with "
                 "--allow-incomplete",
-                files[k], why);
-            goto out;
+                a->files[k], why);
         }
         fprintf(stderr,
                 "hvbench: warning: '%s' is from an interrupted run (%s)\n",
-                files[k], why);
+                a->files[k], why);
     }
-    c.names[0] = files[0];
-    c.names[1] = nfiles == 1 ? files[0] : files[1];
-    if ( nfiles == 1
-             ? hvb_cmp_paired(docs[0], metric, thr, &c, err, sizeof(err))
-             : hvb_cmp_run(docs[0], docs[1], metric, thr, &c, err,
+    return 0;
+}
+
+static int cmd(int argc, char **argv, bool gate)
+{
+    struct cmp_args a = {.gate = gate,
+                         .cmd = gate ? "gate" : "compare",
+                         .metric = "time",
+                         .format = "console",
+                         .thr = -1};
+    json_t *docs[2] = {NULL, NULL};
+    struct hvb_cmp c = {.names = {NULL, NULL}};
+    char err[768];
+    int status;
+
+    status = cmp_parse(&a, argc, argv);
+    if ( status >= 0 || (status = cmp_load(&a, docs)) != 0 )
+        return status < 0 ? HVB_EXIT_USAGE : status;
+    c.names[0] = a.files[0];
+    c.names[1] = a.nfiles == 1 ? a.files[0] : a.files[1];
+    if ( a.nfiles == 1
+             ? hvb_cmp_paired(docs[0], a.metric, a.thr, &c, err, sizeof(err))
+             : hvb_cmp_run(docs[0], docs[1], a.metric, a.thr, &c, err,
                            sizeof(err)) )
     {
         status = hvb_usage_error("%s", err);
@@ -301,12 +358,13 @@ static int cmd(int argc, char **argv, bool gate)
     }
     qsort(c.rows, c.nr_rows, sizeof(*c.rows), cmp_row_order);
     if ( gate )
-        status = hvb_gate_report(&c, docs[0], docs[1], md_path, allow_unstable);
+        status =
+            hvb_gate_report(&c, docs[0], docs[1], a.md_path, a.allow_unstable);
     else
     {
-        if ( strcmp(format, "json") == 0 )
+        if ( strcmp(a.format, "json") == 0 )
             hvb_cmp_print_json(stdout, &c);
-        else if ( strcmp(format, "markdown") == 0 )
+        else if ( strcmp(a.format, "markdown") == 0 )
             hvb_cmp_print_markdown(stdout, &c, docs[0], docs[1], -1);
         else
             hvb_cmp_print_console(stdout, &c);
