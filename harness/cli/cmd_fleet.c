@@ -440,102 +440,92 @@ static int absolute(const char *d, char *out, size_t len)
     return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
-int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
-{
-    int argc = ctx->argc;
-    char **argv = ctx->argv;
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
-    struct fleet fl = {.stage = true, .poll_s = 2};
-    const char *val, *engine = NULL, *dir = FLEET_DEFAULT_DIR;
-    char **orig;
-    int id, status = HVB_EXIT_USAGE, i, first_run = -1;
-    uint64_t u;
-    size_t k;
+/* What the fleet's own options (before "--") set. */
+struct fleet_args {
+    const char *engine, *dir;
+    int first_run; /* argv index of "run", or -1 */
+};
 
-    /* Our options end at "--"; the rest is the run command, untouched. */
-    for ( i = 1; i < argc; i++ )
-        if ( strcmp(argv[i], "--") == 0 )
-        {
-            first_run = i + 1;
-            break;
-        }
-    p.argc = first_run > 0 ? first_run - 1 : argc;
-    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+/* One fleet option: 0, or the exit status (-1: --help printed, exit 0). */
+static int fleet_option(struct fleet *fl, struct fleet_args *a, int id,
+                        const char *val)
+{
+    uint64_t u;
+
+    switch ( id )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case HVB_OPT_POSITIONAL:
+        if ( a->engine != NULL )
+            return hvb_usage_error("fleet: '%s': the run command goes "
+                                   "after '--' (fleet slurm [options] -- "
+                                   "run WORKLOAD ...)",
+                                   val);
+        a->engine = val;
+        return 0;
+    case OPT_PARTITION:
+        fl->partition = val;
+        return 0;
+    case OPT_CONSTRAINT:
+        fl->constraint = val;
+        return 0;
+    case OPT_SHARDS:
+        if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
             return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            if ( engine != NULL )
-                return hvb_usage_error("fleet: '%s': the run command goes "
-                                       "after '--' (fleet slurm [options] -- "
-                                       "run WORKLOAD ...)",
-                                       val);
-            engine = val;
-            break;
-        case OPT_PARTITION:
-            fl.partition = val;
-            break;
-        case OPT_CONSTRAINT:
-            fl.constraint = val;
-            break;
-        case OPT_SHARDS:
-            if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
-                return HVB_EXIT_USAGE;
-            fl.shards = (unsigned int)u;
-            break;
-        case OPT_PER_HOST:
-            fl.per_host = true;
-            break;
-        case OPT_DRY_RUN:
-            fl.dry_run = true;
-            break;
-        case OPT_RESUME:
-            fl.resume = true;
-            break;
-        case OPT_DIR:
-            dir = val;
-            break;
-        case OPT_OUT:
-            fl.out = val;
-            break;
-        case OPT_NO_STAGE:
-            fl.stage = false;
-            break;
-        case OPT_POLL:
-            if ( !hvb_parse_seconds("--poll", val, 0.05, 3600, &fl.poll_s) )
-                return HVB_EXIT_USAGE;
-            break;
-        case OPT_QUIET:
-            fl.quiet = true;
-            break;
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_fleet);
-            return HVB_EXIT_OK;
-        }
+        fl->shards = (unsigned int)u;
+        return 0;
+    case OPT_PER_HOST:
+        fl->per_host = true;
+        return 0;
+    case OPT_DRY_RUN:
+        fl->dry_run = true;
+        return 0;
+    case OPT_RESUME:
+        fl->resume = true;
+        return 0;
+    case OPT_DIR:
+        a->dir = val;
+        return 0;
+    case OPT_OUT:
+        fl->out = val;
+        return 0;
+    case OPT_NO_STAGE:
+        fl->stage = false;
+        return 0;
+    case OPT_POLL:
+        return hvb_parse_seconds("--poll", val, 0.05, 3600, &fl->poll_s)
+                   ? 0
+                   : HVB_EXIT_USAGE;
+    case OPT_QUIET:
+        fl->quiet = true;
+        return 0;
+    case OPT_HELP:
+        hvb_cmd_doc_help(stdout, &hvb_doc_fleet);
+        return -1;
     }
-    if ( engine == NULL || strcmp(engine, "slurm") != 0 )
-        return hvb_usage_error("fleet: %s%s%s (engines: slurm; see 'hvbench "
-                               "fleet --help')",
-                               engine ? "unknown engine '" : "needs an engine",
-                               engine ?: "", engine ? "'" : "");
-    if ( first_run < 0 || first_run >= argc || strcmp(argv[first_run], "run") )
+    return 0;
+}
+
+/* The run command after "--" (from @first): 0, or the exit status. */
+static int fleet_check_run(const struct fleet *fl, int argc, char **argv,
+                           int first)
+{
+    static const char *const owned[] = {"--shard", "--out", "-o", "--resume",
+                                        "--plan"};
+    size_t k, n;
+    int i;
+
+    if ( first < 0 || first >= argc || strcmp(argv[first], "run") )
         return hvb_usage_error("fleet slurm needs '-- run WORKLOAD [run "
                                "options]' at the end");
-    if ( fl.per_host && fl.shards > 0 )
+    if ( fl->per_host && fl->shards > 0 )
         return hvb_usage_error("fleet: --per-host runs the whole matrix on "
                                "each node: no --shards");
-    for ( i = first_run + 1; i < argc; i++ )
-    {
-        static const char *const owned[] = {"--shard", "--out", "-o",
-                                            "--resume", "--plan"};
-
+    for ( i = first + 1; i < argc; i++ )
         for ( k = 0; k < sizeof(owned) / sizeof(owned[0]); k++ )
         {
-            size_t n = strlen(owned[k]);
-
+            n = strlen(owned[k]);
             if ( strncmp(argv[i], owned[k], n) == 0 &&
                  (argv[i][n] == '\0' || argv[i][n] == '=') )
                 return hvb_usage_error("fleet: the run command cannot take "
@@ -543,20 +533,78 @@ int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
                                        "fleet's own --out)",
                                        owned[k]);
         }
-    }
-    if ( absolute(dir, fl.dir, sizeof(fl.dir)) ||
-         strpbrk(fl.dir, " \t\n%'\"\\$`") != NULL )
+    return 0;
+}
+
+/* Engine, run command and --dir of @a: 0, or the exit status. */
+static int fleet_check_args(struct fleet *fl, const struct fleet_args *a,
+                            int argc, char **argv)
+{
+    int rc;
+
+    if ( a->engine == NULL || strcmp(a->engine, "slurm") != 0 )
+        return hvb_usage_error("fleet: %s%s%s (engines: slurm; see 'hvbench "
+                               "fleet --help')",
+                               a->engine ? "unknown engine '"
+                                         : "needs an engine",
+                               a->engine ?: "", a->engine ? "'" : "");
+    rc = fleet_check_run(fl, argc, argv, a->first_run);
+    if ( rc )
+        return rc;
+    if ( absolute(a->dir, fl->dir, sizeof(fl->dir)) ||
+         strpbrk(fl->dir, " \t\n%'\"\\$`") != NULL )
         return hvb_usage_error("fleet: --dir '%s': want a path without "
                                "blanks, quotes, '%%', '$' or '\\' (it goes "
                                "into #SBATCH lines)",
-                               dir);
+                               a->dir);
+    return 0;
+}
+
+/* Read the command line into @fl and @a: -1 to go on, or the exit status. */
+static int fleet_parse(struct fleet *fl, struct fleet_args *a, int argc,
+                       char **argv)
+{
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
+    const char *val;
+    int id, i, rc;
+
+    /* Our options end at "--"; the rest is the run command, untouched. */
+    for ( i = 1; i < argc; i++ )
+        if ( strcmp(argv[i], "--") == 0 )
+        {
+            a->first_run = i + 1;
+            break;
+        }
+    p.argc = a->first_run > 0 ? a->first_run - 1 : argc;
+    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+    {
+        rc = fleet_option(fl, a, id, val);
+        if ( rc )
+            return rc < 0 ? HVB_EXIT_OK : rc;
+    }
+    rc = fleet_check_args(fl, a, argc, argv);
+    return rc ? rc : -1;
+}
+
+int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
+{
+    struct fleet fl = {.stage = true, .poll_s = 2};
+    struct fleet_args a = {.dir = FLEET_DEFAULT_DIR, .first_run = -1};
+    char **orig;
+    int status;
+    size_t k;
+
+    status = fleet_parse(&fl, &a, ctx->argc, ctx->argv);
+    if ( status >= 0 )
+        return status;
     if ( fl.out == NULL )
     {
         snprintf(fl.outbuf, sizeof(fl.outbuf), "%s/merged.json", fl.dir);
         fl.out = fl.outbuf;
     }
-    fl.run_argc = (size_t)(argc - first_run);
-    orig = argv + first_run;
+    fl.run_argc = (size_t)(ctx->argc - a.first_run);
+    orig = ctx->argv + a.first_run;
     fl.run_argv = calloc(fl.run_argc + 1, sizeof(*fl.run_argv));
     if ( fl.run_argv == NULL )
         return hvb_failure("out of memory");

@@ -43,6 +43,17 @@ opts_shown() {
         sed 's/ .$/=/'
 }
 
+# Every form's --help is exit 0, on stdout alone.
+forms | while read -r form; do
+    "$hvbench" $form --help >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 0 ] || [ -s "$tmp/err" ] || ! grep -q '^usage: ' "$tmp/out"; then
+        echo "FAIL: $form --help: exit $rc, $(cat "$tmp/err")"
+        echo x >>"$tmp/help-failed"
+    fi
+done
+[ -e "$tmp/help-failed" ] && bad "a --help that fails" || ok
+
 # Every option shown parses.
 forms | while read -r form; do
     shown=$(opts_shown $form)
