@@ -433,6 +433,109 @@ static const char *const events[] = {[HVB_EV_AUTO] = "auto",
                                      NULL};
 static const char *const backends[] = {"inprocess", "perf", NULL};
 
+/* One of profile's own options: 0, -1 (--help printed), or the status. */
+static int pr_option(struct prof *p, int id, const char *v,
+                     const char **backend)
+{
+    uint64_t u;
+    int choice;
+
+    switch ( id )
+    {
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case OPT_HELP:
+        hvb_cmd_doc_help(stdout, &hvb_doc_profile);
+        return -1;
+    case OPT_OUT:
+        p->dir = v;
+        return 0;
+    case OPT_DIFF:
+        p->diff = v;
+        return 0;
+    case OPT_BACKEND:
+        *backend = v;
+        return 0;
+    case OPT_FREQUENCY:
+        if ( !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
+            return HVB_EXIT_USAGE;
+        p->freq = (unsigned int)u;
+        return 0;
+    case OPT_EVENT:
+        if ( !hvb_parse_choice("--event", v, events, &choice) )
+            return HVB_EXIT_USAGE;
+        p->ev = (enum hvb_sample_event)choice;
+        return 0;
+    }
+    return 0;
+}
+
+/*
+ * profile's options out of @argv, the rest (run's) into @nargv: -1 to
+ * go on, or the exit status.
+ */
+static int pr_parse(struct prof *p, int argc, char **argv, char **nargv,
+                    int *nargc, const char **backend)
+{
+    const char *v;
+    int i, id, rc;
+
+    for ( i = 0; i < argc; i++ )
+    {
+        const char *a = argv[i];
+
+        id = i > 0 ? hvb_opt_take(profile_opts, argc, argv, &i, &v) : 0;
+        if ( id != 0 )
+        {
+            rc = pr_option(p, id, v, backend);
+            if ( rc )
+                return rc < 0 ? HVB_EXIT_OK : rc;
+            continue;
+        }
+        if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
+            return hvb_usage_error("profile does not take --format");
+        nargv[(*nargc)++] = argv[i];
+    }
+    return -1;
+}
+
+/* Check what was asked and start the profiler: 0, or the exit status. */
+static int pr_setup(struct prof *p, const char *backend)
+{
+    char err[512];
+    int choice;
+
+    if ( p->dir == NULL )
+        return hvb_usage_error("profile needs --out DIR");
+    if ( p->diff != NULL && (strchr(p->diff, '=') == NULL ||
+                             strchr(strchr(p->diff, '='), ',') == NULL) )
+        return hvb_usage_error("bad value '%s' for --diff (SLOT=A,B)", p->diff);
+    if ( mkdir(p->dir, 0777) && errno != EEXIST )
+        return hvb_usage_error("profile: cannot create '%s': %s", p->dir,
+                               strerror(errno));
+    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
+        return HVB_EXIT_USAGE;
+    if ( strcmp(backend, "perf") == 0 &&
+         hvb_perf_start(&p->pf, p->dir, p->ev, p->freq, err, sizeof(err)) )
+        return hvb_usage_error("profile: %s", err);
+    return 0;
+}
+
+static void pr_free(struct prof *p)
+{
+    size_t i;
+
+    if ( p->s != NULL )
+        hvb_sampler_close(p->s);
+    hvb_perf_close(p->pf);
+    free(p->pbuf.v);
+    for ( i = 0; p->cells && i < p->nr_cells; i++ )
+        free(p->cells[i].slug);
+    free(p->cells);
+    free(p->win);
+    free(p->w);
+}
+
 int hvb_cmd_profile(struct hvb_cmd_ctx *ctx)
 {
     struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
@@ -443,111 +546,25 @@ int hvb_cmd_profile(struct hvb_cmd_ctx *ctx)
         .annotate = pr_annotate,
         .print = pr_print,
     };
-    int argc = ctx->argc;
-    char **argv = ctx->argv;
-    char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
-    char results[4096];
+    char **nargv = calloc((size_t)ctx->argc + 3, sizeof(*nargv));
     const char *backend = "inprocess";
-    int i, rc, choice, nargc = 0, status;
-    uint64_t u = DEFAULT_FREQ;
+    char results[4096];
+    int nargc = 0, status;
 
     if ( nargv == NULL )
         return hvb_failure("out of memory");
     pthread_mutex_init(&p.lock, NULL);
-    for ( i = 0; i < argc; i++ )
+    status = pr_parse(&p, ctx->argc, ctx->argv, nargv, &nargc, &backend);
+    if ( status < 0 && (status = pr_setup(&p, backend)) == 0 )
     {
-        const char *a = argv[i], *v = NULL;
-
-        rc = i > 0 ? hvb_opt_take(profile_opts, argc, argv, &i, &v) : 0;
-        switch ( rc )
-        {
-        case HVB_OPT_ERROR:
-            free(nargv);
-            return HVB_EXIT_USAGE;
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_profile);
-            free(nargv);
-            return HVB_EXIT_OK;
-        case OPT_OUT:
-            p.dir = v;
-            continue;
-        case OPT_DIFF:
-            p.diff = v;
-            continue;
-        case OPT_BACKEND:
-            backend = v;
-            continue;
-        case OPT_FREQUENCY:
-            if ( !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
-            {
-                free(nargv);
-                return HVB_EXIT_USAGE;
-            }
-            p.freq = (unsigned int)u;
-            continue;
-        case OPT_EVENT:
-            if ( !hvb_parse_choice("--event", v, events, &choice) )
-            {
-                free(nargv);
-                return HVB_EXIT_USAGE;
-            }
-            p.ev = (enum hvb_sample_event)choice;
-            continue;
-        }
-        if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
-        {
-            free(nargv);
-            return hvb_usage_error("profile does not take --format");
-        }
-        nargv[nargc++] = argv[i];
+        snprintf(results, sizeof(results), "%s/results.json", p.dir);
+        nargv[nargc++] = "--out";
+        nargv[nargc++] = results;
+        status = hvb_cmd_run_as(ctx, nargc, nargv, &h);
+        if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
+            status = p.status; /* a bad --diff is exit 2 */
     }
-    if ( p.dir == NULL )
-    {
-        free(nargv);
-        return hvb_usage_error("profile needs --out DIR");
-    }
-    if ( p.diff != NULL && (strchr(p.diff, '=') == NULL ||
-                            strchr(strchr(p.diff, '='), ',') == NULL) )
-    {
-        free(nargv);
-        return hvb_usage_error("bad value '%s' for --diff (SLOT=A,B)", p.diff);
-    }
-    if ( mkdir(p.dir, 0777) && errno != EEXIST )
-    {
-        free(nargv);
-        return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
-                               strerror(errno));
-    }
-    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
-    {
-        free(nargv);
-        return HVB_EXIT_USAGE;
-    }
-    if ( strcmp(backend, "perf") == 0 )
-    {
-        char err[512];
-
-        if ( hvb_perf_start(&p.pf, p.dir, p.ev, p.freq, err, sizeof(err)) )
-        {
-            free(nargv);
-            return hvb_usage_error("profile: %s", err);
-        }
-    }
-    snprintf(results, sizeof(results), "%s/results.json", p.dir);
-    nargv[nargc++] = "--out";
-    nargv[nargc++] = results;
-    status = hvb_cmd_run_as(ctx, nargc, nargv, &h);
-    if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
-        status = p.status; /* a bad --diff is exit 2 */
-    if ( p.s != NULL )
-        hvb_sampler_close(p.s);
-    hvb_perf_close(p.pf);
-    free(p.pbuf.v);
-    for ( i = 0; p.cells && (size_t)i < p.nr_cells; i++ )
-        free(p.cells[i].slug);
-    free(p.cells);
-    free(p.win);
-    free(p.w);
+    pr_free(&p);
     free(nargv);
     return status;
 }
