@@ -39,6 +39,59 @@ const struct hvb_cmd_doc hvb_doc_report = {
              "exit status: 0 success, 1 drawing failed, 2 usage or input error",
 };
 
+/*
+ * Input @val for report.py into @args (@n of @cap; room kept for the
+ * @argc arguments still to come): a results file, checked, or a
+ * reproduce directory, its runs and table.  0, or -1 having said why.
+ */
+static int report_input(const char *val, char ***args, size_t *n, size_t *cap,
+                        size_t argc)
+{
+    struct stat st;
+    char err[768], **vals;
+    json_t *doc;
+
+    if ( stat(val, &st) == 0 && S_ISDIR(st.st_mode) )
+    {
+        /* A reproduce directory: its runs and its table. */
+        if ( hvb_rp_report_inputs(val, args, n, cap, err, sizeof(err)) )
+        {
+            hvb_usage_error("report: %s", err);
+            return -1;
+        }
+        /* Room again for every argument still to come. */
+        *cap = *n + argc + 4;
+        vals = realloc(*args, *cap * sizeof(**args));
+        if ( vals == NULL )
+        {
+            hvb_failure("out of memory");
+            return -1;
+        }
+        *args = vals;
+        memset(*args + *n, 0, (*cap - *n) * sizeof(**args));
+        return 0;
+    }
+    if ( stat(val, &st) || !S_ISREG(st.st_mode) )
+    {
+        hvb_usage_error("report: cannot read results file '%s'", val);
+        return -1;
+    }
+    /*
+     * Through the readers' one check (hvb/results_read.h), as gate reads
+     * it: a newer schema or a sample that is not a number is one line
+     * here, not a traceback in the script.
+     */
+    doc = hvb_results_load(val, err, sizeof(err));
+    if ( doc == NULL )
+    {
+        hvb_usage_error("report: %s", err);
+        return -1;
+    }
+    json_decref(doc);
+    (*args)[(*n)++] = (char *)val;
+    return 0;
+}
+
 int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
 {
     int argc = ctx->argc;
@@ -47,12 +100,9 @@ int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
     size_t n = 0, cap = (size_t)argc + 6;
-    char **args = calloc(cap, sizeof(*args)), **vals;
+    char **args = calloc(cap, sizeof(*args));
     char *ledger = hvb_ledger_json(HVB_LEDGER_HOSTS);
     int id, rc, status = HVB_EXIT_USAGE;
-    struct stat st;
-    char err[768];
-    json_t *doc;
 
     if ( args == NULL || ledger == NULL )
     {
@@ -72,45 +122,8 @@ int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
         case HVB_OPT_ERROR:
             goto out;
         case HVB_OPT_POSITIONAL:
-            if ( stat(val, &st) == 0 && S_ISDIR(st.st_mode) )
-            {
-                /* A reproduce directory: its runs and its table. */
-                if ( hvb_rp_report_inputs(val, &args, &n, &cap, err,
-                                          sizeof(err)) )
-                {
-                    hvb_usage_error("report: %s", err);
-                    goto out;
-                }
-                /* Room again for every argument still to come. */
-                cap = n + (size_t)argc + 4;
-                vals = realloc(args, cap * sizeof(*args));
-                if ( vals == NULL )
-                {
-                    hvb_failure("out of memory");
-                    goto out;
-                }
-                args = vals;
-                memset(args + n, 0, (cap - n) * sizeof(*args));
-                break;
-            }
-            if ( stat(val, &st) || !S_ISREG(st.st_mode) )
-            {
-                hvb_usage_error("report: cannot read results file '%s'", val);
+            if ( report_input(val, &args, &n, &cap, (size_t)argc) )
                 goto out;
-            }
-            /*
-             * Through the readers' one check (hvb/results_read.h), as
-             * gate reads it: a newer schema or a sample that is not a
-             * number is one line here, not a traceback in the script.
-             */
-            doc = hvb_results_load(val, err, sizeof(err));
-            if ( doc == NULL )
-            {
-                hvb_usage_error("report: %s", err);
-                goto out;
-            }
-            json_decref(doc);
-            args[n++] = (char *)val;
             break;
         case 1:
             out = val;
