@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <hv/opt.h>
+#include <hv/strbuf.h>
 
 /* Characters of an HV_OPT_STR word. */
 static const char word_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -247,15 +248,14 @@ void hv_opt_load(const struct hv_opt *o, const void *opts, struct hv_opt_val *v)
 static void choices_list(const char *choices, char *buf, size_t len)
 {
     const char *p = choices;
-    size_t used = 0;
+    struct hv_strbuf b;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     while ( p != NULL && *p != '\0' )
     {
         size_t l = strcspn(p, "|");
 
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%.*s",
-                         used ? ", " : "", (int)l, p);
+        hv_strbuf_join(&b, ", ", "%.*s", (int)l, p);
         p += l;
         if ( *p == '|' )
             p++;
@@ -355,14 +355,13 @@ size_t hv_opt_count(const struct hv_opt *table)
 void hv_opt_names(const struct hv_opt *table, char *buf, size_t len)
 {
     const struct hv_opt *o;
-    size_t used = 0;
+    struct hv_strbuf b;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     for ( o = table; o != NULL && o->name != NULL; o++ )
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-                         used ? ", " : "", o->name);
-    if ( used == 0 )
-        snprintf(buf, len, "none");
+        hv_strbuf_join(&b, ", ", "%s", o->name);
+    if ( b.len == 0 )
+        hv_strbuf_add(&b, "none");
 }
 
 /* Bytes of @o's field; 0 for a type the engine does not know. */

@@ -27,6 +27,8 @@
 
 #include <hv/opt.h>
 #include <hv/plugin_registry.h>
+#include <hv/strbuf.h>
+#include <hv/suggest.h>
 
 extern const struct hv_plugin_hdr *const __start_hv_plugins[]
     __attribute__((weak));
@@ -204,18 +206,34 @@ void hv_plugin_names(const char *slot, bool with_test_only, char *buf,
                      size_t len)
 {
     const struct hv_plugin_hdr *h;
-    size_t used = 0;
+    struct hv_strbuf b;
     unsigned int i;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
     {
         if ( strcmp(h->slot, slot) != 0 ||
              (!with_test_only && (h->flags & HV_PF_TEST_ONLY)) )
             continue;
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-                         used ? ", " : "", h->name);
+        hv_strbuf_join(&b, ", ", "%s", h->name);
     }
+}
+
+/* "; did you mean 'NAME'?" for the plugin of @slot closest to @name. */
+static const char *plugin_suggest(const char *slot, const char *name,
+                                  bool with_test_only, char *buf,
+                                  unsigned int len)
+{
+    const struct hv_plugin_hdr *h;
+    struct hv_suggest sg;
+    unsigned int i;
+
+    hv_suggest_init(&sg, name);
+    for ( i = 0; (h = hv_plugin_at(i)) != NULL; i++ )
+        if ( strcmp(h->slot, slot) == 0 &&
+             (with_test_only || !(h->flags & HV_PF_TEST_ONLY)) )
+            hv_suggest_add(&sg, h->name);
+    return hv_suggest_fmt(&sg, buf, len);
 }
 
 /* The readable PT_LOAD segments of one loaded object. */
@@ -470,7 +488,8 @@ static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts,
 {
     const struct hv_opt *o;
     struct hv_opt_val v;
-    size_t len = 256, used;
+    struct hv_strbuf b;
+    size_t len = 256;
     char *s;
 
     for ( o = h->opts; o && o->name; o++ )
@@ -478,13 +497,14 @@ static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts,
     s = malloc(len);
     if ( s == NULL )
         return NULL;
-    used = snprintf(s, len, "%s", h->name);
+    hv_strbuf_init(&b, s, len);
+    hv_strbuf_add(&b, "%s", h->name);
     for ( o = h->opts; o && o->name; o++ )
     {
         if ( given != NULL && !given[o - h->opts] )
             continue;
         hv_opt_load(o, opts, &v);
-        used += snprintf(s + used, len - used, ":%s=%s", o->name, v.text);
+        hv_strbuf_add(&b, ":%s=%s", o->name, v.text);
     }
     return s;
 }
@@ -503,14 +523,20 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
     if ( hv_slot_find(slot) == NULL )
     {
         const struct hv_slot *s;
-        size_t used = 0;
+        struct hv_suggest sg;
+        struct hv_strbuf b;
         unsigned int i;
+        char dym[96];
 
-        names[0] = '\0';
+        hv_strbuf_init(&b, names, sizeof(names));
+        hv_suggest_init(&sg, slot);
         for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
-            used += snprintf(names + used, sizeof(names) - used, "%s%s",
-                             used ? ", " : "", s->name);
-        snprintf(err, len, "unknown slot '%s' (valid: %s)", slot, names);
+        {
+            hv_strbuf_join(&b, ", ", "%s", s->name);
+            hv_suggest_add(&sg, s->name);
+        }
+        snprintf(err, len, "unknown slot '%s' (valid: %s)%s", slot, names,
+                 hv_suggest_fmt(&sg, dym, sizeof(dym)));
         return -EINVAL;
     }
     rc = hv_plugin_registry_init(err, len);
@@ -545,9 +571,13 @@ int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
             h = NULL;
         if ( h == NULL )
         {
+            char dym[96];
+
             hv_plugin_names(slot, allow_test_only, names, sizeof(names));
-            snprintf(err, len, "unknown plugin '%s' for slot %s (valid: %s)",
-                     name, slot, names);
+            snprintf(
+                err, len, "unknown plugin '%s' for slot %s (valid: %s)%s", name,
+                slot, names,
+                plugin_suggest(slot, name, allow_test_only, dym, sizeof(dym)));
             rc = -EINVAL;
         }
     }

@@ -35,36 +35,6 @@ static void on_signal(int sig)
         xsd_server_stop(running);
 }
 
-static void help(FILE *f)
-{
-    fputs("usage: hvbench xenstored --socket PATH [--ro-socket PATH]\n"
-          "                         [--plugin quota=NAME[:K=V...]]\n"
-          "                         [--foreground] [--pid-file FILE] "
-          "[--log FILE]\n"
-          "\n"
-          "Serve the model's xenstore over the xenstore wire protocol on a\n"
-          "Unix socket, for unmodified clients (XENSTORED_PATH=PATH\n"
-          "xenstore-ls, pyxs, libxenstore).  Every client is dom0; the\n"
-          "read-only socket answers EACCES to anything that writes.\n"
-          "\n"
-          "  --socket PATH     the read-write socket\n"
-          "  --ro-socket PATH  a read-only socket too\n"
-          "  --plugin quota=N  the quota strategy (default: the slot's)\n"
-          "  --foreground      stay attached (default: detach once "
-          "listening)\n"
-          "  --pid-file FILE   write the daemon's pid; removed at exit\n"
-          "  --log FILE        bad input, connections that break, "
-          "shutdown\n"
-          "                    (default: stderr in the foreground, none "
-          "detached)\n"
-          "\n"
-          "SIGTERM/SIGINT: clean shutdown (sockets unlinked, pid file "
-          "removed).\n"
-          "CONTROL commands (xenstore-control): check, quota DOMID, stats, "
-          "help.\n",
-          f);
-}
-
 enum {
     OPT_SOCKET = 1,
     OPT_RO,
@@ -76,10 +46,35 @@ enum {
 };
 
 static const struct hvb_optdef defs[] = {
-    {"socket", 0, true, OPT_SOCKET}, {"ro-socket", 0, true, OPT_RO},
-    {"plugin", 0, true, OPT_PLUGIN}, {"foreground", 0, false, OPT_FG},
-    {"pid-file", 0, true, OPT_PID},  {"log", 0, true, OPT_LOG},
-    {"help", 'h', false, OPT_HELP},  {NULL, 0, false, 0},
+    HVB_OPT("socket", 0, "PATH", OPT_SOCKET, "the read-write socket"),
+    HVB_OPT("ro-socket", 0, "PATH", OPT_RO, "a read-only socket too"),
+    HVB_OPT("plugin", 0, "quota=NAME[:K=V...]", OPT_PLUGIN,
+            "the quota strategy (default: the slot's)"),
+    HVB_OPT_FLAG("foreground", 0, OPT_FG,
+                 "stay attached (default: detach once listening)"),
+    HVB_OPT("pid-file", 0, "FILE", OPT_PID,
+            "write the daemon's pid; removed at exit"),
+    HVB_OPT("log", 0, "FILE", OPT_LOG,
+            "bad input, connections that break, shutdown (default: stderr in "
+            "the foreground, none detached)"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
+};
+
+const struct hvb_cmd_doc hvb_doc_xenstored = {
+    .usage = "xenstored --socket PATH [--ro-socket PATH]\n"
+             "                         [--plugin quota=NAME[:K=V...]]\n"
+             "                         [--foreground] [--pid-file FILE] "
+             "[--log FILE]",
+    .text = "Serve the model's xenstore over the xenstore wire protocol on a\n"
+            "Unix socket, for unmodified clients (XENSTORED_PATH=PATH\n"
+            "xenstore-ls, pyxs, libxenstore).  Every client is dom0; the\n"
+            "read-only socket answers EACCES to anything that writes.",
+    .opts = defs,
+    .notes = "SIGTERM/SIGINT: clean shutdown (sockets unlinked, pid file "
+             "removed).\n"
+             "CONTROL commands (xenstore-control): check, quota DOMID, stats, "
+             "help.",
 };
 
 /*
@@ -203,9 +198,9 @@ static int serve(const struct xsd_opts *o, struct hv_config *cfg, bool fg,
     return rc ? HVB_EXIT_FAIL : HVB_EXIT_OK;
 }
 
-int hvb_cmd_xenstored(int argc, char **argv)
+int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {argc, argv, 1, false, "xenstored"};
+    struct hvb_optparse p = {ctx->argc, ctx->argv, 1, false, "xenstored"};
     struct xsd_opts o = {0};
     struct hv_config cfg;
     const char *val, *pid_file = NULL, *log_file = NULL;
@@ -226,7 +221,7 @@ int hvb_cmd_xenstored(int argc, char **argv)
                                    "'hvbench xenstored --help')",
                                    val);
         case OPT_HELP:
-            help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_xenstored);
             return HVB_EXIT_OK;
         case OPT_SOCKET:
             o.socket = val;

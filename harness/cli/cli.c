@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Command-line plumbing shared by the subcommands: one-line errors with
- * their exit codes, the top-level help, a small option parser and value
- * parsers that name the option and what it accepts.
+ * their exit codes, a small option parser over the commands' option rows
+ * and value parsers that name the option and what it accepts.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/cli.h>
 
 static void vmessage(const char *fmt, va_list ap)
@@ -43,56 +44,67 @@ int hvb_failure(const char *fmt, ...)
     return HVB_EXIT_FAIL;
 }
 
-void hvb_cli_help(FILE *f)
+const struct hvb_optdef *
+hvb_opt_each(const struct hvb_optdef *defs, bool unlisted,
+             bool (*fn)(const struct hvb_optdef *d, void *ctx), void *ctx)
 {
-    fputs(
-        "usage: hvbench <command> [options]\n"
-        "\n"
-        "A benchmark suite around a reference hypervisor model: run\n"
-        "workloads under switchable strategy plugins and compare them.\n"
-        "\n"
-        "commands:\n"
-        "  list [plugins|workloads|slots|counters [--events E,...]] [--json]\n"
-        "                    what can be run and switched\n"
-        "  run WORKLOAD [--plugin SLOT=A[,B...]]... [--param K=V[,V...]]...\n"
-        "               [--threads N[,M...]] [--repetitions N] [--min-time S]\n"
-        "               [--counters auto|hw|tsc|none] [--events E[,E...]]\n"
-        "               [--instrument none|callgrind] [--iterations N] [--resume]\n"
-        "               [--out FILE] [--format console|json|csv|markdown]\n"
-        "                    measure every cell of plugins x params x threads\n"
-        "  compare BASE.json NEW.json [--metric M] [--format console|markdown|json]\n"
-        "                    per benchmark: ratio NEW/BASE with CI and verdict\n"
-        "  gate BASE.json NEW.json [--metric M] [--max-regression P%] [--markdown FILE]\n"
-        "                    exit 1 on a regression, 3 when too unstable\n"
-        "  gate --base-bin OLD/hvbench [gate options] -- WORKLOAD [run options]\n"
-        "                    two builds paired in one run (live workers, AB BA)\n"
-        "  profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]\n"
-        "                    sample call stacks: folded, flame graphs, diffs\n"
-        "  lockstat WORKLOAD [run options]\n"
-        "                    lock contention per lock class and call site\n"
-        "  report RESULT.json... --out DIR\n"
-        "                    charts and an offline HTML page\n"
-        "  xenstored --socket PATH [--plugin quota=NAME] [--ro-socket PATH]\n"
-        "            [--foreground] [--pid-file F] [--log F]\n"
-        "                    serve the model's store to real xenstore clients\n"
-        "  run ... --shard K/N;  merge OUT.json SHARD.json...\n"
-        "                    one part of a run matrix (whole A/B groups);\n"
-        "                    join the parts into one results file\n"
-        "  fleet slurm [--partition P] [--constraint F] [--shards N] [--per-host]\n"
-        "              [--dir DIR] [--dry-run] [--resume] -- run WORKLOAD [...]\n"
-        "                    shards (or every host) as a Slurm job array\n"
-        "  compare --hosts RUN.json...\n"
-        "                    one matrix on several hosts, side by side\n"
-        "  reproduce [--quick] [--seed ID] --out DIR\n"
-        "                    each seed's claims beside the figures measured here\n"
-        "  help [COMMAND]    this help, or a command's\n"
-        "\n"
-        "Every command takes --help.  Data goes to stdout; progress, notes\n"
-        "and errors go to stderr.\n"
-        "\n"
-        "exit status: 0 success, 1 a run failed (gate: a regression),\n"
-        "2 usage or input error, 3 (gate) too unstable to judge\n",
-        f);
+    const struct hvb_optdef *d, *r;
+
+    for ( d = defs; d != NULL && (d->name != NULL || d->also != NULL); d++ )
+    {
+        if ( d->name != NULL )
+        {
+            if ( fn(d, ctx) )
+                return d;
+            continue;
+        }
+        if ( (d->flags & HVB_OPTF_UNLISTED) && !unlisted )
+            continue;
+        r = hvb_opt_each(d->also, unlisted, fn, ctx);
+        if ( r != NULL )
+            return r;
+    }
+    return NULL;
+}
+
+/* What an argument names: "--name[=...]" (@len of it) or "-c". */
+struct opt_key {
+    const char *name;
+    size_t len;
+    char short_name;
+};
+
+static bool key_matches(const struct hvb_optdef *d, void *ctx)
+{
+    const struct opt_key *k = ctx;
+
+    if ( k->short_name )
+        return d->short_name == k->short_name;
+    return strlen(d->name) == k->len && strncmp(d->name, k->name, k->len) == 0;
+}
+
+/* The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '='. */
+static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
+                                         const char *arg, const char **eq)
+{
+    struct opt_key k = {.name = arg + 2};
+
+    *eq = NULL;
+    if ( arg[0] != '-' || arg[1] == '\0' )
+        return NULL;
+    if ( arg[1] != '-' )
+    {
+        /* One short option, alone: "-h". */
+        if ( arg[2] != '\0' )
+            return NULL;
+        k.short_name = arg[1];
+    }
+    else
+    {
+        *eq = strchr(arg + 2, '=');
+        k.len = *eq ? (size_t)(*eq - arg - 2) : strlen(arg + 2);
+    }
+    return hvb_opt_each(defs, true, key_matches, &k);
 }
 
 int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
@@ -100,7 +112,6 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
 {
     const struct hvb_optdef *d;
     const char *arg, *eq;
-    size_t n;
 
     *val = NULL;
     if ( p->i >= p->argc )
@@ -116,46 +127,27 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
         p->only_positional = true;
         return hvb_getopt(p, defs, val);
     }
-    if ( arg[1] != '-' )
+    d = find_row(defs, arg, &eq);
+    if ( d == NULL )
     {
-        /* One short option, alone: "-h". */
-        for ( d = defs; d->name != NULL; d++ )
-            if ( d->short_name && arg[1] == d->short_name && arg[2] == '\0' )
-                break;
-        if ( d->name == NULL )
+        int n = arg[1] == '-' ? (int)strcspn(arg, "=") : (int)strlen(arg);
+
+        hvb_usage_error("unknown option '%.*s' for %s (see 'hvbench %s "
+                        "--help')",
+                        n, arg, p->cmd, p->cmd);
+        return HVB_OPT_ERROR;
+    }
+    if ( eq != NULL )
+    {
+        if ( d->arg == NULL )
         {
-            hvb_usage_error(
-                "unknown option '%s' for %s (see 'hvbench %s --help')", arg,
-                p->cmd, p->cmd);
+            hvb_usage_error("option --%s takes no value", d->name);
             return HVB_OPT_ERROR;
         }
+        *val = eq + 1;
+        return d->id;
     }
-    else
-    {
-        eq = strchr(arg + 2, '=');
-        n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        for ( d = defs; d->name != NULL; d++ )
-            if ( strlen(d->name) == n && strncmp(d->name, arg + 2, n) == 0 )
-                break;
-        if ( d->name == NULL )
-        {
-            hvb_usage_error(
-                "unknown option '%.*s' for %s (see 'hvbench %s --help')",
-                (int)(n + 2), arg, p->cmd, p->cmd);
-            return HVB_OPT_ERROR;
-        }
-        if ( eq != NULL )
-        {
-            if ( !d->has_arg )
-            {
-                hvb_usage_error("option --%s takes no value", d->name);
-                return HVB_OPT_ERROR;
-            }
-            *val = eq + 1;
-            return d->id;
-        }
-    }
-    if ( d->has_arg )
+    if ( d->arg != NULL )
     {
         if ( p->i >= p->argc )
         {
@@ -163,6 +155,30 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
             return HVB_OPT_ERROR;
         }
         *val = p->argv[p->i++];
+    }
+    return d->id;
+}
+
+int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
+                 const char **val)
+{
+    const struct hvb_optdef *d = find_row(defs, argv[*i], val);
+
+    if ( d == NULL )
+        return 0;
+    if ( *val != NULL )
+    {
+        (*val)++; /* past the '=' */
+        return d->id;
+    }
+    if ( d->arg != NULL )
+    {
+        if ( *i + 1 >= argc )
+        {
+            hvb_usage_error("option --%s needs a value", d->name);
+            return HVB_OPT_ERROR;
+        }
+        *val = argv[++*i];
     }
     return d->id;
 }
@@ -214,8 +230,8 @@ bad:
 bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
                       int *out)
 {
+    struct hv_strbuf b;
     char list[256];
-    size_t o = 0;
     int i;
 
     for ( i = 0; names[i] != NULL; i++ )
@@ -224,19 +240,13 @@ bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
             *out = i;
             return true;
         }
-    list[0] = '\0';
+    hv_strbuf_init(&b, list, sizeof(list));
     for ( i = 0; names[i] != NULL; i++ )
-    {
-        int w = snprintf(list + o, sizeof(list) - o, "%s%s",
-                         i == 0                 ? ""
-                         : names[i + 1] == NULL ? " or "
-                                                : ", ",
-                         names[i]);
-
-        if ( w < 0 || (size_t)w >= sizeof(list) - o )
-            break;
-        o += (size_t)w;
-    }
+        hv_strbuf_add(&b, "%s%s",
+                      i == 0                 ? ""
+                      : names[i + 1] == NULL ? " or "
+                                             : ", ",
+                      names[i]);
     hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
     return false;
 }

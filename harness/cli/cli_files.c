@@ -5,9 +5,8 @@
 #include <hvb/cli_files.h>
 
 int hvb_cli_files(int argc, char **argv, const char *cmd,
-                  const struct hvb_optdef *opts, int help_id,
-                  void (*help)(FILE *f), char ***files, size_t *nr,
-                  unsigned int *flags)
+                  const struct hvb_cmd_doc *doc, int help_id, char ***files,
+                  size_t *nr, unsigned int *flags)
 {
     struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = cmd};
     const char *val;
@@ -18,7 +17,7 @@ int hvb_cli_files(int argc, char **argv, const char *cmd,
     *files = calloc((size_t)argc + 1, sizeof(**files));
     if ( *files == NULL )
         return hvb_failure("out of memory");
-    while ( (id = hvb_getopt(&p, opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_getopt(&p, doc->opts, &val)) != HVB_OPT_DONE )
     {
         if ( id == HVB_OPT_POSITIONAL )
         {
@@ -28,7 +27,7 @@ int hvb_cli_files(int argc, char **argv, const char *cmd,
         if ( id == HVB_OPT_ERROR || id == help_id )
         {
             if ( id == help_id )
-                help(stdout);
+                hvb_cmd_doc_help(stdout, doc);
             free(*files);
             *files = NULL;
             return id == help_id ? HVB_EXIT_OK : HVB_EXIT_USAGE;

@@ -64,70 +64,63 @@ enum {
 };
 
 static const struct hvb_optdef fleet_opts[] = {
-    {"partition", 'p', true, OPT_PARTITION},
-    {"constraint", 'C', true, OPT_CONSTRAINT},
-    {"shards", 'n', true, OPT_SHARDS},
-    {"per-host", 0, false, OPT_PER_HOST},
-    {"dry-run", 0, false, OPT_DRY_RUN},
-    {"resume", 0, false, OPT_RESUME},
-    {"dir", 'd', true, OPT_DIR},
-    {"out", 'o', true, OPT_OUT},
-    {"no-stage", 0, false, OPT_NO_STAGE},
-    {"poll", 0, true, OPT_POLL},
-    {"slurm-timeout", 0, true, OPT_SLURM_TIMEOUT},
-    {"quiet", 'q', false, OPT_QUIET},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+    HVB_OPT("partition", 'p', "P", OPT_PARTITION,
+            "submit to partition P (and take its nodes)"),
+    HVB_OPT("constraint", 'C', "F", OPT_CONSTRAINT,
+            "only nodes with features F (sbatch's --constraint: numa&pmu, "
+            "intel|amd)"),
+    HVB_OPT("shards", 'n', "N", OPT_SHARDS,
+            "shards (default: the nodes selected, at most the matrix's "
+            "groups)"),
+    HVB_OPT_FLAG("per-host", 0, OPT_PER_HOST,
+                 "the whole matrix on every selected node: DIR/host-NODE.json "
+                 "each, then a table of the hosts (environment and ratios) "
+                 "side by side"),
+    HVB_OPT("dir", 'd', "DIR", OPT_DIR,
+            "the fleet directory, on a path every node sees (default "
+            "./" FLEET_DEFAULT_DIR "): staged binary, job.sh, shard-K.json, "
+            "logs/"),
+    HVB_OPT("out", 'o', "FILE", OPT_OUT,
+            "the merged results (default DIR/merged.json)"),
+    HVB_OPT_FLAG("dry-run", 0, OPT_DRY_RUN,
+                 "print the job script and the sbatch command; write and "
+                 "submit nothing"),
+    HVB_OPT_FLAG("resume", 0, OPT_RESUME,
+                 "submit only the shards (hosts) of DIR that have no complete "
+                 "results, then merge all"),
+    HVB_OPT_FLAG("no-stage", 0, OPT_NO_STAGE,
+                 "run this hvbench and the plugin .so files where they are (a "
+                 "shared path) instead of copies in DIR"),
+    HVB_OPT("poll", 0, "S", OPT_POLL,
+            "seconds between looks at the queue (default 2)"),
+    HVB_OPT("slurm-timeout", 0, "S", OPT_SLURM_TIMEOUT,
+            "kill a Slurm command (sinfo, sbatch, squeue) that has not ended "
+            "within S seconds, and say so (default $" FLEET_CMD_TIMEOUT_ENV
+            " or " HVB_STR(FLEET_CMD_TIMEOUT) ")"),
+    HVB_OPT_FLAG("quiet", 'q', OPT_QUIET, "no progress on stderr"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
-static void fleet_help(FILE *f)
-{
-    fputs(
-        "usage: hvbench fleet slurm [options] -- run WORKLOAD [run options]\n"
-        "\n"
+const struct hvb_cmd_doc hvb_doc_fleet = {
+    .usage = "fleet slurm [options] -- run WORKLOAD [run options]",
+    .text =
         "Run a matrix on a Slurm cluster: one job-array task per shard\n"
         "(hvbench run --shard K/N: whole A/B groups, balanced by cost), each\n"
         "alone on its node (--exclusive), followed to the end and merged\n"
         "(hvbench merge).  With --per-host, the whole matrix once on each\n"
-        "selected node instead, and the hosts side by side.\n"
-        "\n"
-        "options:\n"
-        "  -p, --partition P   submit to partition P (and take its nodes)\n"
-        "  -C, --constraint F  only nodes with features F (sbatch's\n"
-        "                      --constraint: numa&pmu, intel|amd)\n"
-        "  -n, --shards N      shards (default: the nodes selected, at\n"
-        "                      most the matrix's groups)\n"
-        "  --per-host          the whole matrix on every selected node:\n"
-        "                      DIR/host-NODE.json each, then a table of the\n"
-        "                      hosts (environment and ratios) side by side\n"
-        "  -d, --dir DIR       the fleet directory, on a path every node\n"
-        "                      sees (default ./" FLEET_DEFAULT_DIR "): staged\n"
-        "                      binary, job.sh, shard-K.json, logs/\n"
-        "  -o, --out FILE      the merged results (default DIR/merged.json)\n"
-        "  --dry-run           print the job script and the sbatch command;\n"
-        "                      write and submit nothing\n"
-        "  --resume            submit only the shards (hosts) of DIR that\n"
-        "                      have no complete results, then merge all\n"
-        "  --no-stage          run this hvbench and the plugin .so files\n"
-        "                      where they are (a shared path) instead of\n"
-        "                      copies in DIR\n"
-        "  --poll S            seconds between looks at the queue (default 2)\n"
-        "  --slurm-timeout S   kill a Slurm command (sinfo, sbatch, squeue)\n"
-        "                      that has not ended within S seconds, and\n"
-        "                      say so (default $" FLEET_CMD_TIMEOUT_ENV
-        " or 120)\n"
-        "  -q, --quiet         no progress on stderr\n"
-        "  -h, --help          this help\n"
-        "\n"
+        "selected node instead, and the hosts side by side.",
+    .opts = fleet_opts,
+    .inherits = "run",
+    .notes =
         "The run options are run's (see 'hvbench run --help'), less\n"
         "--shard, --out and --resume, which the fleet sets.  Any other\n"
         "scheduler or plain ssh does the same with 'run --shard K/N' on\n"
         "each machine and 'hvbench merge' (README, \"Beyond one machine\").\n"
         "\n"
         "exit status: 0 all merged, 1 a task failed (named; --resume reruns\n"
-        "it), 2 usage or input error (also Slurm not reachable)\n",
-        f);
-}
+        "it), 2 usage or input error (also Slurm not reachable)",
+};
 
 /* "run ... --plan" with this binary: the run command is valid here. */
 static int plan(struct fleet *fl, const char *self)
@@ -465,113 +458,97 @@ static int absolute(const char *d, char *out, size_t len)
     return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
-int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
-{
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
-    struct fleet fl = {
-        .stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT};
-    const char *val, *engine = NULL, *dir = FLEET_DEFAULT_DIR;
-    char **orig;
-    int id, status = HVB_EXIT_USAGE, i, first_run = -1;
-    uint64_t u;
-    size_t k;
+/* What the fleet's own options (before "--") set. */
+struct fleet_args {
+    const char *engine, *dir;
+    int first_run; /* argv index of "run", or -1 */
+};
 
-    (void)full_argc;
-    (void)full_argv;
-    val = getenv(FLEET_CMD_TIMEOUT_ENV);
-    if ( val != NULL && *val &&
-         !hvb_parse_seconds(FLEET_CMD_TIMEOUT_ENV, val, 0.01, 86400,
-                            &fl.cmd_timeout_s) )
-        return HVB_EXIT_USAGE;
-    /* Our options end at "--"; the rest is the run command, untouched. */
-    for ( i = 1; i < argc; i++ )
-        if ( strcmp(argv[i], "--") == 0 )
-        {
-            first_run = i + 1;
-            break;
-        }
-    p.argc = first_run > 0 ? first_run - 1 : argc;
-    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+/* One fleet option: 0, or the exit status (-1: --help printed, exit 0). */
+static int fleet_option(struct fleet *fl, struct fleet_args *a, int id,
+                        const char *val)
+{
+    uint64_t u;
+
+    switch ( id )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case HVB_OPT_POSITIONAL:
+        if ( a->engine != NULL )
+            return hvb_usage_error("fleet: '%s': the run command goes "
+                                   "after '--' (fleet slurm [options] -- "
+                                   "run WORKLOAD ...)",
+                                   val);
+        a->engine = val;
+        return 0;
+    case OPT_PARTITION:
+        fl->partition = val;
+        return 0;
+    case OPT_CONSTRAINT:
+        fl->constraint = val;
+        return 0;
+    case OPT_SHARDS:
+        if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
             return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            if ( engine != NULL )
-                return hvb_usage_error("fleet: '%s': the run command goes "
-                                       "after '--' (fleet slurm [options] -- "
-                                       "run WORKLOAD ...)",
-                                       val);
-            engine = val;
-            break;
-        case OPT_PARTITION:
-            fl.partition = val;
-            break;
-        case OPT_CONSTRAINT:
-            fl.constraint = val;
-            break;
-        case OPT_SHARDS:
-            if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
-                return HVB_EXIT_USAGE;
-            fl.shards = (unsigned int)u;
-            break;
-        case OPT_PER_HOST:
-            fl.per_host = true;
-            break;
-        case OPT_DRY_RUN:
-            fl.dry_run = true;
-            break;
-        case OPT_RESUME:
-            fl.resume = true;
-            break;
-        case OPT_DIR:
-            dir = val;
-            break;
-        case OPT_OUT:
-            fl.out = val;
-            break;
-        case OPT_NO_STAGE:
-            fl.stage = false;
-            break;
-        case OPT_POLL:
-            if ( !hvb_parse_seconds("--poll", val, 0.05, 3600, &fl.poll_s) )
-                return HVB_EXIT_USAGE;
-            break;
-        case OPT_SLURM_TIMEOUT:
-            if ( !hvb_parse_seconds("--slurm-timeout", val, 0.01, 86400,
-                                    &fl.cmd_timeout_s) )
-                return HVB_EXIT_USAGE;
-            break;
-        case OPT_QUIET:
-            fl.quiet = true;
-            break;
-        case OPT_HELP:
-            fleet_help(stdout);
-            return HVB_EXIT_OK;
-        }
+        fl->shards = (unsigned int)u;
+        return 0;
+    case OPT_PER_HOST:
+        fl->per_host = true;
+        return 0;
+    case OPT_DRY_RUN:
+        fl->dry_run = true;
+        return 0;
+    case OPT_RESUME:
+        fl->resume = true;
+        return 0;
+    case OPT_DIR:
+        a->dir = val;
+        return 0;
+    case OPT_OUT:
+        fl->out = val;
+        return 0;
+    case OPT_NO_STAGE:
+        fl->stage = false;
+        return 0;
+    case OPT_POLL:
+        return hvb_parse_seconds("--poll", val, 0.05, 3600, &fl->poll_s)
+                   ? 0
+                   : HVB_EXIT_USAGE;
+    case OPT_SLURM_TIMEOUT:
+        return hvb_parse_seconds("--slurm-timeout", val, 0.01, 86400,
+                                 &fl->cmd_timeout_s)
+                   ? 0
+                   : HVB_EXIT_USAGE;
+    case OPT_QUIET:
+        fl->quiet = true;
+        return 0;
+    case OPT_HELP:
+        hvb_cmd_doc_help(stdout, &hvb_doc_fleet);
+        return -1;
     }
-    if ( engine == NULL || strcmp(engine, "slurm") != 0 )
-        return hvb_usage_error("fleet: %s%s%s (engines: slurm; see 'hvbench "
-                               "fleet --help')",
-                               engine ? "unknown engine '" : "needs an engine",
-                               engine ?: "", engine ? "'" : "");
-    if ( first_run < 0 || first_run >= argc || strcmp(argv[first_run], "run") )
+    return 0;
+}
+
+/* The run command after "--" (from @first): 0, or the exit status. */
+static int fleet_check_run(const struct fleet *fl, int argc, char **argv,
+                           int first)
+{
+    static const char *const owned[] = {"--shard", "--out", "-o", "--resume",
+                                        "--plan"};
+    size_t k, n;
+    int i;
+
+    if ( first < 0 || first >= argc || strcmp(argv[first], "run") )
         return hvb_usage_error("fleet slurm needs '-- run WORKLOAD [run "
                                "options]' at the end");
-    if ( fl.per_host && fl.shards > 0 )
+    if ( fl->per_host && fl->shards > 0 )
         return hvb_usage_error("fleet: --per-host runs the whole matrix on "
                                "each node: no --shards");
-    for ( i = first_run + 1; i < argc; i++ )
-    {
-        static const char *const owned[] = {"--shard", "--out", "-o",
-                                            "--resume", "--plan"};
-
+    for ( i = first + 1; i < argc; i++ )
         for ( k = 0; k < sizeof(owned) / sizeof(owned[0]); k++ )
         {
-            size_t n = strlen(owned[k]);
-
+            n = strlen(owned[k]);
             if ( strncmp(argv[i], owned[k], n) == 0 &&
                  (argv[i][n] == '\0' || argv[i][n] == '=') )
                 return hvb_usage_error("fleet: the run command cannot take "
@@ -579,20 +556,84 @@ int hvb_cmd_fleet(int argc, char **argv, int full_argc, char **full_argv)
                                        "fleet's own --out)",
                                        owned[k]);
         }
-    }
-    if ( absolute(dir, fl.dir, sizeof(fl.dir)) ||
-         strpbrk(fl.dir, " \t\n%'\"\\$`") != NULL )
+    return 0;
+}
+
+/* Engine, run command and --dir of @a: 0, or the exit status. */
+static int fleet_check_args(struct fleet *fl, const struct fleet_args *a,
+                            int argc, char **argv)
+{
+    int rc;
+
+    if ( a->engine == NULL || strcmp(a->engine, "slurm") != 0 )
+        return hvb_usage_error("fleet: %s%s%s (engines: slurm; see 'hvbench "
+                               "fleet --help')",
+                               a->engine ? "unknown engine '"
+                                         : "needs an engine",
+                               a->engine ?: "", a->engine ? "'" : "");
+    rc = fleet_check_run(fl, argc, argv, a->first_run);
+    if ( rc )
+        return rc;
+    if ( absolute(a->dir, fl->dir, sizeof(fl->dir)) ||
+         strpbrk(fl->dir, " \t\n%'\"\\$`") != NULL )
         return hvb_usage_error("fleet: --dir '%s': want a path without "
                                "blanks, quotes, '%%', '$' or '\\' (it goes "
                                "into #SBATCH lines)",
-                               dir);
+                               a->dir);
+    return 0;
+}
+
+/* Read the command line into @fl and @a: -1 to go on, or the exit status. */
+static int fleet_parse(struct fleet *fl, struct fleet_args *a, int argc,
+                       char **argv)
+{
+    struct hvb_optparse p = {
+        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
+    const char *val;
+    int id, i, rc;
+
+    /* Our options end at "--"; the rest is the run command, untouched. */
+    for ( i = 1; i < argc; i++ )
+        if ( strcmp(argv[i], "--") == 0 )
+        {
+            a->first_run = i + 1;
+            break;
+        }
+    p.argc = a->first_run > 0 ? a->first_run - 1 : argc;
+    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+    {
+        rc = fleet_option(fl, a, id, val);
+        if ( rc )
+            return rc < 0 ? HVB_EXIT_OK : rc;
+    }
+    rc = fleet_check_args(fl, a, argc, argv);
+    return rc ? rc : -1;
+}
+
+int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
+{
+    struct fleet fl = {
+        .stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT};
+    struct fleet_args a = {.dir = FLEET_DEFAULT_DIR, .first_run = -1};
+    const char *env = getenv(FLEET_CMD_TIMEOUT_ENV);
+    char **orig;
+    int status;
+    size_t k;
+
+    if ( env != NULL && *env &&
+         !hvb_parse_seconds(FLEET_CMD_TIMEOUT_ENV, env, 0.01, 86400,
+                            &fl.cmd_timeout_s) )
+        return HVB_EXIT_USAGE;
+    status = fleet_parse(&fl, &a, ctx->argc, ctx->argv);
+    if ( status >= 0 )
+        return status;
     if ( fl.out == NULL )
     {
         snprintf(fl.outbuf, sizeof(fl.outbuf), "%s/merged.json", fl.dir);
         fl.out = fl.outbuf;
     }
-    fl.run_argc = (size_t)(argc - first_run);
-    orig = argv + first_run;
+    fl.run_argc = (size_t)(ctx->argc - a.first_run);
+    orig = ctx->argv + a.first_run;
     fl.run_argv = calloc(fl.run_argc + 1, sizeof(*fl.run_argv));
     if ( fl.run_argv == NULL )
         return hvb_failure("out of memory");

@@ -73,57 +73,54 @@ enum {
 };
 
 static const struct hvb_optdef gate_bin_opts[] = {
-    {"base-bin", 0, true, OPT_BASE_BIN},
-    {"metric", 'm', true, OPT_METRIC},
-    {"max-regression", 0, true, OPT_MAXREG},
-    {"markdown", 0, true, OPT_MARKDOWN},
-    {"allow-unstable", 0, false, OPT_ALLOW_UNSTABLE},
-    {"pairs", 0, true, OPT_PAIRS},
-    {"rounds", 0, true, OPT_ROUNDS},
-    {"sample-time", 0, true, OPT_SAMPLE_TIME},
-    {"worker-timeout", 0, true, OPT_WORKER_TIMEOUT},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+    HVB_OPT("base-bin", 0, "FILE", OPT_BASE_BIN,
+            "the base build's hvbench (required)"),
+    HVB_OPT(
+        "metric", 'm', "time|sim_instructions|tsc_cycles|M", OPT_METRIC,
+        "(default time); sim_instructions runs both workers under "
+        "callgrind (1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR(
+            SIM_ITERATIONS) " ops: the counts are deterministic"),
+    HVB_OPT("max-regression", 0, "P%", OPT_MAXREG,
+            "threshold (default as gate: 5% time, 0.5% sim_instructions)"),
+    HVB_OPT("markdown", 0, "FILE", OPT_MARKDOWN,
+            "also write a PR-comment-ready summary"),
+    HVB_OPT_FLAG("allow-unstable", 0, OPT_ALLOW_UNSTABLE,
+                 "pass when nothing regressed though some cells are too "
+                 "unstable to judge"),
+    HVB_OPT(
+        "pairs", 0, "N", OPT_PAIRS,
+        "process pairs, each a fresh process of both builds (default " HVB_STR(
+            DEFAULT_PAIRS) ")"),
+    HVB_OPT("rounds", 0, "N", OPT_ROUNDS,
+            "rounds per cell and pair (default " HVB_STR(DEFAULT_ROUNDS) ")"),
+    HVB_OPT("sample-time", 0, "S", OPT_SAMPLE_TIME,
+            "seconds per sample, calibrated once (default " HVB_STR(
+                DEFAULT_SAMPLE_S) ")"),
+    HVB_OPT("worker-timeout", 0, "S", OPT_WORKER_TIMEOUT,
+            "kill a worker that has not said hello or answered a command "
+            "within S seconds, and say which (default " HVB_STR(
+                HVB_WORKER_TIMEOUT) ")"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
-static void help(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: hvbench gate --base-bin OLD/hvbench [gate options] --\n"
-        "                    WORKLOAD [run options]\n"
-        "\n"
-        "Two builds paired in one run: this hvbench (new) and OLD (base)\n"
-        "run WORKLOAD's cells as two live worker processes ('hvbench\n"
-        "worker', both warm), and the gate alternates short samples of\n"
-        "the two (AB BA AB ...), one iteration count shared per cell, so\n"
-        "the machine's drift hits both builds alike.  Per cell the\n"
-        "ratios new/base of the rounds' two samples, pooled over the\n"
-        "process pairs, give the median ratio and its 95%% bootstrap CI;\n"
-        "verdicts as for the two-file gate ('hvbench gate --help').\n"
-        "Both builds must be configured alike (compiler, flags, build\n"
-        "type, layout, lockstat): a difference is exit 2, naming it.\n"
-        "OLD must be an hvbench with the worker (this version or later).\n"
-        "\n"
-        "  --base-bin FILE     the base build's hvbench (required)\n"
-        "  --metric time|sim_instructions|tsc_cycles|M  (default time);\n"
-        "                      sim_instructions runs both workers under\n"
-        "                      callgrind (1 thread), one pair, %d rounds\n"
-        "                      of %d ops: the counts are deterministic\n"
-        "  --max-regression P%% threshold (default as gate: 5%% time,\n"
-        "                      0.5%% sim_instructions)\n"
-        "  --markdown FILE     also write a PR-comment-ready summary\n"
-        "  --allow-unstable    pass when nothing regressed though some\n"
-        "                      cells are too unstable to judge\n"
-        "  --pairs N           process pairs, each a fresh process of both\n"
-        "                      builds (default %d)\n"
-        "  --rounds N          rounds per cell and pair (default %d)\n"
-        "  --sample-time S     seconds per sample, calibrated once\n"
-        "                      (default %g)\n"
-        "  --worker-timeout S  kill a worker that has not said hello or\n"
-        "                      answered a command within S seconds, and\n"
-        "                      say which (default %d)\n"
-        "\n"
+const struct hvb_cmd_doc hvb_doc_gate_bin = {
+    .usage = "gate --base-bin OLD/hvbench [gate options] --\n"
+             "                    WORKLOAD [run options]",
+    .text = "Two builds paired in one run: this hvbench (new) and OLD (base)\n"
+            "run WORKLOAD's cells as two live worker processes ('hvbench\n"
+            "worker', both warm), and the gate alternates short samples of\n"
+            "the two (AB BA AB ...), one iteration count shared per cell, so\n"
+            "the machine's drift hits both builds alike.  Per cell the\n"
+            "ratios new/base of the rounds' two samples, pooled over the\n"
+            "process pairs, give the median ratio and its 95% bootstrap CI;\n"
+            "verdicts as for the two-file gate ('hvbench gate --help').\n"
+            "Both builds must be configured alike (compiler, flags, build\n"
+            "type, layout, lockstat): a difference is exit 2, naming it.\n"
+            "OLD must be an hvbench with the worker (this version or later).",
+    .opts = gate_bin_opts,
+    .inherits = "run",
+    .notes =
         "Run options follow '--' as for 'hvbench run' (--plugin, --param,\n"
         "--threads, --affinity, --seed, --counters ...); --repetitions,\n"
         "--min-time and --out do not apply, --processes and --resume are\n"
@@ -131,10 +128,8 @@ static void help(FILE *f)
         "\n"
         "exit status: 0 pass, 1 regression, 2 usage or input error (also\n"
         "builds configured differently, a base binary without the worker,\n"
-        "a cell or worker that failed), 3 too unstable to judge\n",
-        SIM_ROUNDS, SIM_ITERATIONS, DEFAULT_PAIRS, DEFAULT_ROUNDS,
-        DEFAULT_SAMPLE_S, HVB_WORKER_TIMEOUT);
-}
+        "a cell or worker that failed), 3 too unstable to judge",
+};
 
 bool hvb_gate_bin_wanted(int argc, char **argv)
 {
@@ -512,7 +507,7 @@ static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
             g->w[1].timeout_s = g->w[0].timeout_s;
             break;
         case OPT_HELP:
-            help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_gate_bin);
             return -1;
         }
     }

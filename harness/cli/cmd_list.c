@@ -25,10 +25,12 @@ enum {
 };
 
 static const struct hvb_optdef list_opts[] = {
-    {"json", 0, false, OPT_JSON},
-    {"events", 0, true, OPT_EVENTS},
-    {"help", 'h', false, OPT_HELP},
-    {NULL, 0, false, 0},
+    HVB_OPT_FLAG("json", 0, OPT_JSON, "one JSON object on stdout"),
+    HVB_OPT("events", 0, "E[,E...]", OPT_EVENTS,
+            "also probe these perf events as 'run --events' would (see "
+            "'hvbench run --help')"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
 };
 
 enum what {
@@ -38,24 +40,16 @@ enum what {
     LIST_COUNTERS = 1u << 3,
 };
 
-static void list_help(FILE *f)
-{
-    fputs("usage: hvbench list [plugins|workloads|slots|counters] [--json]\n"
-          "       hvbench list counters --events E[,E...] [--json]\n"
-          "\n"
-          "List the slots (switchable strategy points of the model), the\n"
-          "plugins of each slot with their options, and the workloads with\n"
-          "the slots they exercise and their parameters.  Without a topic,\n"
-          "list these three.  'counters' probes this machine: which per-op\n"
-          "counters a run would record, and why any is unavailable.\n"
-          "\n"
-          "options:\n"
-          "  --json      one JSON object on stdout\n"
-          "  --events E[,E...]  also probe these perf events as 'run\n"
-          "              --events' would (see 'hvbench run --help')\n"
-          "  -h, --help  this help\n",
-          f);
-}
+const struct hvb_cmd_doc hvb_doc_list = {
+    .usage = "list [plugins|workloads|slots|counters] [--json]\n"
+             "list counters --events E[,E...] [--json]",
+    .text = "List the slots (switchable strategy points of the model), the\n"
+            "plugins of each slot with their options, and the workloads with\n"
+            "the slots they exercise and their parameters.  Without a topic,\n"
+            "list these three.  'counters' probes this machine: which per-op\n"
+            "counters a run would record, and why any is unavailable.",
+    .opts = list_opts,
+};
 
 /* Visible plugins, by slot order then name; malloc'd, NULL-terminated. */
 static const struct hv_plugin_hdr **visible_plugins(const char *slot)
@@ -382,9 +376,10 @@ static int list_text(unsigned int what, const struct hvb_perfev_list *ev)
     return HVB_EXIT_OK;
 }
 
-int hvb_cmd_list(int argc, char **argv)
+int hvb_cmd_list(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "list"};
+    struct hvb_optparse p = {
+        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "list"};
     struct hvb_perfev_list ev = {.nr = 0};
     unsigned int what = 0;
     bool json = false, events = false;
@@ -407,7 +402,7 @@ int hvb_cmd_list(int argc, char **argv)
             events = true;
             break;
         case OPT_HELP:
-            list_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_list);
             return HVB_EXIT_OK;
         case HVB_OPT_POSITIONAL:
             if ( what != 0 )

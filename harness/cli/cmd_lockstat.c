@@ -199,26 +199,23 @@ static void ls_print(void *ctx, const struct hvb_matrix *m,
                 r->dropped);
 }
 
-static void lockstat_help(FILE *f)
-{
-    fputs("usage: hvbench lockstat WORKLOAD [run options]\n"
-          "\n"
-          "Run WORKLOAD as 'hvbench run' does (same options; see 'hvbench\n"
-          "run --help') with the lock profiler on, then print per cell\n"
-          "and per lock class and call site: acquisitions, contended\n"
-          "acquisitions (held by another CPU on arrival; for a read lock,\n"
-          "a writer or other readers inside), wait time total/avg/max\n"
-          "(avg over contended acquisitions) and hold time total/max,\n"
-          "sorted by total wait.  With --out FILE the tables are stored in\n"
-          "the results as hvbench.cells[].lockstat.  Timings include the\n"
-          "profiler's own cost; compare times with 'hvbench run'.\n"
-          "\n"
-          "exit status: 0 success, 1 a cell failed or the lock profiler\n"
-          "is not compiled in (cmake -DHVB_LOCKSTAT=OFF), 2 usage error\n",
-          f);
-}
+const struct hvb_cmd_doc hvb_doc_lockstat = {
+    .usage = "lockstat WORKLOAD [run options]",
+    .text = "Run WORKLOAD as 'hvbench run' does (same options; see 'hvbench\n"
+            "run --help') with the lock profiler on, then print per cell\n"
+            "and per lock class and call site: acquisitions, contended\n"
+            "acquisitions (held by another CPU on arrival; for a read lock,\n"
+            "a writer or other readers inside), wait time total/avg/max\n"
+            "(avg over contended acquisitions) and hold time total/max,\n"
+            "sorted by total wait.  With --out FILE the tables are stored in\n"
+            "the results as hvbench.cells[].lockstat.  Timings include the\n"
+            "profiler's own cost; compare times with 'hvbench run'.",
+    .inherits = "run",
+    .notes = "exit status: 0 success, 1 a cell failed or the lock profiler\n"
+             "is not compiled in (cmake -DHVB_LOCKSTAT=OFF), 2 usage error",
+};
 
-int hvb_cmd_lockstat(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_lockstat(struct hvb_cmd_ctx *ctx)
 {
     struct lockstat_run r = {0};
     struct hvb_run_hooks h = {
@@ -230,17 +227,17 @@ int hvb_cmd_lockstat(int argc, char **argv, int full_argc, char **full_argv)
     };
     int i, status;
 
-    for ( i = 1; i < argc; i++ )
-        if ( strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0 )
+    for ( i = 1; i < ctx->argc; i++ )
+        if ( strcmp(ctx->argv[i], "--help") == 0 ||
+             strcmp(ctx->argv[i], "-h") == 0 )
         {
-            lockstat_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_lockstat);
             return HVB_EXIT_OK;
         }
     if ( !hv_lockstat_available() )
         return hvb_failure("lockstat: the lock profiler is not compiled in "
                            "(built with -DHVB_LOCKSTAT=OFF)");
-    status = hvb_cmd_run_as("lockstat", argc, argv, full_argc, full_argv, &h,
-                            lockstat_help);
+    status = hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, &h);
     free(r.w);
     free(r.rows);
     return status;

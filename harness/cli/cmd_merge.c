@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hv/strbuf.h>
 #include <hvb/cli.h>
 #include <hvb/cli_files.h>
 #include <hvb/merge.h>
@@ -423,152 +424,204 @@ struct slot {
     json_int_t local;
 };
 
+/* A merge under way: where each cell of the whole matrix comes from. */
+struct join {
+    const struct shard *sh;
+    size_t nr;
+    json_int_t total; /* cells of the whole matrix */
+    struct slot *at;  /* [total]: the shard and cell of each, or none */
+    bool *have;       /* [n + 1]: shard K given */
+    json_t *cells, *rows, *hosts, *merged, *list, *missing;
+    json_int_t failed;
+    bool oom;
+};
+
+/* hvbench.hosts[HOST] of shard @s, once per host. */
+static void join_host(struct join *jn, const struct shard *s)
+{
+    json_t *h = json_object_get(jn->hosts, s->host);
+
+    if ( h != NULL )
+        return;
+    h = json_object();
+    jn->oom |= json_object_set_new(jn->hosts, s->host, h) != 0;
+    jn->oom |= json_object_set(h, "environment",
+                               hvb_rd_get(s->doc, "environment", NULL)
+                                   ?: json_null()) != 0;
+    jn->oom |= json_object_set(h, HVB_RK_COUNTERS,
+                               hvb_rd_get(s->doc, HVB_RK_COUNTERS, NULL)
+                                   ?: json_null()) != 0;
+    jn->oom |= json_object_set(h, HVB_RK_CONTEXT,
+                               json_object_get(s->doc, HVB_RK_CONTEXT)) != 0;
+}
+
+/* Shard @s's cells into their places: 0, or the exit status. */
+static int join_place(struct join *jn, const struct shard *s)
+{
+    json_t *full = hvb_rd_get(s->doc, HVB_RK_SHARD, HVB_RK_CELLS), *c;
+    json_int_t g;
+    size_t j;
+
+    json_array_foreach(full, j, c)
+    {
+        g = json_integer_value(c);
+        if ( !json_is_integer(c) || g < 0 || g >= jn->total )
+            return hvb_usage_error(
+                "merge: '%s': shard.cells[%zu] is not a cell of the %lld",
+                s->path, j, (long long)jn->total);
+        if ( jn->at[g].s != NULL )
+            return hvb_usage_error(
+                "merge: cell %lld '%s' is in both '%s' and '%s' (a shard "
+                "given twice?)",
+                (long long)g,
+                json_string_value(json_object_get(
+                    json_array_get(hvb_rd_cells(s->doc), j), HVB_RK_NAME)),
+                jn->at[g].s->path, s->path);
+        jn->at[g] = (struct slot){s, json_array_get(hvb_rd_cells(s->doc), j),
+                                  (json_int_t)j};
+    }
+    jn->have[s->k] = true;
+    join_host(jn, s);
+    c = json_pack("{s:I, s:s, s:s, s:I}", HVB_RK_SHARD_K, (json_int_t)s->k,
+                  "file", s->path, HVB_RK_HOST, s->host, HVB_RK_CELLS,
+                  (json_int_t)json_array_size(full));
+    jn->oom |= json_array_append_new(jn->list, c) != 0;
+    return 0;
+}
+
+/* The cells present in matrix order, with their rows, into @jn. */
+static void join_cells(struct join *jn, struct hvb_merge_result *res)
+{
+    json_int_t g, group = -1, prev_group = -1;
+    const struct shard *prev = NULL;
+    json_t *c;
+
+    for ( g = 0; !jn->oom && g < jn->total; g++ )
+    {
+        const struct slot *at = &jn->at[g];
+
+        if ( at->s == NULL )
+            continue;
+        /* Groups numbered as a run of the cells present would number them. */
+        if ( at->s != prev || json_integer_value(json_object_get(
+                                  at->cell, HVB_RK_GROUP)) != prev_group )
+            group++;
+        prev = at->s;
+        prev_group =
+            json_integer_value(json_object_get(at->cell, HVB_RK_GROUP));
+        c = json_deep_copy(at->cell);
+        jn->oom |= c == NULL;
+        jn->oom |= json_object_set_new(c, "index", json_integer(g)) != 0;
+        jn->oom |=
+            json_object_set_new(c, HVB_RK_GROUP, json_integer(group)) != 0;
+        jn->oom |=
+            json_object_set_new(c, HVB_RK_HOST, json_string(at->s->host)) != 0;
+        jn->oom |=
+            json_object_set_new(c, HVB_RK_SHARD, json_integer(at->s->k)) != 0;
+        jn->failed += json_is_null(json_object_get(c, HVB_RK_ERROR)) ? 0 : 1;
+        jn->oom |= json_array_append_new(jn->cells, c) != 0;
+        jn->oom |= move_rows(at->s->doc, at->local, g, jn->rows) != 0;
+        res->cells++;
+    }
+}
+
+/* The shards not given, into @res and @jn->missing. */
+static void join_missing(struct join *jn, struct hvb_merge_result *res)
+{
+    unsigned int k;
+
+    res->missing = calloc(res->n + 1, sizeof(*res->missing));
+    jn->oom |= res->missing == NULL;
+    for ( k = 1; !jn->oom && k <= res->n; k++ )
+        if ( !jn->have[k] )
+        {
+            res->missing[res->nr_missing++] = k;
+            jn->oom |= json_array_append_new(jn->missing, json_integer(k)) != 0;
+        }
+}
+
+/* What was joined into @root: hvbench.merged, .hosts, the cells, rows. */
+static void join_write(struct join *jn, json_t *root,
+                       const struct hvb_merge_result *res)
+{
+    json_t *hv = json_object_get(root, HVB_RK_HVBENCH), *cmd, *run;
+    bool oom = jn->oom;
+
+    cmd = canonical_cmd(jn->sh[0].doc);
+    if ( cmd != NULL )
+        oom |= json_array_insert(
+            cmd, 0,
+            json_array_get(hvb_rd_get(jn->sh[0].doc, "command_line", NULL), 0));
+    oom |= cmd == NULL || json_object_set_new(hv, "command_line", cmd);
+    oom |=
+        json_object_set_new(jn->merged, HVB_RK_SHARD_N, json_integer(res->n));
+    oom |= json_object_set_new(jn->merged, HVB_RK_CELLS_TOTAL,
+                               json_integer(jn->total));
+    oom |= json_object_set_new(jn->merged, HVB_RK_CELLS,
+                               json_integer((json_int_t)res->cells));
+    oom |= json_object_set_new(jn->merged, "shards", jn->list);
+    oom |= json_object_set_new(jn->merged, "missing_shards", jn->missing);
+    oom |= json_object_set_new(jn->merged, HVB_RK_COMPLETE,
+                               json_boolean(res->nr_missing == 0));
+    jn->list = jn->missing = NULL;
+    oom |= json_object_set_new(hv, HVB_RK_MERGED, jn->merged);
+    oom |= json_object_set_new(hv, "hosts", jn->hosts);
+    jn->merged = jn->hosts = NULL;
+    oom |= json_object_del(hv, HVB_RK_SHARD) != 0;
+    oom |= json_object_set_new(hv, HVB_RK_CELLS, jn->cells) != 0;
+    oom |= json_object_set_new(root, HVB_RK_BENCHMARKS, jn->rows) != 0;
+    jn->cells = jn->rows = NULL;
+    run = json_object_get(hv, HVB_RK_RUN);
+    oom |= json_object_set_new(run, HVB_RK_CELLS,
+                               json_integer((json_int_t)res->cells)) != 0;
+    oom |=
+        json_object_set_new(run, "failed_cells", json_integer(jn->failed)) != 0;
+    jn->oom = oom;
+}
+
 /* Build the merged document into @root (a copy of the first shard's). */
 static int join(struct shard *sh, size_t nr, json_t *root,
                 struct hvb_merge_result *res)
 {
-    json_int_t total = json_integer_value(
-        hvb_rd_get(sh[0].doc, HVB_RK_SHARD, HVB_RK_CELLS_TOTAL));
-    json_t *hv = json_object_get(root, HVB_RK_HVBENCH), *cells = json_array(),
-           *rows = json_array(), *hosts = json_object(),
-           *merged = json_object(), *list = json_array(),
-           *missing = json_array(), *cmd;
-    struct slot *at = calloc((size_t)total + 1, sizeof(*at));
-    bool *have = calloc(res->n + 1, sizeof(*have));
-    json_int_t failed = 0, g, group = -1, prev_group = -1;
-    const struct shard *prev = NULL;
-    size_t i, j;
+    struct join jn = {
+        .sh = sh,
+        .nr = nr,
+        .total = json_integer_value(
+            hvb_rd_get(sh[0].doc, HVB_RK_SHARD, HVB_RK_CELLS_TOTAL)),
+        .cells = json_array(),
+        .rows = json_array(),
+        .hosts = json_object(),
+        .merged = json_object(),
+        .list = json_array(),
+        .missing = json_array(),
+    };
     int status = HVB_EXIT_OK;
-    bool oom = cells == NULL || rows == NULL || hosts == NULL ||
-               merged == NULL || list == NULL || missing == NULL;
+    size_t i;
 
-    for ( i = 0; !oom && at != NULL && have != NULL && i < nr; i++ )
+    jn.at = calloc((size_t)jn.total + 1, sizeof(*jn.at));
+    jn.have = calloc(res->n + 1, sizeof(*jn.have));
+    jn.oom = jn.cells == NULL || jn.rows == NULL || jn.hosts == NULL ||
+             jn.merged == NULL || jn.list == NULL || jn.missing == NULL ||
+             jn.at == NULL || jn.have == NULL;
+    for ( i = 0; !jn.oom && i < nr && status == HVB_EXIT_OK; i++ )
+        status = join_place(&jn, &sh[i]);
+    if ( status == HVB_EXIT_OK )
     {
-        json_t *full = hvb_rd_get(sh[i].doc, HVB_RK_SHARD, HVB_RK_CELLS), *c,
-               *h;
-
-        json_array_foreach(full, j, c)
-        {
-            g = json_integer_value(c);
-            if ( !json_is_integer(c) || g < 0 || g >= total )
-            {
-                status = hvb_usage_error(
-                    "merge: '%s': shard.cells[%zu] is not a cell of the %lld",
-                    sh[i].path, j, (long long)total);
-                goto out;
-            }
-            if ( at[g].s != NULL )
-            {
-                status = hvb_usage_error(
-                    "merge: cell %lld '%s' is in both '%s' and '%s' (a shard "
-                    "given twice?)",
-                    (long long)g,
-                    json_string_value(json_object_get(
-                        json_array_get(hvb_rd_cells(sh[i].doc), j),
-                        HVB_RK_NAME)),
-                    at[g].s->path, sh[i].path);
-                goto out;
-            }
-            at[g] = (struct slot){&sh[i],
-                                  json_array_get(hvb_rd_cells(sh[i].doc), j),
-                                  (json_int_t)j};
-        }
-        have[sh[i].k] = true;
-        h = json_object_get(hosts, sh[i].host);
-        if ( h == NULL )
-        {
-            h = json_object();
-            oom |= json_object_set_new(hosts, sh[i].host, h) != 0;
-            oom |= json_object_set(h, "environment",
-                                   hvb_rd_get(sh[i].doc, "environment", NULL)
-                                       ?: json_null()) != 0;
-            oom |= json_object_set(h, HVB_RK_COUNTERS,
-                                   hvb_rd_get(sh[i].doc, HVB_RK_COUNTERS, NULL)
-                                       ?: json_null()) != 0;
-            oom |= json_object_set(
-                       h, HVB_RK_CONTEXT,
-                       json_object_get(sh[i].doc, HVB_RK_CONTEXT)) != 0;
-        }
-        c = json_pack("{s:I, s:s, s:s, s:I}", HVB_RK_SHARD_K,
-                      (json_int_t)sh[i].k, "file", sh[i].path, HVB_RK_HOST,
-                      sh[i].host, HVB_RK_CELLS,
-                      (json_int_t)json_array_size(full));
-        oom |= json_array_append_new(list, c) != 0;
+        join_cells(&jn, res);
+        res->cells_total = (size_t)jn.total;
+        join_missing(&jn, res);
+        join_write(&jn, root, res);
+        if ( jn.oom )
+            status = hvb_failure("merge: out of memory");
     }
-    if ( at == NULL || have == NULL )
-        oom = true;
-    for ( g = 0; !oom && g < total; g++ )
-    {
-        json_t *c;
-
-        if ( at[g].s == NULL )
-            continue;
-        /* Groups numbered as a run of the cells present would number them. */
-        if ( at[g].s != prev || json_integer_value(json_object_get(
-                                    at[g].cell, HVB_RK_GROUP)) != prev_group )
-            group++;
-        prev = at[g].s;
-        prev_group =
-            json_integer_value(json_object_get(at[g].cell, HVB_RK_GROUP));
-        c = json_deep_copy(at[g].cell);
-        oom |= c == NULL;
-        oom |= json_object_set_new(c, "index", json_integer(g)) != 0;
-        oom |= json_object_set_new(c, HVB_RK_GROUP, json_integer(group)) != 0;
-        oom |= json_object_set_new(c, HVB_RK_HOST,
-                                   json_string(at[g].s->host)) != 0;
-        oom |=
-            json_object_set_new(c, HVB_RK_SHARD, json_integer(at[g].s->k)) != 0;
-        failed += json_is_null(json_object_get(c, HVB_RK_ERROR)) ? 0 : 1;
-        oom |= json_array_append_new(cells, c) != 0;
-        oom |= move_rows(at[g].s->doc, at[g].local, g, rows) != 0;
-        res->cells++;
-    }
-    res->cells_total = (size_t)total;
-    res->missing = calloc(res->n + 1, sizeof(*res->missing));
-    oom |= res->missing == NULL;
-    for ( i = 1; !oom && i <= res->n; i++ )
-        if ( !have[i] )
-        {
-            res->missing[res->nr_missing++] = (unsigned int)i;
-            oom |= json_array_append_new(missing, json_integer((json_int_t)i));
-        }
-    cmd = canonical_cmd(sh[0].doc);
-    if ( cmd != NULL )
-        oom |= json_array_insert(
-            cmd, 0,
-            json_array_get(hvb_rd_get(sh[0].doc, "command_line", NULL), 0));
-    oom |= cmd == NULL || json_object_set_new(hv, "command_line", cmd);
-    oom |= json_object_set_new(merged, HVB_RK_SHARD_N, json_integer(res->n));
-    oom |= json_object_set_new(merged, HVB_RK_CELLS_TOTAL, json_integer(total));
-    oom |= json_object_set_new(merged, HVB_RK_CELLS,
-                               json_integer((json_int_t)res->cells));
-    oom |= json_object_set_new(merged, "shards", list);
-    oom |= json_object_set_new(merged, "missing_shards", missing);
-    oom |= json_object_set_new(merged, HVB_RK_COMPLETE,
-                               json_boolean(res->nr_missing == 0));
-    list = missing = NULL;
-    oom |= json_object_set_new(hv, HVB_RK_MERGED, merged);
-    oom |= json_object_set_new(hv, "hosts", hosts);
-    merged = hosts = NULL;
-    oom |= json_object_del(hv, HVB_RK_SHARD) != 0;
-    oom |= json_object_set_new(hv, HVB_RK_CELLS, cells) != 0;
-    oom |= json_object_set_new(root, HVB_RK_BENCHMARKS, rows) != 0;
-    cells = rows = NULL;
-    oom |= json_object_set_new(json_object_get(hv, HVB_RK_RUN), HVB_RK_CELLS,
-                               json_integer((json_int_t)res->cells)) != 0;
-    oom |= json_object_set_new(json_object_get(hv, HVB_RK_RUN), "failed_cells",
-                               json_integer(failed)) != 0;
-    if ( oom )
-        status = hvb_failure("merge: out of memory");
-out:
-    json_decref(cells);
-    json_decref(rows);
-    json_decref(hosts);
-    json_decref(merged);
-    json_decref(list);
-    json_decref(missing);
-    free(at);
-    free(have);
+    json_decref(jn.cells);
+    json_decref(jn.rows);
+    json_decref(jn.hosts);
+    json_decref(jn.merged);
+    json_decref(jn.list);
+    json_decref(jn.missing);
+    free(jn.at);
+    free(jn.have);
     return status;
 }
 
@@ -576,18 +629,19 @@ out:
 static void say(const struct shard *sh, size_t nr,
                 const struct hvb_merge_result *res, const char *out)
 {
-    char hosts[512] = "";
-    size_t i, j, n = 0;
+    struct hv_strbuf b;
+    char hosts[512];
+    size_t i, j;
     unsigned int m;
 
+    hv_strbuf_init(&b, hosts, sizeof(hosts));
     for ( i = 0; i < nr; i++ )
     {
         for ( j = 0; j < i; j++ )
             if ( strcmp(sh[j].host, sh[i].host) == 0 )
                 break;
-        if ( j == i && n < sizeof(hosts) )
-            n += (size_t)snprintf(hosts + n, sizeof(hosts) - n, "%s%s",
-                                  n ? ", " : "", sh[i].host);
+        if ( j == i )
+            hv_strbuf_join(&b, ", ", "%s", sh[i].host);
     }
     fprintf(stderr,
             "hvbench: merge: %zu of %zu cells from %zu of %u shards (hosts: "
@@ -691,48 +745,42 @@ void hvb_merge_result_free(struct hvb_merge_result *res)
     res->missing = NULL;
 }
 
-static void merge_help(FILE *f)
-{
-    fputs("usage: hvbench merge OUT.json SHARD.json... [--quiet]\n"
-          "\n"
-          "Join the results of 'hvbench run ... --shard K/N' into OUT.json\n"
-          "(written atomically), which compare, gate and report read like\n"
-          "any results file.  Every shard must come from the same command\n"
-          "line (--shard, --out, --quiet and --format aside), build and\n"
-          "settings.  Each cell keeps its place in the whole matrix and\n"
-          "records the host that measured it; hvbench.hosts holds each\n"
-          "host's environment.\n"
-          "\n"
-          "A shard not given is named as missing and OUT.json holds the\n"
-          "rest (status 1); a cell in two files is an error, and so is a\n"
-          "shard that is not what its plan made ('run ... --shard K/N\n"
-          "--plan' with this hvbench: the same cells, each with its samples\n"
-          "and its params as its name says).\n"
-          "\n"
-          "options:\n"
-          "  -q, --quiet   say nothing unless shards are missing\n"
-          "  -h, --help    this help\n"
-          "\n"
-          "exit status: 0 merged, 1 shards missing, 2 usage or input error\n"
-          "(mismatched shards, not a shard, a cell twice)\n",
-          f);
-}
+static const struct hvb_optdef merge_opts[] = {
+    HVB_OPT_FLAG("quiet", 'q', 1, "say nothing unless shards are missing"),
+    HVB_OPT_HELP(2),
+    HVB_OPT_END,
+};
 
-int hvb_cmd_merge(int argc, char **argv)
+const struct hvb_cmd_doc hvb_doc_merge = {
+    .usage = "merge OUT.json SHARD.json... [--quiet]",
+    .text = "Join the results of 'hvbench run ... --shard K/N' into OUT.json\n"
+            "(written atomically), which compare, gate and report read like\n"
+            "any results file.  Every shard must come from the same command\n"
+            "line (--shard, --out, --quiet and --format aside), build and\n"
+            "settings.  Each cell keeps its place in the whole matrix and\n"
+            "records the host that measured it; hvbench.hosts holds each\n"
+            "host's environment.\n"
+            "\n"
+            "A shard not given is named as missing and OUT.json holds the\n"
+            "rest (status 1); a cell in two files is an error, and so is a\n"
+            "shard that is not what its plan made ('run ... --shard K/N\n"
+            "--plan' with this hvbench: the same cells, each with its samples\n"
+            "and its params as its name says).",
+    .opts = merge_opts,
+    .notes = "exit status: 0 merged, 1 shards missing, 2 usage or input error\n"
+             "(mismatched shards, not a shard, a cell twice)",
+};
+
+int hvb_cmd_merge(struct hvb_cmd_ctx *ctx)
 {
-    static const struct hvb_optdef opts[] = {
-        {"quiet", 'q', false, 1},
-        {"help", 'h', false, 2},
-        {NULL, 0, false, 0},
-    };
     struct hvb_merge_result res;
     unsigned int flags;
     char **files;
     size_t nr;
     int status;
 
-    status = hvb_cli_files(argc, argv, "merge", opts, 2, merge_help, &files,
-                           &nr, &flags);
+    status = hvb_cli_files(ctx->argc, ctx->argv, "merge", &hvb_doc_merge, 2,
+                           &files, &nr, &flags);
     if ( status != HVB_FILES_GO_ON )
         return status;
     if ( nr < 2 )

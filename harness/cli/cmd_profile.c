@@ -372,41 +372,44 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
     }
 }
 
-/*
- * Option @l (or @s) at argv[*i], "--l=V" included: 1 with its value in
- * @v, 0 if it is another, -1 after printing that the value is missing.
- */
-static int take(int argc, char **argv, int *i, const char *l, const char *s,
-                const char **v)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(l);
+enum {
+    OPT_OUT = 1,
+    OPT_DIFF,
+    OPT_FREQUENCY,
+    OPT_EVENT,
+    OPT_BACKEND,
+    OPT_HELP,
+};
 
-    if ( strncmp(a, l, n) == 0 && a[n] == '=' )
-    {
-        *v = a + n + 1;
-        return 1;
-    }
-    if ( strcmp(a, l) && (!*s || strcmp(a, s)) )
-        return 0;
-    if ( *i + 1 >= argc )
-    {
-        hvb_usage_error("option %s needs a value", l);
-        return -1;
-    }
-    *v = argv[++*i];
-    return 1;
-}
+/* profile's own options; the rest go to run's parser. */
+static const struct hvb_optdef profile_opts[] = {
+    HVB_OPT("out", 'o', "DIR", OPT_OUT, "output directory (created)"),
+    HVB_OPT("diff", 0, "SLOT=A,B", OPT_DIFF,
+            "for every pair of cells differing only in SLOT's plugin A -> B: "
+            "differential flame graphs (widths before and after; red grew, "
+            "blue shrank) normalised to CPU ns per op, and a ranked table of "
+            "functions that grew, shrank, appeared and vanished (stdout and "
+            "DIR/diff-*.md)"),
+    HVB_OPT(
+        "frequency", 'F', "HZ", OPT_FREQUENCY,
+        "samples per second per thread (default " HVB_STR(DEFAULT_FREQ) ")"),
+    HVB_OPT("event", 0, "auto|cpu-clock|cycles", OPT_EVENT,
+            "the sampling event: auto (cycles where a PMU exists, else "
+            "cpu-clock; default), cpu-clock, cycles (run's --events adds "
+            "counted ones)"),
+    HVB_OPT("backend", 0, "inprocess|perf", OPT_BACKEND,
+            "inprocess (perf_event_open; default) or perf (perf record -g + "
+            "perf script)"),
+    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_END,
+};
 
-static void profile_help(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: hvbench profile WORKLOAD [run options] --out DIR\n"
-        "                       [--diff SLOT=A,B] [--frequency HZ]\n"
-        "                       [--event auto|cpu-clock|cycles]\n"
-        "                       [--backend inprocess|perf]\n"
-        "\n"
+const struct hvb_cmd_doc hvb_doc_profile = {
+    .usage = "profile WORKLOAD [run options] --out DIR\n"
+             "                       [--diff SLOT=A,B] [--frequency HZ]\n"
+             "                       [--event auto|cpu-clock|cycles]\n"
+             "                       [--backend inprocess|perf]",
+    .text =
         "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
         "sampling profiler and write, per cell, into DIR:\n"
         "  <cell>.folded           folded stacks (flamegraph.pl, inferno,\n"
@@ -416,27 +419,12 @@ static void profile_help(FILE *f)
         "  <cell>.svg              interactive flame graph (hover, click to\n"
         "                          zoom, search; works offline)\n"
         "  <cell>.speedscope.json  for https://www.speedscope.app (local)\n"
-        "and results.json (the run; hvbench.profile lists the files).\n"
-        "\n"
-        "options:\n"
-        "  -o, --out DIR       output directory (created)\n"
-        "  --diff SLOT=A,B     for every pair of cells differing only in\n"
-        "                      SLOT's plugin A -> B: differential flame\n"
-        "                      graphs (widths before and after; red grew,\n"
-        "                      blue shrank) normalised to CPU ns per op,\n"
-        "                      and a ranked table of functions that grew,\n"
-        "                      shrank, appeared and vanished (stdout and\n"
-        "                      DIR/diff-*.md)\n"
-        "  -F, --frequency HZ  samples per second per thread (default %d)\n"
-        "  --event E           the sampling event: auto (cycles where a PMU\n"
-        "                      exists, else cpu-clock; default), cpu-clock,\n"
-        "                      cycles (run's --events adds counted ones)\n"
-        "  --backend B         inprocess (perf_event_open; default) or perf\n"
-        "                      (perf record -g + perf script)\n"
-        "\n"
-        "exit status: 0 success, 1 a cell or the profiler failed, 2 usage\n",
-        DEFAULT_FREQ);
-}
+        "and results.json (the run; hvbench.profile lists the files).",
+    .opts = profile_opts,
+    .inherits = "run",
+    .notes = "exit status: 0 success, 1 a cell or the profiler failed, 2 "
+             "usage",
+};
 
 /* The values of --event (by enum value) and --backend. */
 static const char *const events[] = {[HVB_EV_AUTO] = "auto",
@@ -445,7 +433,110 @@ static const char *const events[] = {[HVB_EV_AUTO] = "auto",
                                      NULL};
 static const char *const backends[] = {"inprocess", "perf", NULL};
 
-int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
+/* One of profile's own options: 0, -1 (--help printed), or the status. */
+static int pr_option(struct prof *p, int id, const char *v,
+                     const char **backend)
+{
+    uint64_t u;
+    int choice;
+
+    switch ( id )
+    {
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case OPT_HELP:
+        hvb_cmd_doc_help(stdout, &hvb_doc_profile);
+        return -1;
+    case OPT_OUT:
+        p->dir = v;
+        return 0;
+    case OPT_DIFF:
+        p->diff = v;
+        return 0;
+    case OPT_BACKEND:
+        *backend = v;
+        return 0;
+    case OPT_FREQUENCY:
+        if ( !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
+            return HVB_EXIT_USAGE;
+        p->freq = (unsigned int)u;
+        return 0;
+    case OPT_EVENT:
+        if ( !hvb_parse_choice("--event", v, events, &choice) )
+            return HVB_EXIT_USAGE;
+        p->ev = (enum hvb_sample_event)choice;
+        return 0;
+    }
+    return 0;
+}
+
+/*
+ * profile's options out of @argv, the rest (run's) into @nargv: -1 to
+ * go on, or the exit status.
+ */
+static int pr_parse(struct prof *p, int argc, char **argv, char **nargv,
+                    int *nargc, const char **backend)
+{
+    const char *v;
+    int i, id, rc;
+
+    for ( i = 0; i < argc; i++ )
+    {
+        const char *a = argv[i];
+
+        id = i > 0 ? hvb_opt_take(profile_opts, argc, argv, &i, &v) : 0;
+        if ( id != 0 )
+        {
+            rc = pr_option(p, id, v, backend);
+            if ( rc )
+                return rc < 0 ? HVB_EXIT_OK : rc;
+            continue;
+        }
+        if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
+            return hvb_usage_error("profile does not take --format");
+        nargv[(*nargc)++] = argv[i];
+    }
+    return -1;
+}
+
+/* Check what was asked and start the profiler: 0, or the exit status. */
+static int pr_setup(struct prof *p, const char *backend)
+{
+    char err[512];
+    int choice;
+
+    if ( p->dir == NULL )
+        return hvb_usage_error("profile needs --out DIR");
+    if ( p->diff != NULL && (strchr(p->diff, '=') == NULL ||
+                             strchr(strchr(p->diff, '='), ',') == NULL) )
+        return hvb_usage_error("bad value '%s' for --diff (SLOT=A,B)", p->diff);
+    if ( mkdir(p->dir, 0777) && errno != EEXIST )
+        return hvb_usage_error("profile: cannot create '%s': %s", p->dir,
+                               strerror(errno));
+    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
+        return HVB_EXIT_USAGE;
+    if ( strcmp(backend, "perf") == 0 &&
+         hvb_perf_start(&p->pf, p->dir, p->ev, p->freq, err, sizeof(err)) )
+        return hvb_usage_error("profile: %s", err);
+    return 0;
+}
+
+static void pr_free(struct prof *p)
+{
+    size_t i;
+
+    if ( p->s != NULL )
+        hvb_sampler_close(p->s);
+    hvb_perf_close(p->pf);
+    free(p->pbuf.v);
+    for ( i = 0; p->cells && i < p->nr_cells; i++ )
+        free(p->cells[i].slug);
+    free(p->cells);
+    free(p->win);
+    free(p->w);
+}
+
+int hvb_cmd_profile(struct hvb_cmd_ctx *ctx)
 {
     struct prof p = {.ev = HVB_EV_AUTO, .freq = DEFAULT_FREQ};
     struct hvb_run_hooks h = {
@@ -455,108 +546,25 @@ int hvb_cmd_profile(int argc, char **argv, int full_argc, char **full_argv)
         .annotate = pr_annotate,
         .print = pr_print,
     };
-    char **nargv = calloc((size_t)argc + 3, sizeof(*nargv));
-    char results[4096];
+    char **nargv = calloc((size_t)ctx->argc + 3, sizeof(*nargv));
     const char *backend = "inprocess";
-    int i, rc, choice, nargc = 0, status;
-    uint64_t u = DEFAULT_FREQ;
+    char results[4096];
+    int nargc = 0, status;
 
     if ( nargv == NULL )
         return hvb_failure("out of memory");
     pthread_mutex_init(&p.lock, NULL);
-    for ( i = 0; i < argc; i++ )
+    status = pr_parse(&p, ctx->argc, ctx->argv, nargv, &nargc, &backend);
+    if ( status < 0 && (status = pr_setup(&p, backend)) == 0 )
     {
-        const char *a = argv[i], *v = NULL;
-
-        if ( i > 0 && (!strcmp(a, "--help") || !strcmp(a, "-h")) )
-        {
-            profile_help(stdout);
-            free(nargv);
-            return HVB_EXIT_OK;
-        }
-        if ( i > 0 && (rc = take(argc, argv, &i, "--out", "-o", &p.dir)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--diff", "", &p.diff)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--backend", "", &backend)) )
-            goto taken;
-        if ( i > 0 && (rc = take(argc, argv, &i, "--frequency", "-F", &v)) )
-        {
-            if ( rc > 0 && !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
-                rc = -1;
-            p.freq = (unsigned int)u;
-            goto taken;
-        }
-        if ( i > 0 && (rc = take(argc, argv, &i, "--event", "", &v)) )
-        {
-            if ( rc > 0 && !hvb_parse_choice("--event", v, events, &choice) )
-                rc = -1;
-            if ( rc > 0 )
-                p.ev = (enum hvb_sample_event)choice;
-            goto taken;
-        }
-        if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
-        {
-            free(nargv);
-            return hvb_usage_error("profile does not take --format");
-        }
-        nargv[nargc++] = argv[i];
-        continue;
-    taken:
-        if ( rc < 0 )
-        {
-            free(nargv);
-            return HVB_EXIT_USAGE;
-        }
+        snprintf(results, sizeof(results), "%s/results.json", p.dir);
+        nargv[nargc++] = "--out";
+        nargv[nargc++] = results;
+        status = hvb_cmd_run_as(ctx, nargc, nargv, &h);
+        if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
+            status = p.status; /* a bad --diff is exit 2 */
     }
-    if ( p.dir == NULL )
-    {
-        free(nargv);
-        return hvb_usage_error("profile needs --out DIR");
-    }
-    if ( p.diff != NULL && (strchr(p.diff, '=') == NULL ||
-                            strchr(strchr(p.diff, '='), ',') == NULL) )
-    {
-        free(nargv);
-        return hvb_usage_error("bad value '%s' for --diff (SLOT=A,B)", p.diff);
-    }
-    if ( mkdir(p.dir, 0777) && errno != EEXIST )
-    {
-        free(nargv);
-        return hvb_usage_error("profile: cannot create '%s': %s", p.dir,
-                               strerror(errno));
-    }
-    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
-    {
-        free(nargv);
-        return HVB_EXIT_USAGE;
-    }
-    if ( strcmp(backend, "perf") == 0 )
-    {
-        char err[512];
-
-        if ( hvb_perf_start(&p.pf, p.dir, p.ev, p.freq, err, sizeof(err)) )
-        {
-            free(nargv);
-            return hvb_usage_error("profile: %s", err);
-        }
-    }
-    snprintf(results, sizeof(results), "%s/results.json", p.dir);
-    nargv[nargc++] = "--out";
-    nargv[nargc++] = results;
-    status = hvb_cmd_run_as("profile", nargc, nargv, full_argc, full_argv, &h,
-                            profile_help);
-    if ( (status == HVB_EXIT_OK || p.status == HVB_EXIT_USAGE) && p.status )
-        status = p.status; /* a bad --diff is exit 2 */
-    if ( p.s != NULL )
-        hvb_sampler_close(p.s);
-    hvb_perf_close(p.pf);
-    free(p.pbuf.v);
-    for ( i = 0; p.cells && (size_t)i < p.nr_cells; i++ )
-        free(p.cells[i].slug);
-    free(p.cells);
-    free(p.win);
-    free(p.w);
+    pr_free(&p);
     free(nargv);
     return status;
 }

@@ -19,29 +19,81 @@
 
 #include "private.h"
 
-static void report_help(FILE *f)
+static const struct hvb_optdef report_opts[] = {
+    HVB_OPT("out", 'o', "DIR", 1, "the output directory (created)"),
+    HVB_OPT_HELP(2),
+    HVB_OPT_END,
+};
+
+const struct hvb_cmd_doc hvb_doc_report = {
+    .usage = "report RESULT.json|REPRODUCE-DIR... --out DIR",
+    .text = "Draw charts of one or more results files (from 'hvbench run',\n"
+            "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
+            "intervals, ratios to the reference on a log scale centred on\n"
+            "1.0, scaling curves over thread counts, per-sample\n"
+            "distributions (PNG and SVG), and DIR/index.html, a page that\n"
+            "works offline with the charts, the comparison table, noise\n"
+            "warnings, the environment, and links to flame graphs and lock\n"
+            "tables when the inputs have them.\n"
+            "A directory written by 'hvbench reproduce' adds a seeds section:\n"
+            "each claim beside its measurement, a chart of both ratios, and\n"
+            "links to the runs' results files and logs.",
+    .opts = report_opts,
+    .notes = "Needs /usr/bin/python3 with python3-matplotlib (Debian).\n"
+             "exit status: 0 success, 1 drawing failed, 2 usage or input error",
+};
+
+/*
+ * Input @val for report.py into @args (@n of @cap; room kept for the
+ * @argc arguments still to come): a results file, checked, or a
+ * reproduce directory, its runs and table.  0, or -1 having said why.
+ */
+static int report_input(const char *val, char ***args, size_t *n, size_t *cap,
+                        size_t argc)
 {
-    fputs("usage: hvbench report RESULT.json|REPRODUCE-DIR... --out DIR\n"
-          "\n"
-          "Draw charts of one or more results files (from 'hvbench run',\n"
-          "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
-          "intervals, ratios to the reference on a log scale centred on\n"
-          "1.0, scaling curves over thread counts, per-sample\n"
-          "distributions (PNG and SVG), and DIR/index.html, a page that\n"
-          "works offline with the charts, the comparison table, noise\n"
-          "warnings, the environment, and links to flame graphs and lock\n"
-          "tables when the inputs have them.\n"
-          "A directory written by 'hvbench reproduce' adds a seeds section:\n"
-          "each claim beside its measurement, a chart of both ratios, and\n"
-          "links to the runs' results files and logs.\n"
-          "\n"
-          "options:\n"
-          "  -o, --out DIR       the output directory (created)\n"
-          "  -h, --help          this help\n"
-          "\n"
-          "Needs /usr/bin/python3 with python3-matplotlib (Debian).\n"
-          "exit status: 0 success, 1 drawing failed, 2 usage or input error\n",
-          f);
+    struct stat st;
+    char err[768], **vals;
+    json_t *doc;
+
+    if ( stat(val, &st) == 0 && S_ISDIR(st.st_mode) )
+    {
+        /* A reproduce directory: its runs and its table. */
+        if ( hvb_rp_report_inputs(val, args, n, cap, err, sizeof(err)) )
+        {
+            hvb_usage_error("report: %s", err);
+            return -1;
+        }
+        /* Room again for every argument still to come. */
+        *cap = *n + argc + 6;
+        vals = realloc(*args, *cap * sizeof(**args));
+        if ( vals == NULL )
+        {
+            hvb_failure("out of memory");
+            return -1;
+        }
+        *args = vals;
+        memset(*args + *n, 0, (*cap - *n) * sizeof(**args));
+        return 0;
+    }
+    if ( stat(val, &st) || !S_ISREG(st.st_mode) )
+    {
+        hvb_usage_error("report: cannot read results file '%s'", val);
+        return -1;
+    }
+    /*
+     * Through the readers' one check (hvb/results_read.h), as gate reads
+     * it: a newer schema or a sample that is not a number is one line
+     * here, not a traceback in the script.
+     */
+    doc = hvb_results_load(val, err, sizeof(err));
+    if ( doc == NULL )
+    {
+        hvb_usage_error("report: %s", err);
+        return -1;
+    }
+    json_decref(doc);
+    (*args)[(*n)++] = (char *)val;
+    return 0;
 }
 
 /*
@@ -92,23 +144,18 @@ static int gate_rows(char **args, size_t n, char *path, size_t len)
     return rc;
 }
 
-int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
 {
-    static const struct hvb_optdef defs[] = {
-        {"out", 'o', true, 1},
-        {"help", 'h', false, 2},
-        {NULL, 0, false, 0},
-    };
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
     const char *val, *out = NULL;
     size_t n = 0, cap = (size_t)argc + 8;
-    char **args = calloc(cap, sizeof(*args)), **vals;
+    char **args = calloc(cap, sizeof(*args));
     char *ledger = hvb_ledger_json(HVB_LEDGER_HOSTS);
     int id, rc, status = HVB_EXIT_USAGE;
-    struct stat st;
-    char err[768], gate[4096] = "";
-    json_t *doc;
+    char gate[4096] = "";
 
     if ( args == NULL || ledger == NULL )
     {
@@ -121,58 +168,21 @@ int hvb_cmd_report(int argc, char **argv, int full_argc, char **full_argv)
     /* The rows of report's Hosts table: the ledger's, from ledger.c. */
     args[n++] = "--ledger";
     args[n++] = ledger;
-    while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_getopt(&p, report_opts, &val)) != HVB_OPT_DONE )
     {
         switch ( id )
         {
         case HVB_OPT_ERROR:
             goto out;
         case HVB_OPT_POSITIONAL:
-            if ( stat(val, &st) == 0 && S_ISDIR(st.st_mode) )
-            {
-                /* A reproduce directory: its runs and its table. */
-                if ( hvb_rp_report_inputs(val, &args, &n, &cap, err,
-                                          sizeof(err)) )
-                {
-                    hvb_usage_error("report: %s", err);
-                    goto out;
-                }
-                /* Room again for every argument still to come. */
-                cap = n + (size_t)argc + 6;
-                vals = realloc(args, cap * sizeof(*args));
-                if ( vals == NULL )
-                {
-                    hvb_failure("out of memory");
-                    goto out;
-                }
-                args = vals;
-                memset(args + n, 0, (cap - n) * sizeof(*args));
-                break;
-            }
-            if ( stat(val, &st) || !S_ISREG(st.st_mode) )
-            {
-                hvb_usage_error("report: cannot read results file '%s'", val);
+            if ( report_input(val, &args, &n, &cap, (size_t)argc) )
                 goto out;
-            }
-            /*
-             * Through the readers' one check (hvb/results_read.h), as
-             * gate reads it: a newer schema or a sample that is not a
-             * number is one line here, not a traceback in the script.
-             */
-            doc = hvb_results_load(val, err, sizeof(err));
-            if ( doc == NULL )
-            {
-                hvb_usage_error("report: %s", err);
-                goto out;
-            }
-            json_decref(doc);
-            args[n++] = (char *)val;
             break;
         case 1:
             out = val;
             break;
         case 2:
-            report_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_report);
             status = HVB_EXIT_OK;
             goto out;
         }

@@ -78,57 +78,70 @@ extern char **environ;
 #define RP_MIN_TIME_FULL  0.5
 #define RP_STOP_S         10.0 /* for an interrupted child to write, exit */
 
-static void reproduce_help(FILE *f)
+static void reproduce_seeds(FILE *f)
 {
     size_t i;
 
-    fputs("usage: hvbench reproduce [--quick] [--seed ID] [--min-time S] "
-          "--out DIR\n"
-          "\n"
-          "Run every seed's scenario (a fixed list of 'hvbench run's with\n"
-          "the seed's parameters, scaled where they do not fit this\n"
-          "machine) and put each claim of the seed beside the same figure\n"
-          "measured here: the ratio of ratios, whether the direction\n"
-          "matches and whether the magnitude is within 2x, and how it was\n"
-          "measured (which constants are modelled).  A claim the model\n"
-          "cannot measure is listed with the reason.\n"
-          "\n"
-          "Each run writes DIR/<seed>-<name>.json (an ordinary results\n"
-          "file: rerun it with the command in the table, compare it) and\n"
-          "its console output to DIR/<seed>-<name>.log; the table is\n"
-          "printed and written to DIR/reproduce.md and DIR/reproduce.json.\n"
-          "Only files written by this invocation's runs are read.\n"
-          "'hvbench report DIR --out OUT' draws it.\n"
-          "\n"
-          "options:\n"
-          "  --quick             fewer repetitions, shorter listings (at\n"
-          "                      most 5 minutes on 2 vCPUs)\n"
-          "  --seed ID           one seed only:",
-          f);
-    for ( i = 0; i < hvb_rp_nr_seeds; i++ )
-        fprintf(f, " %s", hvb_rp_seeds[i].id);
-    fputs("\n"
-          "  --min-time S        --min-time of the calibrated (micro) runs\n"
-          "                      (default 0.1 with --quick, else 0.5)\n"
-          "  --resume            keep what an earlier reproduce into DIR\n"
-          "                      measured (finished runs, and the rounds\n"
-          "                      done of an interrupted one): each such run\n"
-          "                      goes on as 'run --resume'; other files in\n"
-          "                      DIR are run afresh\n"
-          "  -o, --out DIR       the output directory (created)\n"
-          "  -q, --quiet         no progress bar\n"
-          "  -h, --help          this help\n"
-          "\n"
-          "seeds:\n",
-          f);
+    fputs("seeds:\n", f);
     for ( i = 0; i < hvb_rp_nr_seeds; i++ )
         fprintf(f, "  %s  %s\n", hvb_rp_seeds[i].id, hvb_rp_seeds[i].title);
-    fputs("\nexit status: 0 every direction matches, 1 one does not (or a "
-          "run failed),\n2 usage or input error, 128 + signal interrupted "
-          "(the run stopped,\nits rounds done kept: --resume); a ratio "
-          "whose 95% CI contains 1 is\n'unclear' and fails nothing\n",
-          f);
 }
+
+enum {
+    O_QUICK = 1,
+    O_SEED,
+    O_OUT,
+    O_MIN_TIME,
+    O_RESUME,
+    O_QUIET,
+    O_HELP
+};
+
+static const struct hvb_optdef reproduce_opts[] = {
+    HVB_OPT_FLAG("quick", 0, O_QUICK,
+                 "fewer repetitions, shorter listings (at most 5 minutes on 2 "
+                 "vCPUs)"),
+    HVB_OPT("seed", 0, "ID", O_SEED, "one seed only (the seeds above)"),
+    HVB_OPT(
+        "min-time", 0, "S", O_MIN_TIME,
+        "--min-time of the calibrated (micro) runs (default " HVB_STR(
+            RP_MIN_TIME_QUICK) " with --quick, else " HVB_STR(RP_MIN_TIME_FULL) ")"),
+    HVB_OPT_FLAG("resume", 0, O_RESUME,
+                 "keep what an earlier reproduce into DIR measured (finished "
+                 "runs, and the rounds done of an interrupted one): each such "
+                 "run goes on as 'run --resume'; other files in DIR are run "
+                 "afresh"),
+    HVB_OPT("out", 'o', "DIR", O_OUT, "the output directory (created)"),
+    HVB_OPT_FLAG("quiet", 'q', O_QUIET, "no progress bar"),
+    HVB_OPT_HELP(O_HELP),
+    HVB_OPT_END,
+};
+
+const struct hvb_cmd_doc hvb_doc_reproduce = {
+    .usage = "reproduce [--quick] [--seed ID] [--min-time S] [--resume] "
+             "--out DIR",
+    .text = "Run every seed's scenario (a fixed list of 'hvbench run's with\n"
+            "the seed's parameters, scaled where they do not fit this\n"
+            "machine) and put each claim of the seed beside the same figure\n"
+            "measured here: the ratio of ratios, whether the direction\n"
+            "matches and whether the magnitude is within 2x, and how it was\n"
+            "measured (which constants are modelled).  A claim the model\n"
+            "cannot measure is listed with the reason.\n"
+            "\n"
+            "Each run writes DIR/<seed>-<name>.json (an ordinary results\n"
+            "file: rerun it with the command in the table, compare it) and\n"
+            "its console output to DIR/<seed>-<name>.log; the table is\n"
+            "printed and written to DIR/reproduce.md and DIR/reproduce.json.\n"
+            "Only files written by this invocation's runs are read.\n"
+            "'hvbench report DIR --out OUT' draws it.",
+    .more = reproduce_seeds,
+    .opts = reproduce_opts,
+    .notes =
+        "exit status: 0 every direction matches, 1 one does not (or a run "
+        "failed),\n2 usage or input error, 128 + signal interrupted (the run "
+        "stopped,\nits rounds done kept: --resume); a ratio whose 95% CI "
+        "contains 1 is\n'unclear' and fails nothing",
+};
 
 static double wall_now(void)
 {
@@ -482,27 +495,12 @@ struct rp {
 /* The options into @rp: 0, an exit status, or -1 (--help: done). */
 static int parse(struct rp *rp, int argc, char **argv)
 {
-    enum {
-        O_QUICK = 1,
-        O_SEED,
-        O_OUT,
-        O_MIN_TIME,
-        O_RESUME,
-        O_QUIET,
-        O_HELP
-    };
-    static const struct hvb_optdef defs[] = {
-        {"quick", 0, false, O_QUICK},   {"seed", 0, true, O_SEED},
-        {"out", 'o', true, O_OUT},      {"min-time", 0, true, O_MIN_TIME},
-        {"resume", 0, false, O_RESUME}, {"quiet", 'q', false, O_QUIET},
-        {"help", 'h', false, O_HELP},   {NULL, 0, false, 0},
-    };
     struct hvb_optparse p = {
         .argc = argc, .argv = argv, .i = 1, .cmd = "reproduce"};
     const char *val;
     int id;
 
-    while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_getopt(&p, reproduce_opts, &val)) != HVB_OPT_DONE )
     {
         switch ( id )
         {
@@ -537,7 +535,7 @@ static int parse(struct rp *rp, int argc, char **argv)
             rp->quiet = true;
             break;
         case O_HELP:
-            reproduce_help(stdout);
+            hvb_cmd_doc_help(stdout, &hvb_doc_reproduce);
             return -1;
         }
     }
@@ -753,8 +751,10 @@ static int tables(struct rp *rp, int argc, char **argv, int status)
     return rc;
 }
 
-int hvb_cmd_reproduce(int argc, char **argv)
+int hvb_cmd_reproduce(struct hvb_cmd_ctx *ctx)
 {
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     struct rp rp = {.min_time = NAN};
     size_t i;
     int status;

@@ -29,18 +29,16 @@
 
 #define MAX_CAL_SECONDS 10.0
 
-static void worker_help(FILE *f)
-{
-    fputs("usage: hvbench worker WORKLOAD [run options]\n"
-          "\n"
-          "Internal: the worker process of 'hvbench gate --base-bin' (one\n"
-          "per build).  Builds the cells as 'run' would, prints a hello\n"
-          "line, then answers 'cal CELL SECONDS', 'run CELL ITERS' and\n"
-          "'quit', one line each, on stdin and stdout (harness/cli/gate.h).\n"
-          "--repetitions, --min-time and --out do not apply; --processes\n"
-          "and --resume are refused.\n",
-          f);
-}
+const struct hvb_cmd_doc hvb_doc_worker = {
+    .usage = "worker WORKLOAD [run options]",
+    .text = "Internal: the worker process of 'hvbench gate --base-bin' (one\n"
+            "per build).  Builds the cells as 'run' would, prints a hello\n"
+            "line, then answers 'cal CELL SECONDS', 'run CELL ITERS' and\n"
+            "'quit', one line each, on stdin and stdout (harness/cli/gate.h).\n"
+            "--repetitions, --min-time and --out do not apply; --processes\n"
+            "and --resume are refused.",
+    .inherits = "run",
+};
 
 /* The build block the two builds must share. */
 static json_t *build_json(const struct hvb_buildinfo *bi)
@@ -188,10 +186,9 @@ static int worker_loop(void *ctx, struct hvb_matrix *m,
     return HVB_HOOK_DONE;
 }
 
-int hvb_cmd_worker(int argc, char **argv, int full_argc, char **full_argv)
+int hvb_cmd_worker(struct hvb_cmd_ctx *ctx)
 {
     static const struct hvb_run_hooks hooks = {.before = worker_loop};
 
-    return hvb_cmd_run_as("worker", argc, argv, full_argc, full_argv, &hooks,
-                          worker_help);
+    return hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, &hooks);
 }

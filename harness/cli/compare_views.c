@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include <hv/strbuf.h>
 #include <hvb/compare.h>
 #include <hvb/noise.h>
 #include <hvb/results_read.h>
@@ -26,10 +27,10 @@
 
 static void noise_str(unsigned int b, unsigned int n, char *buf, size_t len)
 {
-    size_t o = 0;
+    struct hv_strbuf sb;
     unsigned int i;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&sb, buf, len);
     for ( i = 0; i < HVB_NOISE_NR; i++ )
     {
         const char *side = (b & n & (1u << i)) ? "both"
@@ -38,8 +39,7 @@ static void noise_str(unsigned int b, unsigned int n, char *buf, size_t len)
                                                : NULL;
 
         if ( side != NULL )
-            o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s %s",
-                                  o ? ", " : "", side, hvb_noise_name(i));
+            hv_strbuf_join(&sb, ", ", "%s %s", side, hvb_noise_name(i));
     }
 }
 

@@ -37,9 +37,6 @@
 
 #define HVB_WORKER_PROTOCOL 1
 
-/* "hvbench worker WORKLOAD [run options]" (hidden: the gate runs it). */
-int hvb_cmd_worker(int argc, char **argv, int full_argc, char **full_argv);
-
 /* "hvbench gate --base-bin OLD [gate options] -- WORKLOAD [run options]". */
 int hvb_cmd_gate_bin(int argc, char **argv);
 

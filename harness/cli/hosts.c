@@ -146,34 +146,32 @@ bool hvb_hosts_wanted(int argc, char **argv)
     return false;
 }
 
-static void hosts_help(FILE *f)
-{
-    fputs("usage: hvbench compare --hosts RUN.json...\n"
-          "\n"
-          "The same matrix run on several hosts (hvbench fleet slurm\n"
-          "--per-host writes DIR/host-NODE.json), side by side in\n"
-          "markdown: each host's environment ledger, the rows that\n"
-          "differ marked, then per cell the median ns/op and a\n"
-          "variant's paired ratio to its reference with its 95% CI.\n"
-          "\n"
-          "exit status: 0, or 2 for a usage or input error\n",
-          f);
-}
+static const struct hvb_optdef hosts_opts[] = {
+    HVB_OPT_FLAG("hosts", 0, 1, "one column per host's results file"),
+    HVB_OPT_HELP(2),
+    HVB_OPT_END,
+};
+
+const struct hvb_cmd_doc hvb_doc_compare_hosts = {
+    .usage = "compare --hosts RUN.json...",
+    .text = "The same matrix run on several hosts (hvbench fleet slurm\n"
+            "--per-host writes DIR/host-NODE.json), side by side in\n"
+            "markdown: each host's environment ledger, the rows that\n"
+            "differ marked, then per cell the median ns/op and a\n"
+            "variant's paired ratio to its reference with its 95% CI.",
+    .opts = hosts_opts,
+    .notes = "exit status: 0, or 2 for a usage or input error",
+};
 
 int hvb_cmd_compare_hosts(int argc, char **argv)
 {
-    static const struct hvb_optdef opts[] = {
-        {"hosts", 0, false, 1},
-        {"help", 'h', false, 2},
-        {NULL, 0, false, 0},
-    };
     unsigned int flags;
     char **files;
     size_t nr;
     int status;
 
-    status = hvb_cli_files(argc, argv, "compare --hosts", opts, 2, hosts_help,
-                           &files, &nr, &flags);
+    status = hvb_cli_files(argc, argv, "compare --hosts",
+                           &hvb_doc_compare_hosts, 2, &files, &nr, &flags);
     if ( status != HVB_FILES_GO_ON )
         return status;
     if ( nr == 0 )

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hvbench: validate the plugin and workload registries, then hand the
- * command line to a subcommand (harness/cli/cmd_*.c).
+ * command line to a command of the table (harness/cli/commands.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,45 +10,23 @@
 #include <hv/plugin_registry.h>
 #include <hvb/buildinfo.h>
 #include <hvb/cli.h>
-#include "gate.h"
 #include <hvb/registry.h>
 
-static int dispatch(const char *cmd, int argc, char **argv, int full_argc,
-                    char **full_argv)
+/* "hvbench 0.1.0 (git 1a2b3c4d5e6f, dirty; Release)". */
+static int version(void)
 {
-    if ( strcmp(cmd, "list") == 0 )
-        return hvb_cmd_list(argc, argv);
-    if ( strcmp(cmd, "run") == 0 )
-        return hvb_cmd_run(argc, argv, full_argc, full_argv);
-    if ( strcmp(cmd, "compare") == 0 )
-        return hvb_cmd_compare(argc, argv);
-    if ( strcmp(cmd, "gate") == 0 )
-        return hvb_cmd_gate(argc, argv);
-    if ( strcmp(cmd, "lockstat") == 0 )
-        return hvb_cmd_lockstat(argc, argv, full_argc, full_argv);
-    if ( strcmp(cmd, "profile") == 0 )
-        return hvb_cmd_profile(argc, argv, full_argc, full_argv);
-    if ( strcmp(cmd, "report") == 0 )
-        return hvb_cmd_report(argc, argv, full_argc, full_argv);
-    if ( strcmp(cmd, "xenstored") == 0 )
-        return hvb_cmd_xenstored(argc, argv);
-    if ( strcmp(cmd, "merge") == 0 )
-        return hvb_cmd_merge(argc, argv);
-    if ( strcmp(cmd, "fleet") == 0 )
-        return hvb_cmd_fleet(argc, argv, full_argc, full_argv);
-    if ( strcmp(cmd, "reproduce") == 0 )
-        return hvb_cmd_reproduce(argc, argv);
-    if ( strcmp(cmd, "worker") == 0 ) /* internal: gate --base-bin's */
-        return hvb_cmd_worker(argc, argv, full_argc, full_argv);
-    return hvb_usage_error("unknown command '%s' (commands: list, run, "
-                           "compare, gate, profile, lockstat, report, "
-                           "xenstored, merge, fleet, reproduce; see "
-                           "'hvbench --help')",
-                           cmd);
+    struct hvb_buildinfo bi;
+
+    hvb_buildinfo_get(&bi);
+    printf("hvbench %s (git %.12s%s; %s)\n", bi.version, bi.commit,
+           bi.dirty > 0 ? ", dirty" : "",
+           bi.build_type[0] ? bi.build_type : "no build type");
+    return HVB_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
+    struct hvb_cmd_ctx ctx = {.full_argc = argc, .full_argv = argv};
     char err[512];
 
     if ( hv_plugin_registry_init(err, sizeof(err)) )
@@ -61,27 +39,20 @@ int main(int argc, char **argv)
         hvb_cli_help(stderr);
         return HVB_EXIT_USAGE;
     }
-    if ( strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-         (strcmp(argv[1], "help") == 0 && argc == 2) )
+    if ( strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 )
     {
         hvb_cli_help(stdout);
         return HVB_EXIT_OK;
     }
     if ( strcmp(argv[1], "--version") == 0 )
-    {
-        printf("hvbench %s\n", hvb_version());
-        return HVB_EXIT_OK;
-    }
-    if ( strcmp(argv[1], "help") == 0 )
-    {
-        char *help_argv[] = {argv[2], "--help", NULL};
-
-        if ( argc > 3 )
-            return hvb_usage_error("help takes one COMMAND");
-        return dispatch(argv[2], 2, help_argv, argc, argv);
-    }
+        return version();
     if ( argv[1][0] == '-' )
         return hvb_usage_error("unknown option '%s' (see 'hvbench --help')",
                                argv[1]);
-    return dispatch(argv[1], argc - 1, argv + 1, argc, argv);
+    ctx.cmd = hvb_cmd_find(argv[1]);
+    if ( ctx.cmd == NULL )
+        return hvb_cmd_unknown(argv[1]);
+    ctx.argc = argc - 1;
+    ctx.argv = argv + 1;
+    return ctx.cmd->fn(&ctx);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/cli.h>
 #include <hvb/matrix.h>
 
@@ -72,8 +73,9 @@ static bool has_label(const struct hvb_slot_axis *a, const char *label)
  */
 int hvb_profile_diff_check(const char *diff, const struct hvb_matrix *m)
 {
-    char la[256], lb[256], slots[512] = "", labels[512] = "";
-    size_t slot, i, c, d, o = 0;
+    char la[256], lb[256], slots[512], labels[512];
+    struct hv_strbuf b;
+    size_t slot, i, c, d;
     const struct hvb_slot_axis *a;
     const char *miss = NULL;
 
@@ -81,10 +83,9 @@ int hvb_profile_diff_check(const char *diff, const struct hvb_matrix *m)
         return 0;
     if ( hvb_profile_diff_parse(m, diff, &slot, la, lb, sizeof(la)) )
     {
+        hv_strbuf_init(&b, slots, sizeof(slots));
         for ( i = 0; i < m->nr_slots; i++ )
-            o += (size_t)snprintf(slots + o,
-                                  o < sizeof(slots) ? sizeof(slots) - o : 0,
-                                  "%s%s", i ? ", " : "", m->slots[i].slot);
+            hv_strbuf_join(&b, ", ", "%s", m->slots[i].slot);
         return hvb_usage_error(
             "bad value '%s' for --diff: SLOT=A,B with SLOT one of %s's slots "
             "(%s)",
@@ -92,10 +93,9 @@ int hvb_profile_diff_check(const char *diff, const struct hvb_matrix *m)
         return -1;
     }
     a = &m->slots[slot];
-    for ( i = 0, o = 0; i < a->nr; i++ )
-        o += (size_t)snprintf(labels + o,
-                              o < sizeof(labels) ? sizeof(labels) - o : 0,
-                              "%s%s", i ? ", " : "", a->labels[i]);
+    hv_strbuf_init(&b, labels, sizeof(labels));
+    for ( i = 0; i < a->nr; i++ )
+        hv_strbuf_join(&b, ", ", "%s", a->labels[i]);
     miss = !has_label(a, la) ? la : !has_label(a, lb) ? lb : NULL;
     if ( miss != NULL )
     {

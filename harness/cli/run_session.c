@@ -305,6 +305,82 @@ static void on_signal(void *ctx, int sig)
         hvb_outfile_unlock(st->lock);
 }
 
+/*
+ * --resume: the rounds of --out already done into @res, @ro->first the
+ * next; 0 or the exit status, having said why.
+ */
+static int resume_rounds(struct hvb_run_state *st, struct hvb_rounds_opts *ro,
+                         struct hvb_engine_result *res)
+{
+    const struct hvb_run_opts *o = st->o;
+    struct hvb_run_meta meta;
+    char err[512] = "";
+    json_t *now;
+    int rc;
+
+    /* What this command would record, for the file to match. */
+    fill_meta(st, 0, &meta);
+    now = hvb_results_settings(&meta, st->bi);
+    rc = now ? hvb_resume_load(o->out_path, st->m, o->repetitions, now,
+                               st->iters, res, &ro->first, err, sizeof(err))
+             : -ENOMEM;
+    json_decref(now);
+    if ( rc == -ENOMEM && now == NULL )
+        snprintf(err, sizeof(err), "out of memory");
+    st->written = st->done = ro->first;
+    if ( rc == -EINVAL )
+        return hvb_usage_error("%s", err);
+    if ( rc )
+        return hvb_failure("%s", err);
+    if ( !o->quiet && ro->first > 0 )
+        fprintf(stderr, "hvbench: resuming %s: %u of %u rounds done\n",
+                o->out_path, ro->first, o->repetitions);
+    return HVB_EXIT_OK;
+}
+
+/* What is about to run, on stderr. */
+static void say_plan(const struct hvb_matrix *m, const struct hvb_run_opts *o,
+                     const struct hvb_rounds_opts *ro)
+{
+    if ( o->processes > 1 )
+        fprintf(stderr,
+                "hvbench: %u processes, one after another, rounds pooled\n",
+                o->processes);
+    fprintf(stderr, "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
+            m->w->name, m->nr_cells, o->repetitions,
+            (m->w->flags & HVB_WF_ONE_SHOT) ? "one iteration each"
+            : ro->iterations                ? "fixed iterations"
+                                            : "one calibrated count per group");
+}
+
+/*
+ * The rounds, in this process or --processes children, between the
+ * command's hooks: the exit status (HOOK_DONE: a hook did the work).
+ */
+static int run_rounds(struct hvb_run_state *st, struct hvb_matrix *m,
+                      struct hvb_rounds_opts *ro,
+                      struct hvb_engine_bench *bodies,
+                      struct hvb_engine_result *res)
+{
+    const struct hvb_run_opts *o = st->o;
+    char err[512] = "";
+    int rc, status = HVB_EXIT_OK;
+
+    if ( o->hooks != NULL && o->hooks->before != NULL &&
+         (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
+        return rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
+    if ( o->processes > 1 )
+        return hvb_run_processes(st, res);
+    rc = hvb_rounds_run(m, ro, st->iters, res, err, sizeof(err));
+    if ( rc == -EIO )
+        status = HVB_EXIT_FAIL; /* on_round said why */
+    else if ( rc )
+        status = hvb_failure("%s", err);
+    if ( o->hooks != NULL && o->hooks->after != NULL )
+        o->hooks->after(o->hooks->ctx, m);
+    return status;
+}
+
 static int measure_and_report(struct hvb_matrix *m,
                               const struct hvb_run_opts *o,
                               const struct hvb_buildinfo *bi,
@@ -362,6 +438,7 @@ static int measure_and_report(struct hvb_matrix *m,
     if ( rc )
     {
         free(st.iters);
+        free(bodies);
         return hvb_usage_error("%s", err);
     }
     if ( !o->quiet )
@@ -373,54 +450,11 @@ static int measure_and_report(struct hvb_matrix *m,
         fprintf(stderr, "hvbench: warning: no watcher thread: SIGINT and "
                         "SIGTERM stop the run without a word\n");
     if ( o->resume )
-    {
-        struct hvb_run_meta meta;
-        json_t *now;
-
-        /* What this command would record, for the file to match. */
-        fill_meta(&st, 0, &meta);
-        now = hvb_results_settings(&meta, bi);
-        rc = now ? hvb_resume_load(o->out_path, m, o->repetitions, now,
-                                   st.iters, &res, &ro.first, err, sizeof(err))
-                 : -ENOMEM;
-        json_decref(now);
-        if ( rc == -ENOMEM && now == NULL )
-            snprintf(err, sizeof(err), "out of memory");
-        st.written = st.done = ro.first;
-        if ( rc == -EINVAL )
-            status = hvb_usage_error("%s", err);
-        else if ( rc )
-            status = hvb_failure("%s", err);
-        else if ( !o->quiet && ro.first > 0 )
-            fprintf(stderr, "hvbench: resuming %s: %u of %u rounds done\n",
-                    o->out_path, ro.first, o->repetitions);
-    }
-    if ( status == HVB_EXIT_OK && !o->quiet && o->processes > 1 )
-        fprintf(stderr,
-                "hvbench: %u processes, one after another, rounds pooled\n",
-                o->processes);
+        status = resume_rounds(&st, &ro, &res);
     if ( status == HVB_EXIT_OK && !o->quiet )
-        fprintf(stderr, "hvbench: %s: %zu cell(s) x %u paired round(s), %s\n",
-                m->w->name, m->nr_cells, o->repetitions,
-                (m->w->flags & HVB_WF_ONE_SHOT) ? "one iteration each"
-                : ro.iterations                 ? "fixed iterations"
-                                : "one calibrated count per group");
-    if ( status == HVB_EXIT_OK && o->hooks != NULL &&
-         o->hooks->before != NULL &&
-         (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
-        status = rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
-    if ( status == HVB_EXIT_OK && o->processes > 1 )
-        status = hvb_run_processes(&st, &res);
-    else if ( status == HVB_EXIT_OK )
-    {
-        rc = hvb_rounds_run(m, &ro, st.iters, &res, err, sizeof(err));
-        if ( rc == -EIO )
-            status = HVB_EXIT_FAIL; /* on_round said why */
-        else if ( rc )
-            status = hvb_failure("%s", err);
-        if ( o->hooks != NULL && o->hooks->after != NULL )
-            o->hooks->after(o->hooks->ctx, m);
-    }
+        say_plan(m, o, &ro);
+    if ( status == HVB_EXIT_OK )
+        status = run_rounds(&st, m, &ro, bodies, &res);
     hvb_env_after(st.env);
     if ( status == HVB_EXIT_OK )
         status = report(&st, &res);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/compare.h>
 #include <hvb/meter.h>
 #include <hvb/noise.h>
@@ -55,12 +56,15 @@ static const struct metric {
 const char *hvb_cmp_metric_names(void)
 {
     static char list[160];
-    size_t i, n = 0;
+    struct hv_strbuf b;
+    size_t i;
 
     if ( list[0] == '\0' )
+    {
+        hv_strbuf_init(&b, list, sizeof(list));
         for ( i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++ )
-            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-                                  i ? ", " : "", metrics[i].name);
+            hv_strbuf_join(&b, ", ", "%s", metrics[i].name);
+    }
     return list;
 }
 

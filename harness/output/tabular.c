@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/results_read.h>
 #include <hvb/tabular.h>
 
@@ -16,13 +17,13 @@ static double numv(const json_t *o, const char *k)
 /* "a;b" of the noise flags, "k=v;..." of the counter medians. */
 static void flags_str(const json_t *c, char *buf, size_t len)
 {
-    size_t i, n = 0;
+    struct hv_strbuf b;
     json_t *v;
+    size_t i;
 
-    buf[0] = '\0';
-    json_array_foreach(json_object_get(c, HVB_RK_NOISE), i, v) n +=
-        (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ";" : "",
-                         json_string_value(v));
+    hv_strbuf_init(&b, buf, len);
+    json_array_foreach(json_object_get(c, HVB_RK_NOISE), i, v)
+        hv_strbuf_join(&b, ";", "%s", json_string_value(v));
 }
 
 /*
@@ -32,18 +33,17 @@ static void flags_str(const json_t *c, char *buf, size_t len)
  */
 static void ctrs_str(const json_t *c, char *buf, size_t len)
 {
+    struct hv_strbuf b;
     const char *k;
     json_t *v;
-    size_t n = 0;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     json_object_foreach((json_t *)json_object_get(c, HVB_RK_COUNTERS), k, v)
     {
-        n += (size_t)snprintf(
-            buf + n, n < len ? len - n : 0, "%s%s=%.6g", n ? ";" : "", k,
-            numv(json_object_get(v, HVB_RK_SUMMARY), HVB_RK_MEDIAN));
+        hv_strbuf_join(&b, ";", "%s=%.6g", k,
+                       numv(json_object_get(v, HVB_RK_SUMMARY), HVB_RK_MEDIAN));
     }
-    if ( n >= len && len > 4 )
+    if ( hv_strbuf_cut(&b) && len > 4 )
         memcpy(buf + len - 5, ";...", 5);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hvb/folded.h>
 #include <hvb/outfile.h>
 
@@ -46,7 +47,8 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
     for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
         const uint64_t *r = &b->v[off];
-        size_t len, pos, nf = 0;
+        struct hv_strbuf sb;
+        size_t len, nf = 0;
         char *line;
 
         if ( owner[idx] != c || r[2] == 0 )
@@ -65,8 +67,7 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
         line = malloc(len + 1);
         if ( line == NULL )
             goto oom;
-        pos = 0;
-        line[0] = '\0';
+        hv_strbuf_init(&sb, line, len + 1);
         prev = NULL;
         for ( k = nf; k-- > 0; )
         {
@@ -79,7 +80,7 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
             if ( prev && strcmp(name, "[unknown]") == 0 &&
                  strcmp(prev, name) == 0 )
                 continue;
-            pos += (size_t)sprintf(line + pos, "%s%s", pos ? ";" : "", name);
+            hv_strbuf_join(&sb, ";", "%s", name);
             prev = name;
         }
         if ( nr == cap )

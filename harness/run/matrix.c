@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <hv/hv.h>
+#include <hv/suggest.h>
 #include <hvb/matrix.h>
 #include <hvb/registry.h>
 
@@ -235,12 +236,17 @@ static const char *slot_key(const struct hvb_matrix *m, size_t i)
 static void slot_unknown(const struct hvb_matrix *m, const char *key, char *err,
                          size_t len)
 {
-    char slots[256];
+    struct hv_suggest sg;
+    char slots[256], dym[96];
+    size_t i;
 
     hvb_workload_slot_names(m->w, slots, sizeof(slots));
+    hv_suggest_init(&sg, key);
+    for ( i = 0; i < m->nr_slots; i++ )
+        hv_suggest_add(&sg, m->slots[i].slot);
     if ( hv_slot_find(key) == NULL )
-        snprintf(err, len, "unknown slot '%s' (workload %s uses: %s)", key,
-                 m->w->name, slots);
+        snprintf(err, len, "unknown slot '%s' (workload %s uses: %s)%s", key,
+                 m->w->name, slots, hv_suggest_fmt(&sg, dym, sizeof(dym)));
     else
         snprintf(err, len,
                  "workload %s does not exercise slot %s (it uses: %s)",
@@ -319,11 +325,16 @@ static const char *param_key(const struct hvb_matrix *m, size_t i)
 static void param_unknown(const struct hvb_matrix *m, const char *key,
                           char *err, size_t len)
 {
-    char names[512];
+    struct hv_suggest sg;
+    char names[512], dym[96];
+    size_t i;
 
     hv_opt_names(m->w->params, names, sizeof(names));
-    snprintf(err, len, "unknown param '%s' for workload %s (valid: %s)", key,
-             m->w->name, names);
+    hv_suggest_init(&sg, key);
+    for ( i = 0; i < m->nr_params; i++ )
+        hv_suggest_add(&sg, m->params[i].p->name);
+    snprintf(err, len, "unknown param '%s' for workload %s (valid: %s)%s", key,
+             m->w->name, names, hv_suggest_fmt(&sg, dym, sizeof(dym)));
 }
 
 static int param_resolve(struct hvb_matrix *m, const struct hvb_matrix_spec *s,

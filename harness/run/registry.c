@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hv/strbuf.h>
 #include <hv/plugin.h>
 #include <hv/plugin_registry.h>
 #include <hvb/params.h>
@@ -79,28 +80,27 @@ const struct hvb_workload *hvb_workload_find(const char *name)
 void hvb_workload_names(char *buf, size_t len)
 {
     const struct hvb_workload *w;
-    size_t i, used = 0;
+    struct hv_strbuf b;
+    size_t i;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     for ( i = 0; (w = hvb_workload_at(i)) != NULL; i++ )
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-                         used ? ", " : "", w->name);
-    if ( used == 0 )
-        snprintf(buf, len, "none");
+        hv_strbuf_join(&b, ", ", "%s", w->name);
+    if ( b.len == 0 )
+        hv_strbuf_add(&b, "none");
 }
 
 void hvb_workload_slot_names(const struct hvb_workload *w, char *buf,
                              size_t len)
 {
     const char *const *s;
-    size_t used = 0;
+    struct hv_strbuf b;
 
-    buf[0] = '\0';
+    hv_strbuf_init(&b, buf, len);
     for ( s = w->slots; s != NULL && *s != NULL; s++ )
-        used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-                         used ? ", " : "", *s);
-    if ( used == 0 )
-        snprintf(buf, len, "none");
+        hv_strbuf_join(&b, ", ", "%s", *s);
+    if ( b.len == 0 )
+        hv_strbuf_add(&b, "none");
 }
 
 static int check_one(const struct hvb_workload *w, char *err, size_t len)

@@ -92,13 +92,15 @@ struct hvb_run_opts {
 /* Run; returns the exit status (0, 1 failed run, 2 input error). */
 int hvb_run(const struct hvb_run_opts *o);
 
+struct hvb_cmd_ctx;
+
 /*
- * hvb_cmd_run_as - "hvbench run"'s option parser and run, for commands
- * that take the run options (@cmd names it in messages; @help prints its
- * usage, NULL for run's).
+ * hvb_cmd_run_as - "hvbench run"'s option parser and run over @argv, for
+ * the commands that take the run options (@ctx names the command in
+ * messages, its first form's --help is printed, its whole command line
+ * recorded).
  */
-int hvb_cmd_run_as(const char *cmd, int argc, char **argv, int full_argc,
-                   char **full_argv, const struct hvb_run_hooks *hooks,
-                   void (*help)(FILE *f));
+int hvb_cmd_run_as(const struct hvb_cmd_ctx *ctx, int argc, char **argv,
+                   const struct hvb_run_hooks *hooks);
 
 #endif /* HVB_RUN_H */
