@@ -116,7 +116,7 @@ const struct hvb_cmd_doc hvb_doc_fleet = {
         "The run options are run's (see 'hvbench run --help'), less\n"
         "--shard, --out and --resume, which the fleet sets.  Any other\n"
         "scheduler or plain ssh does the same with 'run --shard K/N' on\n"
-        "each machine and 'hvbench merge' (README, \"Beyond one machine\").\n"
+        "each machine and 'hvbench merge' (docs/fleet.md).\n"
         "\n"
         "exit status: 0 all merged, 1 a task failed (named; --resume reruns\n"
         "it), 2 usage or input error (also Slurm not reachable)",

@@ -241,8 +241,8 @@ int fleet_select_nodes(struct fleet *fl)
 
     if ( hvb_slurm_nodes(fl->partition, fl->constraint, &fl->hosts,
                          &fl->nr_hosts, err, sizeof(err)) )
-        return hvb_usage_error("fleet: %s (is Slurm set up here? see the "
-                               "README, \"Beyond one machine\")",
+        return hvb_usage_error("fleet: %s (is Slurm set up here? see "
+                               "docs/fleet.md)",
                                err);
     if ( fl->nr_hosts == 0 )
         return hvb_usage_error(

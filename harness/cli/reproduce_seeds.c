@@ -288,7 +288,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      1,
      VIRT_HOW "; the defines stalled behind the convoy spread these "
               "creations out in time (global + name-hash, whose defines do "
-              "not stall, serialises them on the manager lock: README)",
+              "not stall, serialises them on the manager lock: docs/seeds.md)",
      NULL},
     {"003",
      "disabling the AppArmor driver: the 20-VM creation test ran in 25 s "
