@@ -13,6 +13,16 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+# term PID: SIGTERM, then wait up to 5 s; true when PID is gone.
+term() {
+    kill -TERM "$1" 2>/dev/null
+    _i=0
+    while kill -0 "$1" 2>/dev/null && [ $_i -lt 50 ]; do
+        sleep 0.1
+        _i=$((_i + 1))
+    done
+    ! kill -0 "$1" 2>/dev/null
+}
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

@@ -83,13 +83,7 @@ grep -qx "accept_dropped $dropped" "$tmp/stats" && ok ||
     bad "stats: $(grep accept_dropped "$tmp/stats"), flood dropped $dropped"
 
 # SIGTERM stops it within 5 s, socket and pid file gone.
-kill -TERM "$pid"
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -0 "$pid" 2>/dev/null && bad "still running 5 s after SIGTERM" || ok
+term "$pid" && ok || bad "still running 5 s after SIGTERM"
 [ ! -e "$sock" ] && ok || bad "socket left behind"
 [ ! -e "$tmp/pid" ] && ok || bad "pid file left behind"
 grep -q "stopped:" "$tmp/log" && ok || bad "no 'stopped' line"

@@ -125,13 +125,7 @@ if [ -x $txs ]; then
 fi
 
 kill -0 "$pid" && ok || bad "daemon died"
-kill -TERM "$pid"
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -0 "$pid" 2>/dev/null && bad "still running after SIGTERM" || ok
+term "$pid" && ok || bad "still running after SIGTERM"
 untrack "$pid"
 [ -e "$sock" ] && bad "socket left" || ok
 [ -e "$tmp/ro" ] && bad "ro socket left" || ok
