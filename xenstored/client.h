@@ -33,7 +33,16 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
                        const void *body, size_t len, void *buf, size_t cap,
                        size_t *rlen);
 
-/* Watch events skipped so far. */
+/*
+ * xsd_client_wait_event - block until a watch event of @token (NULL: any)
+ * arrives (others are counted and skipped), at most @timeout_ms (-1: forever).
+ * 0 and its path in @path (@cap bytes, may be NULL); -ETIMEDOUT, or -EIO
+ * if the connection broke.  Call it only with no request outstanding.
+ */
+int xsd_client_wait_event(struct xsd_client *c, const char *token,
+                          int timeout_ms, char *path, size_t cap);
+
+/* Watch events received so far (skipped or waited for). */
 uint64_t xsd_client_events(const struct xsd_client *c);
 
 #endif /* XSD_CLIENT_H */
