@@ -64,11 +64,12 @@ for f in sys.argv[1:]:
 PY
 
 # xs_profile=libxl over sockets: one toolstack client, no churn, so VM i
-# (from 0) finds i + 2 domains (dom0, i VMs, itself) and i + 1 vbd
-# backends; per VM, as docs/xenstored.md's table counts them: toolstack
-# 220 + domains, hotplug 16 + 4 x vbds, backends 165, xenconsoled 11,
-# guest 104 requests; 14 + 2 x vbds connections; 95 events fired.  At
-# vms=4 the means are i = 1.5's.  Both quota strategies, nothing leaked.
+# (from 0) finds i + 1 domains in getinfolist (the model's domain table
+# holds the VMs, not dom0) and i + 1 vbd backends (its own included); per
+# VM, as docs/xenstored.md's table counts them: toolstack 221 + domains,
+# hotplug 16 + 4 x vbds, backends 165, xenconsoled 11, guest 104
+# requests; 14 + 2 x vbds connections; 95 events fired.  At vms=4 the
+# means are i = 1.5's.  Both quota strategies, nothing leaked.
 # shellcheck disable=SC2086
 "$hvb" run boot-storm --plugin quota=hashtbl-copy,persistent $small \
     --param vms=4 --param clients=1 --param churn=0 --param churn_domains=0 \
@@ -82,7 +83,7 @@ runs = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
 assert sorted(b["name"].split("/quota=")[1].split("/")[0] for b in runs) \
     == ["hashtbl-copy", "persistent"], [b["name"] for b in runs]
 i = 1.5
-want = {"xs_requests_toolstack_per_vm": 220 + (i + 2),
+want = {"xs_requests_toolstack_per_vm": 221 + (i + 1),
         "xs_requests_hotplug_per_vm": 16 + 4 * (i + 1),
         "xs_requests_backend_per_vm": 165,
         "xs_requests_xenconsoled_per_vm": 11,
