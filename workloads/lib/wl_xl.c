@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hv/hv.h>
@@ -1174,6 +1175,8 @@ int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st)
 {
     static const char cmd[] = "stats";
     char buf[XSD_PAYLOAD_MAX + 1];
+    struct timespec ts;
+    clockid_t clk;
     size_t len;
     unsigned int r;
     int rc = sync_watcher(x);
@@ -1194,5 +1197,10 @@ int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st)
     for ( r = 0; r < WL_XL_NR_ROLES; r++ )
         st->role_requests[r] = atomic_load(&x->role_requests[r]);
     st->role_requests[WL_XL_BACKEND] -= x->nr_stats;
+    st->server_cpu_ns = 0;
+    if ( pthread_getcpuclockid(x->server_thread, &clk) == 0 &&
+         clock_gettime(clk, &ts) == 0 )
+        st->server_cpu_ns =
+            (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     return 0;
 }

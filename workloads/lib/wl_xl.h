@@ -42,6 +42,7 @@ extern const char *const wl_xl_role_names[WL_XL_NR_ROLES];
 /* What the daemon counted (CONTROL stats), and what each role sent. */
 struct wl_xl_stats {
     uint64_t requests, connections, events, events_dropped, quota_copies;
+    uint64_t server_cpu_ns; /* the daemon's thread, CPU time so far */
     uint64_t role_requests[WL_XL_NR_ROLES];
 };
 

@@ -216,7 +216,7 @@ static int xl_open(struct hvb_cell *c, struct storm *s)
 }
 
 /* The daemon's per-VM counts over the storm (xs_profile=libxl). */
-static void xl_counters(struct hvb_thread *t, struct storm *s)
+static void xl_counters(struct hvb_thread *t, struct storm *s, uint64_t wall)
 {
     const struct wl_xl_stats *a = &s->xs0, *b = &s->xs1;
     double n = (double)s->vms;
@@ -233,6 +233,11 @@ static void xl_counters(struct hvb_thread *t, struct storm *s)
                     (double)(b->quota_copies - a->quota_copies) / n, 0);
     hvb_counter_add(t, "xs_events_dropped",
                     (double)(b->events_dropped - a->events_dropped), 0);
+    /* Near 100: the daemon's one thread is what every boot waits on. */
+    hvb_counter_add(t, "xs_server_cpu_pct",
+                    100.0 * (double)(b->server_cpu_ns - a->server_cpu_ns) /
+                        (double)wall,
+                    0);
     for ( r = 0; r < WL_XL_NR_ROLES; r++ )
     {
         snprintf(key, sizeof(key), "xs_requests_%s_per_vm",
@@ -621,7 +626,7 @@ static void storm_thread(struct hvb_thread *t)
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
     if ( s->xl && wl_xl_stats(s->xl, &s->xs1) == 0 )
-        xl_counters(t, s);
+        xl_counters(t, s, wall);
     hvb_counter_add(t, "vms_enumerated", enumerated(t->cpu, s), 0);
     if ( atomic_load(&s->first_error) )
         fprintf(stderr, "boot-storm: a boot failed: %s\n",
