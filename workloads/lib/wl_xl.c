@@ -953,7 +953,11 @@ int wl_xl_destroy(struct wl_xl_client *cl, domid_t id)
         xrm(&o, "/local/domain/0/backend/%s/%u", kinds[k], id);
     xrm(&o, "%s", v.vm);
     xrm(&o, "/libxl/%u", id);
-    xdom(&o, XSD_RELEASE, v.ids, strlen(v.ids) + 1);
+    xrm(&o, "/local/domain/%u", id);
+    /*
+     * No RELEASE: the domain's death reaches xenstored from Xen (VIRQ
+     * DOM_EXC), here hv_domain_destroy's hv_xs_domain_release.
+     */
     return o.rc;
 }
 

@@ -63,7 +63,7 @@ void wl_xl_client_close(struct wl_xl_client *cl);
 /* VM @id's boot traffic, on @cpu (getinfolist's).  0 or -errno. */
 int wl_xl_create(struct wl_xl_client *cl, struct hv_cpu *cpu, domid_t id);
 
-/* What xl destroy removes of VM @id, and RELEASE.  0 or -errno. */
+/* What xl destroy removes of VM @id (libxl__destroy_domid).  0 or -errno. */
 int wl_xl_destroy(struct wl_xl_client *cl, domid_t id);
 
 /* The daemon's counters now, and each role's requests so far. */
