@@ -595,8 +595,11 @@ void xsd_dispatch(struct xsd_server *s, struct xsd_conn *c,
     default:
         break;
     }
-    /* The rest never reach the store, but pay its per-packet copy. */
-    if ( h->tx_id == 0 || h->type == XSD_WATCH || h->type == XSD_UNWATCH )
+    /*
+     * The rest never reach the store, but pay its per-packet copy; WATCH
+     * pays it in its path check (watch(): a read outside any transaction).
+     */
+    if ( (h->tx_id == 0 || h->type == XSD_UNWATCH) && h->type != XSD_WATCH )
         (void)hv_xs_request_bare(s->xs);
     switch ( h->type )
     {
