@@ -24,7 +24,7 @@
  * 7 included), lists each one's devices and reads each device's
  * physical-device: 6 xenstore-list (3 requests: TS, DIRECTORY, TE) and 6
  * xenstore-read (1).  Per VM: toolstack 221 + 6, hotplug 16 + 4 x 6,
- * backends 165, xenconsoled 11, guest 104 = 551 requests, 14 + 2 x 6
+ * backends 165, xenconsoled 11, guest 104 = 547 requests, 14 + 2 x 6
  * connections, 95 events fired; docs/xenstored.md has the whole table.
  *
  * Deviation: the watches a running domain keeps (xl's @releaseDomain and
