@@ -139,7 +139,8 @@ static int xpath(struct xo *o, uint32_t type, const char *val, int ok,
 
     if ( n < 0 || len + vl > sizeof(body) )
         return o->rc ? o->rc : (o->rc = -E2BIG);
-    memcpy(body + len, val, vl);
+    if ( vl )
+        memcpy(body + len, val, vl);
     if ( type == XSD_SET_PERMS || type == XSD_WATCH || type == XSD_UNWATCH )
     {
         /* "n0 r7" -> "n0\0r7\0"; a token -> "token\0" */
