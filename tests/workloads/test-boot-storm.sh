@@ -67,8 +67,8 @@ PY
 # (from 0) finds i + 1 domains in getinfolist (the model's domain table
 # holds the VMs, not dom0) and i + 1 vbd backends (its own included); per
 # VM, as docs/xenstored.md's table counts them: toolstack 221 + domains,
-# hotplug 16 + 4 x vbds, backends 165, xenconsoled 11, guest 104
-# requests; 14 + 2 x vbds connections; 95 events fired.  At vms=4 the
+# hotplug 16 + 4 x vbds, backends 169, xenconsoled 11, guest 104
+# requests; 14 + 2 x vbds connections; 97 events fired.  At vms=4 the
 # means are i = 1.5's.  Both quota strategies, nothing leaked.
 # shellcheck disable=SC2086
 "$hvb" run boot-storm --plugin quota=hashtbl-copy,persistent $small \
@@ -85,11 +85,11 @@ assert sorted(b["name"].split("/quota=")[1].split("/")[0] for b in runs) \
 i = 1.5
 want = {"xs_requests_toolstack_per_vm": 221 + (i + 1),
         "xs_requests_hotplug_per_vm": 16 + 4 * (i + 1),
-        "xs_requests_backend_per_vm": 165,
+        "xs_requests_backend_per_vm": 169,
         "xs_requests_xenconsoled_per_vm": 11,
         "xs_requests_guest_per_vm": 104,
         "xs_connections_per_vm": 14 + 2 * (i + 1),
-        "xs_watch_events_per_vm": 95,
+        "xs_watch_events_per_vm": 97,
         "xs_events_dropped": 0, "boots_failed": 0, "vms_enumerated": 4,
         "teardown_leaked_pages": 0, "teardown_leaked_xs_nodes": 0,
         "teardown_leaked_domains": 0}

@@ -24,8 +24,8 @@
  * 7 included), lists each one's devices and reads each device's
  * physical-device: 6 xenstore-list (3 requests: TS, DIRECTORY, TE) and 6
  * xenstore-read (1).  Per VM: toolstack 221 + 6, hotplug 16 + 4 x 6,
- * backends 165, xenconsoled 11, guest 104 = 547 requests, 14 + 2 x 6
- * connections, 95 events fired; docs/xenstored.md has the whole table.
+ * backends 169, xenconsoled 11, guest 104 = 551 requests, 14 + 2 x 6
+ * connections, 97 events fired; docs/xenstored.md has the whole table.
  *
  * Deviation: the watches a running domain keeps (xl's @releaseDomain and
  * disk eject, the backends' on the frontends' state, the guest's) are
@@ -672,17 +672,20 @@ static void vbd_connect(struct xo *g, struct xo *k, const struct dev *d)
                                         {"protocol", "x86_64-abi"},
                                         {"feature-persistent", "1"},
                                         {NULL, NULL}};
-    static const struct kv be_keys[] = {{"feature-flush-cache", "1"},
-                                        {"discard-granularity", "4096"},
-                                        {"discard-alignment", "0"},
-                                        {"discard-secure", "0"},
-                                        {"feature-discard", "1"},
-                                        {"feature-persistent", "1"},
-                                        {"sectors", "16777216"},
-                                        {"info", "0"},
-                                        {"sector-size", "512"},
-                                        {"physical-sector-size", "4096"},
-                                        {NULL, NULL}};
+    static const struct kv be_keys[] = {
+        {"feature-flush-cache", "1"},
+        {"feature-barrier", "1"},
+        {"feature-max-indirect-segments", "256"},
+        {"discard-granularity", "4096"},
+        {"discard-alignment", "0"},
+        {"discard-secure", "0"},
+        {"feature-discard", "1"},
+        {"feature-persistent", "1"},
+        {"sectors", "16777216"},
+        {"info", "0"},
+        {"sector-size", "512"},
+        {"physical-sector-size", "4096"},
+        {NULL, NULL}};
     static const char *const fe_reads[] = {"sectors",
                                            "info",
                                            "sector-size",
