@@ -5,6 +5,8 @@
  * mismatch is caught.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,6 +20,7 @@
 struct xsd_client {
     int fd;
     uint32_t next_req;
+    uint64_t events;
 };
 
 int xsd_client_open(const char *path, struct xsd_client **out)
@@ -120,6 +123,7 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
             return -EIO;
         if ( h.type != XSD_WATCH_EVENT )
             break;
+        c->events++;
     }
     if ( h.req_id != rid || h.tx_id != tx ||
          (h.type != type && h.type != XSD_ERROR) )
@@ -138,4 +142,43 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
     if ( h.len )
         memcpy(buf, payload, h.len);
     return 0;
+}
+
+int xsd_client_wait_event(struct xsd_client *c, const char *token,
+                          int timeout_ms, char *path, size_t cap)
+{
+    uint8_t hdr[XSD_HDR_LEN], payload[XSD_PAYLOAD_MAX];
+    struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+    struct xsd_hdr h;
+    size_t mlen, pl;
+    int n;
+
+    for ( ;; )
+    {
+        n = poll(&pfd, 1, timeout_ms);
+        if ( n < 0 && errno == EINTR )
+            continue;
+        if ( n == 0 )
+            return -ETIMEDOUT;
+        if ( n < 0 || read_all(c->fd, hdr, sizeof(hdr)) ||
+             xsd_frame(hdr, sizeof(hdr), &h, &mlen) < 0 ||
+             read_all(c->fd, payload, h.len) )
+            return -EIO;
+        if ( h.type != XSD_WATCH_EVENT )
+            return -EIO; /* a reply with no request */
+        c->events++;
+        pl = strnlen((const char *)payload, h.len);
+        if ( token &&
+             (pl + 1 >= h.len ||
+              strncmp((const char *)payload + pl + 1, token, h.len - pl - 1)) )
+            continue; /* another watch's */
+        if ( path && cap )
+            snprintf(path, cap, "%.*s", (int)pl, (const char *)payload);
+        return 0;
+    }
+}
+
+uint64_t xsd_client_events(const struct xsd_client *c)
+{
+    return c->events;
 }

@@ -2,7 +2,7 @@
 /*
  * A small blocking xenstore client over a Unix socket: one request, one
  * reply, as libxenstore does it without its reader thread.  Watch events
- * that arrive before a reply are skipped.  Used by the
+ * that arrive before a reply are skipped (counted).  Used by the
  * xenstore-ls workload's client=socket, the daemon's tests and xs-load.
  *
  *   struct xsd_client *c;
@@ -32,5 +32,17 @@ void xsd_client_close(struct xsd_client *c);
 int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
                        const void *body, size_t len, void *buf, size_t cap,
                        size_t *rlen);
+
+/*
+ * xsd_client_wait_event - block until a watch event of @token (NULL: any)
+ * arrives (others are counted and skipped), at most @timeout_ms (-1: forever).
+ * 0 and its path in @path (@cap bytes, may be NULL); -ETIMEDOUT, or -EIO
+ * if the connection broke.  Call it only with no request outstanding.
+ */
+int xsd_client_wait_event(struct xsd_client *c, const char *token,
+                          int timeout_ms, char *path, size_t cap);
+
+/* Watch events received so far (skipped or waited for). */
+uint64_t xsd_client_events(const struct xsd_client *c);
 
 #endif /* XSD_CLIENT_H */

@@ -17,7 +17,11 @@
  *  - DIRECTORY_PART, from the model's full child list (libxenstore falls
  *    back to it when DIRECTORY says E2BIG);
  *  - the read-only socket: every request that could change the store or
- *    the daemon is EACCES.
+ *    the daemon is EACCES;
+ *  - the requests that never reach the store (watches, domains, CONTROL)
+ *    pay its per-packet quota copy all the same (hv_xs_request_bare), as
+ *    oxenstored makes every packet's transaction before its type is
+ *    looked at (process.ml process_packet).
  *
  * Worked example (libxenstore, xs_transaction_start + xs_write + end):
  *   TRANSACTION_START tx 0 "\0"        -> "7\0"   (the model's tid 7)
@@ -611,6 +615,17 @@ void xsd_dispatch(struct xsd_server *s, struct xsd_conn *c,
     case XSD_TRANSACTION_END:
         txn_end(s, c, h, &r);
         return;
+    default:
+        break;
+    }
+    /*
+     * The rest never reach the store, but pay its per-packet copy (WATCH's
+     * path check is hv_xs_path_abs(), which reads nothing).
+     */
+    if ( h->tx_id == 0 || h->type == XSD_UNWATCH || h->type == XSD_WATCH )
+        (void)hv_xs_request_bare(s->xs);
+    switch ( h->type )
+    {
     case XSD_WATCH:
     case XSD_UNWATCH:
         watch(s, c, h, &r);

@@ -215,7 +215,9 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
     for ( ref = 0; rc == 0 && ref < cfg->nr_grants; ref++ )
         rc = hv_gnttab_grant_access(cpu, id, ref, 0, ref, false);
     hv_rcu_quiescent(cpu);
-    for ( tries = 0; rc == 0; tries++ )
+    if ( rc == 0 && cfg->xs_boot )
+        rc = cfg->xs_boot(cfg->xs_arg, cpu, id);
+    for ( tries = 0; rc == 0 && !cfg->xs_boot; tries++ )
     {
         rc = xs_try(xs, cfg, id, &res->xs_written, &res->xs_owned);
         if ( rc != -EAGAIN || tries + 1 >= cfg->xs_max_retries )
@@ -243,8 +245,10 @@ int hv_vmboot_teardown(struct hv_cpu *cpu, struct hv_rpc_client *conn,
     int rc, rc2;
 
     hv_vmboot_identity(id, c.name, sizeof(c.name), c.uuid);
+    rc = cfg->xs_teardown ? cfg->xs_teardown(cfg->xs_arg, cpu, id) : 0;
     snprintf(path, sizeof(path), "/local/domain/0/backend/vif/%u", id);
-    rc = hv_xs_simple(hv_xs(cpu->hv), HV_XS_RM, 0, 0, path);
+    rc2 = hv_xs_simple(hv_xs(cpu->hv), HV_XS_RM, 0, 0, path);
+    rc = rc ? rc : rc2;
     rc2 = rpc(conn, hv_virt_req_stop, &c, true, NULL);
     rc = rc ? rc : rc2;
     rc2 = rpc(conn, hv_virt_req_undefine, &c, true, NULL);

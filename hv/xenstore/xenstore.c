@@ -11,6 +11,8 @@
  *   transaction start              3        make id: Quota.copy + 2 Store.copy
  *   request inside a transaction   0        Connection.get_transaction
  *   transaction end                0 (+3 on replay: make internal)
+ *   any other packet (watch, domain  1        make none, before the type is
+ *   path, introduce: the daemon's)            looked at (hv_xs_request_bare)
  *
  * The copies are dropped when the request ends, as the OCaml objects
  * become garbage.  Which copies exist is the model's; what one costs is
@@ -207,6 +209,17 @@ int hv_xs_request(struct hv_xs *xs, const struct hv_xs_req *req,
     }
     pthread_mutex_unlock(&xs->lock);
     return rc;
+}
+
+int hv_xs_request_bare(struct hv_xs *xs)
+{
+    struct hv_quota_map *t_quota;
+
+    pthread_mutex_lock(&xs->lock);
+    t_quota = xs_quota_copy(xs, xs->store.quota);
+    xs_quota_release(xs, t_quota);
+    pthread_mutex_unlock(&xs->lock);
+    return t_quota ? 0 : -ENOMEM;
 }
 
 /* ---- domain release ---- */

@@ -776,6 +776,58 @@ static void test_directory_part(void **state)
     live_stop(&l);
 }
 
+/* The quota copies CONTROL stats has counted so far. */
+static unsigned long copies(int fd)
+{
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+    const char *p;
+
+    raw_send(fd, XSD_CONTROL, 9, 0, "stats", 6);
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    assert_int_equal(h.type, XSD_CONTROL);
+    p = strstr(buf, "quota_copies ");
+    assert_non_null(p);
+    return strtoul(p + 13, NULL, 10);
+}
+
+/*
+ * Every packet outside a transaction pays one quota copy before its type
+ * is looked at (process.ml process_packet), the ones that never reach the
+ * store too: WATCH, UNWATCH, GET_DOMAIN_PATH, CONTROL; a read pays 1, a
+ * write 3, a request inside a transaction none.
+ */
+static void test_packet_copies(void **state)
+{
+    char buf[XSD_PAYLOAD_MAX + 1];
+    struct xsd_hdr h;
+    struct live l;
+    unsigned long c0;
+    uint32_t tid;
+    int fd;
+
+    live_start(&l, "hashtbl-copy", 0, 0);
+    fd = raw_open(l.sock);
+    c0 = copies(fd);
+    expect(fd, XSD_WATCH, 1, 0, "/w\0t", 5, XSD_WATCH, "OK");
+    assert_int_equal(raw_recv(fd, &h, buf), 0); /* its first event */
+    expect(fd, XSD_UNWATCH, 2, 0, "/w\0t", 5, XSD_UNWATCH, "OK");
+    expect(fd, XSD_GET_DOMAIN_PATH, 3, 0, "3", 2, XSD_GET_DOMAIN_PATH,
+           "/local/domain/3");
+    assert_int_equal(copies(fd) - c0, 4); /* the three, and CONTROL */
+    c0 = copies(fd);
+    expect(fd, XSD_WRITE, 4, 0, "/a\0v", 4, XSD_WRITE, "OK");
+    expect(fd, XSD_READ, 5, 0, "/a", 3, XSD_READ, "v");
+    raw_send(fd, XSD_TRANSACTION_START, 6, 0, "", 1);
+    assert_int_equal(raw_recv(fd, &h, buf), 0);
+    tid = (uint32_t)strtoul(buf, NULL, 10);
+    expect(fd, XSD_READ, 7, tid, "/a", 3, XSD_READ, "v");
+    expect(fd, XSD_TRANSACTION_END, 8, tid, "F", 2, XSD_TRANSACTION_END, "OK");
+    assert_int_equal(copies(fd) - c0, 3 + 1 + 3 + 1); /* + CONTROL */
+    close(fd);
+    live_stop(&l);
+}
+
 /*
  * The limits: a client that does not read.  Replies are never lost (the
  * server stops reading instead); events over max_watch_events are dropped
@@ -1280,6 +1332,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_special_paths, teardown),
         cmocka_unit_test_teardown(test_many_connections, teardown),
         cmocka_unit_test_teardown(test_directory_part, teardown),
+        cmocka_unit_test_teardown(test_packet_copies, teardown),
         cmocka_unit_test_teardown(test_limits, teardown),
         cmocka_unit_test_teardown(test_watch_limits, teardown),
         cmocka_unit_test_teardown(test_watch_cost, teardown),

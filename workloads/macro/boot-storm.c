@@ -57,6 +57,7 @@
 #include "../lib/wl_hc.h"
 #include "../lib/wl_mem.h"
 #include "../lib/wl_virt.h"
+#include "../lib/wl_xl.h"
 
 #define MAX_CLIENTS  200
 #define MAX_GRANTERS 8
@@ -77,6 +78,16 @@ struct storm_params {
     struct wl_virt_params virt;
     struct wl_grant_params grant;
     struct wl_mem_params mem;
+    unsigned int xs_client, xs_profile;
+};
+
+enum {
+    XS_INPROC,
+    XS_SOCKET
+};
+enum {
+    XS_TXN,
+    XS_LIBXL
 };
 
 struct storm {
@@ -99,6 +110,10 @@ struct storm {
     uint64_t polls, poll_ns, poller_cpu_ns;
     bool *booted;            /* by VM index: to tear down */
     _Atomic int first_error; /* the first failed boot's -errno */
+    /* xs_profile=libxl: the daemon, each client's connections */
+    struct wl_xl *xl;
+    struct wl_xl_client *xlc[MAX_CLIENTS];
+    struct wl_xl_stats xs0, xs1; /* the daemon's counts, before / after */
 };
 
 static bool bg_stop(struct storm *s)
@@ -136,6 +151,13 @@ static int storm_check(struct hvb_cell *c)
             (unsigned long long)(HV_PAGE_SIZE / 1024) << p->extent_order);
         return -EINVAL;
     }
+    if ( (p->xs_profile == XS_LIBXL) != (p->xs_client == XS_SOCKET) )
+    {
+        hvb_cell_error(c, "xs_profile=libxl needs xs_client=socket (its "
+                          "watches are the daemon's) and xs_profile=txn "
+                          "runs in-process: give both or neither");
+        return -EINVAL;
+    }
     if ( wl_check_churn(c, p->churn) )
         return -EINVAL;
     return wl_mem_check(c, &p->mem, p->node, vms * p->mem_kib * 1024);
@@ -158,6 +180,71 @@ static uint64_t storm_mem_need(const struct hvb_cell *c)
     uint64_t bytes = p->vms * p->mem_kib * 1024;
 
     return wl_mem_need(&p->mem, bytes, wl_mem_scrubbed(&p->mem) ? bytes : 0);
+}
+
+/* xs_profile=libxl: client k (model CPU CPU_CLIENT0 + k) boots VM @id. */
+static int xl_boot(void *arg, struct hv_cpu *cpu, domid_t id)
+{
+    struct storm *s = arg;
+
+    return wl_xl_create(s->xlc[cpu->id - CPU_CLIENT0], cpu, id);
+}
+
+static int xl_teardown(void *arg, struct hv_cpu *cpu, domid_t id)
+{
+    struct storm *s = arg;
+
+    return wl_xl_destroy(s->xlc[cpu->id - CPU_CLIENT0], id);
+}
+
+static int xl_open(struct hvb_cell *c, struct storm *s)
+{
+    unsigned int k;
+    int rc = wl_xl_open(c, hv_xs(c->hv), &s->xl);
+
+    for ( k = 0; rc == 0 && k < s->clients; k++ )
+        rc = wl_xl_client_open(s->xl, &s->xlc[k]);
+    if ( rc )
+    {
+        hvb_cell_error(c, "xs_client=socket: a connection: %s", strerror(-rc));
+        return rc;
+    }
+    s->boot.xs_boot = xl_boot;
+    s->boot.xs_teardown = xl_teardown;
+    s->boot.xs_arg = s;
+    return 0;
+}
+
+/* The daemon's per-VM counts over the storm (xs_profile=libxl). */
+static void xl_counters(struct hvb_thread *t, struct storm *s, uint64_t wall)
+{
+    const struct wl_xl_stats *a = &s->xs0, *b = &s->xs1;
+    double n = (double)s->vms;
+    char key[64];
+    unsigned int r;
+
+    hvb_counter_add(t, "xs_requests_per_vm",
+                    (double)(b->requests - a->requests) / n, 0);
+    hvb_counter_add(t, "xs_watch_events_per_vm",
+                    (double)(b->events - a->events) / n, 0);
+    hvb_counter_add(t, "xs_connections_per_vm",
+                    (double)(b->connections - a->connections) / n, 0);
+    hvb_counter_add(t, "xs_quota_copies_per_vm",
+                    (double)(b->quota_copies - a->quota_copies) / n, 0);
+    hvb_counter_add(t, "xs_events_dropped",
+                    (double)(b->events_dropped - a->events_dropped), 0);
+    /* Near 100: the daemon's one thread is what every boot waits on. */
+    hvb_counter_add(t, "xs_server_cpu_pct",
+                    100.0 * (double)(b->server_cpu_ns - a->server_cpu_ns) /
+                        (double)wall,
+                    0);
+    for ( r = 0; r < WL_XL_NR_ROLES; r++ )
+    {
+        snprintf(key, sizeof(key), "xs_requests_%s_per_vm",
+                 wl_xl_role_names[r]);
+        hvb_counter_add(
+            t, key, (double)(b->role_requests[r] - a->role_requests[r]) / n, 0);
+    }
 }
 
 static int storm_prepare(struct hvb_cell *c)
@@ -202,6 +289,8 @@ static int storm_prepare(struct hvb_cell *c)
     if ( (rc = wl_libvirtd_open(c, &p->virt, &p->rpc, &s->d)) )
         return rc;
     s->boot.virt = s->d.v;
+    if ( p->xs_profile == XS_LIBXL && (rc = xl_open(c, s)) != 0 )
+        return rc;
     if ( s->churn_domains )
         return wl_create_domains(c, CHURN_FIRST, s->churn_domains, 0);
     return 0;
@@ -514,6 +603,8 @@ static void storm_thread(struct hvb_thread *t)
     wait_frees(t->cpu);
     snap(c->hv, &before);
     storm_reset(s);
+    if ( s->xl )
+        HV_BUG_ON(wl_xl_stats(s->xl, &s->xs0) != 0);
     while ( hvb_keep_running_batch(t, s->vms) )
     {
         s->t0 = hv_now_ns();
@@ -534,6 +625,8 @@ static void storm_thread(struct hvb_thread *t)
     }
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
+    if ( s->xl && wl_xl_stats(s->xl, &s->xs1) == 0 )
+        xl_counters(t, s, wall);
     hvb_counter_add(t, "vms_enumerated", enumerated(t->cpu, s), 0);
     if ( atomic_load(&s->first_error) )
         fprintf(stderr, "boot-storm: a boot failed: %s\n",
@@ -561,9 +654,13 @@ static void storm_report(struct hvb_cell *c)
 static void storm_cleanup(struct hvb_cell *c)
 {
     struct storm *s = c->priv;
+    unsigned int k;
 
     if ( s == NULL )
         return;
+    for ( k = 0; k < MAX_CLIENTS; k++ )
+        wl_xl_client_close(s->xlc[k]);
+    wl_xl_close(s->xl);
     wl_libvirtd_close(&s->d);
     wl_lat_free(&s->lat);
     free((void *)s->running);
@@ -612,6 +709,14 @@ static const struct hv_opt storm_param_table[] = {
     WL_VIRT_PARAMS(struct storm_params, virt),
     WL_GRANT_PARAMS(struct storm_params, grant),
     WL_MEM_PARAMS(struct storm_params, mem),
+    HVB_PARAM_ENUM_ROW(struct storm_params, xs_client, "inproc",
+                       "inproc|socket",
+                       "inproc: the store's API; socket: hvbench xenstored's "
+                       "server in a thread of the run, over Unix sockets"),
+    HVB_PARAM_ENUM_ROW(struct storm_params, xs_profile, "txn", "txn|libxl",
+                       "txn: one transaction of xs_nodes nodes; libxl: what "
+                       "xl create, the backends, hotplug, xenconsoled and "
+                       "the guest send (docs/xenstored.md; xs_client=socket)"),
     HVB_PARAM_TABLE_END,
 };
 

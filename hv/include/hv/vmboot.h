@@ -22,7 +22,8 @@
  *             dom0 transaction writes the guest's home (owned by the guest:
  *             charged to its quota, slot quota) and its backends' entries
  *             under /local/domain/0/backend (dom0's): about @xs_nodes
- *             nodes; a conflicting commit (-EAGAIN) is retried
+ *             nodes; a conflicting commit (-EAGAIN) is retried; or, with
+ *             @xs_boot set, whatever traffic that hook drives
  *
  * Worked example, xs_nodes = 60, 2 nodes, first_node 0, domid 7: the
  * vCPU is on node 1;
@@ -31,7 +32,7 @@
  * writes while the total stays <= 60: 2 devices, 57 writes; the guest
  * owns 15 + 2 * 11 = 37 nodes (its quota), dom0 the 20 backend ones.
  *
- * hv_vmboot_teardown(): backends removed (dom0 rm), RPC virDomainDestroy
+ * hv_vmboot_teardown(): @xs_teardown if set, backends removed (dom0 rm), RPC virDomainDestroy
  * (RestoreAllLabel) and virDomainUndefine, then hv_domain_destroy (the
  * guest's xenstore home and quota go, its memory returns to the heap when
  * the domain is freed).
@@ -61,6 +62,15 @@ struct hv_vmboot_config {
     unsigned int nr_grants;      /* grant entries the guest grants dom0 */
     unsigned int xs_max_retries; /* commits tried before -EAGAIN */
     unsigned int first_node;     /* VM id's vCPU: node (first + id) % nodes */
+    /*
+     * The xenstore phase's traffic, when not the one transaction above
+     * (NULL): @xs_boot writes VM @id's entries, @xs_teardown (may be
+     * NULL) removes what domain destruction does not; 0 or -errno.
+     * boot-storm's xs_profile=libxl drives a daemon over sockets here.
+     */
+    int (*xs_boot)(void *arg, struct hv_cpu *cpu, domid_t id);
+    int (*xs_teardown)(void *arg, struct hv_cpu *cpu, domid_t id);
+    void *xs_arg;
 };
 
 /* Wall time of each phase (ns), and what the boot made. */

@@ -114,6 +114,15 @@ int hv_xs_request(struct hv_xs *xs, const struct hv_xs_req *req,
                   struct hv_xs_rsp *rsp);
 
 /*
+ * hv_xs_request_bare - what a request that never reaches the store (WATCH,
+ * UNWATCH, GET_DOMAIN_PATH, INTRODUCE: the daemon's, xenstored/) costs it
+ * outside a transaction: oxenstored's process_packet makes the packet's
+ * transaction before it looks at the type (Transaction.make none: one
+ * quota copy).  0 / -ENOMEM.
+ */
+int hv_xs_request_bare(struct hv_xs *xs);
+
+/*
  * hv_xs_domain_release - the domain died: abort its transactions, remove
  * /local/domain/<id>, give its nodes elsewhere to dom0 and drop it from
  * every ACL (XSA-322), drop its quota entry (Quota.del).  0 / -ENOMEM.
