@@ -13,9 +13,11 @@
 
 #include <hvb/cli.h>
 #include <hvb/compare.h>
+#include <hvb/gate.h>
 #include <hvb/render.h>
 #include <hvb/reproduce.h>
 #include <hvb/results.h>
+#include <hvb/ledger.h>
 
 #include "private.h"
 

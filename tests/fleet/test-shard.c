@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * harness/cli/shard.c: every cell in exactly one shard, groups never split,
+ * harness/session/shard.c: every cell in exactly one shard, groups never split,
  * balanced by cost, the same shards for the same command line, bad
  * --shard values and more shards than groups refused.
  */

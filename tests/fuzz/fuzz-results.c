@@ -5,7 +5,7 @@
  * input is a results file as compare, gate, --resume and report read it:
  * parsed and checked (harness/output/results_read.c); a document the check
  * accepts is then compared with itself on time, on a counter and paired
- * (harness/output/compare.c, harness/stats/stats.c) and printed as csv and markdown
+ * (harness/gate/compare.c, harness/stats/stats.c) and printed as csv and markdown
  * (harness/output/tabular.c).  Whatever the bytes, nothing may crash, and a
  * comparison of an accepted file must give verdicts on numbers: a NaN
  * ratio judged other than "unstable" aborts.

@@ -11,7 +11,10 @@
 #      fails to compile: "hvb/matrix.h: No such file";
 #   3. measure/counters.c calling hvb_matrix_free() through a prototype of
 #      its own fails to link: "undefined reference to `hvb_matrix_free'";
-#   4. no harness file reaches around the include paths ("../room/...").
+#   4. the command rooms likewise: session/shard.c including <hvb/gate.h>
+#      (room gate, above it) fails to compile, and calling hvb_cmd_find()
+#      (the commands table, room cli) fails to link hvb_layer_session;
+#   5. no harness file reaches around the include paths ("../room/...").
 #
 # Usage: test-layering.sh SOURCE_DIR CMAKE C_COMPILER CXX_COMPILER
 set -u
@@ -28,7 +31,7 @@ done
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" \
     -DCMAKE_CXX_COMPILER="$cxx" >"$tmp/cfg.log" 2>&1 ||
     { cat "$tmp/cfg.log"; fail "the scratch copy does not configure"; }
-build() { "$cmake" --build "$tmp/build" --target hvb_layer_measure \
+build() { "$cmake" --build "$tmp/build" --target "${1:-hvb_layer_measure}" \
     >"$tmp/build.log" 2>&1; }
 
 build || { tail -20 "$tmp/build.log"; fail "control: the copy does not build"; }
@@ -60,6 +63,34 @@ fi
 grep -q "undefined reference to .hvb_matrix_free" "$tmp/build.log" ||
     { tail -20 "$tmp/build.log"; fail "symbol back-edge: not the expected error"; }
 echo "ok: a call into a higher room fails to link"
+
+f=$tmp/harness/session/shard.c
+cp "$f" "$tmp/shard.c.orig"
+printf '#include <hvb/gate.h>\n' >>"$f"
+if build hvb_layer_session; then
+    fail "session including <hvb/gate.h> (room gate) compiled"
+fi
+grep -q "hvb/gate.h: No such file" "$tmp/build.log" ||
+    { tail -20 "$tmp/build.log"; fail "command-room include back-edge: not the expected error"; }
+cp "$tmp/shard.c.orig" "$f"
+cat >>"$f" <<'EOC'
+struct hvb_cmd;
+const struct hvb_cmd *hvb_cmd_find(const char *name);
+void hvb_layering_back_edge(void);
+void hvb_layering_back_edge(void)
+{
+    (void)hvb_cmd_find("run");
+}
+EOC
+if build hvb_layer_session; then
+    fail "session calling hvb_cmd_find() (room cli) linked"
+fi
+grep -q "undefined reference to .hvb_cmd_find" "$tmp/build.log" ||
+    { tail -20 "$tmp/build.log"; fail "command-room symbol back-edge: not the expected error"; }
+cp "$tmp/shard.c.orig" "$f"
+build hvb_layer_session ||
+    { tail -20 "$tmp/build.log"; fail "control: hvb_layer_session does not build"; }
+echo "ok: the command rooms are layered too (session -> gate, cli)"
 
 if grep -rn '#include *"\.\./' "$src/harness"; then
     fail "a harness file includes around the rooms' include paths"

@@ -468,7 +468,7 @@ def hosts_table(runs, ledger):
     """Hosts side by side when the runs (or a merged file's hvbench.hosts)
     come from more than one machine; rows that differ are marked.  The rows
     are the ledger's as hvbench passes them (--ledger, from one table in
-    harness/cli/ledger.c), those of the machine: of each host a merged file
+    harness/output/ledger.c), those of the machine: of each host a merged file
     keeps its environment and counters, e.g. {"label": "vCPUs", "object":
     "environment", "key": "vcpus_online"}."""
     e = html.escape

@@ -74,7 +74,7 @@
 #define HVB_RK_MEDIAN  "median"
 #define HVB_RK_PAIRED  "paired"
 #define HVB_RK_CI95    "ci95"
-/* shard (hvb/shard.h) and a merged document's hosts (harness/cli/cmd_merge.c). */
+/* shard (hvb/shard.h) and a merged document's hosts (harness/fleet/cmd_merge.c). */
 #define HVB_RK_SHARD       "shard"
 #define HVB_RK_SHARD_K     "k"
 #define HVB_RK_SHARD_N     "n"

@@ -44,7 +44,7 @@ struct hvb_engine_bench {
     /*
      * Operations per thread for every repetition (Iterations(n)), or 0 to
      * calibrate to the minimum time.  Paired rounds use a count shared by
-     * every cell of a group (harness/cli/run_session.c).
+     * every cell of a group (harness/session/run_session.c).
      */
     int64_t iterations;
     void (*body)(void *arg, struct hvb_engine_thread *et);

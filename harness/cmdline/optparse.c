@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Command-line plumbing shared by the subcommands: one-line errors with
+ * their exit codes, a small option parser over the commands' option rows
+ * and value parsers that name the option and what it accepts.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hv/strbuf.h>
+#include <hvb/cmdline.h>
+
+static void vmessage(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fputs("hvbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int hvb_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    return HVB_EXIT_USAGE;
+}
+
+int hvb_failure(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    return HVB_EXIT_FAIL;
+}
+
+const struct hvb_optdef *
+hvb_opt_each(const struct hvb_optdef *defs, bool unlisted,
+             bool (*fn)(const struct hvb_optdef *d, void *ctx), void *ctx)
+{
+    const struct hvb_optdef *d, *r;
+
+    for ( d = defs; d != NULL && (d->name != NULL || d->also != NULL); d++ )
+    {
+        if ( d->name != NULL )
+        {
+            if ( fn(d, ctx) )
+                return d;
+            continue;
+        }
+        if ( (d->flags & HVB_OPTF_UNLISTED) && !unlisted )
+            continue;
+        r = hvb_opt_each(d->also, unlisted, fn, ctx);
+        if ( r != NULL )
+            return r;
+    }
+    return NULL;
+}
+
+/* What an argument names: "--name[=...]" (@len of it) or "-c". */
+struct opt_key {
+    const char *name;
+    size_t len;
+    char short_name;
+};
+
+static bool key_matches(const struct hvb_optdef *d, void *ctx)
+{
+    const struct opt_key *k = ctx;
+
+    if ( k->short_name )
+        return d->short_name == k->short_name;
+    return strlen(d->name) == k->len && strncmp(d->name, k->name, k->len) == 0;
+}
+
+/* The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '='. */
+static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
+                                         const char *arg, const char **eq)
+{
+    struct opt_key k = {.name = arg + 2};
+
+    *eq = NULL;
+    if ( arg[0] != '-' || arg[1] == '\0' )
+        return NULL;
+    if ( arg[1] != '-' )
+    {
+        /* One short option, alone: "-h". */
+        if ( arg[2] != '\0' )
+            return NULL;
+        k.short_name = arg[1];
+    }
+    else
+    {
+        *eq = strchr(arg + 2, '=');
+        k.len = *eq ? (size_t)(*eq - arg - 2) : strlen(arg + 2);
+    }
+    return hvb_opt_each(defs, true, key_matches, &k);
+}
+
+int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
+               const char **val)
+{
+    const struct hvb_optdef *d;
+    const char *arg, *eq;
+
+    *val = NULL;
+    if ( p->i >= p->argc )
+        return HVB_OPT_DONE;
+    arg = p->argv[p->i++];
+    if ( p->only_positional || arg[0] != '-' || arg[1] == '\0' )
+    {
+        *val = arg;
+        return HVB_OPT_POSITIONAL;
+    }
+    if ( strcmp(arg, "--") == 0 )
+    {
+        p->only_positional = true;
+        return hvb_getopt(p, defs, val);
+    }
+    d = find_row(defs, arg, &eq);
+    if ( d == NULL )
+    {
+        int n = arg[1] == '-' ? (int)strcspn(arg, "=") : (int)strlen(arg);
+
+        hvb_usage_error("unknown option '%.*s' for %s (see 'hvbench %s "
+                        "--help')",
+                        n, arg, p->cmd, p->cmd);
+        return HVB_OPT_ERROR;
+    }
+    if ( eq != NULL )
+    {
+        if ( d->arg == NULL )
+        {
+            hvb_usage_error("option --%s takes no value", d->name);
+            return HVB_OPT_ERROR;
+        }
+        *val = eq + 1;
+        return d->id;
+    }
+    if ( d->arg != NULL )
+    {
+        if ( p->i >= p->argc )
+        {
+            hvb_usage_error("option --%s needs a value", d->name);
+            return HVB_OPT_ERROR;
+        }
+        *val = p->argv[p->i++];
+    }
+    return d->id;
+}
+
+int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
+                 const char **val)
+{
+    const struct hvb_optdef *d = find_row(defs, argv[*i], val);
+
+    if ( d == NULL )
+        return 0;
+    if ( *val != NULL )
+    {
+        (*val)++; /* past the '=' */
+        return d->id;
+    }
+    if ( d->arg != NULL )
+    {
+        if ( *i + 1 >= argc )
+        {
+            hvb_usage_error("option --%s needs a value", d->name);
+            return HVB_OPT_ERROR;
+        }
+        *val = argv[++*i];
+    }
+    return d->id;
+}
+
+bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+                   uint64_t *out)
+{
+    unsigned long long v;
+    char *end;
+
+    errno = 0;
+    if ( !isdigit((unsigned char)*s) )
+        goto bad;
+    v = strtoull(s, &end, 10);
+    if ( errno || *end != '\0' || v < min || v > max )
+        goto bad;
+    *out = v;
+    return true;
+bad:
+    hvb_usage_error("bad value '%s' for %s (an integer in [%" PRIu64
+                    ", %" PRIu64 "])",
+                    s, opt, min, max);
+    return false;
+}
+
+bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
+                       double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    if ( !isdigit((unsigned char)*s) && *s != '.' )
+        goto bad;
+    v = strtod(s, &end);
+    if ( *end == 's' )
+        end++;
+    if ( errno || *end != '\0' || !isfinite(v) || v < min || v > max )
+        goto bad;
+    *out = v;
+    return true;
+bad:
+    hvb_usage_error(
+        "bad value '%s' for %s (seconds in [%g, %g], e.g. 0.5 or 0.5s)", s, opt,
+        min, max);
+    return false;
+}
+
+bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
+                      int *out)
+{
+    struct hv_strbuf b;
+    char list[256];
+    int i;
+
+    for ( i = 0; names[i] != NULL; i++ )
+        if ( strcmp(s, names[i]) == 0 )
+        {
+            *out = i;
+            return true;
+        }
+    hv_strbuf_init(&b, list, sizeof(list));
+    for ( i = 0; names[i] != NULL; i++ )
+        hv_strbuf_add(&b, "%s%s",
+                      i == 0                 ? ""
+                      : names[i + 1] == NULL ? " or "
+                                             : ", ",
+                      names[i]);
+    hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
+    return false;
+}

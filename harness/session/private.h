@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The session room (harness/session/): one measuring run from the command
+ * line to its results file, the sequence that run, profile, lockstat and
+ * worker share (hvb/run.h).  cmd_run.c reads run's options into struct
+ * hvb_run_opts; run_session.c builds the matrix, probes the meter, runs
+ * the rounds and writes the results; run_processes.c is --processes (the
+ * rounds in child processes, pooled); callgrind.c re-runs the command
+ * under valgrind (--instrument callgrind); shard.c splits a matrix into
+ * --shard K/N (hvb/shard.h).
+ *
+ * E.g. "hvbench run lookup --plugin domlookup=rcu-noref": cmd_run.c
+ * (options) -> run_session.c: hvb_matrix_build() (run), hvb_meter_probe()
+ * (measure), hvb_rounds_run() (run), hvb_summary_build() and
+ * hvb_results_build() (output), hvb_console_table() (output).
+ *
+ * This header holds what the room's files share among themselves.
+ */
+#ifndef HVB_SESSION_PRIVATE_H
+#define HVB_SESSION_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <hvb/buildinfo.h>
+#include <hvb/engine.h>
+#include <hvb/matrix.h>
+#include <hvb/outfile.h>
+#include <hvb/run.h>
+
+/*
+ * run_session.c: one measuring run's state, shared with run_processes.c
+ * (--processes).
+ */
+struct hvb_run_state {
+    const struct hvb_matrix *m;
+    const struct hvb_run_opts *o;
+    const struct hvb_buildinfo *bi;
+    int64_t *iters;
+    json_t *probe, *env;
+    bool quiet;
+    struct hvb_outfile_lock *lock; /* held on --out for the run */
+    /* What an interrupt finds (under write_lock). */
+    pthread_mutex_t write_lock;
+    unsigned int done;    /* rounds run (with --resume: and kept) */
+    unsigned int written; /* rounds in --out (or in last, in place) */
+    json_t *last;         /* in place: the document of those rounds */
+    pid_t child;          /* --processes: the child running, or 0 */
+    unsigned int proc;    /* --processes: its number, from 1 */
+    const char *child_out;
+};
+
+/* The engine's context is known: print it on stderr unless quiet. */
+void hvb_run_on_context(void *ctx, const char *context_json);
+
+/*
+ * run_processes.c: run the children one after another and pool their
+ * rounds into @res (child k's round r is repetition k * rounds + r).
+ * Returns the exit status, having said why on failure.
+ */
+int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res);
+
+#endif /* HVB_SESSION_PRIVATE_H */

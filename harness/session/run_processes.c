@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench run --processes N" (run_session.c): the command line run again
+ * N times, one child process after another, each writing its own
+ * temporary results file, whose rounds are pooled into the parent's
+ * result.  E.g. --processes 3 --repetitions 4: children 1, 2, 3 each run
+ * 4 rounds; child 2's round 1 becomes repetition 5 of 12.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hvb/cmdline.h>
+#include <hvb/outfile.h>
+#include <hvb/resume.h>
+#include <hvb/run.h>
+#include <hvb/watch.h>
+
+#include "private.h"
+
+/* A temporary results file for a child, beside --out or in $TMPDIR. */
+static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
+{
+    const char *dir = getenv("TMPDIR"), *slash;
+    int fd;
+
+    if ( dir == NULL || *dir == '\0' )
+        dir = "/tmp";
+    slash = o->out_path ? strrchr(o->out_path, '/') : NULL;
+    if ( o->out_path != NULL && slash == NULL )
+        snprintf(path, len, ".hvbench-process.XXXXXX");
+    else if ( o->out_path != NULL )
+        snprintf(path, len, "%.*s/.hvbench-process.XXXXXX",
+                 (int)(slash - o->out_path), o->out_path);
+    else
+        snprintf(path, len, "%s/hvbench-process.XXXXXX", dir);
+    fd = mkstemp(path);
+    if ( fd < 0 )
+        return -errno;
+    close(fd);
+    return 0;
+}
+
+/* Run one child of --processes; its exit status (128 + signal) or -errno. */
+static int run_child(struct hvb_run_state *st, const char *out)
+{
+    const struct hvb_run_opts *o = st->o;
+    char self[PATH_MAX];
+    char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
+    int status, n = 0, i, fd;
+    ssize_t sl;
+    pid_t pid;
+
+    if ( av == NULL )
+        return -ENOMEM;
+    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if ( sl <= 0 )
+    {
+        free(av);
+        return -errno;
+    }
+    self[sl] = '\0';
+    av[n++] = self;
+    for ( i = 0; i < o->child_argc; i++ )
+        av[n++] = o->child_argv[i];
+    av[n++] = "--out";
+    av[n++] = (char *)out;
+    av[n++] = "--quiet";
+    av[n] = NULL;
+
+    fflush(NULL);
+    pid = fork();
+    if ( pid == 0 )
+    {
+        hvb_watch_child();
+        /* The parent prints the pooled result; a child's stdout is noise. */
+        fd = open("/dev/null", O_WRONLY);
+        if ( fd >= 0 )
+            dup2(fd, 1);
+        execv(self, av);
+        fprintf(stderr, "hvbench: cannot run %s: %s\n", self, strerror(errno));
+        _exit(HVB_EXIT_FAIL);
+    }
+    free(av);
+    if ( pid < 0 )
+        return -errno;
+    pthread_mutex_lock(&st->write_lock);
+    st->child = pid;
+    st->child_out = out;
+    st->proc++;
+    pthread_mutex_unlock(&st->write_lock);
+    while ( waitpid(pid, &status, 0) < 0 )
+        if ( errno != EINTR )
+        {
+            status = -errno;
+            pthread_mutex_lock(&st->write_lock);
+            st->child = 0;
+            pthread_mutex_unlock(&st->write_lock);
+            return status;
+        }
+    pthread_mutex_lock(&st->write_lock);
+    st->child = 0;
+    pthread_mutex_unlock(&st->write_lock);
+    if ( WIFEXITED(status) )
+        return WEXITSTATUS(status);
+    return 128 + WTERMSIG(status);
+}
+
+int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
+{
+    const struct hvb_run_opts *o = st->o;
+    unsigned int k, total = o->repetitions * o->processes;
+    char path[PATH_MAX], err[512] = "";
+    int rc;
+
+    for ( k = 0; k < o->processes; k++ )
+    {
+        rc = child_out(o, path, sizeof(path));
+        if ( rc )
+            return hvb_failure("--processes: temporary file %s: %s", path,
+                               strerror(-rc));
+        rc = run_child(st, path);
+        if ( rc < 0 )
+        {
+            hvb_outfile_remove(path);
+            return hvb_failure("--processes: process %u of %u: %s", k + 1,
+                               o->processes, strerror(-rc));
+        }
+        if ( rc != 0 )
+        {
+            hvb_outfile_remove(path);
+            return hvb_failure("--processes: process %u of %u failed (%s %d)",
+                               k + 1, o->processes,
+                               rc > 128 ? "signal" : "exit status",
+                               rc > 128 ? rc - 128 : rc);
+        }
+        rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
+                             total, st->iters, res, err, sizeof(err));
+        hvb_outfile_remove(path);
+        if ( rc )
+            return hvb_failure("--processes: process %u of %u: %s", k + 1,
+                               o->processes, err);
+        if ( k == 0 )
+            hvb_run_on_context(st, res->context_json);
+        if ( !o->quiet && !isatty(2) )
+            fprintf(stderr, "hvbench: process %u/%u done\n", k + 1,
+                    o->processes);
+    }
+    return HVB_EXIT_OK;
+}
