@@ -107,13 +107,14 @@ static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
     return hvb_opt_each(defs, true, key_matches, &k);
 }
 
-int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
-               const char **val)
+int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                   const struct hvb_optdef **row, const char **val)
 {
     const struct hvb_optdef *d;
     const char *arg, *eq;
 
     *val = NULL;
+    *row = NULL;
     if ( p->i >= p->argc )
         return HVB_OPT_DONE;
     arg = p->argv[p->i++];
@@ -125,7 +126,7 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
     if ( strcmp(arg, "--") == 0 )
     {
         p->only_positional = true;
-        return hvb_getopt(p, defs, val);
+        return hvb_getopt_row(p, defs, row, val);
     }
     d = find_row(defs, arg, &eq);
     if ( d == NULL )
@@ -137,6 +138,7 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
                         n, arg, p->cmd, p->cmd);
         return HVB_OPT_ERROR;
     }
+    *row = d;
     if ( eq != NULL )
     {
         if ( d->arg == NULL )
@@ -157,6 +159,100 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
         *val = p->argv[p->i++];
     }
     return d->id;
+}
+
+int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
+               const char **val)
+{
+    const struct hvb_optdef *row;
+
+    return hvb_getopt_row(p, defs, &row, val);
+}
+
+bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val)
+{
+    char *field = (char *)state + d->off, opt[64];
+    uint64_t u;
+    int choice;
+
+    snprintf(opt, sizeof(opt), "--%s", d->name);
+    switch ( d->store )
+    {
+    case HVB_OPTS_STR:
+        memcpy(field, &val, sizeof(val));
+        return true;
+    case HVB_OPTS_TRUE:
+    case HVB_OPTS_FALSE:
+        *(bool *)field = d->store == HVB_OPTS_TRUE;
+        return true;
+    case HVB_OPTS_UINT:
+        if ( !hvb_parse_u64(opt, val, d->min, d->max, &u) )
+            return false;
+        *(unsigned int *)field = (unsigned int)u;
+        return true;
+    case HVB_OPTS_U64:
+        return hvb_parse_u64(opt, val, d->min, d->max, (uint64_t *)field);
+    case HVB_OPTS_I64:
+        if ( !hvb_parse_u64(opt, val, d->min, d->max, &u) )
+            return false;
+        *(int64_t *)field = (int64_t)u;
+        return true;
+    case HVB_OPTS_SECONDS:
+        return hvb_parse_seconds(opt, val, d->dmin, d->dmax, (double *)field);
+    case HVB_OPTS_PCT:
+        if ( hvb_parse_pct(val, (double *)field) )
+            return true;
+        hvb_usage_error("bad value '%s' for %s (a percentage, e.g. 5%%)", val,
+                        opt);
+        return false;
+    case HVB_OPTS_CHOICE:
+        if ( !hvb_parse_choice(opt, val, d->choices, &choice) )
+            return false;
+        *(int *)field = choice;
+        return true;
+    case HVB_OPTS_CALL:
+        return d->call(state, opt, val);
+    case HVB_OPTS_ID:
+    case HVB_OPTS_HELP:
+        break;
+    }
+    hvb_failure("option %s stores nothing (a bug)", opt);
+    return false;
+}
+
+int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                  void *state, const char **val)
+{
+    const struct hvb_optdef *d;
+    int id;
+
+    for ( ;; )
+    {
+        id = hvb_getopt_row(p, defs, &d, val);
+        if ( id < 0 || d == NULL || d->store == HVB_OPTS_ID )
+            return id;
+        if ( d->store == HVB_OPTS_HELP )
+        {
+            if ( p->doc == NULL )
+                return id;
+            hvb_cmd_doc_help(stdout, p->doc);
+            return HVB_OPT_HELP_SHOWN;
+        }
+        if ( !hvb_opt_store(d, state, *val) )
+            return HVB_OPT_ERROR;
+    }
+}
+
+bool hvb_parse_pct(const char *v, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+
+    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
+         d > 1000 )
+        return false;
+    *out = d / 100.0;
+    return true;
 }
 
 int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,

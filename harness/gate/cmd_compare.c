@@ -140,18 +140,6 @@ static int cmp_row_order(const void *a, const void *b)
 }
 
 /* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005. */
-bool hvb_parse_pct(const char *v, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-
-    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
-         d > 1000 )
-        return false;
-    *out = d / 100.0;
-    return true;
-}
-
 /*
  * Write @c's markdown to @path (hvb/outfile.h: atomically, or in place);
  * 0 or HVB_EXIT_USAGE.
