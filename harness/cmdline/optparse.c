@@ -83,13 +83,19 @@ static bool key_matches(const struct hvb_optdef *d, void *ctx)
     return strlen(d->name) == k->len && strncmp(d->name, k->name, k->len) == 0;
 }
 
-/* The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '='. */
+/*
+ * The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '=';
+ * @unlisted: the row is another command's (an HVB_OPT_UNLISTED table).
+ */
 static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
-                                         const char *arg, const char **eq)
+                                         const char *arg, const char **eq,
+                                         bool *unlisted)
 {
     struct opt_key k = {.name = arg + 2};
+    const struct hvb_optdef *d;
 
     *eq = NULL;
+    *unlisted = false;
     if ( arg[0] != '-' || arg[1] == '\0' )
         return NULL;
     if ( arg[1] != '-' )
@@ -104,7 +110,12 @@ static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
         *eq = strchr(arg + 2, '=');
         k.len = *eq ? (size_t)(*eq - arg - 2) : strlen(arg + 2);
     }
-    return hvb_opt_each(defs, true, key_matches, &k);
+    d = hvb_opt_each(defs, false, key_matches, &k);
+    if ( d != NULL )
+        return d;
+    d = hvb_opt_each(defs, true, key_matches, &k);
+    *unlisted = d != NULL;
+    return d;
 }
 
 int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
@@ -112,6 +123,7 @@ int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
 {
     const struct hvb_optdef *d;
     const char *arg, *eq;
+    bool unlisted;
 
     *val = NULL;
     *row = NULL;
@@ -128,7 +140,15 @@ int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
         p->only_positional = true;
         return hvb_getopt_row(p, defs, row, val);
     }
-    d = find_row(defs, arg, &eq);
+    d = find_row(defs, arg, &eq, &unlisted);
+    if ( unlisted )
+    {
+        if ( d->elsewhere != NULL )
+            hvb_usage_error("%s", d->elsewhere);
+        else
+            hvb_usage_error("--%s is not an option of %s", d->name, p->cmd);
+        return HVB_OPT_ERROR;
+    }
     if ( d == NULL )
     {
         int n = arg[1] == '-' ? (int)strcspn(arg, "=") : (int)strlen(arg);
@@ -255,28 +275,32 @@ bool hvb_parse_pct(const char *v, double *out)
     return true;
 }
 
-int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
-                 const char **val)
+int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
+                 void *state, int argc, char **argv, int *i)
 {
-    const struct hvb_optdef *d = find_row(defs, argv[*i], val);
+    bool unlisted;
+    const char *val;
+    const struct hvb_optdef *d = find_row(defs, argv[*i], &val, &unlisted);
 
-    if ( d == NULL )
+    if ( d == NULL || unlisted )
         return 0;
-    if ( *val != NULL )
-    {
-        (*val)++; /* past the '=' */
-        return d->id;
-    }
-    if ( d->arg != NULL )
+    if ( val != NULL )
+        val++; /* past the '=' */
+    else if ( d->arg != NULL )
     {
         if ( *i + 1 >= argc )
         {
             hvb_usage_error("option --%s needs a value", d->name);
             return HVB_OPT_ERROR;
         }
-        *val = argv[++*i];
+        val = argv[++*i];
     }
-    return d->id;
+    if ( d->store == HVB_OPTS_HELP )
+    {
+        hvb_cmd_doc_help(stdout, doc);
+        return HVB_OPT_HELP_SHOWN;
+    }
+    return hvb_opt_store(d, state, val) ? 1 : HVB_OPT_ERROR;
 }
 
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,

@@ -4,7 +4,6 @@
  * parameter values are validated by the matrix (hvb/matrix.h); this file
  * checks the rest and names the workload.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,10 +110,12 @@ static const struct hvb_optdef run_opts[] = {
                  "run N worker processes one after another, each doing "
                  "every round, and pool their samples (N x repetitions "
                  "rounds), so the spread includes between-process variance "
-                 "(default 1: measure in this process)"),
+                 "(default 1: measure in this process)",
+                 .flags = HVB_OPTF_PARENT),
     HVB_OPT_SET("resume", 0, R, o.resume,
                 "keep the finished rounds of --out FILE and run only the "
-                "missing ones"),
+                "missing ones",
+                .flags = HVB_OPTF_PARENT),
     HVB_OPT_CALL("shard", 0, "K/N", opt_shard,
                  "run only the K-th of N shards of the matrix: whole groups "
                  "(an A/B's cells stay together), balanced by cost, the same "
@@ -132,7 +133,8 @@ static const struct hvb_optdef run_opts[] = {
                 "base seed of the threads' generators (default " HVB_STR(
                     DEFAULT_SEED) ")"),
     HVB_OPT_STR("out", 'o', "FILE", R, o.out_path,
-                "also write the JSON results to FILE (atomically)"),
+                "also write the JSON results to FILE (atomically)",
+                .flags = HVB_OPTF_PARENT),
     HVB_OPT_CHOICE("format", 'f', "console|json|csv|markdown", R, o.format,
                    formats, "what goes to stdout (default console)"),
     HVB_OPT_SET("allow-test-plugins", 0, R, o.spec.allow_test_only,
@@ -201,15 +203,6 @@ static bool parse_threads(const char *arg, unsigned int *t, size_t *nr)
     }
 }
 
-/* --processes, --out and --resume: the parent's, not a child's. */
-static bool parent_only(const struct hvb_optdef *d)
-{
-    return d->store != HVB_OPTS_CALL &&
-           (d->off == offsetof(struct run_cmd, o.processes) ||
-            d->off == offsetof(struct run_cmd, o.out_path) ||
-            d->off == offsetof(struct run_cmd, o.resume));
-}
-
 /*
  * The command line of a --processes child: @argv (from the command name
  * on) less --processes, --out and --resume, each with its value.  The
@@ -232,7 +225,7 @@ static char **child_args(int argc, char **argv, int *nr)
         id = hvb_getopt_row(&p, run_opts, &d, &val);
         if ( id == HVB_OPT_DONE || id == HVB_OPT_ERROR )
             break;
-        if ( d != NULL && parent_only(d) )
+        if ( d != NULL && (d->flags & HVB_OPTF_PARENT) )
             continue;
         while ( from < p.i )
             av[n++] = argv[from++];

@@ -49,7 +49,9 @@ int hvb_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "-r 7 --out=x.json" sets reps = 7 and out = "x.json"; "-r 0" prints
  * "hvbench: bad value '0' for --repetitions (an integer in [1, 1000])"
  * and is HVB_OPT_ERROR.  A field of the wrong type is a compiler
- * warning (an error with -Werror).
+ * warning (an error with -Werror).  Each typed macro takes more of the
+ * row's fields at its end: ".flags = HVB_OPTF_PARENT", ".elsewhere =
+ * "--markdown is a gate option"".
  */
 enum hvb_optstore {
     HVB_OPTS_ID = 0,  /* returned by its id: the command's own case */
@@ -80,6 +82,12 @@ struct hvb_optdef {
     double dmin, dmax;
     const char *const *choices; /* NULL-ended, also for completion */
     bool (*call)(void *state, const char *opt, const char *val);
+    /*
+     * Reached through an HVB_OPT_UNLISTED table: the error to print (the
+     * option is another command's), or NULL for "--NAME is not an
+     * option of CMD".
+     */
+    const char *elsewhere;
 };
 #define HVB_OPTF_UNLISTED 1u
 #define HVB_OPTF_PARENT   2u /* run: not passed to a --processes child */
@@ -97,60 +105,63 @@ struct hvb_optdef {
         .name = name_, .short_name = s, .arg = arg_, .id = id_, .help = help_ \
     }
 #define HVB_OPT_FLAG(name_, s, id_, help_) HVB_OPT(name_, s, NULL, id_, help_)
-#define HVB_OPT_STR(name_, s, arg_, T, f, help_)                         \
-    {                                                                    \
-        .name = name_, .short_name = s, .arg = arg_, .help = help_,      \
-        .store = HVB_OPTS_STR, .off = HVB_OPT_FIELD_(T, f, const char *) \
+#define HVB_OPT_STR(name_, s, arg_, T, f, help_, ...)                     \
+    {                                                                     \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,       \
+        .store = HVB_OPTS_STR, .off = HVB_OPT_FIELD_(T, f, const char *), \
+        __VA_ARGS__                                                       \
     }
-#define HVB_OPT_SET(name_, s, T, f, help_)                                     \
+#define HVB_OPT_SET(name_, s, T, f, help_, ...)                                \
     {                                                                          \
         .name = name_, .short_name = s, .help = help_, .store = HVB_OPTS_TRUE, \
-        .off = HVB_OPT_FIELD_(T, f, bool)                                      \
+        .off = HVB_OPT_FIELD_(T, f, bool), __VA_ARGS__                         \
     }
-#define HVB_OPT_CLEAR(name_, s, T, f, help_)                       \
-    {                                                              \
-        .name = name_, .short_name = s, .help = help_,             \
-        .store = HVB_OPTS_FALSE, .off = HVB_OPT_FIELD_(T, f, bool) \
+#define HVB_OPT_CLEAR(name_, s, T, f, help_, ...)                   \
+    {                                                               \
+        .name = name_, .short_name = s, .help = help_,              \
+        .store = HVB_OPTS_FALSE, .off = HVB_OPT_FIELD_(T, f, bool), \
+        __VA_ARGS__                                                 \
     }
-#define HVB_OPT_UINT(name_, s, arg_, T, f, lo, hi, help_)                  \
+#define HVB_OPT_UINT(name_, s, arg_, T, f, lo, hi, help_, ...)             \
     {                                                                      \
         .name = name_, .short_name = s, .arg = arg_, .help = help_,        \
         .store = HVB_OPTS_UINT, .off = HVB_OPT_FIELD_(T, f, unsigned int), \
-        .min = lo, .max = hi                                               \
+        .min = lo, .max = hi, __VA_ARGS__                                  \
     }
-#define HVB_OPT_U64(name_, s, arg_, T, f, lo, hi, help_)              \
+#define HVB_OPT_U64(name_, s, arg_, T, f, lo, hi, help_, ...)         \
     {                                                                 \
         .name = name_, .short_name = s, .arg = arg_, .help = help_,   \
         .store = HVB_OPTS_U64, .off = HVB_OPT_FIELD_(T, f, uint64_t), \
-        .min = lo, .max = hi                                          \
+        .min = lo, .max = hi, __VA_ARGS__                             \
     }
-#define HVB_OPT_I64(name_, s, arg_, T, f, lo, hi, help_)             \
+#define HVB_OPT_I64(name_, s, arg_, T, f, lo, hi, help_, ...)        \
     {                                                                \
         .name = name_, .short_name = s, .arg = arg_, .help = help_,  \
         .store = HVB_OPTS_I64, .off = HVB_OPT_FIELD_(T, f, int64_t), \
-        .min = lo, .max = hi                                         \
+        .min = lo, .max = hi, __VA_ARGS__                            \
     }
-#define HVB_OPT_SECONDS(name_, s, arg_, T, f, lo, hi, help_)            \
+#define HVB_OPT_SECONDS(name_, s, arg_, T, f, lo, hi, help_, ...)       \
     {                                                                   \
         .name = name_, .short_name = s, .arg = arg_, .help = help_,     \
         .store = HVB_OPTS_SECONDS, .off = HVB_OPT_FIELD_(T, f, double), \
-        .dmin = lo, .dmax = hi                                          \
+        .dmin = lo, .dmax = hi, __VA_ARGS__                             \
     }
-#define HVB_OPT_PCT(name_, s, arg_, T, f, help_)                    \
+#define HVB_OPT_PCT(name_, s, arg_, T, f, help_, ...)               \
     {                                                               \
         .name = name_, .short_name = s, .arg = arg_, .help = help_, \
-        .store = HVB_OPTS_PCT, .off = HVB_OPT_FIELD_(T, f, double)  \
+        .store = HVB_OPTS_PCT, .off = HVB_OPT_FIELD_(T, f, double), \
+        __VA_ARGS__                                                 \
     }
-#define HVB_OPT_CHOICE(name_, s, arg_, T, f, names, help_)          \
+#define HVB_OPT_CHOICE(name_, s, arg_, T, f, names, help_, ...)     \
     {                                                               \
         .name = name_, .short_name = s, .arg = arg_, .help = help_, \
         .store = HVB_OPTS_CHOICE, .off = HVB_OPT_INTFIELD_(T, f),   \
-        .choices = names                                            \
+        .choices = names, __VA_ARGS__                               \
     }
-#define HVB_OPT_CALL(name_, s, arg_, fn, help_)                     \
+#define HVB_OPT_CALL(name_, s, arg_, fn, help_, ...)                \
     {                                                               \
         .name = name_, .short_name = s, .arg = arg_, .help = help_, \
-        .store = HVB_OPTS_CALL, .call = fn                          \
+        .store = HVB_OPTS_CALL, .call = fn, __VA_ARGS__             \
     }
 #define HVB_OPT_HELP(id_)                                                  \
     {                                                                      \
@@ -289,12 +300,13 @@ bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
 bool hvb_parse_pct(const char *v, double *out);
 
 /*
- * hvb_opt_take - does @argv[*@i] name a row of @defs ("--out DIR",
- * "--out=DIR", "-o DIR")?  Its id with its value in @val (*@i past a
- * separate value), 0 if it is no row of @defs (left to another parser),
- * HVB_OPT_ERROR after printing that the value is missing.
+ * hvb_opt_take - does @argv[*@i] name a typed row of @defs ("--out DIR",
+ * "--out=DIR", "-o DIR")?  Then its value is stored in @state (*@i past
+ * a separate value) and 1 returned; 0 if it is no row of @defs (left to
+ * another parser: profile passes run's options on); HVB_OPT_HELP_SHOWN
+ * having printed @doc's help; HVB_OPT_ERROR having said why.
  */
-int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
-                 const char **val);
+int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
+                 void *state, int argc, char **argv, int *i);
 
 #endif /* HVB_CMDLINE_H */
