@@ -200,7 +200,8 @@ static int serve(const struct xsd_opts *o, struct hv_config *cfg, bool fg,
 
 int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {ctx->argc, ctx->argv, 1, false, "xenstored"};
+    struct hvb_optparse p = {
+        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "xenstored"};
     struct xsd_opts o = {0};
     struct hv_config cfg;
     const char *val, *pid_file = NULL, *log_file = NULL;

@@ -293,12 +293,8 @@ static int words(const char *topic, const char *arg)
     return HVB_EXIT_OK;
 }
 
-enum {
-    C_HELP = 1
-};
-
 static const struct hvb_optdef completion_opts[] = {
-    HVB_OPT_HELP(C_HELP),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -318,21 +314,22 @@ const struct hvb_cmd_doc hvb_doc_completion = {
 
 int hvb_cmd_completion(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {
-        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "completion"};
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
+                             .i = 1,
+                             .cmd = "completion",
+                             .doc = &hvb_doc_completion};
     const char *val, *args[3] = {NULL, NULL, NULL};
     size_t n = 0;
     int id;
 
-    while ( (id = hvb_getopt(&p, completion_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, completion_opts, NULL, &val)) !=
+            HVB_OPT_DONE )
     {
         if ( id == HVB_OPT_ERROR )
             return HVB_EXIT_USAGE;
-        if ( id == C_HELP )
-        {
-            hvb_cmd_doc_help(stdout, &hvb_doc_completion);
+        if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        }
         if ( n == 3 )
             return hvb_usage_error("completion: '%s' is one argument too "
                                    "many",

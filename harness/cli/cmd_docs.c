@@ -277,20 +277,19 @@ static int man_dir(const char *dir)
     return HVB_EXIT_OK;
 }
 
-enum {
-    H_MAN = 1,
-    H_MAN_DIR,
-    H_HELP
+struct help_args {
+    bool man;
+    const char *man_dir;
 };
 
 static const struct hvb_optdef help_opts[] = {
-    HVB_OPT_FLAG("man", 0, H_MAN,
-                 "the manual page of COMMAND (or hvbench(1)) in roff, for "
-                 "'man -l -'"),
-    HVB_OPT("man-dir", 0, "DIR", H_MAN_DIR,
-            "write every manual page into DIR as hvbench.1 and "
-            "hvbench-COMMAND.1 (what the build installs)"),
-    HVB_OPT_HELP(H_HELP),
+    HVB_OPT_SET("man", 0, struct help_args, man,
+                "the manual page of COMMAND (or hvbench(1)) in roff, for "
+                "'man -l -'"),
+    HVB_OPT_STR("man-dir", 0, "DIR", struct help_args, man_dir,
+                "write every manual page into DIR as hvbench.1 and "
+                "hvbench-COMMAND.1 (what the build installs)"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -305,34 +304,30 @@ const struct hvb_cmd_doc hvb_doc_help = {
 
 int hvb_cmd_help(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {
-        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "help"};
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
+                             .i = 1,
+                             .cmd = "help",
+                             .doc = &hvb_doc_help};
+    struct help_args h = {.man = false};
     const struct hvb_cmd *c = NULL;
     const char *val, *name = NULL;
-    bool man = false;
+    bool man;
     int id;
 
-    while ( (id = hvb_getopt(&p, help_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, help_opts, &h, &val)) != HVB_OPT_DONE )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+        if ( id == HVB_OPT_ERROR )
             return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            if ( name != NULL )
-                return hvb_usage_error("help takes one COMMAND");
-            name = val;
-            break;
-        case H_MAN:
-            man = true;
-            break;
-        case H_MAN_DIR:
-            return man_dir(val);
-        case H_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_help);
+        if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        }
+        if ( name != NULL )
+            return hvb_usage_error("help takes one COMMAND");
+        name = val;
     }
+    if ( h.man_dir != NULL )
+        return man_dir(h.man_dir);
+    man = h.man;
     if ( name != NULL && (c = hvb_cmd_find(name)) == NULL )
         return hvb_cmd_unknown(name);
     if ( man && c != NULL )

@@ -18,18 +18,33 @@
 #include <hvb/meter.h>
 #include <hvb/registry.h>
 
-enum {
-    OPT_JSON = 1,
-    OPT_EVENTS,
-    OPT_HELP,
+/* One list command line being read. */
+struct list_args {
+    struct hvb_perfev_list ev;
+    bool json, events;
 };
 
+static bool opt_events(void *st, const char *opt, const char *val)
+{
+    struct list_args *l = st;
+    char err[512];
+
+    (void)opt;
+    if ( hvb_perfev_add_list(&l->ev, val, err, sizeof(err)) )
+    {
+        hvb_usage_error("%s", err);
+        return false;
+    }
+    l->events = true;
+    return true;
+}
+
 static const struct hvb_optdef list_opts[] = {
-    HVB_OPT_FLAG("json", 0, OPT_JSON, "one JSON object on stdout"),
-    HVB_OPT("events", 0, "E[,E...]", OPT_EVENTS,
-            "also probe these perf events as 'run --events' would (see "
-            "'hvbench run --help')"),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_SET("json", 0, struct list_args, json, "one JSON object on stdout"),
+    HVB_OPT_CALL("events", 0, "E[,E...]", opt_events,
+                 "also probe these perf events as 'run --events' would (see "
+                 "'hvbench run --help')"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -378,31 +393,23 @@ static int list_text(unsigned int what, const struct hvb_perfev_list *ev)
 
 int hvb_cmd_list(struct hvb_cmd_ctx *ctx)
 {
-    struct hvb_optparse p = {
-        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "list"};
-    struct hvb_perfev_list ev = {.nr = 0};
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
+                             .i = 1,
+                             .cmd = "list",
+                             .doc = &hvb_doc_list};
+    struct list_args l = {.ev = {.nr = 0}};
     unsigned int what = 0;
-    bool json = false, events = false;
     const char *val;
-    char err[512];
     int id;
 
-    while ( (id = hvb_getopt(&p, list_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, list_opts, &l, &val)) != HVB_OPT_DONE )
     {
         switch ( id )
         {
         case HVB_OPT_ERROR:
             return HVB_EXIT_USAGE;
-        case OPT_JSON:
-            json = true;
-            break;
-        case OPT_EVENTS:
-            if ( hvb_perfev_add_list(&ev, val, err, sizeof(err)) )
-                return hvb_usage_error("%s", err);
-            events = true;
-            break;
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_list);
+        case HVB_OPT_HELP_SHOWN:
             return HVB_EXIT_OK;
         case HVB_OPT_POSITIONAL:
             if ( what != 0 )
@@ -423,9 +430,9 @@ int hvb_cmd_list(struct hvb_cmd_ctx *ctx)
             break;
         }
     }
-    if ( events && what != LIST_COUNTERS )
+    if ( l.events && what != LIST_COUNTERS )
         return hvb_usage_error("--events goes with 'list counters'");
     if ( what == 0 )
         what = LIST_SLOTS | LIST_PLUGINS | LIST_WORKLOADS;
-    return json ? list_json(what, &ev) : list_text(what, &ev);
+    return l.json ? list_json(what, &l.ev) : list_text(what, &l.ev);
 }

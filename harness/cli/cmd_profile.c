@@ -60,6 +60,7 @@ struct prof {
     const char *diff; /* SLOT=A,B or NULL */
     enum hvb_sample_event ev;
     unsigned int freq;
+    int backend; /* PR_BACKEND_* */
     struct hvb_sampler *s;
     struct hvb_perf *pf; /* --backend perf */
     struct hvb_sample_buf pbuf;
@@ -372,37 +373,42 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
     }
 }
 
+/* The values of --event (by enum value) and --backend. */
+static const char *const events[] = {[HVB_EV_AUTO] = "auto",
+                                     [HVB_EV_CPU_CLOCK] = "cpu-clock",
+                                     [HVB_EV_CYCLES] = "cycles",
+                                     NULL};
 enum {
-    OPT_OUT = 1,
-    OPT_DIFF,
-    OPT_FREQUENCY,
-    OPT_EVENT,
-    OPT_BACKEND,
-    OPT_HELP,
+    PR_BACKEND_INPROCESS,
+    PR_BACKEND_PERF
 };
+static const char *const backends[] = {
+    [PR_BACKEND_INPROCESS] = "inprocess", [PR_BACKEND_PERF] = "perf", NULL};
 
 /* profile's own options; the rest go to run's parser. */
+#define P struct prof
 static const struct hvb_optdef profile_opts[] = {
-    HVB_OPT("out", 'o', "DIR", OPT_OUT, "output directory (created)"),
-    HVB_OPT("diff", 0, "SLOT=A,B", OPT_DIFF,
-            "for every pair of cells differing only in SLOT's plugin A -> B: "
-            "differential flame graphs (widths before and after; red grew, "
-            "blue shrank) normalised to CPU ns per op, and a ranked table of "
-            "functions that grew, shrank, appeared and vanished (stdout and "
-            "DIR/diff-*.md)"),
-    HVB_OPT(
-        "frequency", 'F', "HZ", OPT_FREQUENCY,
+    HVB_OPT_STR("out", 'o', "DIR", P, dir, "output directory (created)"),
+    HVB_OPT_STR("diff", 0, "SLOT=A,B", P, diff,
+                "for every pair of cells differing only in SLOT's plugin A "
+                "-> B: differential flame graphs (widths before and after; "
+                "red grew, blue shrank) normalised to CPU ns per op, and a "
+                "ranked table of functions that grew, shrank, appeared and "
+                "vanished (stdout and DIR/diff-*.md)"),
+    HVB_OPT_UINT(
+        "frequency", 'F', "HZ", P, freq, 1, 100000,
         "samples per second per thread (default " HVB_STR(DEFAULT_FREQ) ")"),
-    HVB_OPT("event", 0, "auto|cpu-clock|cycles", OPT_EVENT,
-            "the sampling event: auto (cycles where a PMU exists, else "
-            "cpu-clock; default), cpu-clock, cycles (run's --events adds "
-            "counted ones)"),
-    HVB_OPT("backend", 0, "inprocess|perf", OPT_BACKEND,
-            "inprocess (perf_event_open; default) or perf (perf record -g + "
-            "perf script)"),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_CHOICE("event", 0, "auto|cpu-clock|cycles", P, ev, events,
+                   "the sampling event: auto (cycles where a PMU exists, "
+                   "else cpu-clock; default), cpu-clock, cycles (run's "
+                   "--events adds counted ones)"),
+    HVB_OPT_CHOICE("backend", 0, "inprocess|perf", P, backend, backends,
+                   "inprocess (perf_event_open; default) or perf (perf "
+                   "record -g + perf script)"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
+#undef P
 
 const struct hvb_cmd_doc hvb_doc_profile = {
     .usage = "profile WORKLOAD [run options] --out DIR\n"
@@ -426,72 +432,28 @@ const struct hvb_cmd_doc hvb_doc_profile = {
              "usage",
 };
 
-/* The values of --event (by enum value) and --backend. */
-static const char *const events[] = {[HVB_EV_AUTO] = "auto",
-                                     [HVB_EV_CPU_CLOCK] = "cpu-clock",
-                                     [HVB_EV_CYCLES] = "cycles",
-                                     NULL};
-static const char *const backends[] = {"inprocess", "perf", NULL};
-
-/* One of profile's own options: 0, -1 (--help printed), or the status. */
-static int pr_option(struct prof *p, int id, const char *v,
-                     const char **backend)
-{
-    uint64_t u;
-    int choice;
-
-    switch ( id )
-    {
-    case HVB_OPT_ERROR:
-        return HVB_EXIT_USAGE;
-    case OPT_HELP:
-        hvb_cmd_doc_help(stdout, &hvb_doc_profile);
-        return -1;
-    case OPT_OUT:
-        p->dir = v;
-        return 0;
-    case OPT_DIFF:
-        p->diff = v;
-        return 0;
-    case OPT_BACKEND:
-        *backend = v;
-        return 0;
-    case OPT_FREQUENCY:
-        if ( !hvb_parse_u64("--frequency", v, 1, 100000, &u) )
-            return HVB_EXIT_USAGE;
-        p->freq = (unsigned int)u;
-        return 0;
-    case OPT_EVENT:
-        if ( !hvb_parse_choice("--event", v, events, &choice) )
-            return HVB_EXIT_USAGE;
-        p->ev = (enum hvb_sample_event)choice;
-        return 0;
-    }
-    return 0;
-}
-
 /*
  * profile's options out of @argv, the rest (run's) into @nargv: -1 to
  * go on, or the exit status.
  */
 static int pr_parse(struct prof *p, int argc, char **argv, char **nargv,
-                    int *nargc, const char **backend)
+                    int *nargc)
 {
-    const char *v;
-    int i, id, rc;
+    int i, rc;
 
     for ( i = 0; i < argc; i++ )
     {
         const char *a = argv[i];
 
-        id = i > 0 ? hvb_opt_take(profile_opts, argc, argv, &i, &v) : 0;
-        if ( id != 0 )
-        {
-            rc = pr_option(p, id, v, backend);
-            if ( rc )
-                return rc < 0 ? HVB_EXIT_OK : rc;
+        rc = i > 0 ? hvb_opt_take(profile_opts, &hvb_doc_profile, p, argc, argv,
+                                  &i)
+                   : 0;
+        if ( rc == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( rc == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        if ( rc > 0 )
             continue;
-        }
         if ( i > 0 && (!strncmp(a, "--format", 8) || !strcmp(a, "-f")) )
             return hvb_usage_error("profile does not take --format");
         nargv[(*nargc)++] = argv[i];
@@ -500,10 +462,9 @@ static int pr_parse(struct prof *p, int argc, char **argv, char **nargv,
 }
 
 /* Check what was asked and start the profiler: 0, or the exit status. */
-static int pr_setup(struct prof *p, const char *backend)
+static int pr_setup(struct prof *p)
 {
     char err[512];
-    int choice;
 
     if ( p->dir == NULL )
         return hvb_usage_error("profile needs --out DIR");
@@ -513,9 +474,7 @@ static int pr_setup(struct prof *p, const char *backend)
     if ( mkdir(p->dir, 0777) && errno != EEXIST )
         return hvb_usage_error("profile: cannot create '%s': %s", p->dir,
                                strerror(errno));
-    if ( !hvb_parse_choice("--backend", backend, backends, &choice) )
-        return HVB_EXIT_USAGE;
-    if ( strcmp(backend, "perf") == 0 &&
+    if ( p->backend == PR_BACKEND_PERF &&
          hvb_perf_start(&p->pf, p->dir, p->ev, p->freq, err, sizeof(err)) )
         return hvb_usage_error("profile: %s", err);
     return 0;
@@ -547,15 +506,14 @@ int hvb_cmd_profile(struct hvb_cmd_ctx *ctx)
         .print = pr_print,
     };
     char **nargv = calloc((size_t)ctx->argc + 3, sizeof(*nargv));
-    const char *backend = "inprocess";
     char results[4096];
     int nargc = 0, status;
 
     if ( nargv == NULL )
         return hvb_failure("out of memory");
     pthread_mutex_init(&p.lock, NULL);
-    status = pr_parse(&p, ctx->argc, ctx->argv, nargv, &nargc, &backend);
-    if ( status < 0 && (status = pr_setup(&p, backend)) == 0 )
+    status = pr_parse(&p, ctx->argc, ctx->argv, nargv, &nargc);
+    if ( status < 0 && (status = pr_setup(&p)) == 0 )
     {
         snprintf(results, sizeof(results), "%s/results.json", p.dir);
         nargv[nargc++] = "--out";

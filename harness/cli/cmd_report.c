@@ -21,9 +21,14 @@
 
 #include "private.h"
 
+struct report_args {
+    const char *out;
+};
+
 static const struct hvb_optdef report_opts[] = {
-    HVB_OPT("out", 'o', "DIR", 1, "the output directory (created)"),
-    HVB_OPT_HELP(2),
+    HVB_OPT_STR("out", 'o', "DIR", struct report_args, out,
+                "the output directory (created)"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -150,9 +155,13 @@ int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
 {
     int argc = ctx->argc;
     char **argv = ctx->argv;
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "report"};
-    const char *val, *out = NULL;
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "report",
+                             .doc = &hvb_doc_report};
+    struct report_args ra = {.out = NULL};
+    const char *val, *out;
     size_t n = 0, cap = (size_t)argc + 8;
     char **args = calloc(cap, sizeof(*args));
     char *ledger = hvb_ledger_json(HVB_LEDGER_HOSTS);
@@ -170,25 +179,19 @@ int hvb_cmd_report(struct hvb_cmd_ctx *ctx)
     /* The rows of report's Hosts table: the ledger's, from ledger.c. */
     args[n++] = "--ledger";
     args[n++] = ledger;
-    while ( (id = hvb_getopt(&p, report_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, report_opts, &ra, &val)) != HVB_OPT_DONE )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+        if ( id == HVB_OPT_ERROR )
             goto out;
-        case HVB_OPT_POSITIONAL:
-            if ( report_input(val, &args, &n, &cap, (size_t)argc) )
-                goto out;
-            break;
-        case 1:
-            out = val;
-            break;
-        case 2:
-            hvb_cmd_doc_help(stdout, &hvb_doc_report);
+        if ( id == HVB_OPT_HELP_SHOWN )
+        {
             status = HVB_EXIT_OK;
             goto out;
         }
+        if ( report_input(val, &args, &n, &cap, (size_t)argc) )
+            goto out;
     }
+    out = ra.out;
     if ( n == 4 )
     {
         hvb_usage_error("report needs at least one RESULT.json");

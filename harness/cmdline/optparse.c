@@ -83,13 +83,19 @@ static bool key_matches(const struct hvb_optdef *d, void *ctx)
     return strlen(d->name) == k->len && strncmp(d->name, k->name, k->len) == 0;
 }
 
-/* The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '='. */
+/*
+ * The row @arg ("-c" or "--name[=v]") names, or NULL; @eq: its '=';
+ * @unlisted: the row is another command's (an HVB_OPT_UNLISTED table).
+ */
 static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
-                                         const char *arg, const char **eq)
+                                         const char *arg, const char **eq,
+                                         bool *unlisted)
 {
     struct opt_key k = {.name = arg + 2};
+    const struct hvb_optdef *d;
 
     *eq = NULL;
+    *unlisted = false;
     if ( arg[0] != '-' || arg[1] == '\0' )
         return NULL;
     if ( arg[1] != '-' )
@@ -104,16 +110,23 @@ static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
         *eq = strchr(arg + 2, '=');
         k.len = *eq ? (size_t)(*eq - arg - 2) : strlen(arg + 2);
     }
-    return hvb_opt_each(defs, true, key_matches, &k);
+    d = hvb_opt_each(defs, false, key_matches, &k);
+    if ( d != NULL )
+        return d;
+    d = hvb_opt_each(defs, true, key_matches, &k);
+    *unlisted = d != NULL;
+    return d;
 }
 
-int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
-               const char **val)
+int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                   const struct hvb_optdef **row, const char **val)
 {
     const struct hvb_optdef *d;
     const char *arg, *eq;
+    bool unlisted;
 
     *val = NULL;
+    *row = NULL;
     if ( p->i >= p->argc )
         return HVB_OPT_DONE;
     arg = p->argv[p->i++];
@@ -125,9 +138,17 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
     if ( strcmp(arg, "--") == 0 )
     {
         p->only_positional = true;
-        return hvb_getopt(p, defs, val);
+        return hvb_getopt_row(p, defs, row, val);
     }
-    d = find_row(defs, arg, &eq);
+    d = find_row(defs, arg, &eq, &unlisted);
+    if ( unlisted )
+    {
+        if ( d->elsewhere != NULL )
+            hvb_usage_error("%s", d->elsewhere);
+        else
+            hvb_usage_error("--%s is not an option of %s", d->name, p->cmd);
+        return HVB_OPT_ERROR;
+    }
     if ( d == NULL )
     {
         int n = arg[1] == '-' ? (int)strcspn(arg, "=") : (int)strlen(arg);
@@ -137,6 +158,7 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
                         n, arg, p->cmd, p->cmd);
         return HVB_OPT_ERROR;
     }
+    *row = d;
     if ( eq != NULL )
     {
         if ( d->arg == NULL )
@@ -159,28 +181,126 @@ int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
     return d->id;
 }
 
-int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
-                 const char **val)
+int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
+               const char **val)
 {
-    const struct hvb_optdef *d = find_row(defs, argv[*i], val);
+    const struct hvb_optdef *row;
 
-    if ( d == NULL )
-        return 0;
-    if ( *val != NULL )
+    return hvb_getopt_row(p, defs, &row, val);
+}
+
+bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val)
+{
+    char *field = (char *)state + d->off, opt[64];
+    uint64_t u;
+    int choice;
+
+    snprintf(opt, sizeof(opt), "--%s", d->name);
+    switch ( d->store )
     {
-        (*val)++; /* past the '=' */
-        return d->id;
+    case HVB_OPTS_STR:
+        memcpy(field, &val, sizeof(val));
+        return true;
+    case HVB_OPTS_TRUE:
+    case HVB_OPTS_FALSE:
+        *(bool *)field = d->store == HVB_OPTS_TRUE;
+        return true;
+    case HVB_OPTS_UINT:
+        if ( !hvb_parse_u64(opt, val, d->min, d->max, &u) )
+            return false;
+        *(unsigned int *)field = (unsigned int)u;
+        return true;
+    case HVB_OPTS_U64:
+        return hvb_parse_u64(opt, val, d->min, d->max, (uint64_t *)field);
+    case HVB_OPTS_I64:
+        if ( !hvb_parse_u64(opt, val, d->min, d->max, &u) )
+            return false;
+        *(int64_t *)field = (int64_t)u;
+        return true;
+    case HVB_OPTS_SECONDS:
+        return hvb_parse_seconds(opt, val, d->dmin, d->dmax, (double *)field);
+    case HVB_OPTS_PCT:
+        if ( hvb_parse_pct(val, (double *)field) )
+            return true;
+        hvb_usage_error("bad value '%s' for %s (a percentage, e.g. 5%%)", val,
+                        opt);
+        return false;
+    case HVB_OPTS_CHOICE:
+        if ( !hvb_parse_choice(opt, val, d->choices, &choice) )
+            return false;
+        *(int *)field = choice;
+        return true;
+    case HVB_OPTS_CALL:
+        return d->call(state, opt, val);
+    case HVB_OPTS_ID:
+    case HVB_OPTS_HELP:
+        break;
     }
-    if ( d->arg != NULL )
+    hvb_failure("option %s stores nothing (a bug)", opt);
+    return false;
+}
+
+int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                  void *state, const char **val)
+{
+    const struct hvb_optdef *d;
+    int id;
+
+    for ( ;; )
+    {
+        id = hvb_getopt_row(p, defs, &d, val);
+        if ( id < 0 || d == NULL || d->store == HVB_OPTS_ID )
+            return id;
+        if ( d->store == HVB_OPTS_HELP )
+        {
+            if ( p->doc == NULL )
+                return id;
+            hvb_cmd_doc_help(stdout, p->doc);
+            return HVB_OPT_HELP_SHOWN;
+        }
+        if ( !hvb_opt_store(d, state, *val) )
+            return HVB_OPT_ERROR;
+    }
+}
+
+bool hvb_parse_pct(const char *v, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+
+    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
+         d > 1000 )
+        return false;
+    *out = d / 100.0;
+    return true;
+}
+
+int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
+                 void *state, int argc, char **argv, int *i)
+{
+    bool unlisted;
+    const char *val;
+    const struct hvb_optdef *d = find_row(defs, argv[*i], &val, &unlisted);
+
+    if ( d == NULL || unlisted )
+        return 0;
+    if ( val != NULL )
+        val++; /* past the '=' */
+    else if ( d->arg != NULL )
     {
         if ( *i + 1 >= argc )
         {
             hvb_usage_error("option --%s needs a value", d->name);
             return HVB_OPT_ERROR;
         }
-        *val = argv[++*i];
+        val = argv[++*i];
     }
-    return d->id;
+    if ( d->store == HVB_OPTS_HELP )
+    {
+        hvb_cmd_doc_help(stdout, doc);
+        return HVB_OPT_HELP_SHOWN;
+    }
+    return hvb_opt_store(d, state, val) ? 1 : HVB_OPT_ERROR;
 }
 
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,

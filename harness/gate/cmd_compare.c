@@ -23,58 +23,78 @@
 #include <hvb/results.h>
 #include <hvb/results_read.h>
 
-enum {
-    OPT_METRIC = 1,
-    OPT_FORMAT,
-    OPT_MAXREG,
-    OPT_MARKDOWN,
-    OPT_ALLOW_UNSTABLE,
-    OPT_ALLOW_INCOMPLETE,
-    OPT_HELP,
+/* One compare or gate command line being read. */
+struct cmp_args {
+    bool gate;
+    const char *cmd;
+    const char *files[2];
+    size_t nfiles;
+    const char *metric, *md_path;
+    int format; /* FMT_* */
+    double thr; /* < 0: the metric's default */
+    bool allow_unstable, allow_incomplete;
 };
 
+enum {
+    FMT_CONSOLE,
+    FMT_MARKDOWN,
+    FMT_JSON
+};
+static const char *const formats[] = {[FMT_CONSOLE] = "console",
+                                      [FMT_MARKDOWN] = "markdown",
+                                      [FMT_JSON] = "json",
+                                      NULL};
+
 /* Both commands' rows; each knows the other's to name it in the error. */
+#define A struct cmp_args
 static const struct hvb_optdef metric_opt[] = {
-    HVB_OPT("metric", 'm', "M", OPT_METRIC,
-            "cycles, tsc_cycles, instructions, sim_instructions, time, "
-            "alloc_bytes or allocs (default time); cycles means hardware "
-            "cycles where both files have them, else TSC cycles; allocs: "
-            "allocation calls per op (untimed counting pass); or M for any "
-            "counter M_per_op both files have (cache_misses from run "
-            "--events cache-misses, sw_page_faults, ...)"),
+    HVB_OPT_STR("metric", 'm', "M", A, metric,
+                "cycles, tsc_cycles, instructions, sim_instructions, time, "
+                "alloc_bytes or allocs (default time); cycles means hardware "
+                "cycles where both files have them, else TSC cycles; allocs: "
+                "allocation calls per op (untimed counting pass); or M for "
+                "any counter M_per_op both files have (cache_misses from run "
+                "--events cache-misses, sw_page_faults, ...)"),
     HVB_OPT_END,
 };
 
 static const struct hvb_optdef compare_only[] = {
-    HVB_OPT("format", 'f', "console|markdown|json", OPT_FORMAT,
-            "what goes to stdout (default console)"),
+    HVB_OPT_CHOICE("format", 'f', "console|markdown|json", A, format, formats,
+                   "what goes to stdout (default console)",
+                   .elsewhere = "gate has no --format (see --markdown)"),
     HVB_OPT_END,
 };
 
 static const struct hvb_optdef gate_only[] = {
-    HVB_OPT("max-regression", 0, "P%", OPT_MAXREG,
-            "threshold (default 5% for time, cycles, tsc_cycles, alloc_bytes "
-            "and counters M; 0.5% for instructions, sim_instructions and "
-            "allocs)"),
-    HVB_OPT("markdown", 0, "FILE", OPT_MARKDOWN,
-            "also write a PR-comment-ready summary"),
-    HVB_OPT_FLAG("allow-unstable", 0, OPT_ALLOW_UNSTABLE,
-                 "pass (exit 0) when no benchmark regressed though some are "
-                 "too unstable to judge; they are listed as not gated (for "
-                 "runners known to be noisy on some cells, e.g. contended "
-                 "ones on a small VM)"),
-    HVB_OPT_FLAG("allow-incomplete", 0, OPT_ALLOW_INCOMPLETE,
-                 "gate a file an interrupted run left (run.complete false: "
-                 "fewer rounds than asked); without it such a file is exit 2 "
-                 "(finish it with run --resume)"),
+    HVB_OPT_PCT("max-regression", 0, "P%", A, thr,
+                "threshold (default 5% for time, cycles, tsc_cycles, "
+                "alloc_bytes and counters M; 0.5% for instructions, "
+                "sim_instructions and allocs)",
+                .elsewhere = "--max-regression is a gate option"),
+    HVB_OPT_STR("markdown", 0, "FILE", A, md_path,
+                "also write a PR-comment-ready summary",
+                .elsewhere = "--markdown is a gate option (compare: --format "
+                             "markdown)"),
+    HVB_OPT_SET("allow-unstable", 0, A, allow_unstable,
+                "pass (exit 0) when no benchmark regressed though some are "
+                "too unstable to judge; they are listed as not gated (for "
+                "runners known to be noisy on some cells, e.g. contended "
+                "ones on a small VM)",
+                .elsewhere = "--allow-unstable is a gate option"),
+    HVB_OPT_SET("allow-incomplete", 0, A, allow_incomplete,
+                "gate a file an interrupted run left (run.complete false: "
+                "fewer rounds than asked); without it such a file is exit 2 "
+                "(finish it with run --resume)",
+                .elsewhere = "--allow-incomplete is a gate option"),
     HVB_OPT_END,
 };
+#undef A
 
 static const struct hvb_optdef compare_opts[] = {
     HVB_OPT_ALSO(metric_opt),
     HVB_OPT_ALSO(compare_only),
     HVB_OPT_UNLISTED(gate_only),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -82,11 +102,9 @@ static const struct hvb_optdef gate_opts[] = {
     HVB_OPT_ALSO(metric_opt),
     HVB_OPT_ALSO(gate_only),
     HVB_OPT_UNLISTED(compare_only),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
-
-static const char *const formats[] = {"console", "markdown", "json", NULL};
 
 const struct hvb_cmd_doc hvb_doc_gate = {
     .usage = "gate BASE.json NEW.json [--metric M]\n"
@@ -140,18 +158,6 @@ static int cmp_row_order(const void *a, const void *b)
 }
 
 /* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005. */
-bool hvb_parse_pct(const char *v, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-
-    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
-         d > 1000 )
-        return false;
-    *out = d / 100.0;
-    return true;
-}
-
 /*
  * Write @c's markdown to @path (hvb/outfile.h: atomically, or in place);
  * 0 or HVB_EXIT_USAGE.
@@ -175,73 +181,6 @@ static int write_markdown(const char *path, const struct hvb_cmp *c, json_t *b,
 }
 
 /* What compare's or gate's command line asks. */
-struct cmp_args {
-    bool gate;
-    const char *cmd;
-    const char *files[2];
-    size_t nfiles;
-    const char *metric, *md_path, *format;
-    double thr; /* < 0: the metric's default */
-    bool allow_unstable, allow_incomplete;
-};
-
-/* One option of @a: 0, or the exit status (-1: --help printed, exit 0). */
-static int cmp_option(struct cmp_args *a, int id, const char *val)
-{
-    int choice;
-
-    switch ( id )
-    {
-    case HVB_OPT_ERROR:
-        return HVB_EXIT_USAGE;
-    case HVB_OPT_POSITIONAL:
-        if ( a->nfiles == 2 )
-            return hvb_usage_error("%s takes BASE.json NEW.json; '%s' is "
-                                   "one too many",
-                                   a->cmd, val);
-        a->files[a->nfiles++] = val;
-        return 0;
-    case OPT_METRIC:
-        a->metric = val;
-        return 0;
-    case OPT_FORMAT:
-        if ( a->gate )
-            return hvb_usage_error("gate has no --format (see --markdown)");
-        if ( !hvb_parse_choice("--format", val, formats, &choice) )
-            return HVB_EXIT_USAGE;
-        a->format = val;
-        return 0;
-    case OPT_MAXREG:
-        if ( !a->gate )
-            return hvb_usage_error("--max-regression is a gate option");
-        if ( !hvb_parse_pct(val, &a->thr) )
-            return hvb_usage_error("bad value '%s' for --max-regression "
-                                   "(a percentage, e.g. 5%%)",
-                                   val);
-        return 0;
-    case OPT_MARKDOWN:
-        if ( !a->gate )
-            return hvb_usage_error("--markdown is a gate option (compare: "
-                                   "--format markdown)");
-        a->md_path = val;
-        return 0;
-    case OPT_ALLOW_UNSTABLE:
-        if ( !a->gate )
-            return hvb_usage_error("--allow-unstable is a gate option");
-        a->allow_unstable = true;
-        return 0;
-    case OPT_ALLOW_INCOMPLETE:
-        if ( !a->gate )
-            return hvb_usage_error("--allow-incomplete is a gate option");
-        a->allow_incomplete = true;
-        return 0;
-    case OPT_HELP:
-        hvb_cmd_doc_help(stdout, a->gate ? &hvb_doc_gate : &hvb_doc_compare);
-        return -1;
-    }
-    return 0;
-}
-
 /* What the options given need: -1 to go on, or the exit status. */
 static int cmp_check(const struct cmp_args *a)
 {
@@ -269,16 +208,26 @@ static int cmp_check(const struct cmp_args *a)
 /* Read the command line into @a: -1 to go on, or the exit status. */
 static int cmp_parse(struct cmp_args *a, int argc, char **argv)
 {
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = a->cmd};
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = a->cmd,
+                             .doc = a->gate ? &hvb_doc_gate : &hvb_doc_compare};
     const char *val;
-    int id, rc;
+    int id;
 
-    while ( (id = hvb_getopt(&p, a->gate ? gate_opts : compare_opts, &val)) !=
-            HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, a->gate ? gate_opts : compare_opts, a,
+                                &val)) != HVB_OPT_DONE )
     {
-        rc = cmp_option(a, id, val);
-        if ( rc )
-            return rc < 0 ? HVB_EXIT_OK : rc;
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        if ( a->nfiles == 2 )
+            return hvb_usage_error("%s takes BASE.json NEW.json; '%s' is "
+                                   "one too many",
+                                   a->cmd, val);
+        a->files[a->nfiles++] = val;
     }
     return cmp_check(a);
 }
@@ -335,7 +284,7 @@ static int cmd(int argc, char **argv, bool gate)
     struct cmp_args a = {.gate = gate,
                          .cmd = gate ? "gate" : "compare",
                          .metric = "time",
-                         .format = "console",
+                         .format = FMT_CONSOLE,
                          .thr = -1};
     json_t *docs[2] = {NULL, NULL};
     struct hvb_cmp c = {.names = {NULL, NULL}};
@@ -361,9 +310,9 @@ static int cmd(int argc, char **argv, bool gate)
             hvb_gate_report(&c, docs[0], docs[1], a.md_path, a.allow_unstable);
     else
     {
-        if ( strcmp(a.format, "json") == 0 )
+        if ( a.format == FMT_JSON )
             hvb_cmp_print_json(stdout, &c);
-        else if ( strcmp(a.format, "markdown") == 0 )
+        else if ( a.format == FMT_MARKDOWN )
             hvb_cmp_print_markdown(stdout, &c, docs[0], docs[1], -1);
         else
             hvb_cmp_print_console(stdout, &c);

@@ -60,50 +60,56 @@
 #define MAX_ROUNDS       10000
 #define MAX_SAMPLE_S     10.0
 
-enum {
-    OPT_BASE_BIN = 1,
-    OPT_METRIC,
-    OPT_MAXREG,
-    OPT_MARKDOWN,
-    OPT_ALLOW_UNSTABLE,
-    OPT_PAIRS,
-    OPT_ROUNDS,
-    OPT_SAMPLE_TIME,
-    OPT_WORKER_TIMEOUT,
-    OPT_HELP,
+struct gate_bin {
+    const char *metric, *md_path;
+    double thr;
+    bool allow_unstable, sim;
+    unsigned int pairs, rounds;
+    double sample_s;
+    char **args;                 /* argv of a worker, [0] set per build */
+    struct hvb_gate_worker w[2]; /* base, new */
+    size_t nr_cells;
+    int64_t *iters;
+    json_t **time[2];     /* per cell: samples_ns_per_op arrays */
+    json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
+    char err[768];
 };
 
+#define METRIC_HELP                                                       \
+    "(default time); sim_instructions runs both workers under callgrind " \
+    "(1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR(   \
+        SIM_ITERATIONS) " ops: the counts are deterministic"
+
+#define G struct gate_bin
 static const struct hvb_optdef gate_bin_opts[] = {
-    HVB_OPT("base-bin", 0, "FILE", OPT_BASE_BIN,
-            "the base build's hvbench (required)"),
-    HVB_OPT(
-        "metric", 'm', "time|sim_instructions|tsc_cycles|M", OPT_METRIC,
-        "(default time); sim_instructions runs both workers under "
-        "callgrind (1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR(
-            SIM_ITERATIONS) " ops: the counts are deterministic"),
-    HVB_OPT("max-regression", 0, "P%", OPT_MAXREG,
-            "threshold (default as gate: 5% time, 0.5% sim_instructions)"),
-    HVB_OPT("markdown", 0, "FILE", OPT_MARKDOWN,
-            "also write a PR-comment-ready summary"),
-    HVB_OPT_FLAG("allow-unstable", 0, OPT_ALLOW_UNSTABLE,
-                 "pass when nothing regressed though some cells are too "
-                 "unstable to judge"),
-    HVB_OPT(
-        "pairs", 0, "N", OPT_PAIRS,
-        "process pairs, each a fresh process of both builds (default " HVB_STR(
-            DEFAULT_PAIRS) ")"),
-    HVB_OPT("rounds", 0, "N", OPT_ROUNDS,
-            "rounds per cell and pair (default " HVB_STR(DEFAULT_ROUNDS) ")"),
-    HVB_OPT("sample-time", 0, "S", OPT_SAMPLE_TIME,
-            "seconds per sample, calibrated once (default " HVB_STR(
-                DEFAULT_SAMPLE_S) ")"),
-    HVB_OPT("worker-timeout", 0, "S", OPT_WORKER_TIMEOUT,
-            "kill a worker that has not said hello or answered a command "
-            "within S seconds, and say which (default " HVB_STR(
-                HVB_WORKER_TIMEOUT) ")"),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_STR("base-bin", 0, "FILE", G, w[0].bin,
+                "the base build's hvbench (required)"),
+    HVB_OPT_STR("metric", 'm', "time|sim_instructions|tsc_cycles|M", G, metric,
+                METRIC_HELP),
+    HVB_OPT_PCT("max-regression", 0, "P%", G, thr,
+                "threshold (default as gate: 5% time, 0.5% sim_instructions)"),
+    HVB_OPT_STR("markdown", 0, "FILE", G, md_path,
+                "also write a PR-comment-ready summary"),
+    HVB_OPT_SET("allow-unstable", 0, G, allow_unstable,
+                "pass when nothing regressed though some cells are too "
+                "unstable to judge"),
+    HVB_OPT_UINT("pairs", 0, "N", G, pairs, 1, MAX_PAIRS,
+                 "process pairs, each a fresh process of both builds "
+                 "(default " HVB_STR(DEFAULT_PAIRS) ")"),
+    HVB_OPT_UINT(
+        "rounds", 0, "N", G, rounds, 3, MAX_ROUNDS,
+        "rounds per cell and pair (default " HVB_STR(DEFAULT_ROUNDS) ")"),
+    HVB_OPT_SECONDS("sample-time", 0, "S", G, sample_s, 0.0001, MAX_SAMPLE_S,
+                    "seconds per sample, calibrated once (default " HVB_STR(
+                        DEFAULT_SAMPLE_S) ")"),
+    HVB_OPT_SECONDS("worker-timeout", 0, "S", G, w[0].timeout_s, 0.01, 86400,
+                    "kill a worker that has not said hello or answered a "
+                    "command within S seconds, and say which (default " HVB_STR(
+                        HVB_WORKER_TIMEOUT) ")"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
+#undef G
 
 const struct hvb_cmd_doc hvb_doc_gate_bin = {
     .usage = "gate --base-bin OLD/hvbench [gate options] --\n"
@@ -190,21 +196,6 @@ static int check_alike(const struct hvb_gate_worker *b,
             json_array_size(nc), json_str(json_array_get(nc, 0), y, sizeof(y)));
     return 0;
 }
-
-struct gate_bin {
-    const char *metric, *md_path;
-    double thr;
-    bool allow_unstable, sim;
-    unsigned int pairs, rounds;
-    double sample_s;
-    char **args;                 /* argv of a worker, [0] set per build */
-    struct hvb_gate_worker w[2]; /* base, new */
-    size_t nr_cells;
-    int64_t *iters;
-    json_t **time[2];     /* per cell: samples_ns_per_op arrays */
-    json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
-    char err[768];
-};
 
 static void add_sample(struct gate_bin *g, int side, size_t cell, json_t *r)
 {
@@ -450,68 +441,28 @@ static void gate_free(struct gate_bin *g)
 
 static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
 {
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = "gate"};
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "gate",
+                             .doc = &hvb_doc_gate_bin};
     const char *val;
-    uint64_t u;
     int id;
 
     for ( *dd = 1; *dd < argc && strcmp(argv[*dd], "--") != 0; (*dd)++ )
         ;
     p.argc = *dd;
-    while ( (id = hvb_getopt(&p, gate_bin_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, gate_bin_opts, g, &val)) != HVB_OPT_DONE )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
+        if ( id == HVB_OPT_ERROR )
             return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            return hvb_usage_error("gate --base-bin takes the workload after "
-                                   "'--' ('%s' before it)",
-                                   val);
-        case OPT_BASE_BIN:
-            g->w[0].bin = val;
-            break;
-        case OPT_METRIC:
-            g->metric = val;
-            break;
-        case OPT_MAXREG:
-            if ( !hvb_parse_pct(val, &g->thr) )
-                return hvb_usage_error("bad value '%s' for --max-regression "
-                                       "(a percentage, e.g. 5%%)",
-                                       val);
-            break;
-        case OPT_MARKDOWN:
-            g->md_path = val;
-            break;
-        case OPT_ALLOW_UNSTABLE:
-            g->allow_unstable = true;
-            break;
-        case OPT_PAIRS:
-            if ( !hvb_parse_u64("--pairs", val, 1, MAX_PAIRS, &u) )
-                return HVB_EXIT_USAGE;
-            g->pairs = (unsigned int)u;
-            break;
-        case OPT_ROUNDS:
-            if ( !hvb_parse_u64("--rounds", val, 3, MAX_ROUNDS, &u) )
-                return HVB_EXIT_USAGE;
-            g->rounds = (unsigned int)u;
-            break;
-        case OPT_SAMPLE_TIME:
-            if ( !hvb_parse_seconds("--sample-time", val, 0.0001, MAX_SAMPLE_S,
-                                    &g->sample_s) )
-                return HVB_EXIT_USAGE;
-            break;
-        case OPT_WORKER_TIMEOUT:
-            if ( !hvb_parse_seconds("--worker-timeout", val, 0.01, 86400,
-                                    &g->w[0].timeout_s) )
-                return HVB_EXIT_USAGE;
-            g->w[1].timeout_s = g->w[0].timeout_s;
-            break;
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_gate_bin);
+        if ( id == HVB_OPT_HELP_SHOWN )
             return -1;
-        }
+        return hvb_usage_error("gate --base-bin takes the workload after "
+                               "'--' ('%s' before it)",
+                               val);
     }
+    g->w[1].timeout_s = g->w[0].timeout_s;
     return 0;
 }
 

@@ -53,8 +53,6 @@ bool hvb_gate_bin_wanted(int argc, char **argv);
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable);
 
-/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
-bool hvb_parse_pct(const char *v, double *out);
 
 /*
  * The gate's end of the worker protocol (gate_worker.c): one build's

@@ -22,108 +22,15 @@
 #define MAX_THREAD_COUNTS   64
 #define MAX_PROCESSES       64
 
-enum {
-    OPT_PLUGIN = 1,
-    OPT_PARAM,
-    OPT_THREADS,
-    OPT_REPETITIONS,
-    OPT_MIN_TIME,
-    OPT_OUT,
-    OPT_FORMAT,
-    OPT_SEED,
-    OPT_NO_INTERLEAVE,
-    OPT_AFFINITY,
-    OPT_TEST_PLUGINS,
-    OPT_QUIET,
-    OPT_COUNTERS,
-    OPT_EVENTS,
-    OPT_INSTRUMENT,
-    OPT_RESUME,
-    OPT_ITERATIONS,
-    OPT_PROCESSES,
-    OPT_SHARD,
-    OPT_SHARD_COSTS,
-    OPT_PLAN,
-    OPT_HELP,
-};
-
-static const struct hvb_optdef run_opts[] = {
-    HVB_OPT("plugin", 0, "SLOT=SPEC[,SPEC...]", OPT_PLUGIN,
-            "strategies for a slot the workload exercises; SPEC is "
-            "NAME[:OPT=V...] (e.g. percpu-ref:ncpus=2) or a plugin .so; "
-            "slots not named run their default plugin"),
-    HVB_OPT("param", 0, "KEY=V[,V...]", OPT_PARAM,
-            "workload parameter values (option and param values alike: "
-            "integers are decimal with k/M/G suffixes, x1000)"),
-    HVB_OPT("threads", 't', "N[,M...]", OPT_THREADS,
-            "measured threads (default 1)"),
-    HVB_OPT("repetitions", 'r', "N", OPT_REPETITIONS,
-            "repetitions per cell (default " HVB_STR(DEFAULT_REPETITIONS) ")"),
-    HVB_OPT("min-time", 0, "S", OPT_MIN_TIME,
-            "minimum seconds per repetition (default " HVB_STR(
-                DEFAULT_MIN_TIME_S) ")"),
-    HVB_OPT_FLAG("no-interleave", 0, OPT_NO_INTERLEAVE,
-                 "same cell order in every round (default: ABBA / "
-                 "Latin-square order of each group)"),
-    HVB_OPT("iterations", 0, "N", OPT_ITERATIONS,
-            "operations per thread and repetition, for every cell (default: "
-            "calibrated to --min-time, one count shared by each group)"),
-    HVB_OPT("counters", 0, "auto|hw|tsc|none", OPT_COUNTERS,
-            "per-op counters (default auto: all available; hw: fail unless "
-            "hardware counters; none: time only, no allocs counting pass)"),
-    HVB_OPT("events", 0, "E[,E...]", OPT_EVENTS,
-            "also count these perf events per op, in one group with cycles "
-            "and instructions (scaled by its coverage): cache-misses, "
-            "branch-misses, LLC-load-misses, ... as libpfm4 names them, a "
-            "PMU's own (skl::L2_RQSTS:MISS) or software "
-            "(perf::PERF_COUNT_SW_PAGE_FAULTS); 'cache' = "
-            "cache-references,cache-misses, 'branch' = "
-            "branches,branch-misses; at most " HVB_STR(
-                HVB_PERFEV_EXTRA_MAX) ". Counter: the name in [a-z0-9_] + "
-                                      "_per_op (cache_misses_per_op).  A "
-                                      "name libpfm4 does not know is exit "
-                                      "2; one this machine cannot count "
-                                      "(no PMU, not permitted, too many "
-                                      "for the group) is absent, its "
-                                      "reason in the counter line and the "
-                                      "results.  Not with --counters tsc "
-                                      "or none"),
-    HVB_OPT("instrument", 0, "none|callgrind", OPT_INSTRUMENT,
-            "callgrind: run under valgrind and report sim_instructions_per_op "
-            "(1 thread only)"),
-    HVB_OPT("processes", 0, "N", OPT_PROCESSES,
-            "run N worker processes one after another, each doing every "
-            "round, and pool their samples (N x repetitions rounds), so the "
-            "spread includes between-process variance (default 1: measure "
-            "in this process)"),
-    HVB_OPT_FLAG("resume", 0, OPT_RESUME,
-                 "keep the finished rounds of --out FILE and run only the "
-                 "missing ones"),
-    HVB_OPT("shard", 0, "K/N", OPT_SHARD,
-            "run only the K-th of N shards of the matrix: whole groups (an "
-            "A/B's cells stay together), balanced by cost, the same for the "
-            "same command line; 'hvbench merge' joins them"),
-    HVB_OPT("shard-costs", 0, "FILE", OPT_SHARD_COSTS,
-            "balance the shards by the cells' times in FILE (an earlier "
-            "run), not estimated alike"),
-    HVB_OPT_FLAG("plan", 0, OPT_PLAN,
-                 "print the cells and groups this command would run (with "
-                 "--shard: the shard's) as JSON, and exit without measuring"),
-    HVB_OPT("affinity", 0, "spread|none", OPT_AFFINITY,
-            "pin measured thread i of a multi-thread cell to the i-th usable "
-            "CPU (default spread), or let every thread float"),
-    HVB_OPT("seed", 0, "N", OPT_SEED,
-            "base seed of the threads' generators (default " HVB_STR(
-                DEFAULT_SEED) ")"),
-    HVB_OPT("out", 'o', "FILE", OPT_OUT,
-            "also write the JSON results to FILE (atomically)"),
-    HVB_OPT("format", 'f', "console|json|csv|markdown", OPT_FORMAT,
-            "what goes to stdout (default console)"),
-    HVB_OPT_FLAG("allow-test-plugins", 0, OPT_TEST_PLUGINS,
-                 "allow negative-control plugins (tests)"),
-    HVB_OPT_FLAG("quiet", 'q', OPT_QUIET, "no progress or context on stderr"),
-    HVB_OPT_HELP(OPT_HELP),
-    HVB_OPT_END,
+/* One "run" command line being read: what the options set. */
+struct run_cmd {
+    const char *cmd; /* "run", "profile", ... for messages */
+    struct hvb_run_opts o;
+    unsigned int threads[MAX_THREAD_COUNTS];
+    size_t nr_threads;
+    const char **plugins, **params; /* at most one per argv slot */
+    const char *wname;
+    struct hvb_perfev_list events;
 };
 
 /* The values of --format, --counters and --instrument, by enum value. */
@@ -141,6 +48,102 @@ static const char *const instruments[] = {[HVB_INSTRUMENT_NONE] = "none",
                                           [HVB_INSTRUMENT_CALLGRIND] =
                                               "callgrind",
                                           NULL};
+
+static bool opt_plugin(void *st, const char *opt, const char *val);
+static bool opt_param(void *st, const char *opt, const char *val);
+static bool opt_threads(void *st, const char *opt, const char *val);
+static bool opt_events(void *st, const char *opt, const char *val);
+static bool opt_shard(void *st, const char *opt, const char *val);
+static bool opt_affinity(void *st, const char *opt, const char *val);
+
+#define R struct run_cmd
+static const struct hvb_optdef run_opts[] = {
+    HVB_OPT_CALL("plugin", 0, "SLOT=SPEC[,SPEC...]", opt_plugin,
+                 "strategies for a slot the workload exercises; SPEC is "
+                 "NAME[:OPT=V...] (e.g. percpu-ref:ncpus=2) or a plugin .so; "
+                 "slots not named run their default plugin"),
+    HVB_OPT_CALL("param", 0, "KEY=V[,V...]", opt_param,
+                 "workload parameter values (option and param values alike: "
+                 "integers are decimal with k/M/G suffixes, x1000)"),
+    HVB_OPT_CALL("threads", 't', "N[,M...]", opt_threads,
+                 "measured threads (default 1)"),
+    HVB_OPT_UINT(
+        "repetitions", 'r', "N", R, o.repetitions, 1, MAX_REPETITIONS,
+        "repetitions per cell (default " HVB_STR(DEFAULT_REPETITIONS) ")"),
+    HVB_OPT_SECONDS("min-time", 0, "S", R, o.min_time_s, 0.001, MAX_MIN_TIME_S,
+                    "minimum seconds per repetition (default " HVB_STR(
+                        DEFAULT_MIN_TIME_S) ")"),
+    HVB_OPT_CLEAR("no-interleave", 0, R, o.interleave,
+                  "same cell order in every round (default: ABBA / "
+                  "Latin-square order of each group)"),
+    HVB_OPT_I64("iterations", 0, "N", R, o.iterations, 1, 1000000000000ull,
+                "operations per thread and repetition, for every cell "
+                "(default: calibrated to --min-time, one count shared by "
+                "each group)"),
+    HVB_OPT_CHOICE("counters", 0, "auto|hw|tsc|none", R, o.counters, counters,
+                   "per-op counters (default auto: all available; hw: fail "
+                   "unless hardware counters; none: time only, no allocs "
+                   "counting pass)"),
+    HVB_OPT_CALL(
+        "events", 0, "E[,E...]", opt_events,
+        "also count these perf events per op, in one group with cycles "
+        "and instructions (scaled by its coverage): cache-misses, "
+        "branch-misses, LLC-load-misses, ... as libpfm4 names them, a "
+        "PMU's own (skl::L2_RQSTS:MISS) or software "
+        "(perf::PERF_COUNT_SW_PAGE_FAULTS); 'cache' = "
+        "cache-references,cache-misses, 'branch' = "
+        "branches,branch-misses; at most " HVB_STR(
+            HVB_PERFEV_EXTRA_MAX) ". Counter: the name in [a-z0-9_] + "
+                                  "_per_op (cache_misses_per_op).  A "
+                                  "name libpfm4 does not know is exit "
+                                  "2; one this machine cannot count "
+                                  "(no PMU, not permitted, too many "
+                                  "for the group) is absent, its "
+                                  "reason in the counter line and the "
+                                  "results.  Not with --counters tsc "
+                                  "or none"),
+    HVB_OPT_CHOICE("instrument", 0, "none|callgrind", R, o.instrument,
+                   instruments,
+                   "callgrind: run under valgrind and report "
+                   "sim_instructions_per_op (1 thread only)"),
+    HVB_OPT_UINT("processes", 0, "N", R, o.processes, 1, MAX_PROCESSES,
+                 "run N worker processes one after another, each doing "
+                 "every round, and pool their samples (N x repetitions "
+                 "rounds), so the spread includes between-process variance "
+                 "(default 1: measure in this process)",
+                 .flags = HVB_OPTF_PARENT),
+    HVB_OPT_SET("resume", 0, R, o.resume,
+                "keep the finished rounds of --out FILE and run only the "
+                "missing ones",
+                .flags = HVB_OPTF_PARENT),
+    HVB_OPT_CALL("shard", 0, "K/N", opt_shard,
+                 "run only the K-th of N shards of the matrix: whole groups "
+                 "(an A/B's cells stay together), balanced by cost, the same "
+                 "for the same command line; 'hvbench merge' joins them"),
+    HVB_OPT_STR("shard-costs", 0, "FILE", R, o.spec.shard_costs,
+                "balance the shards by the cells' times in FILE (an earlier "
+                "run), not estimated alike"),
+    HVB_OPT_SET("plan", 0, R, o.plan,
+                "print the cells and groups this command would run (with "
+                "--shard: the shard's) as JSON, and exit without measuring"),
+    HVB_OPT_CALL("affinity", 0, "spread|none", opt_affinity,
+                 "pin measured thread i of a multi-thread cell to the i-th "
+                 "usable CPU (default spread), or let every thread float"),
+    HVB_OPT_U64("seed", 0, "N", R, o.spec.seed, 0, UINT64_MAX,
+                "base seed of the threads' generators (default " HVB_STR(
+                    DEFAULT_SEED) ")"),
+    HVB_OPT_STR("out", 'o', "FILE", R, o.out_path,
+                "also write the JSON results to FILE (atomically)",
+                .flags = HVB_OPTF_PARENT),
+    HVB_OPT_CHOICE("format", 'f', "console|json|csv|markdown", R, o.format,
+                   formats, "what goes to stdout (default console)"),
+    HVB_OPT_SET("allow-test-plugins", 0, R, o.spec.allow_test_only,
+                "allow negative-control plugins (tests)"),
+    HVB_OPT_SET("quiet", 'q', R, o.quiet, "no progress or context on stderr"),
+    HVB_OPT_HELP(0),
+    HVB_OPT_END,
+};
+#undef R
 
 static void run_workloads(FILE *f)
 {
@@ -209,6 +212,7 @@ static char **child_args(int argc, char **argv, int *nr)
 {
     struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = ""};
     char **av = calloc((size_t)argc + 1, sizeof(*av));
+    const struct hvb_optdef *d;
     const char *val;
     int id, n = 0, from;
 
@@ -218,10 +222,10 @@ static char **child_args(int argc, char **argv, int *nr)
     for ( ;; )
     {
         from = p.i;
-        id = hvb_getopt(&p, run_opts, &val);
+        id = hvb_getopt_row(&p, run_opts, &d, &val);
         if ( id == HVB_OPT_DONE || id == HVB_OPT_ERROR )
             break;
-        if ( id == OPT_PROCESSES || id == OPT_OUT || id == OPT_RESUME )
+        if ( d != NULL && (d->flags & HVB_OPTF_PARENT) )
             continue;
         while ( from < p.i )
             av[n++] = argv[from++];
@@ -235,130 +239,67 @@ int hvb_cmd_run(struct hvb_cmd_ctx *ctx)
     return hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, NULL);
 }
 
-/* One "run" command line being read: what the options set. */
-struct run_cmd {
-    const char *cmd; /* "run", "profile", ... for messages */
-    struct hvb_run_opts o;
-    unsigned int threads[MAX_THREAD_COUNTS];
-    size_t nr_threads;
-    const char **plugins, **params; /* at most one per argv slot */
-    const char *wname;
-    struct hvb_perfev_list events;
-};
-
-/* The options that shape the matrix: 0, -1 (said why), 1 not one. */
-static int matrix_option(struct run_cmd *r, int id, const char *val)
+static bool opt_plugin(void *st, const char *opt, const char *val)
 {
-    struct hvb_matrix_spec *s = &r->o.spec;
-    char err[512];
+    struct run_cmd *r = st;
 
-    switch ( id )
-    {
-    case OPT_PLUGIN:
-        r->plugins[s->nr_plugin_args++] = val;
-        return 0;
-    case OPT_PARAM:
-        r->params[s->nr_param_args++] = val;
-        return 0;
-    case OPT_THREADS:
-        return parse_threads(val, r->threads, &r->nr_threads) ? 0 : -1;
-    case OPT_SHARD:
-        if ( hvb_shard_parse(val, &s->shard_k, &s->shard_n, err, sizeof(err)) )
-        {
-            hvb_usage_error("%s", err);
-            return -1;
-        }
-        s->shard_select = hvb_shard_select;
-        return 0;
-    case OPT_SHARD_COSTS:
-        s->shard_costs = val;
-        return 0;
-    case OPT_SEED:
-        return hvb_parse_u64("--seed", val, 0, UINT64_MAX, &s->seed) ? 0 : -1;
-    case OPT_AFFINITY:
-        if ( !hvb_affinity_parse(val, &s->affinity) )
-        {
-            hvb_usage_error("bad value '%s' for --affinity (spread or none)",
-                            val);
-            return -1;
-        }
-        return 0;
-    case OPT_TEST_PLUGINS:
-        s->allow_test_only = true;
-        return 0;
-    }
-    return 1;
+    (void)opt;
+    r->plugins[r->o.spec.nr_plugin_args++] = val;
+    return true;
 }
 
-/* The options of how each cell is measured and reported: as above. */
-static int measure_option(struct run_cmd *r, int id, const char *val)
+static bool opt_param(void *st, const char *opt, const char *val)
 {
-    struct hvb_run_opts *o = &r->o;
-    char err[512];
-    uint64_t u;
-    int choice;
+    struct run_cmd *r = st;
 
-    switch ( id )
+    (void)opt;
+    r->params[r->o.spec.nr_param_args++] = val;
+    return true;
+}
+
+static bool opt_threads(void *st, const char *opt, const char *val)
+{
+    struct run_cmd *r = st;
+
+    (void)opt;
+    return parse_threads(val, r->threads, &r->nr_threads);
+}
+
+static bool opt_events(void *st, const char *opt, const char *val)
+{
+    struct run_cmd *r = st;
+    char err[512];
+
+    (void)opt;
+    if ( hvb_perfev_add_list(&r->events, val, err, sizeof(err)) == 0 )
+        return true;
+    hvb_usage_error("%s", err);
+    return false;
+}
+
+static bool opt_shard(void *st, const char *opt, const char *val)
+{
+    struct hvb_matrix_spec *s = &((struct run_cmd *)st)->o.spec;
+    char err[512];
+
+    (void)opt;
+    if ( hvb_shard_parse(val, &s->shard_k, &s->shard_n, err, sizeof(err)) )
     {
-    case OPT_REPETITIONS:
-        if ( !hvb_parse_u64("--repetitions", val, 1, MAX_REPETITIONS, &u) )
-            return -1;
-        o->repetitions = (unsigned int)u;
-        return 0;
-    case OPT_MIN_TIME:
-        return hvb_parse_seconds("--min-time", val, 0.001, MAX_MIN_TIME_S,
-                                 &o->min_time_s)
-                   ? 0
-                   : -1;
-    case OPT_ITERATIONS:
-        if ( !hvb_parse_u64("--iterations", val, 1, 1000000000000ull, &u) )
-            return -1;
-        o->iterations = (int64_t)u;
-        return 0;
-    case OPT_PROCESSES:
-        if ( !hvb_parse_u64("--processes", val, 1, MAX_PROCESSES, &u) )
-            return -1;
-        o->processes = (unsigned int)u;
-        return 0;
-    case OPT_FORMAT:
-        if ( !hvb_parse_choice("--format", val, formats, &choice) )
-            return -1;
-        o->format = (enum hvb_format)choice;
-        return 0;
-    case OPT_COUNTERS:
-        if ( !hvb_parse_choice("--counters", val, counters, &choice) )
-            return -1;
-        o->counters = (enum hvb_counters_mode)choice;
-        return 0;
-    case OPT_INSTRUMENT:
-        if ( !hvb_parse_choice("--instrument", val, instruments, &choice) )
-            return -1;
-        o->instrument = (enum hvb_instrument)choice;
-        return 0;
-    case OPT_EVENTS:
-        if ( hvb_perfev_add_list(&r->events, val, err, sizeof(err)) )
-        {
-            hvb_usage_error("%s", err);
-            return -1;
-        }
-        return 0;
-    case OPT_OUT:
-        o->out_path = val;
-        return 0;
-    case OPT_RESUME:
-        o->resume = true;
-        return 0;
-    case OPT_PLAN:
-        o->plan = true;
-        return 0;
-    case OPT_NO_INTERLEAVE:
-        o->interleave = false;
-        return 0;
-    case OPT_QUIET:
-        o->quiet = true;
-        return 0;
+        hvb_usage_error("%s", err);
+        return false;
     }
-    return 1;
+    s->shard_select = hvb_shard_select;
+    return true;
+}
+
+static bool opt_affinity(void *st, const char *opt, const char *val)
+{
+    struct run_cmd *r = st;
+
+    if ( hvb_affinity_parse(val, &r->o.spec.affinity) )
+        return true;
+    hvb_usage_error("bad value '%s' for %s (spread or none)", val, opt);
+    return false;
 }
 
 /*
@@ -368,33 +309,26 @@ static int measure_option(struct run_cmd *r, int id, const char *val)
 static int run_parse(struct run_cmd *r, const struct hvb_cmd_ctx *ctx, int argc,
                      char **argv)
 {
-    struct hvb_optparse p = {.argc = argc, .argv = argv, .i = 1, .cmd = r->cmd};
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = r->cmd,
+                             .doc = ctx->cmd->docs[0]};
     const char *val;
-    int id, rc;
+    int id;
 
-    while ( (id = hvb_getopt(&p, run_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, run_opts, r, &val)) != HVB_OPT_DONE )
     {
         if ( id == HVB_OPT_ERROR )
             return HVB_EXIT_USAGE;
-        if ( id == OPT_HELP )
-        {
-            hvb_cmd_doc_help(stdout, ctx->cmd->docs[0]);
+        if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        }
-        if ( id == HVB_OPT_POSITIONAL )
-        {
-            if ( r->wname != NULL )
-                return hvb_usage_error("%s takes one WORKLOAD; '%s' is one "
-                                       "too many",
-                                       r->cmd, val);
-            r->wname = val;
-            continue;
-        }
-        rc = matrix_option(r, id, val);
-        if ( rc > 0 )
-            rc = measure_option(r, id, val);
-        if ( rc < 0 )
-            return HVB_EXIT_USAGE;
+        /* Every row is typed: what is left is the workload. */
+        if ( r->wname != NULL )
+            return hvb_usage_error("%s takes one WORKLOAD; '%s' is one "
+                                   "too many",
+                                   r->cmd, val);
+        r->wname = val;
     }
     return -1;
 }

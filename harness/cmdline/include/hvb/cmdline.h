@@ -10,6 +10,7 @@
 #define HVB_CMDLINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,43 +30,155 @@ int hvb_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * One option of a command.  The parser, --help, the man page and the
- * shell completion all read these rows, so an option is one row (and
- * the case of its id in the command's switch).  A row with no name
- * continues with the table @also (rows shared between commands); with
- * HVB_OPTF_UNLISTED those are parsed but not shown (compare knows gate's
- * options only to say they are gate's).  The table ends at HVB_OPT_END.
+ * shell completion all read these rows, so an option is one row: a typed
+ * row (HVB_OPT_STR, _UINT, _CHOICE, ...) names the field of the
+ * command's state its value goes to, and hvb_opt_parse() checks and
+ * stores it there; a row made with HVB_OPT (an id, no field) is returned
+ * to the command by its id, for the few whose value is not one field.
+ * A row with no name continues with the table @also (rows shared between
+ * commands); with HVB_OPTF_UNLISTED those are parsed but not shown
+ * (compare knows gate's options only to say they are gate's).  The
+ * table ends at HVB_OPT_END.
+ *
+ * E.g. with "struct st { unsigned int reps; const char *out; }":
+ *
+ *   HVB_OPT_UINT("repetitions", 'r', "N", struct st, reps, 1, 1000,
+ *                "repetitions per cell (default 5)"),
+ *   HVB_OPT_STR("out", 'o', "FILE", struct st, out, "write FILE"),
+ *
+ * "-r 7 --out=x.json" sets reps = 7 and out = "x.json"; "-r 0" prints
+ * "hvbench: bad value '0' for --repetitions (an integer in [1, 1000])"
+ * and is HVB_OPT_ERROR.  A field of the wrong type is a compiler
+ * warning (an error with -Werror).  Each typed macro takes more of the
+ * row's fields at its end: ".flags = HVB_OPTF_PARENT", ".elsewhere =
+ * "--markdown is a gate option"".
  */
+enum hvb_optstore {
+    HVB_OPTS_ID = 0,  /* returned by its id: the command's own case */
+    HVB_OPTS_HELP,    /* print the form's help (hvb_optparse.doc) */
+    HVB_OPTS_STR,     /* const char *: the value itself */
+    HVB_OPTS_TRUE,    /* bool: set (a flag) */
+    HVB_OPTS_FALSE,   /* bool: cleared (a "--no-..." flag) */
+    HVB_OPTS_UINT,    /* unsigned int in [min, max] */
+    HVB_OPTS_U64,     /* uint64_t in [min, max] */
+    HVB_OPTS_I64,     /* int64_t in [min, max] (min >= 0) */
+    HVB_OPTS_SECONDS, /* double in [dmin, dmax]: "0.5" or "0.5s" */
+    HVB_OPTS_PCT,     /* double: "5%" or "5" -> 0.05 */
+    HVB_OPTS_CHOICE,  /* int (an enum): the index of the value in choices */
+    HVB_OPTS_CALL,    /* call(state, "--name", value): false having said why */
+};
+
 struct hvb_optdef {
     const char *name; /* long name without "--" */
     char short_name;  /* or 0 */
     const char *arg;  /* its value, as the help names it, or NULL: a flag */
-    int id;           /* > 0 */
+    int id;           /* > 0 for HVB_OPTS_ID rows, else 0 or a tag */
     const char *help; /* one paragraph, unwrapped: "(default 5)" in it */
     const struct hvb_optdef *also;
     unsigned int flags;
+    enum hvb_optstore store;
+    size_t off; /* the field's offset in the command's state */
+    uint64_t min, max;
+    double dmin, dmax;
+    const char *const *choices; /* NULL-ended, also for completion */
+    bool (*call)(void *state, const char *opt, const char *val);
+    /*
+     * Reached through an HVB_OPT_UNLISTED table: the error to print (the
+     * option is another command's), or NULL for "--NAME is not an
+     * option of CMD".
+     */
+    const char *elsewhere;
 };
 #define HVB_OPTF_UNLISTED 1u
+#define HVB_OPTF_PARENT   2u /* run: not passed to a --processes child */
 
-#define HVB_OPT(name, s, arg, id, help) \
-    {                                   \
-        name, s, arg, id, help, NULL, 0 \
+/* offsetof(T, f), with a warning if f is not of type @type. */
+#define HVB_OPT_FIELD_(T, f, type) \
+    (offsetof(T, f) + 0 * sizeof((type *){&((T *)0)->f}))
+/* offsetof(T, f) of an enum or int field f. */
+#define HVB_OPT_INTFIELD_(T, f) \
+    (offsetof(T, f) +           \
+     0 * sizeof(char[sizeof(((T *)0)->f) == sizeof(int) ? 1 : -1]))
+
+#define HVB_OPT(name_, s, arg_, id_, help_)                                   \
+    {                                                                         \
+        .name = name_, .short_name = s, .arg = arg_, .id = id_, .help = help_ \
     }
-#define HVB_OPT_FLAG(name, s, id, help)  \
-    {                                    \
-        name, s, NULL, id, help, NULL, 0 \
+#define HVB_OPT_FLAG(name_, s, id_, help_) HVB_OPT(name_, s, NULL, id_, help_)
+#define HVB_OPT_STR(name_, s, arg_, T, f, help_, ...)                     \
+    {                                                                     \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,       \
+        .store = HVB_OPTS_STR, .off = HVB_OPT_FIELD_(T, f, const char *), \
+        __VA_ARGS__                                                       \
     }
-#define HVB_OPT_HELP(id) HVB_OPT_FLAG("help", 'h', id, "this help")
-#define HVB_OPT_ALSO(table)              \
-    {                                    \
-        NULL, 0, NULL, 0, NULL, table, 0 \
+#define HVB_OPT_SET(name_, s, T, f, help_, ...)                                \
+    {                                                                          \
+        .name = name_, .short_name = s, .help = help_, .store = HVB_OPTS_TRUE, \
+        .off = HVB_OPT_FIELD_(T, f, bool), __VA_ARGS__                         \
     }
-#define HVB_OPT_UNLISTED(table)                          \
-    {                                                    \
-        NULL, 0, NULL, 0, NULL, table, HVB_OPTF_UNLISTED \
+#define HVB_OPT_CLEAR(name_, s, T, f, help_, ...)                   \
+    {                                                               \
+        .name = name_, .short_name = s, .help = help_,              \
+        .store = HVB_OPTS_FALSE, .off = HVB_OPT_FIELD_(T, f, bool), \
+        __VA_ARGS__                                                 \
     }
-#define HVB_OPT_END                     \
-    {                                   \
-        NULL, 0, NULL, 0, NULL, NULL, 0 \
+#define HVB_OPT_UINT(name_, s, arg_, T, f, lo, hi, help_, ...)             \
+    {                                                                      \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,        \
+        .store = HVB_OPTS_UINT, .off = HVB_OPT_FIELD_(T, f, unsigned int), \
+        .min = lo, .max = hi, __VA_ARGS__                                  \
+    }
+#define HVB_OPT_U64(name_, s, arg_, T, f, lo, hi, help_, ...)         \
+    {                                                                 \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,   \
+        .store = HVB_OPTS_U64, .off = HVB_OPT_FIELD_(T, f, uint64_t), \
+        .min = lo, .max = hi, __VA_ARGS__                             \
+    }
+#define HVB_OPT_I64(name_, s, arg_, T, f, lo, hi, help_, ...)        \
+    {                                                                \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,  \
+        .store = HVB_OPTS_I64, .off = HVB_OPT_FIELD_(T, f, int64_t), \
+        .min = lo, .max = hi, __VA_ARGS__                            \
+    }
+#define HVB_OPT_SECONDS(name_, s, arg_, T, f, lo, hi, help_, ...)       \
+    {                                                                   \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_,     \
+        .store = HVB_OPTS_SECONDS, .off = HVB_OPT_FIELD_(T, f, double), \
+        .dmin = lo, .dmax = hi, __VA_ARGS__                             \
+    }
+#define HVB_OPT_PCT(name_, s, arg_, T, f, help_, ...)               \
+    {                                                               \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_, \
+        .store = HVB_OPTS_PCT, .off = HVB_OPT_FIELD_(T, f, double), \
+        __VA_ARGS__                                                 \
+    }
+#define HVB_OPT_CHOICE(name_, s, arg_, T, f, names, help_, ...)     \
+    {                                                               \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_, \
+        .store = HVB_OPTS_CHOICE, .off = HVB_OPT_INTFIELD_(T, f),   \
+        .choices = names, __VA_ARGS__                               \
+    }
+#define HVB_OPT_CALL(name_, s, arg_, fn, help_, ...)                \
+    {                                                               \
+        .name = name_, .short_name = s, .arg = arg_, .help = help_, \
+        .store = HVB_OPTS_CALL, .call = fn, __VA_ARGS__             \
+    }
+#define HVB_OPT_HELP(id_)                                                  \
+    {                                                                      \
+        .name = "help", .short_name = 'h', .id = id_, .help = "this help", \
+        .store = HVB_OPTS_HELP                                             \
+    }
+#define HVB_OPT_ALSO(table) \
+    {                       \
+        .also = table       \
+    }
+#define HVB_OPT_UNLISTED(table)                   \
+    {                                             \
+        .also = table, .flags = HVB_OPTF_UNLISTED \
+    }
+#define HVB_OPT_END  \
+    {                \
+        .name = NULL \
     }
 
 /*
@@ -133,11 +246,14 @@ struct hvb_optparse {
     int i;
     bool only_positional; /* after "--" */
     const char *cmd;      /* "run", for messages */
+    /* hvb_opt_parse: --help prints this form's help (and HELP_SHOWN). */
+    const struct hvb_cmd_doc *doc;
 };
 
 #define HVB_OPT_POSITIONAL 0
 #define HVB_OPT_DONE       (-1)
 #define HVB_OPT_ERROR      (-2)
+#define HVB_OPT_HELP_SHOWN (-3) /* hvb_opt_parse: --help printed: exit 0 */
 
 /*
  * hvb_getopt - the next option: its id with its value in @val (NULL if it
@@ -146,6 +262,27 @@ struct hvb_optparse {
  */
 int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
                const char **val);
+
+/* hvb_getopt() that also gives the row an option names (or NULL). */
+int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                   const struct hvb_optdef **row, const char **val);
+
+/*
+ * hvb_opt_parse - read options until the next one the command must see:
+ * each typed row's value is checked and stored in @state (the struct the
+ * rows' fields belong to), --help is printed from p->doc.  Returns an
+ * HVB_OPTS_ID row's id (value in @val), HVB_OPT_POSITIONAL (@val),
+ * HVB_OPT_DONE, HVB_OPT_HELP_SHOWN, or HVB_OPT_ERROR having said why.
+ */
+int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                  void *state, const char **val);
+
+/*
+ * hvb_opt_store - store @val for typed row @d in @state ("--name" in
+ * messages): true, or false having printed why.  For parsers that find
+ * the row themselves (hvb_opt_take).
+ */
+bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val);
 
 /* Parse helpers; false after printing "hvbench: bad value ..." */
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
@@ -159,14 +296,17 @@ bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
  */
 bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
                       int *out);
+/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
+bool hvb_parse_pct(const char *v, double *out);
 
 /*
- * hvb_opt_take - does @argv[*@i] name a row of @defs ("--out DIR",
- * "--out=DIR", "-o DIR")?  Its id with its value in @val (*@i past a
- * separate value), 0 if it is no row of @defs (left to another parser),
- * HVB_OPT_ERROR after printing that the value is missing.
+ * hvb_opt_take - does @argv[*@i] name a typed row of @defs ("--out DIR",
+ * "--out=DIR", "-o DIR")?  Then its value is stored in @state (*@i past
+ * a separate value) and 1 returned; 0 if it is no row of @defs (left to
+ * another parser: profile passes run's options on); HVB_OPT_HELP_SHOWN
+ * having printed @doc's help; HVB_OPT_ERROR having said why.
  */
-int hvb_opt_take(const struct hvb_optdef *defs, int argc, char **argv, int *i,
-                 const char **val);
+int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
+                 void *state, int argc, char **argv, int *i);
 
 #endif /* HVB_CMDLINE_H */
