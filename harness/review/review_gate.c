@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The verdicts of a review (private.h): every suite line gated on the
+ * two builds paired, once per metric, by this hvbench's two-build gate
+ * ("gate --base-bin BASE --new-bin HEAD --json FILE -- LINE"), which
+ * adds process pairs until each cell is SAME, DIFFERENT or out of
+ * budget (docs/gating.md).  The gate corrects for its own cells; the
+ * review has the cells of every line and metric at once and corrects
+ * across them (Benjamini-Hochberg at q = 0.05 on the gates' p-values): a
+ * DIFFERENT cell whose adjusted p is above q becomes UNKNOWN.
+ *
+ * E.g. a suite of 3 lines, 7 cells, 2 metrics: 14 verdicts; a +0.6%
+ * with p = 0.04 among 14 adjusts to p = 0.56: "unknown (FDR)", not
+ * "regressed".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hvb/cmdline.h>
+#include <hvb/exec.h>
+#include <hvb/fsutil.h>
+
+#include "private.h"
+
+#define GATE_TIMEOUT_S 7200.0
+#define FDR_Q          0.05
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The gate's argv for line @l, metric @m of @rv (malloc'd). */
+static char **gate_argv(const struct review *rv, size_t l, const char *m,
+                        const char *json)
+{
+    const struct review_line *ln = &rv->lines[l];
+    char **av = calloc(ln->nr + 24, sizeof(*av));
+    size_t n = 0, i;
+
+    if ( av == NULL )
+        return NULL;
+    av[n++] = (char *)rv->self;
+    av[n++] = "gate";
+    av[n++] = "--base-bin";
+    av[n++] = (char *)rv->builds[0].bin;
+    av[n++] = "--new-bin";
+    av[n++] = (char *)rv->builds[1].bin;
+    av[n++] = "--json";
+    av[n++] = (char *)json;
+    av[n++] = "--metric";
+    av[n++] = (char *)m;
+    if ( rv->o.threshold != NULL )
+    {
+        av[n++] = "--max-regression";
+        av[n++] = (char *)rv->o.threshold;
+    }
+    if ( rv->o.max_pairs != NULL )
+    {
+        av[n++] = "--max-pairs";
+        av[n++] = (char *)rv->o.max_pairs;
+    }
+    av[n++] = "--";
+    for ( i = 0; i < ln->nr; i++ )
+        av[n++] = ln->words[i];
+    av[n] = NULL;
+    return av;
+}
+
+/* Gate line @l in metric @m: its JSON into rv->gates; 0 or status. */
+static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
+{
+    char json[4200], logp[4200];
+    char **av;
+    struct hvb_exec c = {.timeout_s = GATE_TIMEOUT_S};
+    json_t *doc;
+    json_error_t je;
+    int fd, rc;
+
+    snprintf(json, sizeof(json), "%s/gates/%zu-%s.json", rv->o.out, l + 1, m);
+    snprintf(logp, sizeof(logp), "%s/gates/%zu-%s.log", rv->o.out, l + 1, m);
+    av = gate_argv(rv, l, m, json);
+    fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if ( av == NULL || fd < 0 )
+    {
+        free(av);
+        if ( fd >= 0 )
+            close(fd);
+        return hvb_failure("review: %s: %s", logp, strerror(errno));
+    }
+    unlink(json);
+    c.argv = av;
+    c.log_fd = fd;
+    rc = hvb_exec_run(&c);
+    close(fd);
+    hvb_exec_free(&c);
+    free(av);
+    doc = json_load_file(json, 0, &je);
+    if ( doc == NULL )
+        return hvb_failure("review: the gate of '%s' (%s) wrote no verdicts "
+                           "(exit %d; log: %s)",
+                           rv->lines[l].text, m, rc, logp);
+    json_object_set_new(doc, "line", json_string(rv->lines[l].text));
+    json_object_set_new(doc, "log", json_string(logp));
+    json_array_append_new(rv->gates, doc);
+    (void)k;
+    return 0;
+}
+
+/* What fdr() sorts: a cell and its p-value. */
+struct pcell {
+    json_t *cell;
+    double p;
+};
+
+static int by_p(const void *a, const void *b)
+{
+    const struct pcell *x = a, *y = b;
+
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+static bool is_different(json_t *cell)
+{
+    const char *v = json_string_value(json_object_get(cell, "verdict"));
+
+    return v != NULL &&
+           (strcmp(v, "regressed") == 0 || strcmp(v, "improved") == 0);
+}
+
+/*
+ * Benjamini-Hochberg over every verdict's p-value: the adjusted p of
+ * the r-th smallest of n is min over ranks s >= r of p_s n / s.
+ */
+static void fdr(struct review *rv)
+{
+    size_t n = 0, i, g;
+    json_t *gate, *cell;
+    struct pcell *v;
+    double adj = 1.0;
+
+    json_array_foreach(rv->gates, g, gate) n +=
+        json_array_size(json_object_get(gate, "cells"));
+    v = calloc(n + 1, sizeof(*v));
+    if ( v == NULL )
+        return;
+    n = 0;
+    json_array_foreach(rv->gates, g, gate)
+        json_array_foreach(json_object_get(gate, "cells"), i, cell)
+    {
+        json_t *pv = json_object_get(cell, "p");
+
+        v[n].cell = cell;
+        v[n++].p = json_is_number(pv) ? json_number_value(pv) : 1.0;
+    }
+    rv->nr_verdicts = n;
+    qsort(v, n, sizeof(*v), by_p);
+    for ( i = n; i-- > 0; )
+    {
+        double a = v[i].p * (double)n / (double)(i + 1);
+
+        adj = a < adj ? a : adj;
+        json_object_set_new(v[i].cell, "p_fdr", json_real(adj));
+        if ( adj <= FDR_Q || !is_different(v[i].cell) )
+            continue;
+        json_object_set_new(v[i].cell, "verdict_gate",
+                            json_incref(json_object_get(v[i].cell, "verdict")));
+        json_object_set_new(v[i].cell, "verdict", json_string("unknown"));
+        json_object_set_new(v[i].cell, "why",
+                            json_string("not significant across the suite "
+                                        "(FDR)"));
+    }
+    free(v);
+}
+
+int hvb_review_gates(struct review *rv)
+{
+    size_t l, m, k = 0, total = rv->nr_lines * rv->nr_metrics;
+    double t0 = mono_s(), done_s;
+    int rc;
+
+    rv->gates = json_array();
+    for ( l = 0; l < rv->nr_lines; l++ )
+        for ( m = 0; m < rv->nr_metrics; m++, k++ )
+        {
+            if ( !rv->o.quiet )
+            {
+                done_s = mono_s() - t0;
+                fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)",
+                        k + 1, total, rv->lines[l].text, rv->metrics[m]);
+                if ( k > 0 )
+                    fprintf(stderr, ", about %.0f s left",
+                            done_s / (double)k * (double)(total - k));
+                fputc('\n', stderr);
+            }
+            rc = gate_one(rv, l, rv->metrics[m], k);
+            if ( rc )
+                return rc;
+        }
+    fdr(rv);
+    return 0;
+}
