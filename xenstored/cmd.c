@@ -35,31 +35,34 @@ static void on_signal(int sig)
         xsd_server_stop(running);
 }
 
-enum {
-    OPT_SOCKET = 1,
-    OPT_RO,
-    OPT_PLUGIN,
-    OPT_FG,
-    OPT_PID,
-    OPT_LOG,
-    OPT_HELP
+/* One "xenstored" command line being read: what the options set. */
+struct xsd_cmd {
+    struct xsd_opts o;
+    struct hv_config cfg;
+    const char *pid_file, *log_file;
+    bool fg, have_quota;
 };
 
+static bool opt_plugin(void *st, const char *opt, const char *val);
+
+#define R struct xsd_cmd
 static const struct hvb_optdef defs[] = {
-    HVB_OPT("socket", 0, "PATH", OPT_SOCKET, "the read-write socket"),
-    HVB_OPT("ro-socket", 0, "PATH", OPT_RO, "a read-only socket too"),
-    HVB_OPT("plugin", 0, "quota=NAME[:K=V...]", OPT_PLUGIN,
-            "the quota strategy (default: the slot's)"),
-    HVB_OPT_FLAG("foreground", 0, OPT_FG,
-                 "stay attached (default: detach once listening)"),
-    HVB_OPT("pid-file", 0, "FILE", OPT_PID,
-            "write the daemon's pid; removed at exit"),
-    HVB_OPT("log", 0, "FILE", OPT_LOG,
-            "bad input, connections that break, shutdown (default: stderr in "
-            "the foreground, none detached)"),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_STR("socket", 0, "PATH", R, o.socket, "the read-write socket"),
+    HVB_OPT_STR("ro-socket", 0, "PATH", R, o.ro_socket,
+                "a read-only socket too"),
+    HVB_OPT_CALL("plugin", 0, "quota=NAME[:K=V...]", opt_plugin,
+                 "the quota strategy (default: the slot's)"),
+    HVB_OPT_SET("foreground", 0, R, fg,
+                "stay attached (default: detach once listening)"),
+    HVB_OPT_STR("pid-file", 0, "FILE", R, pid_file,
+                "write the daemon's pid; removed at exit"),
+    HVB_OPT_STR("log", 0, "FILE", R, log_file,
+                "bad input, connections that break, shutdown (default: stderr "
+                "in the foreground, none detached)"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
+#undef R
 
 const struct hvb_cmd_doc hvb_doc_xenstored = {
     .usage = "xenstored --socket PATH [--ro-socket PATH]\n"
@@ -198,82 +201,90 @@ static int serve(const struct xsd_opts *o, struct hv_config *cfg, bool fg,
     return rc ? HVB_EXIT_FAIL : HVB_EXIT_OK;
 }
 
-int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx)
+static bool opt_plugin(void *st, const char *opt, const char *val)
 {
-    struct hvb_optparse p = {
-        .argc = ctx->argc, .argv = ctx->argv, .i = 1, .cmd = "xenstored"};
-    struct xsd_opts o = {0};
-    struct hv_config cfg;
-    const char *val, *pid_file = NULL, *log_file = NULL;
-    bool fg = false, have_quota = false;
+    struct xsd_cmd *x = st;
     char err[512];
-    int id, rc;
 
-    hv_config_init(&cfg);
-    cfg.nr_cpus = 1;
-    while ( (id = hvb_getopt(&p, defs, &val)) != HVB_OPT_DONE )
+    (void)opt;
+    if ( strncmp(val, "quota=", 6) != 0 )
     {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
-            return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            return hvb_usage_error("xenstored takes no argument '%s' (see "
-                                   "'hvbench xenstored --help')",
-                                   val);
-        case OPT_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_xenstored);
-            return HVB_EXIT_OK;
-        case OPT_SOCKET:
-            o.socket = val;
-            break;
-        case OPT_RO:
-            o.ro_socket = val;
-            break;
-        case OPT_FG:
-            fg = true;
-            break;
-        case OPT_PID:
-            pid_file = val;
-            break;
-        case OPT_LOG:
-            log_file = val;
-            break;
-        case OPT_PLUGIN:
-            if ( strncmp(val, "quota=", 6) != 0 )
-                return hvb_usage_error("xenstored: --plugin takes quota=NAME "
-                                       "(the store's only slot), not '%s'",
-                                       val);
-            if ( have_quota )
-                return hvb_usage_error("xenstored: --plugin quota= given "
-                                       "twice");
-            if ( hv_plugin_resolve("quota", val + 6, false,
-                                   &cfg.plugins[HV_SLOT_QUOTA], err,
-                                   sizeof(err)) )
-                return hvb_usage_error("xenstored: %s", err);
-            have_quota = true;
-            break;
-        }
+        hvb_usage_error("xenstored: --plugin takes quota=NAME (the store's "
+                        "only slot), not '%s'",
+                        val);
+        return false;
     }
-    if ( o.socket == NULL )
+    if ( x->have_quota )
+    {
+        hvb_usage_error("xenstored: --plugin quota= given twice");
+        return false;
+    }
+    if ( hv_plugin_resolve("quota", val + 6, false,
+                           &x->cfg.plugins[HV_SLOT_QUOTA], err, sizeof(err)) )
+    {
+        hvb_usage_error("xenstored: %s", err);
+        return false;
+    }
+    x->have_quota = true;
+    return true;
+}
+
+/*
+ * Read the command line into @x: -1 to carry on, or the exit status to
+ * return (--help: 0, having printed it).
+ */
+static int xsd_parse(struct xsd_cmd *x, int argc, char **argv)
+{
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "xenstored",
+                             .doc = &hvb_doc_xenstored};
+    const char *val;
+
+    /* Every row is typed: it returns at the end, or at what no row is. */
+    switch ( hvb_opt_parse(&p, defs, x, &val) )
+    {
+    case HVB_OPT_ERROR:
+        return HVB_EXIT_USAGE;
+    case HVB_OPT_HELP_SHOWN:
+        return HVB_EXIT_OK;
+    case HVB_OPT_POSITIONAL:
+        return hvb_usage_error("xenstored takes no argument '%s' (see "
+                               "'hvbench xenstored --help')",
+                               val);
+    }
+    if ( x->o.socket == NULL )
         return hvb_usage_error("xenstored needs --socket PATH (see 'hvbench "
                                "xenstored --help')");
-    if ( o.ro_socket && strcmp(o.ro_socket, o.socket) == 0 )
+    if ( x->o.ro_socket && strcmp(x->o.ro_socket, x->o.socket) == 0 )
         return hvb_usage_error("xenstored: --ro-socket must differ from "
                                "--socket");
-    if ( log_file )
+    if ( x->log_file )
     {
-        o.log = fopen(log_file, "a");
-        if ( o.log == NULL )
-            return hvb_usage_error("xenstored: log '%s': %s", log_file,
+        x->o.log = fopen(x->log_file, "a");
+        if ( x->o.log == NULL )
+            return hvb_usage_error("xenstored: log '%s': %s", x->log_file,
                                    strerror(errno));
     }
-    else if ( fg )
-        o.log = stderr;
-    rc = serve(&o, &cfg, fg, pid_file);
-    if ( have_quota )
-        hv_plugin_inst_free(&cfg.plugins[HV_SLOT_QUOTA]);
-    if ( o.log && o.log != stderr )
-        fclose(o.log);
+    else if ( x->fg )
+        x->o.log = stderr;
+    return -1;
+}
+
+int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx)
+{
+    struct xsd_cmd x = {.o = {0}};
+    int rc;
+
+    hv_config_init(&x.cfg);
+    x.cfg.nr_cpus = 1;
+    rc = xsd_parse(&x, ctx->argc, ctx->argv);
+    if ( rc < 0 )
+        rc = serve(&x.o, &x.cfg, x.fg, x.pid_file);
+    if ( x.have_quota )
+        hv_plugin_inst_free(&x.cfg.plugins[HV_SLOT_QUOTA]);
+    if ( x.o.log && x.o.log != stderr )
+        fclose(x.o.log);
     return rc;
 }

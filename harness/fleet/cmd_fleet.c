@@ -47,60 +47,54 @@
 
 #include "private.h"
 
-enum {
-    OPT_PARTITION = 1,
-    OPT_CONSTRAINT,
-    OPT_SHARDS,
-    OPT_PER_HOST,
-    OPT_DRY_RUN,
-    OPT_RESUME,
-    OPT_DIR,
-    OPT_OUT,
-    OPT_NO_STAGE,
-    OPT_POLL,
-    OPT_SLURM_TIMEOUT,
-    OPT_QUIET,
-    OPT_HELP,
+/* One "fleet" command line being read: what its options (before "--") set. */
+struct fleet_args {
+    struct fleet fl;
+    const char *engine, *dir;
+    int first_run; /* argv index of "run", or -1 */
 };
 
+#define R struct fleet_args
 static const struct hvb_optdef fleet_opts[] = {
-    HVB_OPT("partition", 'p', "P", OPT_PARTITION,
-            "submit to partition P (and take its nodes)"),
-    HVB_OPT("constraint", 'C', "F", OPT_CONSTRAINT,
-            "only nodes with features F (sbatch's --constraint: numa&pmu, "
-            "intel|amd)"),
-    HVB_OPT("shards", 'n', "N", OPT_SHARDS,
-            "shards (default: the nodes selected, at most the matrix's "
-            "groups)"),
-    HVB_OPT_FLAG("per-host", 0, OPT_PER_HOST,
-                 "the whole matrix on every selected node: DIR/host-NODE.json "
-                 "each, then a table of the hosts (environment and ratios) "
-                 "side by side"),
-    HVB_OPT("dir", 'd', "DIR", OPT_DIR,
-            "the fleet directory, on a path every node sees (default "
-            "./" FLEET_DEFAULT_DIR "): staged binary, job.sh, shard-K.json, "
-            "logs/"),
-    HVB_OPT("out", 'o', "FILE", OPT_OUT,
-            "the merged results (default DIR/merged.json)"),
-    HVB_OPT_FLAG("dry-run", 0, OPT_DRY_RUN,
-                 "print the job script and the sbatch command; write and "
-                 "submit nothing"),
-    HVB_OPT_FLAG("resume", 0, OPT_RESUME,
-                 "submit only the shards (hosts) of DIR that have no complete "
-                 "results, then merge all"),
-    HVB_OPT_FLAG("no-stage", 0, OPT_NO_STAGE,
-                 "run this hvbench and the plugin .so files where they are (a "
-                 "shared path) instead of copies in DIR"),
-    HVB_OPT("poll", 0, "S", OPT_POLL,
-            "seconds between looks at the queue (default 2)"),
-    HVB_OPT("slurm-timeout", 0, "S", OPT_SLURM_TIMEOUT,
-            "kill a Slurm command (sinfo, sbatch, squeue) that has not ended "
-            "within S seconds, and say so (default $" FLEET_CMD_TIMEOUT_ENV
-            " or " HVB_STR(FLEET_CMD_TIMEOUT) ")"),
-    HVB_OPT_FLAG("quiet", 'q', OPT_QUIET, "no progress on stderr"),
-    HVB_OPT_HELP(OPT_HELP),
+    HVB_OPT_STR("partition", 'p', "P", R, fl.partition,
+                "submit to partition P (and take its nodes)"),
+    HVB_OPT_STR("constraint", 'C', "F", R, fl.constraint,
+                "only nodes with features F (sbatch's --constraint: numa&pmu, "
+                "intel|amd)"),
+    HVB_OPT_UINT("shards", 'n', "N", R, fl.shards, 1, 4096,
+                 "shards (default: the nodes selected, at most the matrix's "
+                 "groups)"),
+    HVB_OPT_SET("per-host", 0, R, fl.per_host,
+                "the whole matrix on every selected node: DIR/host-NODE.json "
+                "each, then a table of the hosts (environment and ratios) "
+                "side by side"),
+    HVB_OPT_STR("dir", 'd', "DIR", R, dir,
+                "the fleet directory, on a path every node sees (default "
+                "./" FLEET_DEFAULT_DIR "): staged binary, job.sh, "
+                "shard-K.json, logs/"),
+    HVB_OPT_STR("out", 'o', "FILE", R, fl.out,
+                "the merged results (default DIR/merged.json)"),
+    HVB_OPT_SET("dry-run", 0, R, fl.dry_run,
+                "print the job script and the sbatch command; write and "
+                "submit nothing"),
+    HVB_OPT_SET("resume", 0, R, fl.resume,
+                "submit only the shards (hosts) of DIR that have no complete "
+                "results, then merge all"),
+    HVB_OPT_CLEAR("no-stage", 0, R, fl.stage,
+                  "run this hvbench and the plugin .so files where they are (a "
+                  "shared path) instead of copies in DIR"),
+    HVB_OPT_SECONDS("poll", 0, "S", R, fl.poll_s, 0.05, 3600,
+                    "seconds between looks at the queue (default 2)"),
+    HVB_OPT_SECONDS("slurm-timeout", 0, "S", R, fl.cmd_timeout_s, 0.01, 86400,
+                    "kill a Slurm command (sinfo, sbatch, squeue) that has not "
+                    "ended within S seconds, and say so (default "
+                    "$" FLEET_CMD_TIMEOUT_ENV
+                    " or " HVB_STR(FLEET_CMD_TIMEOUT) ")"),
+    HVB_OPT_SET("quiet", 'q', R, fl.quiet, "no progress on stderr"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
+#undef R
 
 const struct hvb_cmd_doc hvb_doc_fleet = {
     .usage = "fleet slurm [options] -- run WORKLOAD [run options]",
@@ -458,78 +452,6 @@ static int absolute(const char *d, char *out, size_t len)
     return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
-/* What the fleet's own options (before "--") set. */
-struct fleet_args {
-    const char *engine, *dir;
-    int first_run; /* argv index of "run", or -1 */
-};
-
-/* One fleet option: 0, or the exit status (-1: --help printed, exit 0). */
-static int fleet_option(struct fleet *fl, struct fleet_args *a, int id,
-                        const char *val)
-{
-    uint64_t u;
-
-    switch ( id )
-    {
-    case HVB_OPT_ERROR:
-        return HVB_EXIT_USAGE;
-    case HVB_OPT_POSITIONAL:
-        if ( a->engine != NULL )
-            return hvb_usage_error("fleet: '%s': the run command goes "
-                                   "after '--' (fleet slurm [options] -- "
-                                   "run WORKLOAD ...)",
-                                   val);
-        a->engine = val;
-        return 0;
-    case OPT_PARTITION:
-        fl->partition = val;
-        return 0;
-    case OPT_CONSTRAINT:
-        fl->constraint = val;
-        return 0;
-    case OPT_SHARDS:
-        if ( !hvb_parse_u64("--shards", val, 1, 4096, &u) )
-            return HVB_EXIT_USAGE;
-        fl->shards = (unsigned int)u;
-        return 0;
-    case OPT_PER_HOST:
-        fl->per_host = true;
-        return 0;
-    case OPT_DRY_RUN:
-        fl->dry_run = true;
-        return 0;
-    case OPT_RESUME:
-        fl->resume = true;
-        return 0;
-    case OPT_DIR:
-        a->dir = val;
-        return 0;
-    case OPT_OUT:
-        fl->out = val;
-        return 0;
-    case OPT_NO_STAGE:
-        fl->stage = false;
-        return 0;
-    case OPT_POLL:
-        return hvb_parse_seconds("--poll", val, 0.05, 3600, &fl->poll_s)
-                   ? 0
-                   : HVB_EXIT_USAGE;
-    case OPT_SLURM_TIMEOUT:
-        return hvb_parse_seconds("--slurm-timeout", val, 0.01, 86400,
-                                 &fl->cmd_timeout_s)
-                   ? 0
-                   : HVB_EXIT_USAGE;
-    case OPT_QUIET:
-        fl->quiet = true;
-        return 0;
-    case OPT_HELP:
-        hvb_cmd_doc_help(stdout, &hvb_doc_fleet);
-        return -1;
-    }
-    return 0;
-}
-
 /* The run command after "--" (from @first): 0, or the exit status. */
 static int fleet_check_run(const struct fleet *fl, int argc, char **argv,
                            int first)
@@ -560,9 +482,9 @@ static int fleet_check_run(const struct fleet *fl, int argc, char **argv,
 }
 
 /* Engine, run command and --dir of @a: 0, or the exit status. */
-static int fleet_check_args(struct fleet *fl, const struct fleet_args *a,
-                            int argc, char **argv)
+static int fleet_check_args(struct fleet_args *a, int argc, char **argv)
 {
+    struct fleet *fl = &a->fl;
     int rc;
 
     if ( a->engine == NULL || strcmp(a->engine, "slurm") != 0 )
@@ -583,12 +505,14 @@ static int fleet_check_args(struct fleet *fl, const struct fleet_args *a,
     return 0;
 }
 
-/* Read the command line into @fl and @a: -1 to go on, or the exit status. */
-static int fleet_parse(struct fleet *fl, struct fleet_args *a, int argc,
-                       char **argv)
+/* Read the command line into @a: -1 to go on, or the exit status. */
+static int fleet_parse(struct fleet_args *a, int argc, char **argv)
 {
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "fleet"};
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "fleet",
+                             .doc = &hvb_doc_fleet};
     const char *val;
     int id, i, rc;
 
@@ -600,21 +524,31 @@ static int fleet_parse(struct fleet *fl, struct fleet_args *a, int argc,
             break;
         }
     p.argc = a->first_run > 0 ? a->first_run - 1 : argc;
-    while ( (id = hvb_getopt(&p, fleet_opts, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, fleet_opts, a, &val)) != HVB_OPT_DONE )
     {
-        rc = fleet_option(fl, a, id, val);
-        if ( rc )
-            return rc < 0 ? HVB_EXIT_OK : rc;
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        /* Every row is typed: what is left is the engine. */
+        if ( a->engine != NULL )
+            return hvb_usage_error("fleet: '%s': the run command goes "
+                                   "after '--' (fleet slurm [options] -- "
+                                   "run WORKLOAD ...)",
+                                   val);
+        a->engine = val;
     }
-    rc = fleet_check_args(fl, a, argc, argv);
+    rc = fleet_check_args(a, argc, argv);
     return rc ? rc : -1;
 }
 
 int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
 {
-    struct fleet fl = {
-        .stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT};
-    struct fleet_args a = {.dir = FLEET_DEFAULT_DIR, .first_run = -1};
+    struct fleet_args a = {
+        .fl = {.stage = true, .poll_s = 2, .cmd_timeout_s = FLEET_CMD_TIMEOUT},
+        .dir = FLEET_DEFAULT_DIR,
+        .first_run = -1};
+    struct fleet *fl = &a.fl;
     const char *env = getenv(FLEET_CMD_TIMEOUT_ENV);
     char **orig;
     int status;
@@ -622,30 +556,30 @@ int hvb_cmd_fleet(struct hvb_cmd_ctx *ctx)
 
     if ( env != NULL && *env &&
          !hvb_parse_seconds(FLEET_CMD_TIMEOUT_ENV, env, 0.01, 86400,
-                            &fl.cmd_timeout_s) )
+                            &fl->cmd_timeout_s) )
         return HVB_EXIT_USAGE;
-    status = fleet_parse(&fl, &a, ctx->argc, ctx->argv);
+    status = fleet_parse(&a, ctx->argc, ctx->argv);
     if ( status >= 0 )
         return status;
-    if ( fl.out == NULL )
+    if ( fl->out == NULL )
     {
-        snprintf(fl.outbuf, sizeof(fl.outbuf), "%s/merged.json", fl.dir);
-        fl.out = fl.outbuf;
+        snprintf(fl->outbuf, sizeof(fl->outbuf), "%s/merged.json", fl->dir);
+        fl->out = fl->outbuf;
     }
-    fl.run_argc = (size_t)(ctx->argc - a.first_run);
+    fl->run_argc = (size_t)(ctx->argc - a.first_run);
     orig = ctx->argv + a.first_run;
-    fl.run_argv = calloc(fl.run_argc + 1, sizeof(*fl.run_argv));
-    if ( fl.run_argv == NULL )
+    fl->run_argv = calloc(fl->run_argc + 1, sizeof(*fl->run_argv));
+    if ( fl->run_argv == NULL )
         return hvb_failure("out of memory");
-    memcpy(fl.run_argv, orig, fl.run_argc * sizeof(*orig));
-    hvb_slurm_set_timeout(fl.cmd_timeout_s);
-    status = fleet_slurm(&fl, orig, fl.run_argc);
-    for ( k = 0; k < fl.run_argc; k++ )
-        if ( fl.run_argv[k] != orig[k] )
-            free(fl.run_argv[k]);
-    free(fl.run_argv);
-    for ( k = 0; k < fl.nr_hosts; k++ )
-        free(fl.hosts[k]);
-    free(fl.hosts);
+    memcpy(fl->run_argv, orig, fl->run_argc * sizeof(*orig));
+    hvb_slurm_set_timeout(fl->cmd_timeout_s);
+    status = fleet_slurm(fl, orig, fl->run_argc);
+    for ( k = 0; k < fl->run_argc; k++ )
+        if ( fl->run_argv[k] != orig[k] )
+            free(fl->run_argv[k]);
+    free(fl->run_argv);
+    for ( k = 0; k < fl->nr_hosts; k++ )
+        free(fl->hosts[k]);
+    free(fl->hosts);
     return status;
 }

@@ -745,9 +745,15 @@ void hvb_merge_result_free(struct hvb_merge_result *res)
     res->missing = NULL;
 }
 
+/* One "merge" command line being read: what its options set. */
+struct merge_cmd {
+    bool quiet;
+};
+
 static const struct hvb_optdef merge_opts[] = {
-    HVB_OPT_FLAG("quiet", 'q', 1, "say nothing unless shards are missing"),
-    HVB_OPT_HELP(2),
+    HVB_OPT_SET("quiet", 'q', struct merge_cmd, quiet,
+                "say nothing unless shards are missing"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -774,13 +780,13 @@ const struct hvb_cmd_doc hvb_doc_merge = {
 int hvb_cmd_merge(struct hvb_cmd_ctx *ctx)
 {
     struct hvb_merge_result res;
-    unsigned int flags;
+    struct merge_cmd m = {.quiet = false};
     char **files;
     size_t nr;
     int status;
 
-    status = hvb_cli_files(ctx->argc, ctx->argv, "merge", &hvb_doc_merge, 2,
-                           &files, &nr, &flags);
+    status = hvb_cli_files(ctx->argc, ctx->argv, "merge", &hvb_doc_merge, &m,
+                           &files, &nr);
     if ( status != HVB_FILES_GO_ON )
         return status;
     if ( nr < 2 )
@@ -789,8 +795,7 @@ int hvb_cmd_merge(struct hvb_cmd_ctx *ctx)
         return hvb_usage_error("merge needs OUT.json and at least one "
                                "SHARD.json (see 'hvbench merge --help')");
     }
-    status =
-        hvb_merge_files(files[0], files + 1, nr - 1, flags & (1u << 1), &res);
+    status = hvb_merge_files(files[0], files + 1, nr - 1, m.quiet, &res);
     hvb_merge_result_free(&res);
     free(files);
     return status;

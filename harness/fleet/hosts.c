@@ -147,9 +147,18 @@ bool hvb_hosts_wanted(int argc, char **argv)
     return false;
 }
 
+/*
+ * One "compare --hosts" command line being read: --hosts itself is what
+ * sent compare here (hvb_hosts_wanted()).
+ */
+struct hosts_cmd {
+    bool hosts;
+};
+
 static const struct hvb_optdef hosts_opts[] = {
-    HVB_OPT_FLAG("hosts", 0, 1, "one column per host's results file"),
-    HVB_OPT_HELP(2),
+    HVB_OPT_SET("hosts", 0, struct hosts_cmd, hosts,
+                "one column per host's results file"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 
@@ -166,13 +175,13 @@ const struct hvb_cmd_doc hvb_doc_compare_hosts = {
 
 int hvb_cmd_compare_hosts(int argc, char **argv)
 {
-    unsigned int flags;
+    struct hosts_cmd h = {.hosts = false};
     char **files;
     size_t nr;
     int status;
 
     status = hvb_cli_files(argc, argv, "compare --hosts",
-                           &hvb_doc_compare_hosts, 2, &files, &nr, &flags);
+                           &hvb_doc_compare_hosts, &h, &files, &nr);
     if ( status != HVB_FILES_GO_ON )
         return status;
     if ( nr == 0 )

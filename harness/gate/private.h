@@ -53,7 +53,6 @@ bool hvb_gate_bin_wanted(int argc, char **argv);
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable);
 
-
 /*
  * The gate's end of the worker protocol (gate_worker.c): one build's
  * worker process, its pipes and its hello.

@@ -87,35 +87,45 @@ static void reproduce_seeds(FILE *f)
         fprintf(f, "  %s  %s\n", hvb_rp_seeds[i].id, hvb_rp_seeds[i].title);
 }
 
-enum {
-    O_QUICK = 1,
-    O_SEED,
-    O_OUT,
-    O_MIN_TIME,
-    O_RESUME,
-    O_QUIET,
-    O_HELP
+/*
+ * One reproduce, as phases (hvb_cmd_reproduce() below): parse, start
+ * (DIR, the invocation id), list (the runs of the seeds asked), measure
+ * (spawn each, check its file), judge (each claim's figure), tables.
+ */
+struct rp {
+    const char *out, *seed, *exe;
+    bool quick, quiet, resume;
+    double min_time, est;
+    char invocation[96], min_time_s[32];
+    struct hvb_rp_done *done;
+    struct hvb_rp_figure *fig;
+    size_t nd, nf;
+    struct hvb_rp_table t;
 };
 
+static bool opt_seed(void *st, const char *opt, const char *val);
+
+#define R struct rp
 static const struct hvb_optdef reproduce_opts[] = {
-    HVB_OPT_FLAG("quick", 0, O_QUICK,
-                 "fewer repetitions, shorter listings (at most 5 minutes on 2 "
-                 "vCPUs)"),
-    HVB_OPT("seed", 0, "ID", O_SEED, "one seed only (the seeds above)"),
-    HVB_OPT(
-        "min-time", 0, "S", O_MIN_TIME,
+    HVB_OPT_SET("quick", 0, R, quick,
+                "fewer repetitions, shorter listings (at most 5 minutes on 2 "
+                "vCPUs)"),
+    HVB_OPT_CALL("seed", 0, "ID", opt_seed, "one seed only (the seeds above)"),
+    HVB_OPT_SECONDS(
+        "min-time", 0, "S", R, min_time, 0.001, 60,
         "--min-time of the calibrated (micro) runs (default " HVB_STR(
             RP_MIN_TIME_QUICK) " with --quick, else " HVB_STR(RP_MIN_TIME_FULL) ")"),
-    HVB_OPT_FLAG("resume", 0, O_RESUME,
-                 "keep what an earlier reproduce into DIR measured (finished "
-                 "runs, and the rounds done of an interrupted one): each such "
-                 "run goes on as 'run --resume'; other files in DIR are run "
-                 "afresh"),
-    HVB_OPT("out", 'o', "DIR", O_OUT, "the output directory (created)"),
-    HVB_OPT_FLAG("quiet", 'q', O_QUIET, "no progress bar"),
-    HVB_OPT_HELP(O_HELP),
+    HVB_OPT_SET("resume", 0, R, resume,
+                "keep what an earlier reproduce into DIR measured (finished "
+                "runs, and the rounds done of an interrupted one): each such "
+                "run goes on as 'run --resume'; other files in DIR are run "
+                "afresh"),
+    HVB_OPT_STR("out", 'o', "DIR", R, out, "the output directory (created)"),
+    HVB_OPT_SET("quiet", 'q', R, quiet, "no progress bar"),
+    HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
+#undef R
 
 const struct hvb_cmd_doc hvb_doc_reproduce = {
     .usage = "reproduce [--quick] [--seed ID] [--min-time S] [--resume] "
@@ -476,69 +486,43 @@ static bool selected(const char *seed, const char *only)
     return only == NULL || strcmp(seed, only) == 0;
 }
 
-/*
- * One reproduce, as phases (hvb_cmd_reproduce() below): parse, start
- * (DIR, the invocation id), list (the runs of the seeds asked), measure
- * (spawn each, check its file), judge (each claim's figure), tables.
- */
-struct rp {
-    const char *out, *seed, *exe;
-    bool quick, quiet, resume;
-    double min_time, est;
-    char invocation[96], min_time_s[32];
-    struct hvb_rp_done *done;
-    struct hvb_rp_figure *fig;
-    size_t nd, nf;
-    struct hvb_rp_table t;
-};
+static bool opt_seed(void *st, const char *opt, const char *val)
+{
+    struct rp *rp = st;
+
+    (void)opt;
+    if ( hvb_rp_seed_find(val) == NULL )
+    {
+        hvb_usage_error("reproduce: unknown seed '%s' (seeds: 000, 001, 002, "
+                        "003, 004)",
+                        val);
+        return false;
+    }
+    rp->seed = val;
+    return true;
+}
 
 /* The options into @rp: 0, an exit status, or -1 (--help: done). */
 static int parse(struct rp *rp, int argc, char **argv)
 {
-    struct hvb_optparse p = {
-        .argc = argc, .argv = argv, .i = 1, .cmd = "reproduce"};
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "reproduce",
+                             .doc = &hvb_doc_reproduce};
     const char *val;
     int id;
 
-    while ( (id = hvb_getopt(&p, reproduce_opts, &val)) != HVB_OPT_DONE )
-    {
-        switch ( id )
-        {
-        case HVB_OPT_ERROR:
-            return HVB_EXIT_USAGE;
-        case HVB_OPT_POSITIONAL:
-            return hvb_usage_error("reproduce: unexpected argument '%s' (see "
-                                   "'hvbench reproduce --help')",
-                                   val);
-        case O_QUICK:
-            rp->quick = true;
-            break;
-        case O_SEED:
-            if ( hvb_rp_seed_find(val) == NULL )
-                return hvb_usage_error("reproduce: unknown seed '%s' (seeds: "
-                                       "000, 001, 002, 003, 004)",
-                                       val);
-            rp->seed = val;
-            break;
-        case O_OUT:
-            rp->out = val;
-            break;
-        case O_MIN_TIME:
-            if ( !hvb_parse_seconds("--min-time", val, 0.001, 60,
-                                    &rp->min_time) )
-                return HVB_EXIT_USAGE;
-            break;
-        case O_RESUME:
-            rp->resume = true;
-            break;
-        case O_QUIET:
-            rp->quiet = true;
-            break;
-        case O_HELP:
-            hvb_cmd_doc_help(stdout, &hvb_doc_reproduce);
-            return -1;
-        }
-    }
+    /* Every row is typed: it returns at the end, or at what no row is. */
+    id = hvb_opt_parse(&p, reproduce_opts, rp, &val);
+    if ( id == HVB_OPT_ERROR )
+        return HVB_EXIT_USAGE;
+    if ( id == HVB_OPT_HELP_SHOWN )
+        return -1;
+    if ( id == HVB_OPT_POSITIONAL )
+        return hvb_usage_error("reproduce: unexpected argument '%s' (see "
+                               "'hvbench reproduce --help')",
+                               val);
     if ( rp->out == NULL || *rp->out == '\0' )
         return hvb_usage_error("reproduce needs --out DIR");
     return 0;

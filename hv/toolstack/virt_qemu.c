@@ -7,7 +7,8 @@
  * a run takes seconds: define 13 ms -> 130 us; create 1.8 s -> 18 ms,
  * split into two label operations of 5 ms (GenLabel, SetAllLabel: the
  * helper is spawned for real, the rest is a modelled sleep) and an 8 ms
- * modelled QEMU start.
+ * modelled QEMU start.  The interface's filter (cfg->nwfilter) is off by
+ * default: a workload turns it on and gives its modelled delay.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ struct hv_virt {
     struct hv_virt_config cfg;
     struct hv_vobjlist *list;
     struct hv_secmgr *sec;
+    struct hv_nwfilter *nwf; /* NULL: no filter on the interface */
 };
 
 void hv_virt_config_init(struct hv_virt_config *cfg)
@@ -30,6 +32,7 @@ void hv_virt_config_init(struct hv_virt_config *cfg)
     cfg->sec.helper = "/bin/true";
     cfg->sec.delay_us = 5000;
     cfg->sec.label_space = 4096;
+    cfg->nwf.shell = "/bin/sh";
 }
 
 int hv_virt_create(const struct hv_virt_config *cfg, struct hv_virt **out,
@@ -46,13 +49,15 @@ int hv_virt_create(const struct hv_virt_config *cfg, struct hv_virt **out,
                             len);
     if ( rc == 0 )
         rc = hv_secmgr_create(&cfg->sec, cfg->seclock, &v->sec, err, len);
+    if ( rc == 0 && cfg->nwfilter )
+        rc = hv_nwfilter_create(&cfg->nwf, &v->nwf, err, len);
     if ( rc )
     {
         hv_virt_destroy(v);
         return rc;
     }
     v->cfg.seclock = v->cfg.namesearch = NULL; /* not kept */
-    v->cfg.sec.helper = NULL;
+    v->cfg.sec.helper = v->cfg.nwf.shell = NULL;
     *out = v;
     return 0;
 }
@@ -63,6 +68,7 @@ void hv_virt_destroy(struct hv_virt *v)
         return;
     hv_vobjlist_destroy(v->list);
     hv_secmgr_destroy(v->sec);
+    hv_nwfilter_destroy(v->nwf);
     free(v);
 }
 
@@ -74,6 +80,11 @@ struct hv_vobjlist *hv_virt_list(struct hv_virt *v)
 struct hv_secmgr *hv_virt_secmgr(struct hv_virt *v)
 {
     return v->sec;
+}
+
+struct hv_nwfilter *hv_virt_nwfilter(struct hv_virt *v)
+{
+    return v->nwf;
 }
 
 void hv_virt_uuid(uint64_t seed, unsigned char *uuid)
@@ -142,7 +153,11 @@ int hv_virt_undefine(struct hv_virt *v, const unsigned char *uuid)
     return 0;
 }
 
-/* qemuProcessStart, reduced to its locking. */
+/*
+ * qemuProcessStart, reduced to its locking: GenLabel; qemuBuildCommandLine
+ * instantiates the interface's filter (object still locked); SetAllLabel
+ * after the fork; the object unlocked only while QEMU comes up.
+ */
 int hv_virt_start(struct hv_virt *v, const unsigned char *uuid)
 {
     struct hv_vobj *obj;
@@ -153,7 +168,10 @@ int hv_virt_start(struct hv_virt *v, const unsigned char *uuid)
     rc = hv_secmgr_label(v->sec, obj, HV_LABEL_GEN);
     if ( rc == 0 )
     {
-        rc = hv_secmgr_label(v->sec, obj, HV_LABEL_SETALL);
+        if ( v->nwf != NULL )
+            rc = hv_nwfilter_instantiate(v->nwf);
+        if ( rc == 0 )
+            rc = hv_secmgr_label(v->sec, obj, HV_LABEL_SETALL);
         if ( rc )
             (void)!hv_secmgr_label(v->sec, obj, HV_LABEL_RESTORE);
     }

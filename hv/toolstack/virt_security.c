@@ -50,7 +50,6 @@ int hv_secmgr_create(const struct hv_secmgr_config *cfg,
                      struct hv_secmgr **out, char *err, size_t len)
 {
     struct hv_secmgr *m;
-    struct stat st;
     int rc;
 
     *out = NULL;
@@ -59,14 +58,9 @@ int hv_secmgr_create(const struct hv_secmgr_config *cfg,
         snprintf(err, len, "label_space must be 1..%u", 1u << 20);
         return -EINVAL;
     }
-    if ( cfg->helper != NULL &&
-         (stat(cfg->helper, &st) != 0 || !S_ISREG(st.st_mode) ||
-          access(cfg->helper, X_OK) != 0) )
-    {
-        snprintf(err, len, "label helper '%s' is not an executable file",
-                 cfg->helper);
-        return -EINVAL;
-    }
+    rc = hv_virt_check_exec("label helper", cfg->helper, err, len);
+    if ( rc )
+        return rc;
     m = calloc(1, sizeof(*m));
     if ( m == NULL )
         return -ENOMEM;
@@ -175,6 +169,34 @@ unsigned int hv_secmgr_labels_held(struct hv_secmgr *m)
     return n;
 }
 
+int hv_virt_check_exec(const char *what, const char *path, char *err,
+                       size_t len)
+{
+    struct stat st;
+
+    if ( path == NULL || (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+                          access(path, X_OK) == 0) )
+        return 0;
+    snprintf(err, len, "%s '%s' is not an executable file", what, path);
+    return -EINVAL;
+}
+
+int hv_virt_spawn(const char *path, char *const argv[], uint64_t *ns)
+{
+    uint64_t t0 = hv_now_ns();
+    int status, rc;
+    pid_t pid;
+
+    rc = posix_spawn(&pid, path, NULL, NULL, argv, environ);
+    if ( rc != 0 )
+        return -rc;
+    while ( waitpid(pid, &status, 0) < 0 )
+        if ( errno != EINTR )
+            return -errno;
+    *ns += hv_now_ns() - t0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
 /* The helper: a real spawn and wait (measured), then the modelled work. */
 int hv_secmgr_helper(struct hv_secmgr *m, enum hv_label_op op)
 {
@@ -184,21 +206,16 @@ int hv_secmgr_helper(struct hv_secmgr *m, enum hv_label_op op)
     if ( m->helper != NULL )
     {
         char *argv[] = {m->helper, (char *)what[op], NULL};
-        uint64_t t0 = hv_now_ns();
-        int status, rc;
-        pid_t pid;
+        uint64_t ns = 0;
+        int rc = hv_virt_spawn(m->helper, argv, &ns);
 
-        rc = posix_spawn(&pid, m->helper, NULL, NULL, argv, environ);
-        if ( rc != 0 )
-            return -rc;
-        while ( waitpid(pid, &status, 0) < 0 )
-            if ( errno != EINTR )
-                return -errno;
-        atomic_fetch_add_explicit(&m->spawn_ns, hv_now_ns() - t0,
-                                  memory_order_relaxed);
-        atomic_fetch_add_explicit(&m->spawns, 1, memory_order_relaxed);
-        if ( !WIFEXITED(status) || WEXITSTATUS(status) != 0 )
-            return -EIO; /* the helper failed: so does the label */
+        if ( rc == -EIO || rc == 0 )
+        {
+            atomic_fetch_add_explicit(&m->spawn_ns, ns, memory_order_relaxed);
+            atomic_fetch_add_explicit(&m->spawns, 1, memory_order_relaxed);
+        }
+        if ( rc )
+            return rc; /* -EIO: the helper failed, so does the label */
     }
     if ( m->cfg.delay_us )
     {

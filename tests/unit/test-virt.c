@@ -178,6 +178,56 @@ static void test_helper_spawned(void **state)
     hv_virt_destroy(v);
 }
 
+/*
+ * The interface's filter: off by default; on, a start instantiates it
+ * once (a real shell, the modelled delay counted), a failing shell fails
+ * the start and leaves no label, a missing one is refused.
+ */
+static void test_nwfilter(void **state)
+{
+    struct hv_nwfilter_stats nf;
+    struct hv_virt_config cfg;
+    unsigned char u[HV_VIRT_UUID_LEN];
+    struct hv_virt *v = make("global", "lock-each", NULL);
+    char err[256] = "";
+
+    assert_null(hv_virt_nwfilter(v));
+    hv_virt_destroy(v);
+
+    hv_virt_config_init(&cfg);
+    cfg.define_us = 0;
+    cfg.qemu_start_us = 0;
+    cfg.sec.delay_us = 0;
+    cfg.sec.helper = NULL;
+    cfg.nwfilter = true;
+    cfg.nwf.delay_us = 100;
+    assert_int_equal(hv_virt_create(&cfg, &v, err, sizeof(err)), 0);
+    hv_virt_uuid(9, u);
+    assert_int_equal(hv_virt_define(v, "vm", u), 0);
+    assert_int_equal(hv_virt_start(v, u), 0);
+    hv_nwfilter_stats(hv_virt_nwfilter(v), &nf);
+    assert_int_equal(nf.instantiations, 1);
+    assert_int_equal(nf.spawns, 1);
+    assert_true(nf.spawn_ns > 0);
+    assert_int_equal(nf.delay_ns, 100000);
+    assert_int_equal(hv_virt_stop(v, u), 0);
+    hv_virt_destroy(v);
+
+    cfg.nwf.shell = "/bin/false";
+    assert_int_equal(hv_virt_create(&cfg, &v, err, sizeof(err)), 0);
+    assert_int_equal(hv_virt_define(v, "vm", u), 0);
+    assert_int_equal(hv_virt_start(v, u), -EIO);
+    assert_int_equal(hv_secmgr_labels_held(hv_virt_secmgr(v)), 0);
+    hv_nwfilter_stats(hv_virt_nwfilter(v), &nf);
+    assert_int_equal(nf.instantiations, 0);
+    hv_virt_destroy(v);
+
+    cfg.nwf.shell = "/nonexistent/sh";
+    assert_int_equal(hv_virt_create(&cfg, &v, err, sizeof(err)), -EINVAL);
+    assert_null(v);
+    assert_non_null(strstr(err, "/nonexistent/sh"));
+}
+
 static void test_bad_config(void **state)
 {
     struct hv_virt_config cfg;
@@ -329,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_pair),
         cmocka_unit_test(test_helper_spawned),
+        cmocka_unit_test(test_nwfilter),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_rpc_caps),
     };

@@ -22,6 +22,8 @@ int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
     cfg.define_us = vp->define_us;
     if ( !vp->spawn )
         cfg.sec.helper = NULL;
+    cfg.nwfilter = vp->nwfilter;
+    cfg.nwf.delay_us = vp->nwfilter_us;
     cfg.seclock = hv_slot_plugin(c->hv, HV_SLOT_SECLOCK);
     cfg.namesearch = hv_slot_plugin(c->hv, HV_SLOT_NAMESEARCH);
     rc = hv_virt_create(&cfg, out, err, sizeof(err));
@@ -178,4 +180,14 @@ void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,
     hvb_counter_set(c, "label_us_modelled", (double)vp->label_us, 0);
     hvb_counter_set(c, "qemu_us_modelled", (double)vp->qemu_us, 0);
     hvb_counter_set(c, "define_us_modelled", (double)vp->define_us, 0);
+    if ( hv_virt_nwfilter(v) != NULL )
+    {
+        struct hv_nwfilter_stats nf;
+
+        hv_nwfilter_stats(hv_virt_nwfilter(v), &nf);
+        hvb_counter_set(c, "nwfilter_us_modelled", (double)vp->nwfilter_us, 0);
+        if ( nf.spawns )
+            hvb_counter_set(c, "nwfilter_spawn_us_real",
+                            (double)nf.spawn_ns / (double)nf.spawns / 1e3, 0);
+    }
 }

@@ -17,6 +17,7 @@
  */
 struct wl_virt_params {
     uint64_t label_us, qemu_us, define_us, spawn;
+    uint64_t nwfilter, nwfilter_us; /* WL_VIRT_NWFILTER_PARAMS */
 };
 #define WL_VIRT_PARAMS(st, m)                                             \
     HV_OPT_U64_ROW(st, m.label_us, "label_us", "5000", 0, 10000000,       \
@@ -30,6 +31,21 @@ struct wl_virt_params {
         HV_OPT_U64_ROW(st, m.spawn, "spawn", "1", 0, 1,                   \
                        "spawn the label helper (/bin/true) for real per " \
                        "label op")
+
+/*
+ * The interface's filter (hv/virt_nwfilter.h): whether a start
+ * instantiates one, under the nwfilter driver's global locks, with the
+ * defaults @on_def and @us_def (strings); member @m of @st as above.  A
+ * workload that lists no such rows starts domains without a filter.
+ */
+#define WL_VIRT_NWFILTER_PARAMS(st, m, on_def, us_def)                        \
+    HV_OPT_U64_ROW(st, m.nwfilter, "nwfilter", on_def, 0, 1,                  \
+                   "the interface has a filterref: a start instantiates "     \
+                   "it under the global nwfilter locks (/bin/sh spawned "     \
+                   "for real)"),                                              \
+        HV_OPT_U64_ROW(st, m.nwfilter_us, "nwfilter_us", us_def, 0, 10000000, \
+                       "modelled ebtables work of the filter's script, "      \
+                       "under the locks (us)")
 
 /*
  * The RPC server's params (libvirtd.conf) and the clients' connections,
@@ -104,7 +120,8 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);
 /*
  * From report(): label_spawn_us_real (a spawn and wait, measured),
  * label_us_modelled, qemu_us_modelled, define_us_modelled (the params:
- * what is modelled, and by how much).
+ * what is modelled, and by how much); with a filter, nwfilter_us_modelled
+ * and nwfilter_spawn_us_real.
  */
 void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,
                           struct hv_virt *v);

@@ -162,6 +162,7 @@ static const struct hv_opt dd_param_table[] = {
                        "creations in flight beside the defines (threads "
                        "starting and stopping existing domains)"),
     WL_VIRT_PARAMS(struct dd_params, virt),
+    WL_VIRT_NWFILTER_PARAMS(struct dd_params, virt, "0", "0"),
     HVB_PARAM_TABLE_END,
 };
 

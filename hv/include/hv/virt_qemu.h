@@ -8,9 +8,12 @@
  *              add under the list lock; the name search (slot
  *              namesearch) refuses an existing name (-EEXIST).
  *   create     virDomainCreateWithFlags: look up by UUID, lock, begin a
- *              job; GenLabel and SetAllLabel (slot seclock) with the
- *              object locked; QEMU start (a modelled sleep) with the
- *              object UNLOCKED, as THREADS.txt demands; running.
+ *              job; GenLabel (slot seclock), then, if the interface has
+ *              a filter, its instantiation under the nwfilter driver's
+ *              global locks (hv/virt_nwfilter.h), then SetAllLabel, all
+ *              with the object locked, in qemuProcessStart's order; QEMU
+ *              start (a modelled sleep) with the object UNLOCKED, as
+ *              THREADS.txt demands; running.
  *   destroy    virDomainDestroy: RestoreAllLabel, shut off.
  *   undefine   virDomainUndefine: refused (-EBUSY) while running.
  *   lookup_*   by UUID, name or id: a copy of the state.
@@ -26,6 +29,7 @@
 #define HV_VIRT_QEMU_H
 
 #include <hv/virt_domobj.h>
+#include <hv/virt_nwfilter.h>
 #include <hv/virt_security.h>
 
 struct hv_virt;
@@ -34,6 +38,8 @@ struct hv_virt_config {
     unsigned int define_us;     /* modelled XML parse of define */
     unsigned int qemu_start_us; /* modelled QEMU start, object unlocked */
     struct hv_secmgr_config sec;
+    bool nwfilter; /* the interface has a <filterref> (default: no) */
+    struct hv_nwfilter_config nwf;
     unsigned int quarantine; /* freed objects kept poisoned (tests) */
     const struct hv_plugin_inst *seclock, *namesearch; /* NULL: default */
 };
@@ -71,6 +77,8 @@ int HV_MUST_CHECK hv_virt_lookup_id(struct hv_virt *v, int id,
 
 struct hv_vobjlist *hv_virt_list(struct hv_virt *v);
 struct hv_secmgr *hv_virt_secmgr(struct hv_virt *v);
+/* NULL unless cfg->nwfilter. */
+struct hv_nwfilter *hv_virt_nwfilter(struct hv_virt *v);
 
 /*
  * One VM's API call as a libvirtd worker runs it (hv_rpc_call's fn and

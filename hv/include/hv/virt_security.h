@@ -90,4 +90,17 @@ hv_mutex_t *hv_secmgr_table_lock(struct hv_secmgr *mgr);
 /* Sleep @us microseconds (modelled costs of the toolstack). */
 void hv_virt_sleep_us(unsigned int us);
 
+/* 0 if @path is NULL or an executable file, else -EINVAL with @err. */
+int HV_MUST_CHECK hv_virt_check_exec(const char *what, const char *path,
+                                     char *err, size_t len);
+
+/*
+ * hv_virt_spawn - run @path with @argv for real (posix_spawn, then
+ * waitpid, as virCommandRun forks and waits) and add the time from the
+ * spawn to the wait's return to @ns.  0; -EIO if it did not exit 0 (@ns
+ * counted); the spawn's or the wait's -errno (@ns not counted).
+ */
+int HV_MUST_CHECK hv_virt_spawn(const char *path, char *const argv[],
+                                uint64_t *ns);
+
 #endif /* HV_VIRT_SECURITY_H */

@@ -14,14 +14,14 @@
 #define HVB_FILES_GO_ON (-1)
 
 /*
- * hvb_cli_files - parse @argv with @doc's rows (flag options only, ids
- * 1..31; @help_id prints @doc's help on stdout): each flag seen sets bit (1 << id) of
- * @flags, the positional arguments go to @files (malloc'd, free it).
- * HVB_FILES_GO_ON to carry on, or the exit status to return (help: 0,
- * a bad option: 2, out of memory: 1), @files then freed.
+ * hvb_cli_files - parse @argv with @doc's rows (typed rows only, their
+ * fields in @state; --help prints @doc's help on stdout), the positional
+ * arguments to @files (malloc'd, free it).  HVB_FILES_GO_ON to carry
+ * on, or the exit status to return (help: 0, a bad option: 2, out of
+ * memory: 1), @files then freed.
  */
 int hvb_cli_files(int argc, char **argv, const char *cmd,
-                  const struct hvb_cmd_doc *doc, int help_id, char ***files,
-                  size_t *nr, unsigned int *flags);
+                  const struct hvb_cmd_doc *doc, void *state, char ***files,
+                  size_t *nr);
 
 #endif /* HVB_CLI_FILES_H */
