@@ -107,7 +107,7 @@ static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
     free(av);
     doc = json_load_file(json, 0, &je);
     if ( doc == NULL )
-        return hvb_failure("review: the gate of '%s' (%s) wrote no verdicts "
+        return hvb_usage_error("review: the gate of '%s' (%s) wrote no verdicts "
                            "(exit %d; log: %s)",
                            rv->lines[l].text, m, rc, logp);
     json_object_set_new(doc, "line", json_string(rv->lines[l].text));
