@@ -158,6 +158,19 @@ static struct fn_cost *fn_find(struct fn_table *t, const char *name)
     return p;
 }
 
+/* "fn (20,032x)" (callgrind_annotate's call count) -> "fn". */
+static void strip_calls(char *fn)
+{
+    char *p = strrchr(fn, '(');
+    size_t n;
+
+    if ( p == NULL || p == fn || p[-1] != ' ' )
+        return;
+    n = strspn(p + 1, "0123456789,");
+    if ( n > 0 && strcmp(p + 1 + n, "x)") == 0 )
+        p[-1] = '\0';
+}
+
 /*
  * One line of callgrind_annotate's function list: "1,234 (5.6%)
  * /src/x.c:fn [/bin]" -> 1234, "x.c" (@src stripped), "fn".  False for
@@ -201,6 +214,7 @@ static bool parse_line(char *s, const char *src, double *ir, char **file,
     if ( strncmp(p, src, strlen(src)) == 0 && p[strlen(src)] == '/' )
         *file = p + strlen(src) + 1;
     *fn = colon + 1;
+    strip_calls(*fn);
     return true;
 }
 
@@ -215,8 +229,9 @@ static int annotate(const char *dump, const char *src, double iters,
                          .capture_err = true,
                          .timeout_s = 600,
                          .max_out = ANNOTATE_MAX};
-    char *line, *save = NULL, *file, *fn;
+    char *line, *next, *file, *fn;
     struct fn_cost *f;
+    bool in_list = false;
     double ir;
     int rc = hvb_exec_run(&c);
 
@@ -226,9 +241,21 @@ static int annotate(const char *dump, const char *src, double iters,
         hvb_exec_free(&c);
         return -EIO;
     }
-    for ( line = strtok_r(c.out, "\n", &save); line != NULL;
-          line = strtok_r(NULL, "\n", &save) )
+    /* The function list: from its "file:function" header to a blank line. */
+    for ( line = c.out; line != NULL; line = next )
     {
+        next = strchr(line, '\n');
+        if ( next != NULL )
+            *next++ = '\0';
+        if ( strstr(line, "file:function") != NULL )
+        {
+            in_list = true;
+            continue;
+        }
+        if ( !in_list || line[0] == '-' )
+            continue;
+        if ( strspn(line, " ") == strlen(line) )
+            break;
         if ( !parse_line(line, src, &ir, &file, &fn) )
             continue;
         f = fn_find(t, fn);
@@ -335,7 +362,12 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
             if ( k == 0 )
                 out[j].base = t[k].v[i].ir;
             else
+            {
+                /* Where head spends most of it: where the change is. */
                 out[j].head = t[k].v[i].ir;
+                snprintf(out[j].file, sizeof(out[j].file), "%s",
+                         t[k].v[i].file);
+            }
         }
     free(t[0].v);
     free(t[1].v);

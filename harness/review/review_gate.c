@@ -6,12 +6,14 @@
  * adds process pairs until each cell is SAME, DIFFERENT or out of
  * budget (docs/gating.md).  The gate corrects for its own cells; the
  * review has the cells of every line and metric at once and corrects
- * across them (Benjamini-Hochberg at q = 0.05 on the gates' p-values): a
- * DIFFERENT cell whose adjusted p is above q becomes UNKNOWN.
+ * across them (Benjamini-Hochberg at q = 0.05 on the gates' p_beyond,
+ * the p-value of a change beyond the threshold): a DIFFERENT cell above
+ * the cut becomes UNKNOWN.
  *
- * E.g. a suite of 3 lines, 7 cells, 2 metrics: 14 verdicts; a +0.6%
- * with p = 0.04 among 14 adjusts to p = 0.56: "unknown (FDR)", not
- * "regressed".
+ * E.g. a suite of 3 lines, 7 cells, 2 metrics: 14 verdicts; one cell
+ * regressed with p_beyond = 0.004 while the others are near 1: the cut
+ * (0.004 <= 1 x 0.05 / 14) keeps it.  At p_beyond = 0.01 it is above
+ * 0.05 / 14 = 0.0036 and becomes "unknown (FDR)", not "regressed".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
+#include <hvb/stats.h>
 
 #include "private.h"
 
@@ -107,27 +110,15 @@ static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
     free(av);
     doc = json_load_file(json, 0, &je);
     if ( doc == NULL )
-        return hvb_usage_error("review: the gate of '%s' (%s) wrote no verdicts "
-                           "(exit %d; log: %s)",
-                           rv->lines[l].text, m, rc, logp);
+        return hvb_usage_error(
+            "review: the gate of '%s' (%s) wrote no verdicts "
+            "(exit %d; log: %s)",
+            rv->lines[l].text, m, rc, logp);
     json_object_set_new(doc, "line", json_string(rv->lines[l].text));
     json_object_set_new(doc, "log", json_string(logp));
     json_array_append_new(rv->gates, doc);
     (void)k;
     return 0;
-}
-
-/* What fdr() sorts: a cell and its p-value. */
-struct pcell {
-    json_t *cell;
-    double p;
-};
-
-static int by_p(const void *a, const void *b)
-{
-    const struct pcell *x = a, *y = b;
-
-    return x->p < y->p ? -1 : x->p > y->p;
 }
 
 static bool is_different(json_t *cell)
@@ -139,48 +130,47 @@ static bool is_different(json_t *cell)
 }
 
 /*
- * Benjamini-Hochberg over every verdict's p-value: the adjusted p of
- * the r-th smallest of n is min over ranks s >= r of p_s n / s.
+ * Benjamini-Hochberg over every cell's p_beyond (the gate's p-value of
+ * a change beyond the threshold; hvb_bh_cut()): a DIFFERENT cell above
+ * the cut becomes unknown.
  */
 static void fdr(struct review *rv)
 {
     size_t n = 0, i, g;
-    json_t *gate, *cell;
-    struct pcell *v;
-    double adj = 1.0;
+    json_t *gate, *cell, **v;
+    double *p, cut;
 
     json_array_foreach(rv->gates, g, gate) n +=
         json_array_size(json_object_get(gate, "cells"));
     v = calloc(n + 1, sizeof(*v));
-    if ( v == NULL )
-        return;
+    p = calloc(n + 1, sizeof(*p));
+    if ( v == NULL || p == NULL )
+        goto out;
     n = 0;
     json_array_foreach(rv->gates, g, gate)
         json_array_foreach(json_object_get(gate, "cells"), i, cell)
     {
-        json_t *pv = json_object_get(cell, "p");
+        json_t *pv = json_object_get(cell, "p_beyond");
 
-        v[n].cell = cell;
-        v[n++].p = json_is_number(pv) ? json_number_value(pv) : 1.0;
+        v[n] = cell;
+        p[n++] = json_is_number(pv) ? json_number_value(pv) : 1.0;
     }
     rv->nr_verdicts = n;
-    qsort(v, n, sizeof(*v), by_p);
-    for ( i = n; i-- > 0; )
+    cut = hvb_bh_cut(p, n, FDR_Q);
+    for ( i = 0; i < n; i++ )
     {
-        double a = v[i].p * (double)n / (double)(i + 1);
-
-        adj = a < adj ? a : adj;
-        json_object_set_new(v[i].cell, "p_fdr", json_real(adj));
-        if ( adj <= FDR_Q || !is_different(v[i].cell) )
+        if ( !is_different(v[i]) || p[i] <= cut )
             continue;
-        json_object_set_new(v[i].cell, "verdict_gate",
-                            json_incref(json_object_get(v[i].cell, "verdict")));
-        json_object_set_new(v[i].cell, "verdict", json_string("unknown"));
-        json_object_set_new(v[i].cell, "why",
+        json_object_set_new(v[i], "verdict_gate",
+                            json_incref(json_object_get(v[i], "verdict")));
+        json_object_set_new(v[i], "verdict", json_string("unknown"));
+        json_object_set_new(v[i], "why",
                             json_string("not significant across the suite "
                                         "(FDR)"));
     }
+out:
     free(v);
+    free(p);
 }
 
 int hvb_review_gates(struct review *rv)

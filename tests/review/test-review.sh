@@ -22,6 +22,8 @@ hvb=$(realpath "$1")
 src=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
+# HVB_TEST_KEEP=1: keep the scratch directory (repository, cache, outputs).
+[ -n "${HVB_TEST_KEEP:-}" ] && trap 'echo "kept $tmp"' EXIT
 command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
 repo=$tmp/repo cache=$tmp/cache
 git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
