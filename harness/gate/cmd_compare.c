@@ -49,10 +49,13 @@ static const char *const formats[] = {[FMT_CONSOLE] = "console",
 #define A struct cmp_args
 static const struct hvb_optdef metric_opt[] = {
     HVB_OPT_STR("metric", 'm', "M", A, metric,
-                "cycles, tsc_cycles, instructions, sim_instructions, time, "
-                "alloc_bytes or allocs (default time); cycles means hardware "
-                "cycles where both files have them, else TSC cycles; allocs: "
-                "allocation calls per op (untimed counting pass); or M for "
+                "cycles, tsc_cycles, instructions, sim_instructions, "
+                "sim_cycles, time, alloc_bytes or allocs (default time); "
+                "cycles means hardware cycles where both files have them, "
+                "else TSC cycles; sim_cycles: cycles estimated from "
+                "callgrind's cache simulation (run --instrument callgrind); "
+                "allocs: allocation calls per op (untimed counting pass); or "
+                "M for "
                 "any counter M_per_op both files have (cache_misses from run "
                 "--events cache-misses, sw_page_faults, ...)"),
     HVB_OPT_END,
@@ -69,7 +72,7 @@ static const struct hvb_optdef gate_only[] = {
     HVB_OPT_PCT("max-regression", 0, "P%", A, thr,
                 "threshold (default 5% for time, cycles, tsc_cycles, "
                 "alloc_bytes and counters M; 0.5% for instructions, "
-                "sim_instructions and allocs)",
+                "sim_instructions, sim_cycles and allocs)",
                 .elsewhere = "--max-regression is a gate option"),
     HVB_OPT_STR("markdown", 0, "FILE", A, md_path,
                 "also write a PR-comment-ready summary",
@@ -139,8 +142,8 @@ const struct hvb_cmd_doc hvb_doc_compare = {
             "a verdict (regressed, improved, unchanged, unstable: see\n"
             "'hvbench gate --help' for the rule) and noise flags; then a\n"
             "summary line.  Metrics as for gate (default time): cycles,\n"
-            "tsc_cycles, instructions, sim_instructions, time, alloc_bytes,\n"
-            "allocs.",
+            "tsc_cycles, instructions, sim_instructions, sim_cycles, time,\n"
+            "alloc_bytes, allocs.",
     .opts = compare_opts,
     .notes = "exit status: 0, or 2 for a usage or input error",
 };

@@ -116,24 +116,6 @@ void hvb_meter_stop(struct hvb_meter *mt)
     mt->stopped = true;
 }
 
-/* Ir of callgrind's dump number @n, or -1. */
-static double cg_totals(unsigned int n)
-{
-    char path[PATH_MAX + 32], line[256];
-    double v = -1;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/cg.out.%u", hvb_meter_cfg.cg_dir, n);
-    f = fopen(path, "r");
-    if ( f == NULL )
-        return -1;
-    while ( fgets(line, sizeof(line), f) )
-        if ( strncmp(line, "totals:", 7) == 0 )
-            v = strtod(line + 7, NULL);
-    fclose(f);
-    return v;
-}
-
 static void add_group(struct hvb_ctr_table *ctrs,
                       const struct hvb_perfev_def *defs, unsigned int nr,
                       const struct hvb_perfev_read *a,
@@ -185,14 +167,7 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
                         HVB_CTR_PER_OP);
         }
         if ( hvb_meter_cfg.callgrind )
-        {
-            double ir =
-                cg_totals(atomic_fetch_add(&hvb_meter_cfg.cg_dumps, 1) + 1);
-
-            if ( ir >= 0 )
-                hvb_ctr_add(ctrs, "sim_instructions_per_op", ir,
-                            HVB_CTR_PER_OP);
-        }
+            hvb_meter_sim_add(ctrs);
     }
     hvb_perfev_close(&mt->sw);
     hvb_perfev_close(&mt->hw);

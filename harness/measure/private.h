@@ -13,6 +13,9 @@
  *                   bracket, the deltas as per-op counters
  *   count_allocs.c  the untimed counting pass: jemalloc's hooks count
  *                   allocation and free calls (allocs_per_op)
+ *   simcount.c      --instrument callgrind: the pinned cache geometry,
+ *                   each sample's dump read back (sim_instructions_per_op,
+ *                   sim_cycles_per_op and the raw events)
  *
  * plus perfev.c (perf_event_open and libpfm4, hvb/perfev.h) and
  * counters.c (the fixed-size counter tables, hvb/counters.h).  E.g. on
@@ -36,6 +39,8 @@
 
 #include <hvb/meter.h>
 #include <hvb/perfev.h>
+#include <jansson.h>
+#include <stdio.h>
 
 #define HVB_HIDDEN __attribute__((visibility("hidden")))
 
@@ -65,7 +70,10 @@ struct hvb_meter_cfg {
     bool callgrind;
     char cg_dir[PATH_MAX];
     char cg_why[160];
-    _Atomic unsigned int cg_dumps;
+    _Atomic unsigned int cg_dumps; /* dumps so far: the probe's, samples' */
+    char cg_creator[64];           /* "callgrind-3.19.0", from the dump */
+    bool sim;                      /* the pinned cache simulation runs */
+    char sim_why[240];             /* why not */
     double bracket_ns; /* start() + stop(): inside the timed window */
 };
 extern struct hvb_meter_cfg hvb_meter_cfg HVB_HIDDEN;
@@ -85,5 +93,20 @@ void hvb_meter_probe_hooks(bool count_allocs) HVB_HIDDEN;
 /* Open hvb_meter_cfg.hw[0..n) as the bracket does (meter.c). */
 int hvb_meter_open_group(struct hvb_perfev_group *g, unsigned int n, char *why,
                          size_t len) HVB_HIDDEN;
+
+/* One counter of the probe's JSON: {available, source | reason}. */
+json_t *hvb_meter_probe_entry(bool ok, const char *source,
+                              const char *why) HVB_HIDDEN;
+
+/*
+ * Callgrind (simcount.c).  sim_probe(): under callgrind, dump once and
+ * read what it simulates (sets .sim or .sim_why; .callgrind false if no
+ * dump appears); sim_add(): the next sample's dump as counters;
+ * sim_line(), sim_json(): the probe line's and the JSON's part.
+ */
+void hvb_meter_sim_probe(void) HVB_HIDDEN;
+void hvb_meter_sim_add(struct hvb_ctr_table *ctrs) HVB_HIDDEN;
+void hvb_meter_sim_line(FILE *f) HVB_HIDDEN;
+void hvb_meter_sim_json(json_t *probe, json_t *counters) HVB_HIDDEN;
 
 #endif /* HVB_MEASURE_PRIVATE_H */

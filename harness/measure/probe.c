@@ -286,11 +286,18 @@ int hvb_meter_probe(enum hvb_counters_mode mode,
     }
     hvb_meter_cfg.callgrind = callgrind && RUNNING_ON_VALGRIND;
     if ( hvb_meter_cfg.callgrind )
+    {
         snprintf(hvb_meter_cfg.cg_dir, sizeof(hvb_meter_cfg.cg_dir), "%s",
                  cg_dir ? cg_dir : ".");
+        hvb_meter_sim_probe();
+    }
     else
+    {
         snprintf(hvb_meter_cfg.cg_why, sizeof(hvb_meter_cfg.cg_why),
                  "not asked (--instrument callgrind)");
+        snprintf(hvb_meter_cfg.sim_why, sizeof(hvb_meter_cfg.sim_why),
+                 "not asked (--instrument callgrind)");
+    }
     if ( mode != HVB_COUNTERS_NONE )
         hvb_meter_probe_hooks(count_allocs);
     if ( mode == HVB_COUNTERS_HW && hvb_meter_cfg.nr_hw == 0 )
@@ -328,6 +335,7 @@ void hvb_meter_probe_line(FILE *f)
             hvb_meter_cfg.mallctl ? ", alloc_bytes" : "",
             hvb_meter_cfg.hooks ? ", allocs (untimed counting pass)" : "",
             hvb_meter_cfg.callgrind ? ", sim_instructions" : "");
+    hvb_meter_sim_line(f);
     for ( i = 0; i < hvb_meter_cfg.ev.nr; i++ )
         if ( hvb_meter_cfg.ev_why[i][0] == '\0' )
             fprintf(f, ", %s", hvb_meter_cfg.ev.ev[i].key);
@@ -350,6 +358,8 @@ void hvb_meter_probe_line(FILE *f)
         unavailable(f, &first, "alloc_bytes", hvb_meter_cfg.alloc_why);
     if ( !hvb_meter_cfg.hooks )
         unavailable(f, &first, "allocs", hvb_meter_cfg.count_why);
+    if ( hvb_meter_cfg.callgrind && !hvb_meter_cfg.sim )
+        unavailable(f, &first, "sim_cycles", hvb_meter_cfg.sim_why);
     fputc('\n', f);
 }
 
@@ -361,6 +371,11 @@ static json_t *one(bool ok, const char *source, const char *why)
     json_object_set_new(o, ok ? HVB_PK_SOURCE : HVB_PK_REASON,
                         json_string(ok ? source : why));
     return o;
+}
+
+json_t *hvb_meter_probe_entry(bool ok, const char *source, const char *why)
+{
+    return one(ok, source, why);
 }
 
 json_t *hvb_meter_probe_json(void)
@@ -428,10 +443,7 @@ json_t *hvb_meter_probe_json(void)
     json_object_set_new(c, "frees_per_op",
                         one(hvb_meter_cfg.hooks, HVB_METER_COUNT_SOURCE,
                             hvb_meter_cfg.count_why));
-    json_object_set_new(c, "sim_instructions_per_op",
-                        one(hvb_meter_cfg.callgrind,
-                            "valgrind callgrind Ir between client requests",
-                            hvb_meter_cfg.cg_why));
+    hvb_meter_sim_json(o, c);
     json_object_set_new(o, HVB_PK_COUNTERS, c);
     return o;
 }

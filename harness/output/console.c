@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hvb/console.h>
+#include <hvb/meter.h>
 #include <hvb/noise.h>
 
 void hvb_console_context(FILE *err, const json_t *ctx)
@@ -45,7 +46,8 @@ void hvb_console_context(FILE *err, const json_t *ctx)
 
 /*
  * The counters of a cell worth a glance: non-zero medians, at most
- * HVB_CONSOLE_COUNTERS of them (the JSON has them all).
+ * HVB_CONSOLE_COUNTERS of them, not callgrind's raw events (sim_cycles
+ * sums them up; the JSON has them all).
  */
 static void print_counters(FILE *out, const struct hvb_cell_summary *cs)
 {
@@ -56,7 +58,7 @@ static void print_counters(FILE *out, const struct hvb_cell_summary *cs)
     {
         const struct hvb_ctr_summary *k = &cs->ctrs[c];
 
-        if ( fabs(k->st.median) < 0.0005 )
+        if ( fabs(k->st.median) < 0.0005 || hvb_meter_sim_raw(k->name) )
             continue;
         if ( shown == HVB_CONSOLE_COUNTERS )
         {

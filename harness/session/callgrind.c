@@ -11,6 +11,13 @@
 
 #include "callgrind.h"
 #include <hvb/cmdline.h>
+#include <hvb/meter.h>
+
+/*
+ * What valgrind says before it applies --I1/--D1/--LL: true of the
+ * host, not of the caches simulated (the probe line says which).
+ */
+#define HOST_CACHE_NOTE "warning: L3 cache found, using its data for the LL"
 
 int hvb_callgrind_check(const struct hvb_matrix *m, char *err, size_t len)
 {
@@ -47,11 +54,26 @@ static void rm_dumps(const char *dir)
     rmdir(dir);
 }
 
+/* Copy valgrind's messages from @path to stderr, less HOST_CACHE_NOTE. */
+static void relay_log(const char *path)
+{
+    char line[1024];
+    FILE *f = fopen(path, "r");
+
+    while ( f != NULL && fgets(line, sizeof(line), f) )
+        if ( strstr(line, HOST_CACHE_NOTE) == NULL )
+            fputs(line, stderr);
+    if ( f != NULL )
+        fclose(f);
+}
+
 int hvb_callgrind_reexec(int argc, char *const *argv)
 {
     char dir[] = "/tmp/hvbench-callgrind.XXXXXX";
-    char outfile[PATH_MAX], self[PATH_MAX];
-    char **av = calloc((size_t)argc + 8, sizeof(*av));
+    char outfile[PATH_MAX], logfile[PATH_MAX + 16], log[PATH_MAX];
+    char self[PATH_MAX];
+    const char *const *sim = hvb_meter_cg_options();
+    char **av = calloc((size_t)argc + 16, sizeof(*av));
     int status, n = 0, i;
     ssize_t sl;
     pid_t pid;
@@ -66,11 +88,16 @@ int hvb_callgrind_reexec(int argc, char *const *argv)
     }
     self[sl] = '\0';
     snprintf(outfile, sizeof(outfile), "--callgrind-out-file=%s/cg.out", dir);
+    snprintf(log, sizeof(log), "%s/valgrind.log", dir);
+    snprintf(logfile, sizeof(logfile), "--log-file=%s", log);
     av[n++] = "valgrind";
     av[n++] = "--tool=callgrind";
     av[n++] = "--instr-atstart=no";
     av[n++] = "--quiet";
     av[n++] = outfile;
+    av[n++] = logfile;
+    for ( i = 0; sim[i] != NULL; i++ )
+        av[n++] = (char *)sim[i];
     av[n++] = self;
     for ( i = 1; i < argc; i++ )
         av[n++] = argv[i];
@@ -92,6 +119,7 @@ int hvb_callgrind_reexec(int argc, char *const *argv)
         return hvb_failure("fork: %s", strerror(errno));
     while ( waitpid(pid, &status, 0) < 0 && errno == EINTR )
         ;
+    relay_log(log);
     rm_dumps(dir);
     if ( WIFEXITED(status) )
         return WEXITSTATUS(status);

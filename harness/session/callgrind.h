@@ -3,10 +3,15 @@
  * --instrument callgrind: the same cells, run under valgrind's callgrind
  * with instrumentation off except between client requests placed tight
  * around the measured loop (hvb/meter.h), giving the deterministic
- * counter sim_instructions_per_op (callgrind's Ir).  The command re-runs
- * itself under valgrind; the child finds its dump directory in
- * HVB_CALLGRIND_DIR.  Multi-threaded cells are refused: valgrind runs one
- * thread at a time, so it cannot see contention.
+ * counters sim_instructions_per_op (callgrind's Ir) and, from its cache
+ * simulation with the caches pinned (hvb_meter_cg_options()),
+ * sim_cycles_per_op and the raw events.  The command re-runs itself
+ * under valgrind; the child finds its dump directory in
+ * HVB_CALLGRIND_DIR.  Valgrind's own messages go to a log there, copied
+ * to stderr at the end less its note on the host's L3 (the simulated
+ * caches are the pinned ones, not the host's).  Multi-threaded cells
+ * are refused: valgrind runs one thread at a time, so it cannot see
+ * contention.
  */
 #ifndef HVB_CALLGRIND_H
 #define HVB_CALLGRIND_H

@@ -105,7 +105,8 @@ static const struct hvb_optdef run_opts[] = {
     HVB_OPT_CHOICE("instrument", 0, "none|callgrind", R, o.instrument,
                    instruments,
                    "callgrind: run under valgrind and report "
-                   "sim_instructions_per_op (1 thread only)"),
+                   "sim_instructions_per_op and, from its cache simulation "
+                   "(pinned caches), sim_cycles_per_op (1 thread only)"),
     HVB_OPT_UINT("processes", 0, "N", R, o.processes, 1, MAX_PROCESSES,
                  "run N worker processes one after another, each doing "
                  "every round, and pool their samples (N x repetitions "

@@ -247,7 +247,7 @@ expect_error "metric cache_misses: BASE has no cache_misses_per_op" \
 # Every message that lists the metrics lists them all, from compare.c's one
 # table (the "no such counter" one had lost allocs).
 one_cell="$src/tests/fuzz/corpus-results/one-cell.json"
-all_metrics="time, tsc_cycles, cycles, instructions, sim_instructions, alloc_bytes, allocs, or M"
+all_metrics="time, tsc_cycles, cycles, instructions, sim_instructions, sim_cycles, alloc_bytes, allocs, or M"
 expect_error "bad value 'No-such' for --metric \($all_metrics for a counter" \
     compare --metric No-such "$one_cell" "$one_cell"
 expect_error "BASE has no no_such_per_op \(no such counter; metrics: $all_metrics for a counter" \

@@ -4,7 +4,8 @@
 # The gate self-test (DESIGN §5-6, issue 3), with the tests-only slowdown
 # plugin (slowdown.c: rcu-noref plus HVB_SLOWDOWN_* work per lookup):
 #
-#   1. A vs A passes: callgrind mode (deterministic) exits 0; time mode
+#   1. A vs A passes: callgrind mode (deterministic: sim_instructions
+#      and sim_cycles) exits 0; time mode
 #      never exits 1 (0, or 3 when the shared machine is too noisy).
 #   2. +25% real work per op fails in time mode (exit 1); the amount is
 #      calibrated here, paired in one run, as 200 work units on every
@@ -69,6 +70,7 @@ gate() { # gate WANT BASE NEW [options]
 cg "$tmp/cg-a1.json"
 cg "$tmp/cg-a2.json"
 gate 0 "$tmp/cg-a1.json" "$tmp/cg-a2.json" --metric sim_instructions
+gate 0 "$tmp/cg-a1.json" "$tmp/cg-a2.json" --metric sim_cycles
 # No counting pass under callgrind: allocs are absent, with the reason.
 /usr/bin/python3 - "$tmp/cg-a1.json" <<'PY' || bad "callgrind run counted allocs"
 import json, sys

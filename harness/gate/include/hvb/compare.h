@@ -82,7 +82,8 @@ const char *hvb_cmp_metric_names(void);
 /*
  * hvb_cmp_run - compare @base with @new_ on @metric with threshold @t
  * (< 0: the metric's default).  @metric is one of the table's (time,
- * tsc_cycles, cycles, instructions, sim_instructions, alloc_bytes) or any
+ * tsc_cycles, cycles, instructions, sim_instructions, sim_cycles,
+ * alloc_bytes, allocs) or any
  * M whose counter M_per_op both files have (an --events counter such as
  * cache_misses; its source from the probe).  -EINVAL with @err (one
  * line) for an unknown metric, a metric a file lacks (with the probe's

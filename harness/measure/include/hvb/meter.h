@@ -31,6 +31,13 @@
  *                           jemalloc's slow path (~50 ns more a pair),
  *                           so no timed sample ever runs with one
  *   sim_instructions_per_op callgrind Ir (--instrument callgrind)
+ *   sim_cycles_per_op       callgrind's cache simulation, pinned caches:
+ *                           L1 hits + 5 x LL hits + 35 x RAM; with the
+ *                           raw events sim_ir_per_op, sim_dr_per_op,
+ *                           sim_dw_per_op, sim_i1mr_per_op,
+ *                           sim_d1mr_per_op, sim_d1mw_per_op,
+ *                           sim_ilmr_per_op, sim_dlmr_per_op,
+ *                           sim_dlmw_per_op (simcount.c)
  *
  * A counter the probe found missing is never reported (no zeros): the
  * probe's reason goes to stderr once and to the results.  So does an
@@ -117,6 +124,22 @@ double hvb_meter_bracket_ns(void);
 bool hvb_meter_count_available(void);
 int hvb_meter_count_begin(void);
 void hvb_meter_count_end(void);
+
+/* Simulated caches: I1, D1, LL. */
+#define HVB_SIM_CACHES 3
+
+/*
+ * The valgrind options that turn callgrind's cache simulation on with
+ * the pinned geometry ("--cache-sim=yes", "--I1=32768,8,64", ...),
+ * NULL-terminated: --instrument callgrind runs valgrind with them.
+ */
+const char *const *hvb_meter_cg_options(void);
+
+/*
+ * Is @counter one of the raw callgrind events (sim_ir_per_op ...
+ * sim_dlmw_per_op)?  The console leaves them to the results.
+ */
+bool hvb_meter_sim_raw(const char *counter);
 
 void hvb_meter_begin(struct hvb_meter *mt);
 void hvb_meter_start(struct hvb_meter *mt);
