@@ -53,9 +53,21 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_STR("max-regression", 0, "P%", O, threshold,
                 "the gate's threshold: SAME inside +-P%, DIFFERENT outside "
                 "(default: the gate's for the metric)"),
+    HVB_OPT_STR("pairs", 0, "N", O, pairs,
+                "the gate's process pairs before its first look (default: "
+                "the gate's)"),
     HVB_OPT_STR("max-pairs", 0, "N", O, max_pairs,
                 "the gate's budget of process pairs per line (default: "
                 "the gate's)"),
+    HVB_OPT_STR("rounds", 0, "N", O, rounds,
+                "the gate's rounds per cell and pair (default: the gate's)"),
+    HVB_OPT_STR("sample-time", 0, "S", O, sample_time,
+                "the gate's seconds per sample (default: the gate's)"),
+    HVB_OPT_STR("base-bin", 0, "FILE", O, bins[0],
+                "BASE built already: this hvbench, no build (BASE then only "
+                "names it in the report)"),
+    HVB_OPT_STR("head-bin", 0, "FILE", O, bins[1],
+                "HEAD built already: this hvbench, no build"),
     HVB_OPT_CHOICE("explain", 0, "changed|all|none", O, explain, explains,
                    "which cells get a per-function instruction diff from "
                    "callgrind (default changed: those not SAME)"),
@@ -264,6 +276,23 @@ static int revisions(struct review *rv)
     return 0;
 }
 
+/* Side @b built already as @bin (--base-bin, --head-bin): 0 or -1. */
+static int prebuilt(struct hvb_build *b, const char *bin)
+{
+    char *slash;
+
+    memset(b, 0, sizeof(*b));
+    if ( realpath(bin, b->bin) == NULL || access(b->bin, X_OK) )
+        return -1;
+    snprintf(b->key, sizeof(b->key), "given");
+    snprintf(b->dir, sizeof(b->dir), "%s", b->bin);
+    slash = strrchr(b->dir, '/');
+    if ( slash != NULL )
+        *slash = '\0';
+    b->cached = true;
+    return 0;
+}
+
 /* Build (or find) both revisions: 0 or the exit status. */
 static int builds(struct review *rv)
 {
@@ -284,13 +313,20 @@ static int builds(struct review *rv)
                     hvb_rev_short(r, sh, sizeof(sh)), r->spec,
                     r->dirty ? ", uncommitted changes included" : "",
                     r->subject);
-        if ( hvb_build_get(&rv->cache, rv->repo, r, &rv->builds[k], err,
-                           sizeof(err)) )
+        if ( rv->o.bins[k] != NULL )
+        {
+            if ( prebuilt(&rv->builds[k], rv->o.bins[k]) )
+                return hvb_usage_error("review: --%s-bin %s: not an "
+                                       "executable file",
+                                       side[k], rv->o.bins[k]);
+        }
+        else if ( hvb_build_get(&rv->cache, rv->repo, r, &rv->builds[k], err,
+                                sizeof(err)) )
             return hvb_usage_error("review: %s %s: %s", side[k], r->spec, err);
         if ( !rv->o.quiet )
-            fprintf(stderr, "hvbench: review: %s %s in %s\n", side[k],
-                    rv->builds[k].cached ? "found" : "built",
-                    rv->builds[k].dir);
+            fprintf(stderr, "hvbench: review: %s %s in %s (%.0f s)\n", side[k],
+                    rv->builds[k].cached ? "found" : "built", rv->builds[k].dir,
+                    rv->builds[k].build_s);
     }
     return 0;
 }

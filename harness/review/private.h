@@ -25,8 +25,11 @@ struct review_line {
 /* What the options set. */
 struct review_opts {
     const char *suite, *metrics, *out, *markdown, *cache, *repo;
-    const char *threshold, *max_pairs; /* passed to the gate as given */
-    int explain;                       /* EXPLAIN_* */
+    /* Passed to the gate as given. */
+    const char *threshold, *pairs, *max_pairs, *rounds, *sample_time;
+    /* Built already (CI): no build of that side, its revision named only. */
+    const char *bins[2];
+    int explain; /* EXPLAIN_* */
     unsigned int jobs;
     bool quiet;
 };

@@ -6,9 +6,11 @@
  * Each build runs the suite line once under valgrind's callgrind, with
  * hvbench's own client requests around the measured loop (one dump per
  * sample, "--instrument callgrind"), one repetition, cells in matrix
- * order (--no-interleave): dump N+1 is cell N.  That is checked, not
- * assumed: a dump's total over the cell's iteration count must be the
- * cell's sim_instructions_per_op in the run's results.
+ * order (--no-interleave): the N+1-th sample's dump is cell N (a
+ * build with the cache simulation dumps once more first, its probe,
+ * which is skipped by its trigger).  That is checked, not assumed: a
+ * dump's total over the cell's iteration count must be the cell's
+ * sim_instructions_per_op in the run's results.
  * callgrind_annotate lists each function's self cost (Ir) in a dump; a
  * function is named by its name alone (addresses and the source trees'
  * paths differ between the builds, as in perf diff), summed over the
@@ -32,6 +34,7 @@
 
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
+#include <hvb/meter.h>
 #include <hvb/results.h>
 #include <hvb/results_read.h>
 
@@ -58,7 +61,8 @@ static int run_cg(const char *bin, char *const *line, size_t nr,
                   const char *dir, char *err, size_t len)
 {
     char env[4200], out[4200], res[4200], logp[4200];
-    char **av = calloc(nr + 20, sizeof(*av));
+    char **av = calloc(nr + 32, sizeof(*av));
+    const char *const *opt;
     char *envv[] = {env, NULL};
     struct hvb_exec c = {
         .path_search = true, .timeout_s = CG_TIMEOUT_S, .env = envv};
@@ -75,6 +79,9 @@ static int run_cg(const char *bin, char *const *line, size_t nr,
     av[n++] = "--tool=callgrind";
     av[n++] = "--instr-atstart=no";
     av[n++] = "--quiet";
+    /* The caches this hvbench simulates, pinned (hvb/meter.h). */
+    for ( opt = hvb_meter_cg_options(); opt != NULL && *opt != NULL; opt++ )
+        av[n++] = (char *)*opt;
     av[n++] = out;
     av[n++] = (char *)bin;
     av[n++] = "run";
@@ -275,24 +282,49 @@ static int annotate(const char *dump, const char *src, double iters,
     return 0;
 }
 
+/*
+ * Dump @n of @dir: its Ir total, and whether it is a sample's (its
+ * trigger "hvbench", not the probe's "hvbench-probe" of builds with the
+ * cache simulation).  -1: no such dump.
+ */
+static double dump_total(const char *dir, unsigned int n, bool *sample,
+                         char *path, size_t plen)
+{
+    char line[512];
+    double total = -1;
+    FILE *f;
+
+    snprintf(path, plen, "%s/cg.out.%u", dir, n);
+    f = fopen(path, "r");
+    if ( f == NULL )
+        return -1;
+    *sample = false;
+    while ( fgets(line, sizeof(line), f) )
+        if ( strncmp(line, "totals:", 7) == 0 )
+            total = strtod(line + 7, NULL);
+        else if ( strcmp(line, "desc: Trigger: Client Request: hvbench\n") ==
+                  0 )
+            *sample = true;
+    fclose(f);
+    return total > 0 ? total : 0;
+}
+
 /* The dump of @cell in @dir, checked against the run's results. */
 static int cell_dump(const char *dir, size_t cell, char *path, size_t plen,
                      double *iters, char *err, size_t len)
 {
-    char line[256];
     double per_op, total = -1;
-    FILE *f;
+    unsigned int n;
+    size_t k = 0;
+    bool sample;
     int rc = cell_figures(dir, cell, iters, &per_op, err, len);
 
     if ( rc )
         return rc;
-    snprintf(path, plen, "%s/cg.out.%zu", dir, cell + 1);
-    f = fopen(path, "r");
-    while ( f != NULL && fgets(line, sizeof(line), f) )
-        if ( strncmp(line, "totals:", 7) == 0 )
-            total = strtod(line + 7, NULL);
-    if ( f != NULL )
-        fclose(f);
+    /* The samples' dumps in order: one repetition, so sample k is cell k. */
+    for ( n = 1; (total = dump_total(dir, n, &sample, path, plen)) >= 0; n++ )
+        if ( sample && k++ == cell )
+            break;
     if ( !(total > 0) ||
          fabs(total / *iters - per_op) > MAPPING_EPSILON * per_op )
     {

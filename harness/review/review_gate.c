@@ -43,6 +43,16 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* "@opt @val" into @av when @val is set: how many words. */
+static size_t pass(char **av, const char *opt, const char *val)
+{
+    if ( val == NULL )
+        return 0;
+    av[0] = (char *)opt;
+    av[1] = (char *)val;
+    return 2;
+}
+
 /* The gate's argv for line @l, metric @m of @rv (malloc'd). */
 static char **gate_argv(const struct review *rv, size_t l, const char *m,
                         const char *json)
@@ -63,16 +73,11 @@ static char **gate_argv(const struct review *rv, size_t l, const char *m,
     av[n++] = (char *)json;
     av[n++] = "--metric";
     av[n++] = (char *)m;
-    if ( rv->o.threshold != NULL )
-    {
-        av[n++] = "--max-regression";
-        av[n++] = (char *)rv->o.threshold;
-    }
-    if ( rv->o.max_pairs != NULL )
-    {
-        av[n++] = "--max-pairs";
-        av[n++] = (char *)rv->o.max_pairs;
-    }
+    n += pass(av + n, "--max-regression", rv->o.threshold);
+    n += pass(av + n, "--pairs", rv->o.pairs);
+    n += pass(av + n, "--max-pairs", rv->o.max_pairs);
+    n += pass(av + n, "--rounds", rv->o.rounds);
+    n += pass(av + n, "--sample-time", rv->o.sample_time);
     av[n++] = "--";
     for ( i = 0; i < ln->nr; i++ )
         av[n++] = ln->words[i];
