@@ -230,7 +230,7 @@ static int annotate(const char *dump, const char *src, double iters,
                     struct fn_table *t, char *err, size_t len)
 {
     char *argv[] = {"callgrind_annotate", "--threshold=100", "--inclusive=no",
-                    (char *)dump, NULL};
+                    "--auto=no", "--show=Ir", (char *)dump, NULL};
     struct hvb_exec c = {.argv = argv,
                          .path_search = true,
                          .capture_err = true,

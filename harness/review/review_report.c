@@ -291,25 +291,143 @@ static void html_text(FILE *f, const char *s)
             fputc(*s, f);
 }
 
-/* index.html: the markdown's content as a page, the markdown embedded. */
-static void html(FILE *f, const char *md)
+static const char *verdict_class(const char *v)
 {
-    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-          "<title>hvbench review</title>\n<style>body{font-family:sans-"
-          "serif;max-width:72em;margin:2em auto}pre{white-space:pre-wrap;"
-          "background:#f6f6f6;padding:1em}</style></head><body>\n"
-          "<h1>hvbench review</h1>\n<pre>",
+    return !strcmp(v, "regressed")  ? "reg"
+           : !strcmp(v, "improved") ? "imp"
+           : !strcmp(v, "same")     ? "same"
+                                    : "unk";
+}
+
+static void html_side(FILE *f, const struct review *rv, int k)
+{
+    const struct hvb_rev *r = &rv->revs[k];
+
+    fprintf(f, "<tr><th>%s</th><td><code>%s</code>%s</td><td>",
+            k ? "head" : "base", r->commit,
+            r->dirty ? " + uncommitted changes" : "");
+    html_text(f, r->spec);
+    fputs("</td><td>", f);
+    html_text(f, r->subject);
+    fprintf(f, "</td><td>%s</td></tr>\n",
+            rv->builds[k].cached ? "found in the cache" : "built");
+}
+
+static void html_functions(FILE *f, json_t *fns)
+{
+    json_t *r;
+    size_t i;
+
+    if ( !json_is_array(fns) || json_array_size(fns) == 0 )
+    {
+        fputs("<p>No function's instructions per op changed.</p>\n", f);
+        return;
+    }
+    fputs("<table><tr><th>function</th><th>file</th><th>base Ir/op</th>"
+          "<th>head Ir/op</th><th>change</th></tr>\n",
           f);
-    html_text(f, md);
-    fputs("</pre>\n<p>Files: <a href=\"review.json\">review.json</a>, "
-          "<a href=\"review.md\">review.md</a>, <a href=\"gates/\">gates/"
-          "</a>, <a href=\"callgrind/\">callgrind/</a>.</p>\n</body></html>\n",
+    json_array_foreach(fns, i, r)
+    {
+        double b = json_number_value(json_object_get(r, "base_ir_per_op"));
+        double h = json_number_value(json_object_get(r, "head_ir_per_op"));
+
+        fputs("<tr><td><code>", f);
+        html_text(f, json_string_value(json_object_get(r, "function")));
+        fputs("</code></td><td>", f);
+        html_text(f, json_string_value(json_object_get(r, "file")));
+        fprintf(f,
+                "</td><td>%.2f</td><td>%.2f</td><td class=\"%s\">%+.2f"
+                "</td></tr>\n",
+                b, h, h > b ? "reg" : "imp", h - b);
+    }
+    fputs("</table>\n", f);
+}
+
+/* index.html: both revisions, the verdict table, the explanations. */
+static void html(FILE *f, const struct review *rv, json_t *cells, json_t *order,
+                 const char *v)
+{
+    char fig[96];
+    json_t *name, *row, *c, *fl;
+    size_t i, m, j;
+
+    fprintf(f,
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+            "<title>hvbench review: %s</title>\n<style>body{font-family:"
+            "sans-serif;max-width:80em;margin:2em auto}table{border-"
+            "collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+            "padding:.2em .6em;text-align:left}.reg{background:#fdd}"
+            ".imp{background:#ddf}.same{background:#efe}.unk{background:"
+            "#eee}</style></head><body>\n<h1>hvbench review: %s</h1>\n"
+            "<table>\n",
+            v, v);
+    html_side(f, rv, 0);
+    html_side(f, rv, 1);
+    fputs("</table>\n<table><tr><th>cell</th>", f);
+    for ( m = 0; m < rv->nr_metrics; m++ )
+        fprintf(f, "<th>%s: HEAD/BASE [95%% CI]</th>", rv->metrics[m]);
+    fputs("</tr>\n", f);
+    json_array_foreach(order, i, name)
+    {
+        row = json_object_get(cells, json_string_value(name));
+        fputs("<tr><td><code>", f);
+        html_text(f, json_string_value(name));
+        fputs("</code></td>", f);
+        for ( m = 0; m < rv->nr_metrics; m++ )
+        {
+            c = json_object_get(json_object_get(row, "by"), rv->metrics[m]);
+            if ( c == NULL )
+                fputs("<td>-</td>", f);
+            else
+                fprintf(f, "<td class=\"%s\">%s %s</td>",
+                        verdict_class(verdict(c)), verdict(c),
+                        figure(c, fig, sizeof(fig)));
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    json_array_foreach(order, i, name)
+    {
+        const char *n = json_string_value(name);
+        json_t *fns = json_object_get(rv->explain, n);
+
+        fl = flags(json_object_get(json_object_get(cells, n), "by"));
+        if ( fns != NULL || json_array_size(fl) > 0 )
+        {
+            fputs("<h2><code>", f);
+            html_text(f, n);
+            fputs("</code></h2>\n", f);
+            json_array_foreach(fl, j, c)
+            {
+                fputs("<p><b>", f);
+                html_text(f, json_string_value(c));
+                fputs("</b></p>\n", f);
+            }
+            if ( fns != NULL )
+                html_functions(f, fns);
+        }
+        json_decref(fl);
+    }
+    fputs("<p>Options:", f);
+    for ( i = 0; i < rv->cache.nr_defs; i++ )
+    {
+        fputs(" <code>", f);
+        html_text(f, rv->cache.defs[i]);
+        fputs("</code>", f);
+    }
+    fputs(".  Files: <a href=\"review.json\">review.json</a>, <a href=\""
+          "review.md\">review.md</a>, <a href=\"gates/\">gates/</a>.</p>\n"
+          "</body></html>\n",
           f);
 }
 
-/* Write @path with @fn(f, ctx) through hvb/outfile.h: 0 or status. */
+/*
+ * Write @path through hvb/outfile.h (atomically): @doc as JSON, or the
+ * page of @rv, or @text.  0 or the exit status.
+ */
 static int write_file(const char *path, const char *what, const char *text,
-                      json_t *doc, bool as_html)
+                      json_t *doc, const struct review *rv, json_t *cells,
+                      json_t *order, const char *v)
 {
     struct hvb_outfile o;
     char err[768];
@@ -318,8 +436,8 @@ static int write_file(const char *path, const char *what, const char *text,
         return hvb_usage_error("%s", err);
     if ( doc != NULL )
         json_dumpf(doc, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-    else if ( as_html )
-        html(o.f, text);
+    else if ( rv != NULL )
+        html(o.f, rv, cells, order, v);
     else
         fputs(text, o.f);
     if ( hvb_outfile_commit(&o, err, sizeof(err)) )
@@ -367,13 +485,15 @@ int hvb_review_report(struct review *rv)
     fclose(f);
     doc = review_json(rv, cells, order, v, status);
     snprintf(path, sizeof(path), "%s/review.json", rv->o.out);
-    rc = write_file(path, "review", NULL, doc, false);
+    rc = write_file(path, "review", NULL, doc, NULL, NULL, NULL, NULL);
     snprintf(path, sizeof(path), "%s/review.md", rv->o.out);
-    rc = rc ? rc : write_file(path, "markdown", md, NULL, false);
+    rc = rc ? rc
+            : write_file(path, "markdown", md, NULL, NULL, NULL, NULL, NULL);
     if ( rc == 0 && rv->o.markdown != NULL )
-        rc = write_file(rv->o.markdown, "markdown", md, NULL, false);
+        rc = write_file(rv->o.markdown, "markdown", md, NULL, NULL, NULL, NULL,
+                        NULL);
     snprintf(path, sizeof(path), "%s/index.html", rv->o.out);
-    rc = rc ? rc : write_file(path, "page", md, NULL, true);
+    rc = rc ? rc : write_file(path, "page", NULL, NULL, rv, cells, order, v);
     if ( rc == 0 )
         console(rv, cells, order, v, status);
     json_decref(doc);
