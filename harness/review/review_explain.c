@@ -229,8 +229,13 @@ static bool parse_line(char *s, const char *src, double *ir, char **file,
 static int annotate(const char *dump, const char *src, double iters,
                     struct fn_table *t, char *err, size_t len)
 {
-    char *argv[] = {"callgrind_annotate", "--threshold=100", "--inclusive=no",
-                    "--auto=no", "--show=Ir", (char *)dump, NULL};
+    char *argv[] = {"callgrind_annotate",
+                    "--threshold=100",
+                    "--inclusive=no",
+                    "--auto=no",
+                    "--show=Ir",
+                    (char *)dump,
+                    NULL};
     struct hvb_exec c = {.argv = argv,
                          .path_search = true,
                          .capture_err = true,
