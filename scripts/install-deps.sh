@@ -23,7 +23,7 @@ PACKAGES="
     libnuma-dev
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
-    python3-yaml bc
+    python3-yaml bc git jq
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

@@ -17,6 +17,7 @@
 #include <hvb/hosts.h>
 #include <hvb/merge.h>
 #include <hvb/reproduce.h>
+#include <hvb/review.h>
 #include <hvb/run.h>
 
 #define DOCS(...) ((const struct hvb_cmd_doc *const[]){__VA_ARGS__, NULL})
@@ -46,6 +47,12 @@ const struct hvb_cmd hvb_commands[] = {
      "exit 1 on a regression, 3 when too unstable; --base-bin: two builds "
      "paired in one run (live workers, AB BA)",
      DOCS(&hvb_doc_gate, &hvb_doc_gate_bin), 0},
+    {"review", hvb_cmd_review,
+     "review [BASE] [HEAD] [--suite FILE | -- WORKLOAD [run options]]\n"
+     "             [--metric M[,M...]] [--out DIR] [--markdown FILE]",
+     "what a patch did: two revisions built, every cell paired, the moved "
+     "ones explained",
+     DOCS(&hvb_doc_review), 0},
     {"profile", hvb_cmd_profile,
      "profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]",
      "sample call stacks: folded, flame graphs, diffs", DOCS(&hvb_doc_profile),

@@ -120,7 +120,7 @@ const struct hvb_cmd_doc hvb_doc_fleet = {
 static int plan(struct fleet *fl, const char *self)
 {
     char **av = calloc(fl->run_argc + 3, sizeof(*av));
-    struct fleet_cmd c = {.timeout_s = fl->cmd_timeout_s, .max_out = 1 << 20};
+    struct hvb_exec c = {.timeout_s = fl->cmd_timeout_s, .max_out = 1 << 20};
     json_t *o;
     size_t i;
     int rc;
@@ -132,11 +132,11 @@ static int plan(struct fleet *fl, const char *self)
         av[i + 1] = fl->run_argv[i];
     av[i + 1] = "--plan";
     c.argv = av;
-    rc = fleet_cmd_run(&c); /* its stderr passes */
+    rc = hvb_exec_run(&c); /* its stderr passes */
     free(av);
     if ( rc != 0 )
     {
-        fleet_cmd_free(&c);
+        hvb_exec_free(&c);
         if ( rc == -ETIMEDOUT )
             return hvb_failure("fleet: '%s run ... --plan' did not answer "
                                "within %g s: killed (--slurm-timeout)",
@@ -147,7 +147,7 @@ static int plan(struct fleet *fl, const char *self)
                                "(above); nothing submitted");
     }
     o = json_loads(c.out, 0, NULL);
-    fleet_cmd_free(&c);
+    hvb_exec_free(&c);
     fl->groups = (size_t)json_integer_value(json_object_get(o, "groups"));
     fl->cells = (size_t)json_integer_value(json_object_get(o, HVB_RK_CELLS));
     json_decref(o);
@@ -252,11 +252,11 @@ static int stage_phase(struct fleet *fl, const char *self)
 
     /* Staging rewrites run_argv's .so paths; fleet.json keeps the user's. */
     snprintf(path, sizeof(path), "%s", fl->dir);
-    rc = fl->dry_run ? 0 : fleet_mkdirs(path);
+    rc = fl->dry_run ? 0 : hvb_mkdirs(path);
     if ( rc == 0 && !fl->dry_run )
     {
         snprintf(path, sizeof(path), "%s/logs", fl->dir);
-        rc = fleet_mkdirs(path);
+        rc = hvb_mkdirs(path);
     }
     if ( rc )
         return hvb_usage_error("fleet: cannot create %s: %s", path,
@@ -268,8 +268,8 @@ static int stage_phase(struct fleet *fl, const char *self)
     if ( !fl->stage || fl->dry_run )
         return HVB_EXIT_OK;
     snprintf(path, sizeof(path), "%s/bin", fl->dir);
-    rc = fleet_mkdirs(path);
-    rc = rc ?: fleet_copy_file(self, fl->binary, 0755);
+    rc = hvb_mkdirs(path);
+    rc = rc ?: hvb_copy_file(self, fl->binary, 0755);
     if ( rc )
         return hvb_usage_error("fleet: cannot stage %s into %s: %s", self,
                                fl->binary, strerror(-rc));

@@ -323,9 +323,9 @@ static int check_plan(const struct shard *s, const char *self)
     json_t *cmd = canonical_cmd(s->doc), *plan = NULL, *list, *full, *c, *p;
     size_t i, n = json_array_size(cmd);
     char **av = calloc(n + 6, sizeof(*av)), kn[32], err[512];
-    struct fleet_cmd fc = {.timeout_s = FLEET_CMD_TIMEOUT,
-                           .max_out = 64u << 20,
-                           .capture_err = true};
+    struct hvb_exec fc = {.timeout_s = FLEET_CMD_TIMEOUT,
+                          .max_out = 64u << 20,
+                          .capture_err = true};
     int rc, status = HVB_EXIT_OK;
 
     if ( cmd == NULL || av == NULL )
@@ -344,13 +344,13 @@ static int check_plan(const struct shard *s, const char *self)
     av[n + 2] = kn;
     av[n + 3] = "--plan";
     fc.argv = av;
-    rc = fleet_cmd_run(&fc);
+    rc = hvb_exec_run(&fc);
     if ( rc == 0 )
         plan = json_loads(fc.out, 0, NULL);
     if ( plan == NULL )
     {
         if ( rc )
-            fleet_cmd_error(&fc, rc, err, sizeof(err));
+            hvb_exec_error(&fc, rc, err, sizeof(err));
         status = hvb_usage_error(
             "merge: '%s': cannot rebuild its plan here ('run ... --shard %s "
             "--plan': %s): merge with the hvbench that ran it",
@@ -388,7 +388,7 @@ static int check_plan(const struct shard *s, const char *self)
         break;
     }
 out:
-    fleet_cmd_free(&fc);
+    hvb_exec_free(&fc);
     json_decref(plan);
     json_decref(cmd);
     free(av);

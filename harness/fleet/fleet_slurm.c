@@ -107,20 +107,21 @@ void hvb_slurm_set_timeout(double seconds)
  * Run the Slurm client @argv, its stdout (at most @max bytes) into @c;
  * 0, or -errno having said why in @err ("sinfo: ...").
  */
-static int slurm(char *const *argv, size_t max, struct fleet_cmd *c, char *err,
+static int slurm(char *const *argv, size_t max, struct hvb_exec *c, char *err,
                  size_t len)
 {
     int rc;
 
-    *c = (struct fleet_cmd){.argv = argv,
-                            .path_search = true,
-                            .capture_err = true,
-                            .timeout_s = cmd_timeout_s,
-                            .max_out = max};
-    rc = fleet_cmd_run(c);
+    *c = (struct hvb_exec){.argv = argv,
+                           .path_search = true,
+                           .capture_err = true,
+                           .timeout_s = cmd_timeout_s,
+                           .max_out = max,
+                           .timeout_hint = "--slurm-timeout sets the limit"};
+    rc = hvb_exec_run(c);
     if ( rc == 0 )
         return 0;
-    fleet_cmd_error(c, rc, err, len);
+    hvb_exec_error(c, rc, err, len);
     return rc < 0 ? rc : -EIO;
 }
 
@@ -171,7 +172,7 @@ int hvb_slurm_nodes(const char *partition, const char *constraint, char ***out,
 {
     char *argv[8] = {"sinfo", "-h", "-N", "-o", "%N|%f", NULL, NULL, NULL};
     char *line, *save = NULL, **v = NULL;
-    struct fleet_cmd c;
+    struct hvb_exec c;
     size_t n = 0, i;
     int rc;
 
@@ -206,7 +207,7 @@ int hvb_slurm_nodes(const char *partition, const char *constraint, char ***out,
         v = w;
         n++;
     }
-    fleet_cmd_free(&c);
+    hvb_exec_free(&c);
     if ( rc )
         return rc;
     if ( n > 1 )
@@ -258,7 +259,7 @@ static bool parsable_id(char *s)
 static int submit_one(char *const *argv, char ***ids, size_t *nr, char *err,
                       size_t len)
 {
-    struct fleet_cmd c;
+    struct hvb_exec c;
     char **v;
     int rc = slurm(argv, FLEET_ID_MAX, &c, err, len);
 
@@ -278,7 +279,7 @@ static int submit_one(char *const *argv, char ***ids, size_t *nr, char *err,
         snprintf(err, len, "out of memory");
         rc = -ENOMEM;
     }
-    fleet_cmd_free(&c);
+    hvb_exec_free(&c);
     if ( rc )
         return rc;
     *ids = v;
@@ -350,7 +351,7 @@ int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
                    struct hvb_fleet_counts *c, char *err, size_t len)
 {
     char *argv[12] = {"squeue", "-h", "-r", "-o", "%T", "-j", NULL, NULL};
-    struct fleet_cmd q;
+    struct hvb_exec q;
     char *list;
     size_t i, n = 0, at = 0;
     int rc;
@@ -377,6 +378,6 @@ int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
     }
     if ( rc == 0 )
         count_states(q.out, total, c);
-    fleet_cmd_free(&q);
+    hvb_exec_free(&q);
     return rc;
 }

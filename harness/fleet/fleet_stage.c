@@ -26,55 +26,6 @@
 
 #include "private.h"
 
-int fleet_mkdirs(const char *path)
-{
-    char buf[PATH_MAX], *p;
-
-    snprintf(buf, sizeof(buf), "%s", path);
-    for ( p = buf + 1; *p; p++ )
-        if ( *p == '/' )
-        {
-            *p = '\0';
-            if ( mkdir(buf, 0755) && errno != EEXIST )
-                return -errno;
-            *p = '/';
-        }
-    if ( mkdir(buf, 0755) && errno != EEXIST )
-        return -errno;
-    return 0;
-}
-
-/* Copy @from to @to (mode @mode) through a temporary file. */
-int fleet_copy_file(const char *from, const char *to, mode_t mode)
-{
-    char tmp[PATH_MAX + 16], buf[65536];
-    int in, out, rc = 0;
-    ssize_t n;
-
-    snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
-    in = open(from, O_RDONLY | O_CLOEXEC);
-    if ( in < 0 )
-        return -errno;
-    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if ( out < 0 )
-    {
-        rc = -errno;
-        close(in);
-        return rc;
-    }
-    while ( rc == 0 && (n = read(in, buf, sizeof(buf))) != 0 )
-        if ( n < 0 || write(out, buf, (size_t)n) != n )
-            rc = errno ? -errno : -EIO;
-    close(in);
-    if ( close(out) && rc == 0 )
-        rc = -errno;
-    if ( rc == 0 && rename(tmp, to) )
-        rc = -errno;
-    if ( rc )
-        unlink(tmp);
-    return rc;
-}
-
 /* Copy the plugin file @spec (its NAME part: @n chars) into DIR/plugins. */
 static int stage_one(const struct fleet *fl, const char *spec, size_t n,
                      FILE *f)
@@ -87,9 +38,9 @@ static int stage_one(const struct fleet *fl, const char *spec, size_t n,
     base = strrchr(from, '/');
     base = base ? base + 1 : from;
     snprintf(to, sizeof(to), "%s/plugins", fl->dir);
-    rc = fleet_mkdirs(to);
+    rc = hvb_mkdirs(to);
     snprintf(to, sizeof(to), "%s/plugins/%s", fl->dir, base);
-    rc = rc ?: fleet_copy_file(from, to, 0644);
+    rc = rc ?: hvb_copy_file(from, to, 0644);
     if ( rc )
         return hvb_usage_error("fleet: cannot stage plugin '%s' into %s: %s",
                                from, to, strerror(-rc));

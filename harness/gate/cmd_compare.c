@@ -338,14 +338,15 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
              : c->nr[HVB_UNSTABLE] && !allow_unstable ? HVB_EXIT_UNSTABLE
                                                       : HVB_EXIT_OK;
     hvb_cmp_print_console(stdout, c);
-    printf("gate: %s", status == HVB_EXIT_OK ? "pass"
-                       : status == HVB_EXIT_REGRESSION
-                           ? "FAIL: regression"
-                           : "UNSTABLE: too noisy to judge");
+    printf("gate: %s", status == HVB_EXIT_OK           ? "pass"
+                       : status == HVB_EXIT_REGRESSION ? "FAIL: regression"
+                       : c->builds ? "UNKNOWN: not decided within the budget "
+                                     "of pairs"
+                                   : "UNSTABLE: too noisy to judge");
     if ( status == HVB_EXIT_OK && c->nr[HVB_UNSTABLE] )
-        printf(" (%zu unstable benchmark(s) not gated: "
+        printf(" (%zu %s benchmark(s) not gated: "
                "--allow-unstable)",
-               c->nr[HVB_UNSTABLE]);
+               c->nr[HVB_UNSTABLE], hvb_cmp_verdict_word(c, HVB_UNSTABLE));
     putchar('\n');
     fflush(stdout);
     if ( md_path != NULL )

@@ -1,36 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * "hvbench gate --base-bin OLD/hvbench [gate options] -- WORKLOAD [run
- * options]": two builds paired in one run.  On a VM whose speed drifts
- * over seconds, two results files measured one after the other disagree
- * by more than the change a gate looks for; samples of the two builds
- * taken a few milliseconds apart see the same machine.  So the old and
- * the new binary run as live worker processes (harness/gate/cmd_worker.c, the
- * protocol in private.h), both warm, and the gate alternates short
- * samples between them: per cell and round one sample of each, in the
- * order AB BA AB BA ..., every sample of a cell with one iteration count
- * calibrated once for both builds.  The unit of comparison is the ratio
- * new / base of the two samples of a round; P process pairs (fresh
- * processes of both builds, in alternating start order) each run R
- * rounds, so the layout luck of one process (stack, heap, CPU) averages
- * out.  The verdict is hvb_cmp_paired()'s on the P x R ratios: median,
- * 95% percentile bootstrap CI, threshold; exit codes and --markdown as
- * the two-file gate's.
+ * "hvbench gate --base-bin OLD/hvbench [--new-bin NEW/hvbench] [gate
+ * options] -- WORKLOAD [run options]": two builds paired in one run.  On
+ * a VM whose speed drifts over seconds, two results files measured one
+ * after the other disagree by more than the change a gate looks for;
+ * samples of the two builds taken a few milliseconds apart see the same
+ * machine.  So the old and the new binary run as live worker processes
+ * (harness/gate/cmd_worker.c, the protocol in private.h), both warm, and
+ * the gate alternates short samples between them: per cell and round one
+ * sample of each, in the order AB BA AB BA ..., every sample of a cell
+ * with one iteration count calibrated once for both builds.  The unit of
+ * comparison is the ratio new / base of the two samples of a round; each
+ * process pair (fresh processes of both builds, in alternating start
+ * order) runs R rounds, so the layout luck of one process (stack, heap,
+ * CPU) averages out over the pairs.
  *
- * Example (the defaults): P = 12, R = 10, --sample-time 0.01 on the 5
- * one-thread lookup cells: 12 x (5 x 2 warm-up + 5 x 10 x 2 measured
- * samples of ~10-15 ms) ~ 20 s of samples, 120 ratios per cell.  Each
- * process lands in a fast or a slow state of its own on the 2-vCPU VM
- * (per-pair medians of 0.86 or 1.18 beside 1.000 +- 0.5%), so a pair's
- * ratios can sit off 1 together; the median of all 120 is robust to a
- * few such pairs where one pair's 20 (P = 3) is not.  A cell whose
- * ratios have median 1.021 and CI [1.012, 1.030] regressed at a 1%
- * threshold, unstable at 2% (the CI reaches past 1.02), unchanged at 5%.
+ * How many pairs is adaptive (Chromium Pinpoint's SAME / DIFFERENT /
+ * UNKNOWN): after the first --pairs P0 pairs the gate looks at every
+ * cell (hvb_cmp_builds(): the median ratio, its bootstrap CI, the
+ * Benjamini-Hochberg control over the cells), and a cell whose CI lies
+ * inside [1 - t, 1 + t] is "same", one whose CI lies wholly outside it
+ * "regressed" or "improved"; the cells still undecided get more pairs,
+ * --look-every S at a time, and another look, until all are decided or
+ * --max-pairs Pmax (or --budget seconds) is spent: those left are
+ * "unknown" (exit 3), with an estimate of the pairs that would decide
+ * them.  A verdict once reached is final.  Looking again and again
+ * would raise the chance of a wrong verdict with every look, so each
+ * look's CI is at level 1 - 0.05 / L, L the looks the budget allows
+ * (Bonferroni): whichever look decides, the chance that it was wrong
+ * stays under 0.05.
+ *
+ * Example (the defaults): P0 = 12, S = 6, Pmax = 36: looks after 12,
+ * 18, 24, 30 and 36 pairs, L = 5, 99% CIs.  A +1% change at t = 0.5%
+ * whose CI after 12 pairs is [+0.31%, +1.70%] is unknown (it reaches
+ * below +0.5%); 6 more pairs of that cell alone, and at [+0.62%,
+ * +1.48%] it is regressed, while the cells that were "same" after 12
+ * pairs ran no more.  On the 2-vCPU VM a process lands in a fast or a
+ * slow state of its own for a cell (per-pair medians of 0.86 or 1.18
+ * beside 1.000 +- 0.5%), so a pair's ratios can sit off 1 together:
+ * the CI resamples pairs first, then rounds (hvb/compare.h).
  *
  * --metric sim_instructions: the workers run under callgrind; counts
  * are deterministic, so one process pair and a few rounds of 20000
- * operations suffice.  Both builds must have been configured alike (the
- * hello's build block); a difference is exit 2, naming it.
+ * operations suffice (no further looks).  Both builds must have been
+ * configured alike (the hello's build block); a difference is exit 2,
+ * naming it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -41,6 +55,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hvb/cmdline.h>
@@ -51,51 +66,81 @@
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
 
-#define DEFAULT_PAIRS    12
-#define DEFAULT_ROUNDS   10
-#define DEFAULT_SAMPLE_S 0.01
-#define SIM_ROUNDS       3
-#define SIM_ITERATIONS   20000
-#define MAX_PAIRS        64
-#define MAX_ROUNDS       10000
-#define MAX_SAMPLE_S     10.0
+#define DEFAULT_PAIRS      12
+#define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
+#define DEFAULT_ROUNDS     10
+#define DEFAULT_SAMPLE_S   0.01
+#define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
+#define GATE_ALPHA         0.05  /* over all looks together */
+#define SIM_ROUNDS         3
+#define SIM_ITERATIONS     20000
+#define MAX_PAIRS          1000
+#define MAX_LOOKS          50
+#define MAX_ROUNDS         10000
+#define MAX_SAMPLE_S       10.0
 
 struct gate_bin {
-    const char *metric, *md_path;
+    const char *metric, *md_path, *json_path;
     double thr;
-    bool allow_unstable, sim;
-    unsigned int pairs, rounds;
-    double sample_s;
+    bool allow_unstable, sim, tty;
+    unsigned int pairs, max_pairs, look_every, rounds;
+    double sample_s, budget_s;
     char **args;                 /* argv of a worker, [0] set per build */
     struct hvb_gate_worker w[2]; /* base, new */
+    json_t *hello[2];            /* the first pair's, kept */
+    json_t *names;               /* the cells' names */
     size_t nr_cells;
     int64_t *iters;
+    unsigned int *npairs;      /* per cell: its process pairs so far */
+    bool *decided;             /* per cell: its verdict is final */
+    struct hvb_cmp_row *final; /* per cell: the row of its verdict */
+    unsigned int looks, max_looks;
+    double alpha;         /* per look: GATE_ALPHA / max_looks */
+    double t0, pair_s;    /* the start; the last pair's seconds */
+    size_t pair_cells;    /* the cells the last pair sampled */
     json_t **time[2];     /* per cell: samples_ns_per_op arrays */
     json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
     char err[768];
 };
 
-#define METRIC_HELP                                                       \
-    "(default time); sim_instructions runs both workers under callgrind " \
-    "(1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR(   \
+#define METRIC_HELP                                                               \
+    "(default time); cycles: hardware cycles where both builds count them "       \
+    "(a PMU), else TSC cycles; sim_instructions runs both workers under "         \
+    "callgrind (1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR( \
         SIM_ITERATIONS) " ops: the counts are deterministic"
 
 #define G struct gate_bin
 static const struct hvb_optdef gate_bin_opts[] = {
     HVB_OPT_STR("base-bin", 0, "FILE", G, w[0].bin,
                 "the base build's hvbench (required)"),
-    HVB_OPT_STR("metric", 'm', "time|sim_instructions|tsc_cycles|M", G, metric,
-                METRIC_HELP),
+    HVB_OPT_STR("new-bin", 0, "FILE", G, w[1].bin,
+                "the new build's hvbench (default this one)"),
+    HVB_OPT_STR("metric", 'm', "time|cycles|tsc_cycles|sim_instructions|M", G,
+                metric, METRIC_HELP),
     HVB_OPT_PCT("max-regression", 0, "P%", G, thr,
-                "threshold (default as gate: 5% time, 0.5% sim_instructions)"),
+                "threshold t: same within +-t, regressed or improved beyond "
+                "it (default 0.5% for time, cycles and tsc_cycles, 0.5% "
+                "sim_instructions, 5% a counter M)"),
     HVB_OPT_STR("markdown", 0, "FILE", G, md_path,
                 "also write a PR-comment-ready summary"),
+    HVB_OPT_STR("json", 0, "FILE", G, json_path,
+                "also write the verdicts as JSON (docs/schema.md)"),
     HVB_OPT_SET("allow-unstable", 0, G, allow_unstable,
-                "pass when nothing regressed though some cells are too "
-                "unstable to judge"),
+                "pass when nothing regressed though some cells are unknown "
+                "(not decided within the budget)"),
     HVB_OPT_UINT("pairs", 0, "N", G, pairs, 1, MAX_PAIRS,
-                 "process pairs, each a fresh process of both builds "
-                 "(default " HVB_STR(DEFAULT_PAIRS) ")"),
+                 "process pairs before the first look, each a fresh process "
+                 "of both builds (default " HVB_STR(DEFAULT_PAIRS) ")"),
+    HVB_OPT_UINT(
+        "max-pairs", 0, "N", G, max_pairs, 1, MAX_PAIRS,
+        "at most N pairs for a cell still undecided (default " HVB_STR(
+            DEFAULT_MAX_FACTOR) " x --pairs; --pairs: no second look)"),
+    HVB_OPT_UINT("look-every", 0, "N", G, look_every, 1, MAX_PAIRS,
+                 "look again after every N pairs more (default half of "
+                 "--pairs, rounded up)"),
+    HVB_OPT_SECONDS("budget", 0, "S", G, budget_s, 0.001, 86400,
+                    "add no pair that would end past S seconds from the "
+                    "start (the first --pairs always run)"),
     HVB_OPT_UINT(
         "rounds", 0, "N", G, rounds, 3, MAX_ROUNDS,
         "rounds per cell and pair (default " HVB_STR(DEFAULT_ROUNDS) ")"),
@@ -112,30 +157,42 @@ static const struct hvb_optdef gate_bin_opts[] = {
 #undef G
 
 const struct hvb_cmd_doc hvb_doc_gate_bin = {
-    .usage = "gate --base-bin OLD/hvbench [gate options] --\n"
-             "                    WORKLOAD [run options]",
-    .text = "Two builds paired in one run: this hvbench (new) and OLD (base)\n"
-            "run WORKLOAD's cells as two live worker processes ('hvbench\n"
-            "worker', both warm), and the gate alternates short samples of\n"
-            "the two (AB BA AB ...), one iteration count shared per cell, so\n"
-            "the machine's drift hits both builds alike.  Per cell the\n"
-            "ratios new/base of the rounds' two samples, pooled over the\n"
-            "process pairs, give the median ratio and its 95% bootstrap CI;\n"
-            "verdicts as for the two-file gate ('hvbench gate --help').\n"
-            "Both builds must be configured alike (compiler, flags, build\n"
-            "type, layout, lockstat): a difference is exit 2, naming it.\n"
-            "OLD must be an hvbench with the worker (this version or later).",
+    .usage = "gate --base-bin OLD/hvbench [--new-bin NEW/hvbench]\n"
+             "                    [gate options] -- WORKLOAD [run options]",
+    .text =
+        "Two builds paired in one run: NEW (default this hvbench) and OLD\n"
+        "(base) run WORKLOAD's cells as two live worker processes\n"
+        "('hvbench worker', both warm), and the gate alternates short\n"
+        "samples of the two (AB BA AB ...), one iteration count shared per\n"
+        "cell, so the machine's drift hits both builds alike.  Per cell the\n"
+        "ratios new/base of the rounds' two samples, pooled over process\n"
+        "pairs, give the median ratio and its bootstrap CI.  Adaptive, as\n"
+        "Chromium Pinpoint: after --pairs pairs a cell whose CI lies inside\n"
+        "[1-t, 1+t] is same, one whose CI lies wholly above (below) it is\n"
+        "regressed (improved); the cells still undecided get more pairs,\n"
+        "--look-every at a time, until --max-pairs or --budget: then they\n"
+        "are unknown, with the pairs more that would likely decide them.\n"
+        "Each look's CI is at level 1 - 0.05/L, L the looks the budget\n"
+        "allows (Bonferroni), and a regressed or improved cell must also be\n"
+        "a Benjamini-Hochberg discovery among all the cells (the false\n"
+        "discovery rate at that level).  Both builds must be configured\n"
+        "alike (compiler, flags, build type, layout, lockstat): a\n"
+        "difference is exit 2, naming it.  OLD and NEW must be hvbench\n"
+        "builds with the worker (this version or later).",
     .opts = gate_bin_opts,
     .inherits = "run",
     .notes =
         "Run options follow '--' as for 'hvbench run' (--plugin, --param,\n"
         "--threads, --affinity, --seed, --counters ...); --repetitions,\n"
         "--min-time and --out do not apply, --processes and --resume are\n"
-        "refused.\n"
+        "refused.  Progress goes to stderr: a line per pair on a terminal,\n"
+        "else a line per look.\n"
         "\n"
-        "exit status: 0 pass, 1 regression, 2 usage or input error (also\n"
-        "builds configured differently, a base binary without the worker,\n"
-        "a cell or worker that failed), 3 too unstable to judge",
+        "exit status: 0 pass (nothing regressed), 1 regression, 2 usage or\n"
+        "input error (also builds configured differently, a binary without\n"
+        "the worker, a cell or worker that failed; no --json written),\n"
+        "3 unknown: a cell not decided within the budget (0 with\n"
+        "--allow-unstable)",
 };
 
 bool hvb_gate_bin_wanted(int argc, char **argv)
@@ -147,6 +204,14 @@ bool hvb_gate_bin_wanted(int argc, char **argv)
              strncmp(argv[i], "--base-bin=", 11) == 0 )
             return true;
     return false;
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static const char *json_str(json_t *v, char *buf, size_t len)
@@ -305,9 +370,44 @@ static int calibrate(struct gate_bin *g)
     return 0;
 }
 
-/* Process pair @p: start both (alternating who first), warm, rounds. */
+/* After the first hellos: the per-cell state, the names, the counts. */
+static int setup_cells(struct gate_bin *g)
+{
+    size_t c;
+    int k;
+
+    g->names = json_incref(json_object_get(g->w[0].hello, "cells"));
+    g->nr_cells = json_array_size(g->names);
+    g->iters = calloc(g->nr_cells + 1, sizeof(*g->iters));
+    g->npairs = calloc(g->nr_cells + 1, sizeof(*g->npairs));
+    g->decided = calloc(g->nr_cells + 1, sizeof(*g->decided));
+    g->final = calloc(g->nr_cells + 1, sizeof(*g->final));
+    for ( k = 0; k < 2; k++ )
+    {
+        g->hello[k] = json_incref(g->w[k].hello);
+        g->time[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
+        g->counters[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
+        for ( c = 0; g->time[k] && g->counters[k] && c < g->nr_cells; c++ )
+        {
+            g->time[k][c] = json_array();
+            g->counters[k][c] = json_object();
+        }
+    }
+    if ( g->iters == NULL || g->npairs == NULL || g->decided == NULL ||
+         g->final == NULL || g->time[1] == NULL || g->counters[1] == NULL )
+        return hvb_failure("out of memory");
+    if ( calibrate(g) )
+        return worker_failed(g);
+    return 0;
+}
+
+/*
+ * Process pair @p: start both (alternating who first), warm, rounds, of
+ * the cells not decided yet; stop both.
+ */
 static int run_pair(struct gate_bin *g, unsigned int p)
 {
+    double t = mono_now();
     unsigned int r;
     size_t c;
     int k, rc;
@@ -323,28 +423,11 @@ static int run_pair(struct gate_bin *g, unsigned int p)
     rc = check_alike(&g->w[0], &g->w[1]);
     if ( rc )
         return rc;
-    if ( p == 0 )
-    {
-        g->nr_cells = json_array_size(json_object_get(g->w[0].hello, "cells"));
-        g->iters = calloc(g->nr_cells + 1, sizeof(*g->iters));
-        for ( k = 0; k < 2; k++ )
-        {
-            g->time[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
-            g->counters[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
-            for ( c = 0; g->time[k] && g->counters[k] && c < g->nr_cells; c++ )
-            {
-                g->time[k][c] = json_array();
-                g->counters[k][c] = json_object();
-            }
-        }
-        if ( g->iters == NULL || g->time[1] == NULL || g->counters[1] == NULL )
-            return hvb_failure("out of memory");
-        if ( calibrate(g) )
-            return worker_failed(g);
-    }
+    if ( p == 0 && (rc = setup_cells(g)) != 0 )
+        return rc;
     /* Warm both: the first sample of a cell prepares it. */
     for ( c = 0; !g->sim && c < g->nr_cells; c++ )
-        for ( k = 0; k < 2; k++ )
+        for ( k = 0; k < 2 && !g->decided[c]; k++ )
             if ( one(g, k, c, false) )
                 return worker_failed(g);
     for ( r = 0; r < g->rounds; r++ )
@@ -352,32 +435,136 @@ static int run_pair(struct gate_bin *g, unsigned int p)
         {
             int first = (int)((r + p) % 2);
 
+            if ( g->decided[c] )
+                continue;
             if ( one(g, first, c, true) || one(g, 1 - first, c, true) )
                 return worker_failed(g);
         }
+    g->pair_cells = 0;
+    for ( c = 0; c < g->nr_cells; c++ )
+        if ( !g->decided[c] )
+        {
+            g->npairs[c]++;
+            g->pair_cells++;
+        }
     for ( k = 0; k < 2; k++ )
-        if ( p + 1 < g->pairs )
-            hvb_gate_worker_stop(&g->w[k]);
+        hvb_gate_worker_stop(&g->w[k]);
+    g->pair_s = mono_now() - t;
     return 0;
 }
 
-/* The paired document hvb_cmp_paired() reads: per cell base, then new. */
+/*
+ * The paired document hvb_cmp_builds() reads: per cell base, then new,
+ * each with its own count of process pairs.
+ */
 static json_t *paired_doc(struct gate_bin *g)
 {
-    json_t *cells = json_array(), *names;
+    json_t *cells = json_array();
     size_t c;
     int k;
 
-    names = json_object_get(g->w[1].hello, "cells");
     for ( c = 0; c < g->nr_cells; c++ )
         for ( k = 0; k < 2; k++ )
             json_array_append_new(
-                cells, json_pack("{sO si sO sO}", HVB_RK_NAME,
-                                 json_array_get(names, c), HVB_RK_VARIANT, k,
+                cells, json_pack("{sO si sO sO si}", HVB_RK_NAME,
+                                 json_array_get(g->names, c), HVB_RK_VARIANT, k,
                                  HVB_RK_SAMPLES, g->time[k][c], HVB_RK_COUNTERS,
-                                 g->counters[k][c]));
+                                 g->counters[k][c], HVB_RK_PROCESSES,
+                                 (int)g->npairs[c]));
     return json_pack("{s{so s{si}}}", HVB_RK_HVBENCH, HVB_RK_CELLS, cells,
-                     HVB_RK_RUN, HVB_RK_PROCESSES, (int)g->pairs);
+                     HVB_RK_RUN, HVB_RK_PROCESSES, (int)g->max_pairs);
+}
+
+/* How many cells are not decided yet. */
+static size_t undecided(const struct gate_bin *g)
+{
+    size_t c, n = 0;
+
+    for ( c = 0; c < g->nr_cells; c++ )
+        n += !g->decided[c];
+    return n;
+}
+
+/*
+ * A look at every cell (@c: the comparison, replaced): a cell not
+ * decided before takes its row, and its verdict is final unless it is
+ * unknown.  0 or exit 2.
+ */
+static int look(struct gate_bin *g, struct hvb_cmp *c)
+{
+    json_t *doc = paired_doc(g);
+    size_t i;
+    int rc;
+
+    if ( doc == NULL )
+        return hvb_failure("out of memory");
+    hvb_cmp_free(c);
+    *c = (struct hvb_cmp){.names = {"the base build", "the new build"}};
+    rc = hvb_cmp_builds(doc, g->metric, g->thr, g->alpha, c, g->err,
+                        sizeof(g->err));
+    /* Rows borrow the names from g->names, not from @doc. */
+    json_decref(doc);
+    if ( rc )
+        return hvb_usage_error("%s", g->err);
+    for ( i = 0; i < c->nr_rows && i < g->nr_cells; i++ )
+        if ( !g->decided[i] )
+        {
+            g->final[i] = c->rows[i];
+            g->decided[i] = c->rows[i].verdict != HVB_UNSTABLE;
+        }
+    g->looks++;
+    return 0;
+}
+
+/* The last look's comparison @c with every cell's final row in it. */
+static void final_rows(struct gate_bin *g, struct hvb_cmp *c)
+{
+    size_t i;
+
+    memset(c->nr, 0, sizeof(c->nr));
+    for ( i = 0; i < c->nr_rows && i < g->nr_cells; i++ )
+    {
+        c->rows[i] = g->final[i];
+        c->nr[c->rows[i].verdict]++;
+    }
+}
+
+/* Would one more pair end past --budget?  (The last pair's pace.) */
+static bool over_budget(const struct gate_bin *g)
+{
+    double next;
+
+    if ( g->budget_s <= 0 )
+        return false;
+    next = g->pair_cells
+               ? g->pair_s * (double)undecided(g) / (double)g->pair_cells
+               : 0;
+    return mono_now() - g->t0 + next > g->budget_s;
+}
+
+/* stderr: a line per pair on a terminal (rewritten), else per look. */
+static void progress(const struct gate_bin *g, unsigned int p, bool looked,
+                     const struct hvb_cmp *c)
+{
+    char what[160] = "";
+
+    if ( looked )
+        snprintf(what, sizeof(what),
+                 "; look %u of at most %u: %zu regressed, %zu improved, "
+                 "%zu same, %zu unknown",
+                 g->looks, g->max_looks, c->nr[HVB_REGRESSED],
+                 c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
+                 c->nr[HVB_UNSTABLE]);
+    if ( g->tty )
+        fprintf(stderr,
+                "\r\033[Kgate --base-bin: pair %u (%u to %u), %zu of %zu "
+                "cell(s) undecided, %.0f s%.120s",
+                p, g->pairs, g->max_pairs, undecided(g), g->nr_cells,
+                mono_now() - g->t0, what);
+    else if ( looked )
+        fprintf(stderr, "hvbench: gate: after %u pair(s), %.1f s%s\n", p,
+                mono_now() - g->t0, what);
+    fflush(stderr);
 }
 
 /* Per cell, the median ratio of each process pair: the layout luck. */
@@ -386,20 +573,34 @@ static void print_pairs(struct gate_bin *g, const struct hvb_cmp *c)
     size_t i, j;
     unsigned int p;
 
-    printf("two builds paired: base %s, new %s; %u process pair(s) x %u "
-           "round(s) per cell, samples in AB BA order%s\n",
-           g->w[0].bin, g->w[1].bin, g->pairs, g->rounds,
-           g->sim ? ", under callgrind" : "");
-    for ( i = 0; i < g->nr_cells && !g->sim && strcmp(c->key, "time") == 0;
-          i++ )
+    printf("two builds paired: base %s, new %s; %u to %u process pair(s) "
+           "(looks after %u, then every %u: %u taken of at most %u, each "
+           "at alpha %.2g/%u = %.3g) x %u round(s) per cell, samples in AB "
+           "BA order%s\n",
+           g->w[0].bin, g->w[1].bin, g->pairs, g->max_pairs, g->pairs,
+           g->look_every, g->looks, g->max_looks, GATE_ALPHA, g->max_looks,
+           g->alpha, g->rounds, g->sim ? ", under callgrind" : "");
+    for ( i = 0; i < g->nr_cells; i++ )
     {
+        const struct hvb_cmp_row *r = &g->final[i];
+        long more = hvb_cmp_more_pairs(r, c->threshold);
         json_t *x = g->time[0][i], *y = g->time[1][i];
 
-        printf("  %s: %lld ops/thread per sample; median new/base per pair:",
-               json_string_value(
-                   json_array_get(json_object_get(g->w[1].hello, "cells"), i)),
-               (long long)g->iters[i]);
-        for ( p = 0; p < g->pairs; p++ )
+        printf("  %s: %lld ops/thread per sample; %s after %u pair(s)",
+               json_string_value(json_array_get(g->names, i)),
+               (long long)g->iters[i], hvb_cmp_verdict_word(c, r->verdict),
+               g->npairs[i]);
+        if ( more > 0 )
+            printf(" (about %ld more would decide it)", more);
+        else if ( more < 0 )
+            printf(" (no count of pairs more is likely to decide it)");
+        if ( g->sim || strcmp(c->key, "time") != 0 )
+        {
+            putchar('\n');
+            continue;
+        }
+        printf("; median new/base per pair:");
+        for ( p = 0; p < g->npairs[i]; p++ )
         {
             double q[MAX_ROUNDS];
             size_t n = 0;
@@ -415,6 +616,88 @@ static void print_pairs(struct gate_bin *g, const struct hvb_cmp *c)
         }
         putchar('\n');
     }
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The overall verdict of @c, as a cell's. */
+static const char *overall(const struct hvb_cmp *c)
+{
+    return c->nr[HVB_REGRESSED]  ? "regressed"
+           : c->nr[HVB_UNSTABLE] ? "unknown"
+           : c->nr[HVB_IMPROVED] ? "improved"
+                                 : "same";
+}
+
+/* --json's document (docs/schema.md), "exit" to be set. */
+static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c)
+{
+    json_t *cells = json_array(), *o;
+    char method[512];
+    size_t i;
+
+    snprintf(method, sizeof(method),
+             "median of the per-round ratios new/base, percentile bootstrap "
+             "CI (process pairs, then rounds); looks after %u pairs, then "
+             "every %u, to %u: at most %u looks, each at alpha %g/%u "
+             "(Bonferroni); same: CI inside [1-t, 1+t]; regressed/improved: "
+             "CI wholly above/below it and a Benjamini-Hochberg discovery at "
+             "q = alpha/%u among the cells' bootstrap p of a change beyond "
+             "t; else unknown",
+             g->pairs, g->look_every, g->max_pairs, g->max_looks, GATE_ALPHA,
+             g->max_looks, g->max_looks);
+    for ( i = 0; i < g->nr_cells; i++ )
+    {
+        const struct hvb_cmp_row *r = &g->final[i];
+        long more = hvb_cmp_more_pairs(r, c->threshold);
+
+        json_array_append_new(
+            cells,
+            json_pack("{sO ss so s[oo] si si sI so so so so so}", "name",
+                      json_array_get(g->names, i), "verdict",
+                      hvb_cmp_verdict_word(c, r->verdict), "ratio",
+                      num(r->ratio), "ci", num(r->lo), num(r->hi), "pairs",
+                      (int)g->npairs[i], "rounds", (int)g->rounds, "iterations",
+                      (json_int_t)g->iters[i], "more_pairs",
+                      more >= 0 ? json_integer(more) : json_null(), "p",
+                      num(r->p), "p_beyond", num(r->p_beyond), "base",
+                      num(r->base), "new", num(r->new_)));
+    }
+    o = json_pack("{s{ss ss sf sf si si si si si sf sf so} sO sO so ss}",
+                  "gate", "metric", c->metric, "unit", c->unit, "threshold",
+                  c->threshold, "alpha", GATE_ALPHA, "pairs_min", (int)g->pairs,
+                  "pairs_max", (int)g->max_pairs, "look_every",
+                  (int)g->look_every, "looks", (int)g->looks, "looks_max",
+                  (int)g->max_looks, "alpha_look", g->alpha, "seconds",
+                  mono_now() - g->t0, "budget",
+                  g->budget_s > 0 ? json_real(g->budget_s) : json_null(),
+                  "base", json_object_get(g->hello[0], "hvbench"), "new",
+                  json_object_get(g->hello[1], "hvbench"), "cells", cells,
+                  "verdict", overall(c));
+    json_object_set_new(json_object_get(o, "gate"), "method",
+                        json_string(method));
+    return o;
+}
+
+/* Write @o to --json (hvb/outfile.h); 0 or HVB_EXIT_USAGE. */
+static int write_json(struct gate_bin *g, json_t *o)
+{
+    struct hvb_outfile f;
+
+    if ( hvb_outfile_open(&f, g->json_path, "json", g->err, sizeof(g->err)) )
+        return hvb_usage_error("%s", g->err);
+    if ( json_dumpf(o, f.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+         fputc('\n', f.f) == EOF )
+    {
+        hvb_outfile_abort(&f);
+        return hvb_usage_error("cannot write json to '%s'", g->json_path);
+    }
+    if ( hvb_outfile_commit(&f, g->err, sizeof(g->err)) )
+        return hvb_usage_error("%s", g->err);
+    return 0;
 }
 
 static void gate_free(struct gate_bin *g)
@@ -434,8 +717,13 @@ static void gate_free(struct gate_bin *g)
         }
         free(g->time[k]);
         free(g->counters[k]);
+        json_decref(g->hello[k]);
     }
+    json_decref(g->names);
     free(g->iters);
+    free(g->npairs);
+    free(g->decided);
+    free(g->final);
     free(g->args);
 }
 
@@ -466,6 +754,138 @@ static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
     return 0;
 }
 
+/* @bin (--@opt) is an executable file, else exit 2. */
+static int check_bin(const char *opt, const char *bin)
+{
+    struct stat st;
+
+    errno = 0;
+    if ( stat(bin, &st) || !S_ISREG(st.st_mode) || access(bin, X_OK) )
+        return hvb_usage_error("--%s %s: %s", opt, bin,
+                               errno ? strerror(errno)
+                                     : "not an executable file");
+    return 0;
+}
+
+/* The pairs and looks: defaults, limits; 0 or exit 2. */
+static int plan_looks(struct gate_bin *g, bool look_given)
+{
+    unsigned int extra;
+
+    if ( g->sim )
+    {
+        g->pairs = g->max_pairs = g->look_every = 1;
+        g->rounds = SIM_ROUNDS;
+    }
+    if ( g->max_pairs == 0 )
+        g->max_pairs = g->pairs * DEFAULT_MAX_FACTOR < MAX_PAIRS
+                           ? g->pairs * DEFAULT_MAX_FACTOR
+                           : MAX_PAIRS;
+    if ( g->max_pairs < g->pairs )
+        return hvb_usage_error("--max-pairs %u is below --pairs %u",
+                               g->max_pairs, g->pairs);
+    extra = g->max_pairs - g->pairs;
+    if ( !look_given )
+    {
+        g->look_every = (g->pairs + 1) / 2;
+        /* A long budget: fewer, wider steps, at most MAX_LOOKS looks. */
+        if ( extra > g->look_every * (MAX_LOOKS - 1) )
+            g->look_every = (extra + MAX_LOOKS - 2) / (MAX_LOOKS - 1);
+    }
+    g->max_looks = 1 + (extra + g->look_every - 1) / g->look_every;
+    if ( g->max_looks > MAX_LOOKS )
+        return hvb_usage_error("--look-every %u: %u looks from %u to %u pairs, "
+                               "more than %u (each at alpha 0.05 / looks)",
+                               g->look_every, g->max_looks, g->pairs,
+                               g->max_pairs, MAX_LOOKS);
+    g->alpha = GATE_ALPHA / g->max_looks;
+    return 0;
+}
+
+/* Everything before the first pair: 0 to go on, -1 (help) or the exit. */
+static int setup(struct gate_bin *g, int argc, char **argv)
+{
+    enum hvb_outfile_kind kind;
+    static char self[PATH_MAX];
+    int dd, n = 0, i, status;
+    ssize_t sl;
+
+    status = parse(g, argc, argv, &dd);
+    if ( status )
+        return status;
+    if ( g->w[0].bin == NULL )
+        return hvb_usage_error("gate --base-bin needs a file");
+    if ( (status = check_bin("base-bin", g->w[0].bin)) != 0 ||
+         (g->w[1].bin && (status = check_bin("new-bin", g->w[1].bin)) != 0) )
+        return status;
+    if ( dd + 1 >= argc )
+        return hvb_usage_error("gate --base-bin needs '-- WORKLOAD [run "
+                               "options]'");
+    if ( hvb_cmp_default_threshold(g->metric) < 0 )
+        return hvb_usage_error("bad value '%s' for --metric (%s, or M for a "
+                               "counter M_per_op)",
+                               g->metric, hvb_cmp_metric_names());
+    if ( (g->md_path != NULL && hvb_outfile_check(g->md_path, "markdown", &kind,
+                                                  g->err, sizeof(g->err))) ||
+         (g->json_path != NULL && hvb_outfile_check(g->json_path, "json", &kind,
+                                                    g->err, sizeof(g->err))) )
+        return hvb_usage_error("%s", g->err);
+    g->sim = strcmp(g->metric, "sim_instructions") == 0;
+    if ( g->thr < 0 )
+        g->thr = strcmp(g->metric, "time") == 0 ||
+                         strcmp(g->metric, "cycles") == 0 ||
+                         strcmp(g->metric, "tsc_cycles") == 0
+                     ? DEFAULT_TIME_THR
+                     : hvb_cmp_default_threshold(g->metric);
+    status = plan_looks(g, g->look_every != 0);
+    if ( status )
+        return status;
+    if ( g->w[1].bin == NULL )
+    {
+        sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        self[sl > 0 ? sl : 0] = '\0';
+        g->w[1].bin = sl > 0 ? self : "/proc/self/exe";
+    }
+    g->args = calloc((size_t)(argc - dd) + 6, sizeof(*g->args));
+    if ( g->args == NULL )
+        return hvb_failure("out of memory");
+    g->args[n++] = NULL; /* the binary, per build */
+    g->args[n++] = "worker";
+    for ( i = dd + 1; i < argc; i++ )
+        g->args[n++] = argv[i];
+    g->args[n++] = "--quiet";
+    if ( g->sim )
+    {
+        g->args[n++] = "--instrument";
+        g->args[n++] = "callgrind";
+    }
+    return 0;
+}
+
+/* The verdicts: the report, --markdown, --json; the exit status. */
+static int report(struct gate_bin *g, struct hvb_cmp *c)
+{
+    json_t *o;
+    int status, rc;
+
+    final_rows(g, c);
+    o = json_doc(g, c);
+    print_pairs(g, c);
+    status = hvb_gate_report(c, g->hello[0], g->hello[1], g->md_path,
+                             g->allow_unstable);
+    if ( g->json_path != NULL )
+    {
+        if ( o == NULL )
+            return hvb_failure("out of memory");
+        json_object_set_new(o, "exit", json_integer(status));
+        rc = write_json(g, o);
+        if ( rc )
+            status = rc;
+    }
+    json_decref(o);
+    return status;
+}
+
 int hvb_cmd_gate_bin(int argc, char **argv)
 {
     struct gate_bin g = {
@@ -475,91 +895,46 @@ int hvb_cmd_gate_bin(int argc, char **argv)
         .rounds = DEFAULT_ROUNDS,
         .sample_s = DEFAULT_SAMPLE_S,
         .w = {{.label = "base", .out = -1, .timeout_s = HVB_WORKER_TIMEOUT},
-              {.label = "new",
-               .bin = "/proc/self/exe",
-               .out = -1,
-               .timeout_s = HVB_WORKER_TIMEOUT}},
+              {.label = "new", .out = -1, .timeout_s = HVB_WORKER_TIMEOUT}},
     };
-    enum hvb_outfile_kind kind;
-    struct stat st;
-    struct hvb_cmp c;
-    json_t *doc;
-    unsigned int p;
-    char self[PATH_MAX];
-    int dd, n = 0, i, status;
-    ssize_t sl;
+    struct hvb_cmp c = {.rows = NULL};
+    unsigned int p = 0;
+    int status;
 
-    status = parse(&g, argc, argv, &dd);
+    status = setup(&g, argc, argv);
     if ( status )
+    {
+        free(g.args);
         return status < 0 ? HVB_EXIT_OK : status;
-    if ( g.w[0].bin == NULL )
-        return hvb_usage_error("gate --base-bin needs a file");
-    errno = 0;
-    if ( stat(g.w[0].bin, &st) || !S_ISREG(st.st_mode) ||
-         access(g.w[0].bin, X_OK) )
-        return hvb_usage_error("--base-bin %s: %s", g.w[0].bin,
-                               errno ? strerror(errno)
-                                     : "not an executable file");
-    if ( dd + 1 >= argc )
-        return hvb_usage_error("gate --base-bin needs '-- WORKLOAD [run "
-                               "options]'");
-    if ( hvb_cmp_default_threshold(g.metric) < 0 )
-        return hvb_usage_error("bad value '%s' for --metric (time, "
-                               "sim_instructions, tsc_cycles, or M for a "
-                               "counter M_per_op)",
-                               g.metric);
-    if ( g.md_path != NULL &&
-         hvb_outfile_check(g.md_path, "markdown", &kind, g.err, sizeof(g.err)) )
-        return hvb_usage_error("%s", g.err);
-    sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if ( sl > 0 )
-    {
-        self[sl] = '\0';
-        g.w[1].bin = self;
     }
-    g.sim = strcmp(g.metric, "sim_instructions") == 0;
-    if ( g.sim )
-    {
-        g.pairs = 1;
-        g.rounds = SIM_ROUNDS;
-    }
-    g.args = calloc((size_t)(argc - dd) + 6, sizeof(*g.args));
-    if ( g.args == NULL )
-        return hvb_failure("out of memory");
-    g.args[n++] = NULL; /* the binary, per build */
-    g.args[n++] = "worker";
-    for ( i = dd + 1; i < argc; i++ )
-        g.args[n++] = argv[i];
-    g.args[n++] = "--quiet";
-    if ( g.sim )
-    {
-        g.args[n++] = "--instrument";
-        g.args[n++] = "callgrind";
-    }
+    g.tty = isatty(STDERR_FILENO);
+    g.t0 = mono_now();
     signal(SIGPIPE, SIG_IGN); /* a worker that died is an EOF, said so */
-    for ( p = 0; p < g.pairs; p++ )
+    for ( ;; )
     {
-        status = run_pair(&g, p);
+        bool last, looked = false;
+
+        status = run_pair(&g, p++);
         if ( status )
             goto out;
+        last = p >= g.max_pairs || (p >= g.pairs && over_budget(&g));
+        if ( p >= g.pairs && ((p - g.pairs) % g.look_every == 0 || last) )
+        {
+            status = look(&g, &c);
+            if ( status )
+                goto out;
+            looked = true;
+            last = last || undecided(&g) == 0;
+        }
+        progress(&g, p, looked, &c);
+        if ( last )
+            break;
     }
-    doc = paired_doc(&g);
-    if ( doc == NULL )
-    {
-        status = hvb_failure("out of memory");
-        goto out;
-    }
-    if ( hvb_cmp_paired(doc, g.metric, g.thr, &c, g.err, sizeof(g.err)) )
-        status = hvb_usage_error("%s", g.err);
-    else
-    {
-        print_pairs(&g, &c);
-        status = hvb_gate_report(&c, g.w[0].hello, g.w[1].hello, g.md_path,
-                                 g.allow_unstable);
-        hvb_cmp_free(&c);
-    }
-    json_decref(doc);
+    if ( g.tty )
+        fprintf(stderr, "\r\033[K");
+    status = report(&g, &c);
 out:
+    hvb_cmp_free(&c);
     gate_free(&g);
     return status;
 }

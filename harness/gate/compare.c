@@ -111,6 +111,13 @@ const char *hvb_verdict_name(enum hvb_verdict v)
     return n[v];
 }
 
+const char *hvb_cmp_verdict_word(const struct hvb_cmp *c, enum hvb_verdict v)
+{
+    static const char *const n[] = {"same", "improved", "regressed", "unknown"};
+
+    return c->builds ? n[v] : hvb_verdict_name(v);
+}
+
 /* The file's probe of counter @key, or NULL. */
 static json_t *probe_entry(json_t *doc, const char *key)
 {
@@ -403,10 +410,20 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
     const struct metric *m = find_metric(metric);
     const char *why_b = NULL, *why_n = NULL;
     const char *names[2] = {out->names[0], out->names[1]};
+    const char *sides[2] = {"BASE", "NEW"};
+    bool builds = out->builds;
+    double alpha = out->alpha;
 
     memset(out, 0, sizeof(*out));
     out->names[0] = names[0];
     out->names[1] = names[1];
+    out->builds = builds;
+    out->alpha = alpha;
+    if ( builds )
+    {
+        sides[0] = "the base build";
+        sides[1] = "the new build";
+    }
     if ( m == NULL && !counter_name(metric) )
     {
         snprintf(err, len,
@@ -433,8 +450,12 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
         /* "cycles": hardware where both have them, else TSC, said so. */
         out->key = "tsc_cycles_per_op";
         out->unit = "TSC cycles/op";
-        out->source = "TSC cycles per op: hardware cycles are not in both "
-                      "files (no PMU), so invariant TSC ticks stand in";
+        out->source = builds ? "TSC cycles per op: hardware cycles are not "
+                               "in both builds' samples (no PMU), so "
+                               "invariant TSC ticks stand in"
+                             : "TSC cycles per op: hardware cycles are not in "
+                               "both files (no PMU), so invariant TSC ticks "
+                               "stand in";
     }
     if ( strcmp(out->key, "time") != 0 )
     {
@@ -450,13 +471,12 @@ static int resolve(json_t *base, json_t *new_, const char *metric, double t,
                 snprintf(err, len,
                          "metric %s: %s has no %s (no such counter; "
                          "metrics: %s, or M for a counter M_per_op of both "
-                         "files)",
-                         out->metric, in_base ? "NEW" : "BASE", out->key,
-                         hvb_cmp_metric_names());
+                         "%s)",
+                         out->metric, sides[in_base], out->key,
+                         hvb_cmp_metric_names(), builds ? "builds" : "files");
             else
                 snprintf(err, len, "metric %s: %s has no %s (%s)", out->metric,
-                         in_base ? "NEW" : "BASE", out->key,
-                         why ?: "not in its cells");
+                         sides[in_base], out->key, why ?: "not in its cells");
             return -EINVAL;
         }
     }
@@ -531,6 +551,129 @@ static json_t *cell_at(json_t *doc, size_t i)
         json_object_get(json_object_get(doc, HVB_RK_HVBENCH), HVB_RK_CELLS), i);
 }
 
+/*
+ * Two builds paired (gate --base-bin, hvb_cmp_builds()): a sequential
+ * SAME / DIFFERENT / UNKNOWN rule, after Chromium Pinpoint's.  The gate
+ * adds process pairs to the cells still undecided and looks again; each
+ * look judges every cell on the bootstrap distribution of its median
+ * ratio new/base (two-stage: the cell's process pairs, then the rounds
+ * within each), B resamples sorted into d[0..B):
+ *
+ *   CI    [d at alpha/2, d at 1 - alpha/2]: alpha is the gate's 0.05
+ *         over the looks it may take (Bonferroni: 5 looks -> 0.01, a
+ *         99% CI), so looking again and again does not raise the chance
+ *         of a wrong verdict past 0.05
+ *   p     two-sided, of a ratio other than 1: 2 (min(#d <= 1, #d >= 1)
+ *         + 1) / (B + 1)
+ *   p_beyond  of a change beyond the threshold: the smaller of 2 (#d <=
+ *         1 + t + 1) / (B + 1) and 2 (#d >= 1 - t + 1) / (B + 1)
+ *
+ * A cell is "same" when its CI lies inside [1 - t, 1 + t], "regressed"
+ * ("improved") when it lies wholly above 1 + t (below 1 - t) and its
+ * p_beyond is a Benjamini-Hochberg discovery at q = alpha among all the
+ * cells' (so that of many cells, the false "regressed" ones stay a
+ * fraction alpha of those found), else "unknown".  E.g. t = 0.5%, one
+ * cell, alpha 0.01: d's 0.5% and 99.5% points at 1.0062 and 1.0148 ->
+ * regressed (#d <= 1.005 is 0, p_beyond 2 / 5001); at 1.0031 and
+ * 1.0170 -> unknown, and with the CI narrowing as 1/sqrt(pairs) around
+ * the median 1.0102 it would take 12 x ((1.0102 - 1.0031) / (1.0102 -
+ * 1.005))^2 ~ 22 pairs instead of 12 (hvb_cmp_more_pairs(): 10 more).
+ * With so few resamples in a tail as 20 / alpha needs, B grows with the
+ * looks (5000 at least).
+ */
+static unsigned int builds_resamples(double alpha)
+{
+    double b = ceil(20 / alpha);
+
+    return b > HVB_BOOTSTRAP_RESAMPLES ? (unsigned int)b
+                                       : HVB_BOOTSTRAP_RESAMPLES;
+}
+
+/* 2 (@k + 1) / (@b + 1), at most 1: a two-sided bootstrap p-value. */
+static double tail_p(size_t k, unsigned int b)
+{
+    double p = 2.0 * ((double)k + 1) / ((double)b + 1);
+
+    return p < 1 ? p : 1;
+}
+
+/* The CI, p and p_beyond of @r from ratios @q[0..n) of @k pairs. */
+static int builds_ci(const struct hvb_cmp *cmp, struct hvb_cmp_row *r,
+                     const double *q, size_t n, unsigned int k)
+{
+    unsigned int b = builds_resamples(cmp->alpha), i;
+    double *d = malloc(b * sizeof(*d)), t = cmp->threshold;
+    size_t le1 = 0, ge1 = 0, le_hi = 0, ge_lo = 0;
+    int rc;
+
+    if ( d == NULL )
+        return -ENOMEM;
+    rc =
+        hvb_bootstrap_median_draws_clustered(q, n, k, b, HVB_BOOTSTRAP_SEED, d);
+    if ( rc == 0 )
+    {
+        r->lo = hvb_quantile_sorted(d, b, cmp->alpha / 2);
+        r->hi = hvb_quantile_sorted(d, b, 1 - cmp->alpha / 2);
+        for ( i = 0; i < b; i++ )
+        {
+            le1 += d[i] <= 1;
+            ge1 += d[i] >= 1;
+            le_hi += d[i] <= 1 + t;
+            ge_lo += d[i] >= 1 - t;
+        }
+        r->p = tail_p(le1 < ge1 ? le1 : ge1, b);
+        r->p_beyond = tail_p(le_hi < ge_lo ? le_hi : ge_lo, b);
+    }
+    free(d);
+    return rc;
+}
+
+/* The verdict of a row of hvb_cmp_builds(), before the FDR control. */
+static enum hvb_verdict builds_verdict(const struct hvb_cmp_row *r, double t)
+{
+    if ( isnan(r->ratio) || isnan(r->lo) || isnan(r->hi) )
+        return HVB_UNSTABLE;
+    if ( (r->ratio_noise & HVB_NOISE_FEW) ||
+         ((r->base_noise | r->new_noise) & HVB_NOISE_DESCHED) )
+        return HVB_UNSTABLE;
+    if ( r->lo > 1 + t )
+        return HVB_REGRESSED;
+    if ( r->hi < 1 - t )
+        return HVB_IMPROVED;
+    if ( r->lo >= 1 - t && r->hi <= 1 + t )
+        return HVB_UNCHANGED;
+    return HVB_UNSTABLE;
+}
+
+long hvb_cmp_more_pairs(const struct hvb_cmp_row *r, double t)
+{
+    double m = r->ratio, f, need;
+
+    if ( r->verdict != HVB_UNSTABLE )
+        return 0;
+    if ( !isfinite(m) || !isfinite(r->lo) || !isfinite(r->hi) ||
+         r->pairs == 0 || (r->ratio_noise & HVB_NOISE_FEW) ||
+         ((r->base_noise | r->new_noise) & HVB_NOISE_DESCHED) )
+        return -1;
+    /* How much narrower the CI's side(s) facing the band's edge must be. */
+    if ( m > 1 + t )
+        f = (m - r->lo) / (m - 1 - t);
+    else if ( m < 1 - t )
+        f = (r->hi - m) / (1 - t - m);
+    else if ( m == 1 + t || m == 1 - t )
+        return -1;
+    else
+    {
+        double up = (r->hi - m) / (1 + t - m), down = (m - r->lo) / (m - 1 + t);
+
+        f = up > down ? up : down;
+    }
+    need = ceil((double)r->pairs * f * f) - (double)r->pairs;
+    if ( !(need < 1e6) )
+        return -1;
+    return need >= 1 ? (long)need : 1;
+}
+
 static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
                       struct hvb_cmp_row *r, char *err, size_t len)
 {
@@ -570,6 +713,19 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
     r->base_noise = recorded_noise(cmp, ref);
     r->new_noise = hvb_noise_flags(&sq, -1, false) | recorded_noise(cmp, var);
     r->ratio = sq.median;
+    if ( cmp->builds )
+    {
+        json_int_t k =
+            json_integer_value(json_object_get(var, HVB_RK_PROCESSES));
+
+        /* The ratios' flags apart: the two sides are the two builds. */
+        r->ratio_noise = hvb_noise_flags(&sq, -1, false);
+        r->new_noise = recorded_noise(cmp, var);
+        r->pairs = k > 0 && k < 1000000 ? (unsigned int)k : cmp->processes[0];
+        rc = nq ? builds_ci(cmp, r, q, nq, r->pairs) : 0;
+        r->verdict = builds_verdict(r, t);
+        goto out;
+    }
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
     rc = 0;
     /*
@@ -606,8 +762,8 @@ out:
     return rc;
 }
 
-int hvb_cmp_paired(json_t *doc, const char *metric, double t,
-                   struct hvb_cmp *out, char *err, size_t len)
+static int paired(json_t *doc, const char *metric, double t,
+                  struct hvb_cmp *out, char *err, size_t len)
 {
     json_t *c;
     size_t i, n;
@@ -651,4 +807,62 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
         return -EINVAL;
     }
     return 0;
+}
+
+int hvb_cmp_paired(json_t *doc, const char *metric, double t,
+                   struct hvb_cmp *out, char *err, size_t len)
+{
+    out->builds = false;
+    out->alpha = 0.05;
+    return paired(doc, metric, t, out, err, len);
+}
+
+/*
+ * Benjamini-Hochberg at q = c->alpha over the m rows' p_beyond
+ * (hvb_bh_cut()): a row judged regressed or improved whose p_beyond is
+ * not a discovery is held back (unstable, r->held).  Of many cells, the
+ * ones called regressed or improved wrongly stay a fraction alpha of
+ * all so called; one cell alone is judged as without it.
+ */
+static void fdr(struct hvb_cmp *c)
+{
+    double *p = malloc((c->nr_rows + 1) * sizeof(*p)), cut = -1;
+    size_t i;
+
+    for ( i = 0; p != NULL && i < c->nr_rows; i++ )
+        p[i] = c->rows[i].p_beyond;
+    if ( p != NULL )
+        cut = hvb_bh_cut(p, c->nr_rows, c->alpha);
+    free(p);
+    memset(c->nr, 0, sizeof(c->nr));
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        struct hvb_cmp_row *r = &c->rows[i];
+
+        if ( (r->verdict == HVB_REGRESSED || r->verdict == HVB_IMPROVED) &&
+             !(r->p_beyond <= cut) )
+        {
+            r->verdict = HVB_UNSTABLE;
+            r->held = true;
+        }
+        c->nr[r->verdict]++;
+    }
+}
+
+int hvb_cmp_builds(json_t *doc, const char *metric, double t, double alpha,
+                   struct hvb_cmp *out, char *err, size_t len)
+{
+    int rc;
+
+    if ( !(alpha > 0 && alpha < 1) )
+    {
+        snprintf(err, len, "alpha %g: not in (0, 1)", alpha);
+        return -EINVAL;
+    }
+    out->builds = true;
+    out->alpha = alpha;
+    rc = paired(doc, metric, t, out, err, len);
+    if ( rc == 0 )
+        fdr(out);
+    return rc;
 }

@@ -27,10 +27,15 @@
 
 #include "private.h"
 
-static void noise_str(unsigned int b, unsigned int n, char *buf, size_t len)
+/*
+ * Row @r's noise flags: "base", "new" or "both" sides' (two builds: the
+ * cells' own, e.g. "both cpu-share<90%"), the per-round ratios' of two
+ * builds ("ratios cv>=10%"), and a verdict the FDR control held back.
+ */
+static void noise_str(const struct hvb_cmp_row *r, char *buf, size_t len)
 {
+    unsigned int b = r->base_noise, n = r->new_noise, i;
     struct hv_strbuf sb;
-    unsigned int i;
 
     hv_strbuf_init(&sb, buf, len);
     for ( i = 0; i < HVB_NOISE_NR; i++ )
@@ -43,14 +48,21 @@ static void noise_str(unsigned int b, unsigned int n, char *buf, size_t len)
         if ( side != NULL )
             hv_strbuf_join(&sb, ", ", "%s %s", side, hvb_noise_name(i));
     }
+    for ( i = 0; i < HVB_NOISE_NR; i++ )
+        if ( r->ratio_noise & (1u << i) )
+            hv_strbuf_join(&sb, ", ", "ratios %s", hvb_noise_name(i));
+    if ( r->held )
+        hv_strbuf_join(&sb, ", ",
+                       "not a discovery at the FDR (Benjamini-"
+                       "Hochberg) level");
 }
 
 static void summary_line(FILE *f, const struct hvb_cmp *c)
 {
-    fprintf(f,
-            "summary: %zu regressed, %zu improved, %zu unchanged, %zu unstable",
+    fprintf(f, "summary: %zu regressed, %zu improved, %zu %s, %zu %s",
             c->nr[HVB_REGRESSED], c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
-            c->nr[HVB_UNSTABLE]);
+            hvb_cmp_verdict_word(c, HVB_UNCHANGED), c->nr[HVB_UNSTABLE],
+            hvb_cmp_verdict_word(c, HVB_UNSTABLE));
     if ( c->only_base || c->only_new )
         fprintf(f, " (%zu only in BASE, %zu only in NEW)", c->only_base,
                 c->only_new);
@@ -60,17 +72,21 @@ static void summary_line(FILE *f, const struct hvb_cmp *c)
 void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c)
 {
     int w = (int)strlen("benchmark");
-    char noise[256];
+    char noise[320], level[32];
     size_t i;
 
     for ( i = 0; i < c->nr_rows; i++ )
         if ( (int)strlen(c->rows[i].name) > w )
             w = (int)strlen(c->rows[i].name);
+    snprintf(level, sizeof(level), "%.4g%% CI",
+             (1 - (c->builds ? c->alpha : 0.05)) * 100);
     fprintf(f, "metric: %s: %s; threshold %.2g%%%s\n", c->metric, c->source,
             c->threshold * 100,
-            c->paired ? "; paired rounds: each variant against its group's "
-                        "reference, noise of the per-round ratios"
-                      : "");
+            c->builds   ? "; two builds paired: the median of the per-round "
+                          "ratios new/base, p of a ratio other than 1 (bootstrap)"
+            : c->paired ? "; paired rounds: each variant against its group's "
+                          "reference, noise of the per-round ratios"
+                        : "");
     if ( !c->paired )
         fprintf(f, "processes: base %u, new %u%s\n", c->processes[0],
                 c->processes[1],
@@ -83,18 +99,21 @@ void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c)
                       "run both with --processes 3 or more, or gate one "
                       "file of paired rounds)");
     fprintf(f, "%-*s  %12s  %12s  %8s  %-17s  %8s  %-9s  %s\n", w, "benchmark",
-            "base", "new", "change", "95% CI", "p", "verdict", "noise");
+            "base", "new", "change", level, "p", "verdict", "noise");
     for ( i = 0; i < c->nr_rows; i++ )
     {
         const struct hvb_cmp_row *r = &c->rows[i];
         char ci[48];
 
-        snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", (r->lo - 1) * 100,
-                 (r->hi - 1) * 100);
-        noise_str(r->base_noise, r->new_noise, noise, sizeof(noise));
+        /* Two builds: CIs to 0.01%, their edges beside a 0.5% threshold. */
+        snprintf(ci, sizeof(ci),
+                 c->builds ? "[%+.2f%%, %+.2f%%]" : "[%+.1f%%, %+.1f%%]",
+                 (r->lo - 1) * 100, (r->hi - 1) * 100);
+        noise_str(r, noise, sizeof(noise));
         fprintf(f, "%-*s  %12.4g  %12.4g  %+7.2f%%  %-17s  %7.3g%s  %-9s  %s\n",
                 w, r->name, r->base, r->new_, (r->ratio - 1) * 100, ci, r->p,
-                r->p < 0.05 ? "*" : " ", hvb_verdict_name(r->verdict), noise);
+                r->p < 0.05 ? "*" : " ", hvb_cmp_verdict_word(c, r->verdict),
+                noise);
     }
     summary_line(f, c);
 }
@@ -133,7 +152,7 @@ static void environments(FILE *f, json_t *b, json_t *n)
 void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                             json_t *n, int status)
 {
-    char noise[256];
+    char noise[320];
     bool any_noise = false;
     size_t i;
 
@@ -144,16 +163,30 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
         fprintf(f, "## hvbench gate: %s%s\n\n",
                 status == 0   ? "✅ pass"
                 : status == 1 ? "❌ regression"
+                : c->builds   ? "⚠️ unknown: more pairs needed"
                               : "⚠️ too unstable to judge",
                 status == 0 && c->nr[HVB_UNSTABLE]
-                    ? " (unstable benchmarks not gated: --allow-unstable)"
+                    ? c->builds
+                          ? " (unknown benchmarks not gated: --allow-unstable)"
+                          : " (unstable benchmarks not gated: --allow-unstable)"
                     : "");
     fprintf(f,
-            "%zu regressed, %zu improved, %zu unchanged, %zu unstable; "
-            "threshold +%.2g%%.\n\n",
+            "%zu regressed, %zu improved, %zu %s, %zu %s; "
+            "threshold %s%.2g%%.\n\n",
             c->nr[HVB_REGRESSED], c->nr[HVB_IMPROVED], c->nr[HVB_UNCHANGED],
-            c->nr[HVB_UNSTABLE], c->threshold * 100);
-    fprintf(f,
+            hvb_cmp_verdict_word(c, HVB_UNCHANGED), c->nr[HVB_UNSTABLE],
+            hvb_cmp_verdict_word(c, HVB_UNSTABLE), c->builds ? "±" : "+",
+            c->threshold * 100);
+    if ( c->builds )
+        fprintf(f,
+                "**Metric:** `%s`: %s. Two builds paired in one run: ratio = "
+                "median of the per-round ratios new/base, %.4g%% percentile "
+                "bootstrap CI (process pairs, then rounds); p = bootstrap, "
+                "of a ratio other than 1.\n\n",
+                c->metric, c->source, (1 - c->alpha) * 100);
+    else
+        fprintf(
+            f,
             "**Metric:** `%s`: %s. %s, 95%% percentile bootstrap CI; "
             "p = Mann-Whitney U.\n\n",
             c->metric, c->source,
@@ -171,9 +204,9 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                   "are not judged (`one-process`: run both with "
                   "`--processes 3` or more)");
     fprintf(f,
-            "| | benchmark | base (%s) | new | change | 95%% CI | p |\n"
+            "| | benchmark | base (%s) | new | change | %.4g%% CI | p |\n"
             "|---|---|---:|---:|---:|---|---:|\n",
-            c->unit);
+            c->unit, (1 - (c->builds ? c->alpha : 0.05)) * 100);
     for ( i = 0; i < c->nr_rows; i++ )
     {
         const struct hvb_cmp_row *r = &c->rows[i];
@@ -190,7 +223,7 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
     {
         const struct hvb_cmp_row *r = &c->rows[i];
 
-        noise_str(r->base_noise, r->new_noise, noise, sizeof(noise));
+        noise_str(r, noise, sizeof(noise));
         if ( noise[0] == '\0' )
             continue;
         if ( !any_noise )

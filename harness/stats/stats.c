@@ -375,20 +375,19 @@ static double resample_median(struct side *d, uint64_t *s)
     return NAN; /* not reached: the counts sum to n */
 }
 
-static int bootstrap(const double *x, size_t nx, unsigned int kx,
-                     const double *y, size_t ny, unsigned int ky,
-                     unsigned int b, uint64_t seed, double *lo, double *hi)
+/* The @b bootstrap estimates, sorted, into @est. */
+static int draws(const double *x, size_t nx, unsigned int kx, const double *y,
+                 size_t ny, unsigned int ky, unsigned int b, uint64_t seed,
+                 double *est)
 {
     struct side sx = {0}, sy = {0};
-    double *est;
     uint64_t s = seed;
     unsigned int i;
     int rc = -ENOMEM;
 
     if ( nx == 0 || (y != NULL && ny == 0) || b == 0 )
         return -EINVAL;
-    est = malloc(b * sizeof(*est));
-    if ( est == NULL || side_init(&sx, x, nx, kx) )
+    if ( side_init(&sx, x, nx, kx) )
         goto out;
     if ( y != NULL && side_init(&sy, y, ny, ky) )
         goto out;
@@ -399,14 +398,35 @@ static int bootstrap(const double *x, size_t nx, unsigned int kx,
         est[i] = y == NULL ? mx : resample_median(&sy, &s) / mx;
     }
     qsort(est, b, sizeof(*est), cmp_double);
-    *lo = hvb_quantile_sorted(est, b, 0.025);
-    *hi = hvb_quantile_sorted(est, b, 0.975);
     rc = 0;
 out:
-    free(est);
     side_free(&sx);
     side_free(&sy);
     return rc;
+}
+
+static int bootstrap(const double *x, size_t nx, unsigned int kx,
+                     const double *y, size_t ny, unsigned int ky,
+                     unsigned int b, uint64_t seed, double *lo, double *hi)
+{
+    double *est = b ? malloc(b * sizeof(*est)) : NULL;
+    int rc =
+        est || b == 0 ? draws(x, nx, kx, y, ny, ky, b, seed, est) : -ENOMEM;
+
+    if ( rc == 0 )
+    {
+        *lo = hvb_quantile_sorted(est, b, 0.025);
+        *hi = hvb_quantile_sorted(est, b, 0.975);
+    }
+    free(est);
+    return rc;
+}
+
+int hvb_bootstrap_median_draws_clustered(const double *v, size_t n,
+                                         unsigned int k, unsigned int resamples,
+                                         uint64_t seed, double *est)
+{
+    return draws(v, n, k, NULL, 0, 1, resamples, seed, est);
 }
 
 int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,
@@ -439,4 +459,24 @@ int hvb_bootstrap_ratio_ci_clustered(const double *x, size_t nx,
     if ( y == NULL )
         return -EINVAL;
     return bootstrap(x, nx, kx, y, ny, ky, resamples, seed, lo, hi);
+}
+
+double hvb_bh_cut(const double *p, size_t m, double q)
+{
+    double *s = m ? malloc(m * sizeof(*s)) : NULL, cut = -1;
+    size_t i;
+
+    if ( s == NULL )
+        return -1;
+    for ( i = 0; i < m; i++ )
+        s[i] = isnan(p[i]) ? 1 : p[i];
+    qsort(s, m, sizeof(*s), cmp_double);
+    for ( i = m; i > 0; i-- )
+        if ( s[i - 1] <= (double)i * q / (double)m )
+        {
+            cut = s[i - 1];
+            break;
+        }
+    free(s);
+    return cut;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # scripts/ci-gate.sh, the script .ci/run and the example CI
-# configurations call: no parent commit passes and says so; a base that
+# configurations call (a thin caller of hvbench review): no parent commit passes and says so; a base that
 # predates the worker passes and says so; the same build passes; a new
 # build with more instructions per op fails unless the acceptance file
 # names the benchmark, and then its time regression (printed) does not
@@ -37,7 +37,7 @@ expect "base predates the worker" 0 "predates" \
 expect "same build" 0 "sim_instructions: pass" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
     --markdown "$tmp/md"
-grep -q "hvbench gate: ✅ pass" "$tmp/md" ||
+grep -q "hvbench CI gate: ✅ pass" "$tmp/md" ||
     { bad "--markdown"; cat "$tmp/md"; }
 # A slower new build (200 work units on every 10th lookup), in time and in instructions.
 HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect \
@@ -49,9 +49,10 @@ HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect \
     "regression accepted" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
     --accept "$tmp/accept"
-# The time verdict is printed, not blocking: exit 1, or on a loaded
-# machine an honest 3 (3 pairs x 4 rounds); the block is instructions'.
-grep -Eq "time: exit [13] \(time verdicts are printed" "$tmp/out" ||
+# The time verdict is printed, not blocking: regressed, or on a loaded
+# machine an honest unknown (3 pairs x 4 rounds); the block is
+# instructions'.
+grep -Eq "time: (regressed|unknown)(, [a-z]+)* \(time verdicts are printed" "$tmp/out" ||
     bad "the time verdict is not in the summary"
 expect "bad option" 2 "unknown option '--bogus'" "$ci" --bogus x
 exit $fail

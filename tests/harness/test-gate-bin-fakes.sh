@@ -12,6 +12,13 @@
 #   - a base that never says hello, or says it and never answers: killed
 #     at --worker-timeout, named
 #
+# and, with fake builds that answer with fixed or seeded times, the
+# adaptive verdicts and --json: a new build 10% slower is regressed at the
+# first look, a base 10% slower improved, identical builds same, noisy
+# ones unknown at --max-pairs (or --budget) with an estimate of the pairs
+# more, the undecided cell of two alone getting more pairs; bad values of
+# the new options are exit 2.
+#
 # Each gate runs under timeout(1): a hang is a failed check.  The fakes
 # write their pids, stopped at exit also on failure.
 # Usage: test-gate-bin-fakes.sh HVBENCH
@@ -72,4 +79,133 @@ gate "a bad --worker-timeout" 2 "worker-timeout" --base-bin "$tmp/deaf" \
     --worker-timeout never -- $suite
 "$hv" gate --base-bin x --help | grep -q -- "--worker-timeout S" ||
     bad "--worker-timeout not in gate --base-bin --help"
+
+# The adaptive gate on fake builds that answer every "run" at once with
+# a time of their own (Python, seeded by a count of the starts: the same
+# every run): deterministic verdicts.  measured NAME EXPR: $tmp/NAME, a
+# build whose sample of cell c takes EXPR ns (r: a random.Random seeded
+# by the process's start).
+measured() {
+    fake "$1" 'n=$(cat "'"$tmp/starts-$1"'" 2>/dev/null || echo 0)
+echo $((n + 1)) >"'"$tmp/starts-$1"'"
+echo "$hello"
+exec /usr/bin/python3 -c "
+import random, sys
+r = random.Random($n)
+for l in sys.stdin:
+    w = l.split()
+    if w[0] == \"quit\":
+        break
+    c = int(w[1])
+    ns = 10 if w[0] == \"cal\" else '"$2"'
+    print(\"ok {\\\"iterations\\\": 1000, \\\"ns\\\": %.6f, \\\"counters\\\": {}}\" % ns, flush=True)
+print(\"bye\", flush=True)
+"'
+}
+measured ten '10'
+measured eleven '11'
+measured noisy '10 * (0.8 + 0.4 * r.random())'
+# Cell 0 ten per cent slower, cell 1 noisy.
+measured mixed '(11 if c == 0 else 10 * (0.8 + 0.4 * r.random()))'
+two="lookup --plugin domlookup=rwlock-ref,rcu-ref"
+adapt="--pairs 2 --max-pairs 6 --look-every 2 --rounds 3 --max-regression 1%"
+
+# json FILE PYTHON: FILE, gate --json's document, passes the asserts of
+# PYTHON (d: the document, c: its first cell).
+json() {
+    /usr/bin/python3 - "$1" "$2" <<'PY' || bad "$1: $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cells"][0]
+g = d["gate"]
+for k in ("metric", "threshold", "pairs_min", "pairs_max", "method"):
+    assert k in g, k
+for side in ("base", "new"):
+    assert {"version", "git", "build"} <= set(d[side]), d[side].keys()
+for x in d["cells"]:
+    assert {"name", "verdict", "ratio", "ci", "pairs", "rounds", "iterations",
+            "more_pairs", "p"} <= set(x), x
+    assert x["verdict"] in ("same", "regressed", "improved", "unknown"), x
+assert "Bonferroni" in g["method"] and "Benjamini-Hochberg" in g["method"]
+exec(sys.argv[2])
+PY
+}
+# shellcheck disable=SC2086
+gate "a new build 10% slower: regressed at the first look" 1 \
+    "gate: FAIL: regression" --base-bin "$tmp/ten" --new-bin "$tmp/eleven" \
+    --json "$tmp/slow.json" $adapt -- $suite
+json "$tmp/slow.json" 'assert c["verdict"] == "regressed" and d["verdict"] == "regressed"
+assert c["pairs"] == 2 and c["more_pairs"] == 0 and d["exit"] == 1, c
+assert abs(c["ratio"] - 1.1) < 1e-9 and c["ci"][0] > 1.01 and c["p"] < 0.01, c
+assert g["pairs_min"] == 2 and g["pairs_max"] == 6 and g["threshold"] == 0.01
+assert g["looks"] == 1 and g["looks_max"] == 3 and abs(g["alpha_look"] - 0.05 / 3) < 1e-9
+assert c["rounds"] == 3 and c["iterations"] == 1000'
+grep -q "new $tmp/eleven" "$tmp/out" || bad "--new-bin not the new build: $(head -1 "$tmp/out")"
+# shellcheck disable=SC2086
+gate "a base 10% slower: improved, a pass" 0 "gate: pass" --base-bin "$tmp/eleven" \
+    --new-bin "$tmp/ten" --json "$tmp/fast.json" $adapt -- $suite
+json "$tmp/fast.json" 'assert c["verdict"] == "improved" and d["exit"] == 0, c
+assert abs(c["ratio"] - 1 / 1.1) < 1e-9 and c["ci"][1] < 0.99 and c["pairs"] == 2, c'
+# shellcheck disable=SC2086
+gate "identical builds: same at the first look" 0 "gate: pass" --base-bin "$tmp/ten" \
+    --new-bin "$tmp/ten" --json "$tmp/same.json" $adapt -- $suite
+json "$tmp/same.json" 'assert c["verdict"] == "same" and d["verdict"] == "same", c
+assert c["ci"] == [1, 1] and c["pairs"] == 2 and c["p"] == 1 and d["exit"] == 0, c'
+# shellcheck disable=SC2086
+gate "noisy builds: unknown once --max-pairs is spent" 3 "gate: UNKNOWN" \
+    --base-bin "$tmp/noisy" --new-bin "$tmp/noisy" --json "$tmp/noisy.json" \
+    $adapt -- $suite
+json "$tmp/noisy.json" 'assert c["verdict"] == "unknown" and d["exit"] == 3, c
+assert c["pairs"] == 6 and c["more_pairs"] > 0 and g["looks"] == 3, c
+assert c["ci"][0] < 0.99 and c["ci"][1] > 1.01, c'
+grep -q "about [0-9]* more would decide it" "$tmp/out" ||
+    bad "no estimate of the pairs more: $(cat "$tmp/out")"
+# shellcheck disable=SC2086
+gate "unknown with --allow-unstable: a pass" 0 "not gated" --base-bin "$tmp/noisy" \
+    --new-bin "$tmp/noisy" --json "$tmp/noisy2.json" --allow-unstable $adapt -- $suite
+json "$tmp/noisy2.json" 'assert c["verdict"] == "unknown" and d["exit"] == 0'
+# Only the undecided cell gets more pairs.
+# shellcheck disable=SC2086
+gate "two cells: one regressed at once, the other unknown at the budget" 1 \
+    "gate: FAIL: regression" --base-bin "$tmp/ten" --new-bin "$tmp/mixed" \
+    --json "$tmp/mixed.json" $adapt -- $two
+json "$tmp/mixed.json" 'a, b = d["cells"]
+assert a["verdict"] == "regressed" and a["pairs"] == 2, a
+assert b["verdict"] == "unknown" and b["pairs"] == 6 and b["more_pairs"] > 0, b
+assert d["verdict"] == "regressed" and d["exit"] == 1'
+# --budget: no pair past it (the first --pairs always run).
+# shellcheck disable=SC2086
+gate "noisy builds, --budget 0.001: unknown after the first --pairs" 3 \
+    "gate: UNKNOWN" --base-bin "$tmp/noisy" --new-bin "$tmp/noisy" \
+    --json "$tmp/budget.json" --budget 0.001 $adapt -- $suite
+json "$tmp/budget.json" 'assert c["pairs"] == 2 and g["looks"] == 1 and g["budget"] == 0.001, c'
+# Progress on a terminal: a line per pair.
+if command -v script >/dev/null; then
+    # shellcheck disable=SC2086
+    script -qec "\"$hv\" gate --base-bin \"$tmp/noisy\" --new-bin \"$tmp/noisy\" $adapt -- $suite" \
+        /dev/null >"$tmp/tty" 2>&1
+    grep -q "gate --base-bin: pair 3 (2 to 6), 1 of 1 cell(s) undecided" "$tmp/tty" ||
+        bad "no progress on a terminal: $(cat "$tmp/tty")"
+fi
+
+# Bad values: exit 2, one line.
+gate "--max-pairs below --pairs" 2 "max-pairs 3 is below --pairs 4" --base-bin "$tmp/ten" \
+    --pairs 4 --max-pairs 3 -- $suite
+gate "--max-pairs 0" 2 "bad value '0' for --max-pairs" --base-bin "$tmp/ten" \
+    --max-pairs 0 -- $suite
+gate "--budget not a time" 2 "bad value 'soon' for --budget" --base-bin "$tmp/ten" \
+    --budget soon -- $suite
+gate "--look-every 0" 2 "bad value '0' for --look-every" --base-bin "$tmp/ten" \
+    --look-every 0 -- $suite
+gate "too many looks" 2 "more than 50" --base-bin "$tmp/ten" --pairs 1 \
+    --max-pairs 100 --look-every 1 -- $suite
+gate "--json a directory" 2 "cannot write json to '$tmp'" --base-bin "$tmp/ten" \
+    --json "$tmp" -- $suite
+gate "no such --new-bin" 2 "new-bin $tmp/no-such: No such file" --base-bin "$tmp/ten" \
+    --new-bin "$tmp/no-such" -- $suite
+"$hv" gate --base-bin x --help >"$tmp/help"
+for w in "--new-bin FILE" "--json FILE" "--max-pairs N" "--budget S" \
+    "--look-every N" "time|cycles|tsc_cycles|sim_instructions|M"; do
+    grep -q -- "$w" "$tmp/help" || bad "'$w' not in gate --base-bin --help"
+done
 exit $fail

@@ -203,6 +203,51 @@ static void test_two_clusters(void **state)
     assert_false(st.two_clusters);
 }
 
+/*
+ * Benjamini-Hochberg (gate --base-bin over its cells): the worked
+ * examples of hvb/stats.h, the step-up (a p above its own k q / m is a
+ * discovery when a larger one passes), none, NaN as 1.
+ */
+static void test_bh(void **state)
+{
+    const double a[] = {0.6, 0.02, 0.001, 0.03};
+    const double b[] = {0.001, 0.03, 0.04, 0.6};
+    const double up[] = {0.02, 0.025, 0.03}; /* 0.02 > 0.05 / 3 */
+    const double none[] = {0.2, 0.5};
+    const double nan_[] = {NAN, 0.01};
+
+    assert_true(hvb_bh_cut(a, 4, 0.05) == 0.03);
+    assert_true(a[0] == 0.6); /* left as it was */
+    assert_true(hvb_bh_cut(b, 4, 0.05) == 0.001);
+    assert_true(hvb_bh_cut(up, 3, 0.05) == 0.03);
+    assert_true(hvb_bh_cut(none, 2, 0.05) == -1);
+    assert_true(hvb_bh_cut(nan_, 2, 0.05) == 0.01);
+    assert_true(hvb_bh_cut(a, 0, 0.05) == -1);
+}
+
+/*
+ * The bootstrap's draws are the CI's: their 2.5% and 97.5% points are
+ * hvb_bootstrap_median_ci_clustered()'s interval, bit for bit, sorted.
+ */
+static void test_draws(void **state)
+{
+    double v[30], d[5000], lo, hi;
+    int i;
+
+    for ( i = 0; i < 30; i++ )
+        v[i] = 100 + 5 * (double)(i / 10) + 0.1 * (double)(i % 10);
+    assert_int_equal(
+        hvb_bootstrap_median_ci_clustered(v, 30, 3, 5000, 7, &lo, &hi), 0);
+    assert_int_equal(hvb_bootstrap_median_draws_clustered(v, 30, 3, 5000, 7, d),
+                     0);
+    for ( i = 1; i < 5000; i++ )
+        assert_true(d[i - 1] <= d[i]);
+    assert_true(hvb_quantile_sorted(d, 5000, 0.025) == lo);
+    assert_true(hvb_quantile_sorted(d, 5000, 0.975) == hi);
+    assert_int_equal(hvb_bootstrap_median_draws_clustered(v, 0, 1, 10, 7, d),
+                     -22);
+}
+
 static void test_edges(void **state)
 {
     double v[1] = {3}, lo, hi;
@@ -226,6 +271,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bootstrap),
         cmocka_unit_test(test_bootstrap_clustered),
         cmocka_unit_test(test_two_clusters),
+        cmocka_unit_test(test_bh),
+        cmocka_unit_test(test_draws),
         cmocka_unit_test(test_edges),
     };
     json_error_t e;

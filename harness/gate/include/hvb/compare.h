@@ -37,6 +37,11 @@ struct hvb_cmp_row {
     double ratio, lo, hi, p;
     unsigned int base_noise, new_noise; /* HVB_NOISE_* */
     enum hvb_verdict verdict;
+    /* hvb_cmp_builds() only (0 and false otherwise): */
+    double p_beyond;          /* bootstrap p of a change beyond +-t */
+    unsigned int pairs;       /* process pairs its CI resampled */
+    unsigned int ratio_noise; /* the per-round ratios' HVB_NOISE_* */
+    bool held; /* CI beyond +-t but no Benjamini-Hochberg discovery */
 };
 
 struct hvb_cmp {
@@ -58,6 +63,9 @@ struct hvb_cmp {
     bool positive;
     /* The files' names for messages: the caller may set them first. */
     const char *names[2];
+    /* Two builds paired (hvb_cmp_builds()); its CI's level is 1 - alpha. */
+    bool builds;
+    double alpha;
     /* A counter metric's key, unit, source (pointed to: do not copy). */
     char key_buf[HVB_CMP_KEY_MAX], unit_buf[72], source_buf[224];
 };
@@ -102,6 +110,39 @@ void hvb_cmp_free(struct hvb_cmp *c);
 int hvb_cmp_paired(json_t *doc, const char *metric, double t,
                    struct hvb_cmp *out, char *err, size_t len);
 
+/*
+ * hvb_cmp_builds - gate --base-bin's look at two builds paired in one run
+ * (@doc as for hvb_cmp_paired(), each base cell followed by its new
+ * cell; a cell's "processes", when there, is its own count of process
+ * pairs).  The ratio is the median of the per-round ratios new/base, its
+ * CI at level 1 - @alpha from the two-stage bootstrap (pairs, then
+ * rounds), p and p_beyond bootstrap p-values of that distribution (of a
+ * ratio other than 1, and beyond [1 - t, 1 + t]).  Verdicts:
+ *
+ *   regressed  CI wholly above 1 + t, improved wholly below 1 - t, and
+ *              a Benjamini-Hochberg discovery at q = @alpha among all
+ *              the rows' p_beyond (else unstable, row->held)
+ *   unchanged  ("same") CI inside [1 - t, 1 + t]
+ *   unstable   ("unknown") otherwise, or fewer than 3 rounds, or a
+ *              cell's cpu-share<90%
+ *
+ * Errors as hvb_cmp_run().
+ */
+int hvb_cmp_builds(json_t *doc, const char *metric, double t, double alpha,
+                   struct hvb_cmp *out, char *err, size_t len);
+
+/*
+ * hvb_cmp_more_pairs - of an unstable row of hvb_cmp_builds() with
+ * threshold @t: the process pairs more that would decide it at the same
+ * level, were its CI to narrow as 1/sqrt(pairs) around the same median;
+ * 0 for a decided row; -1 where no count would (the median on 1 +- t, a
+ * cell that cannot be judged: fewer than 3 rounds, cpu-share<90%).
+ */
+long hvb_cmp_more_pairs(const struct hvb_cmp_row *r, double t);
+
 const char *hvb_verdict_name(enum hvb_verdict v);
+
+/* Its name in @c's words: "same" and "unknown" for two builds. */
+const char *hvb_cmp_verdict_word(const struct hvb_cmp *c, enum hvb_verdict v);
 
 #endif /* HVB_COMPARE_H */

@@ -80,6 +80,29 @@ int hvb_bootstrap_ratio_ci_clustered(const double *x, size_t nx,
                                      unsigned int resamples, uint64_t seed,
                                      double *lo, double *hi);
 
+/*
+ * hvb_bootstrap_median_draws_clustered - the @resamples bootstrap medians
+ * of hvb_bootstrap_median_ci_clustered() themselves, sorted ascending,
+ * into @est (@resamples of them): a CI at another level, or a bootstrap
+ * p-value, from one set of resamples (gate --base-bin's sequential
+ * rule).  With the same arguments, hvb_quantile_sorted(est, resamples,
+ * 0.025) and (..., 0.975) are that function's CI.  0, -EINVAL, -ENOMEM.
+ */
+int hvb_bootstrap_median_draws_clustered(const double *v, size_t n,
+                                         unsigned int k, unsigned int resamples,
+                                         uint64_t seed, double *est);
+
+/*
+ * hvb_bh_cut - Benjamini-Hochberg at false discovery rate @q over the
+ * @m p-values @p (left as they were): the largest p_(k) (k-th smallest)
+ * with p_(k) <= k @q / @m; the p-values at or below it are the
+ * discoveries.  -1 when there are none (or @m is 0, or out of memory).
+ * E.g. q = 0.05, p = {0.001, 0.02, 0.03, 0.6}: k = 3 (0.03 <= 3 x
+ * 0.0125), cut 0.03, three discoveries; {0.001, 0.03, 0.04, 0.6}: cut
+ * 0.001 (0.03 > 2 x 0.0125, 0.04 > 3 x 0.0125), one.  A NaN counts as 1.
+ */
+double hvb_bh_cut(const double *p, size_t m, double q);
+
 /* The q-quantile of sorted @v, linear interpolation (numpy's default). */
 double hvb_quantile_sorted(const double *v, size_t n, double q);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Running one external command for the fleet (private.h): sinfo,
- * sbatch, squeue, and this hvbench's own "run --plan".  Its stdout and
+ * Running one external command (hvb/exec.h): for the fleet sinfo,
+ * sbatch, squeue, and this hvbench's own "run --plan"; for review git,
+ * cmake and the builds' hvbench.  Its stdout and
  * stderr are read together (poll), so a command that writes a lot on
  * one of them never waits on a full pipe while hvbench waits on the
  * other; what is kept is bounded, and the command has a deadline.
@@ -31,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "private.h"
+#include <hvb/exec.h>
 
 static double mono_now(void)
 {
@@ -104,12 +105,21 @@ static int reap(pid_t pid, double deadline, int *status)
     return -ETIMEDOUT;
 }
 
-static void child(const struct fleet_cmd *c, int out, int err)
+static void child(const struct hvb_exec *c, int out, int err)
 {
+    size_t i;
+
     setpgid(0, 0); /* a deadline kills the command and what it started */
     dup2(out, 1);
     if ( err >= 0 )
         dup2(err, 2);
+    for ( i = 0; c->env != NULL && c->env[i] != NULL; i++ )
+        putenv(c->env[i]);
+    if ( c->cwd != NULL && chdir(c->cwd) )
+    {
+        fprintf(stderr, "cannot enter %s: %s", c->cwd, strerror(errno));
+        _exit(127);
+    }
     if ( c->path_search )
         execvp(c->argv[0], c->argv);
     else
@@ -118,7 +128,7 @@ static void child(const struct fleet_cmd *c, int out, int err)
     _exit(127);
 }
 
-int fleet_cmd_run(struct fleet_cmd *c)
+int hvb_exec_run(struct hvb_exec *c)
 {
     int po[2], pe[2] = {-1, -1}, status, rc = 0;
     size_t ocap = 0, ecap = 0;
@@ -140,6 +150,8 @@ int fleet_cmd_run(struct fleet_cmd *c)
     }
     fflush(NULL);
     pid = fork();
+    if ( pid == 0 && c->log_fd > 0 )
+        child(c, c->log_fd, c->log_fd);
     if ( pid == 0 )
         child(c, po[1], pe[1]);
     if ( pid < 0 )
@@ -172,7 +184,7 @@ int fleet_cmd_run(struct fleet_cmd *c)
                    &c->out_cut) <= 0 )
             open_o = false;
         if ( n > 0 && pf[1].revents &&
-             drain(pe[0], &c->errout, &c->err_len, &ecap, FLEET_CMD_ERR_MAX,
+             drain(pe[0], &c->errout, &c->err_len, &ecap, HVB_EXEC_ERR_MAX,
                    &c->err_cut) <= 0 )
             open_e = false;
     }
@@ -206,23 +218,23 @@ int fleet_cmd_run(struct fleet_cmd *c)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-void fleet_cmd_free(struct fleet_cmd *c)
+void hvb_exec_free(struct hvb_exec *c)
 {
     free(c->out);
     free(c->errout);
     c->out = c->errout = NULL;
 }
 
-void fleet_cmd_error(const struct fleet_cmd *c, int rc, char *err, size_t len)
+void hvb_exec_error(const struct hvb_exec *c, int rc, char *err, size_t len)
 {
     const char *e = c->errout ? c->errout : "";
     size_t n = strcspn(e, "\n");
 
     if ( rc == -ETIMEDOUT )
-        snprintf(err, len,
-                 "%s did not answer within %g s: killed (--slurm-timeout "
-                 "sets the limit)",
-                 c->argv[0], c->timeout_s);
+        snprintf(err, len, "%s did not answer within %g s: killed%s%s%s",
+                 c->argv[0], c->timeout_s, c->timeout_hint ? " (" : "",
+                 c->timeout_hint ? c->timeout_hint : "",
+                 c->timeout_hint ? ")" : "");
     else if ( rc == -E2BIG )
         snprintf(err, len, "%s printed more than %zu bytes: refused",
                  c->argv[0], c->max_out);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Small file operations the commands share; see hvb/fsutil.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hvb/fsutil.h>
+
+int hvb_mkdirs(const char *path)
+{
+    char buf[PATH_MAX], *p;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for ( p = buf + 1; *p; p++ )
+        if ( *p == '/' )
+        {
+            *p = '\0';
+            if ( mkdir(buf, 0755) && errno != EEXIST )
+                return -errno;
+            *p = '/';
+        }
+    if ( mkdir(buf, 0755) && errno != EEXIST )
+        return -errno;
+    return 0;
+}
+
+/* Copy @from to @to (mode @mode) through a temporary file. */
+int hvb_copy_file(const char *from, const char *to, mode_t mode)
+{
+    char tmp[PATH_MAX + 16], buf[65536];
+    int in, out, rc = 0;
+    ssize_t n;
+
+    snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
+    in = open(from, O_RDONLY | O_CLOEXEC);
+    if ( in < 0 )
+        return -errno;
+    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if ( out < 0 )
+    {
+        rc = -errno;
+        close(in);
+        return rc;
+    }
+    while ( rc == 0 && (n = read(in, buf, sizeof(buf))) != 0 )
+        if ( n < 0 || write(out, buf, (size_t)n) != n )
+            rc = errno ? -errno : -EIO;
+    close(in);
+    if ( close(out) && rc == 0 )
+        rc = -errno;
+    if ( rc == 0 && rename(tmp, to) )
+        rc = -errno;
+    if ( rc )
+        unlink(tmp);
+    return rc;
+}
+
+char *hvb_slurp(const char *path, size_t *len)
+{
+    size_t cap = 0, n = 0;
+    char *buf = NULL, *p;
+    ssize_t r;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if ( fd < 0 )
+        return NULL;
+    for ( ;; )
+    {
+        if ( n + 1 >= cap )
+        {
+            cap = cap ? cap * 2 : 65536;
+            p = realloc(buf, cap);
+            if ( p == NULL )
+                break;
+            buf = p;
+        }
+        r = read(fd, buf + n, cap - n - 1);
+        if ( r < 0 && errno == EINTR )
+            continue;
+        if ( r <= 0 )
+        {
+            close(fd);
+            if ( r < 0 )
+                break;
+            buf[n] = '\0';
+            if ( len != NULL )
+                *len = n;
+            return buf;
+        }
+        n += (size_t)r;
+    }
+    close(fd);
+    free(buf);
+    return NULL;
+}

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench review [BASE] [HEAD] [--suite FILE | -- WORKLOAD [run
+ * options]]": what a patch did, in one command (hvb/review.h).  The
+ * phases, each a function here: read the options; name the two
+ * revisions; read the suite; build both (the cache); gate every line in
+ * every metric (review_gate.c); explain the cells that moved
+ * (review_explain.c); write the report (review_report.c).
+ *
+ * E.g. in a clone with one commit on top of origin/main:
+ *   hvbench review
+ * builds origin/main's merge base and the working tree, gates the lines
+ * of .ci/gate-suite in time and in sim_instructions, and writes
+ * hvbench-review/{review.json,review.md,index.html}; exit 0 when nothing
+ * regressed, 1 when something did, 3 when some cell could not be told.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hv/strbuf.h>
+#include <hvb/cmdline.h>
+#include <hvb/exec.h>
+#include <hvb/fsutil.h>
+#include <hvb/outfile.h>
+#include <hvb/review.h>
+
+#include "private.h"
+
+#define DEFAULT_OUT     "hvbench-review"
+#define DEFAULT_METRICS "time,sim_instructions"
+#define DEFAULT_SUITE   ".ci/gate-suite"
+#define MAX_JOBS        256
+
+static const char *const explains[] = {[EXPLAIN_CHANGED] = "changed",
+                                       [EXPLAIN_ALL] = "all",
+                                       [EXPLAIN_NONE] = "none",
+                                       NULL};
+
+#define O struct review_opts
+static const struct hvb_optdef review_opts[] = {
+    HVB_OPT_STR("suite", 0, "FILE", O, suite,
+                "one gate per line, WORKLOAD [run options] (default "
+                "HEAD's " DEFAULT_SUITE "); or give one line after '--'"),
+    HVB_OPT_STR("metric", 'm', "M[,M...]", O, metrics,
+                "what each line is gated in (default " DEFAULT_METRICS
+                "): time, sim_instructions, tsc_cycles, cycles, or a "
+                "counter M_per_op, as the two-build gate takes them"),
+    HVB_OPT_STR("max-regression", 0, "P%", O, threshold,
+                "the gate's threshold: SAME inside +-P%, DIFFERENT outside "
+                "(default: the gate's for the metric)"),
+    HVB_OPT_STR("pairs", 0, "N", O, pairs,
+                "the gate's process pairs before its first look (default: "
+                "the gate's)"),
+    HVB_OPT_STR("max-pairs", 0, "N", O, max_pairs,
+                "the gate's budget of process pairs per line (default: "
+                "the gate's)"),
+    HVB_OPT_STR("rounds", 0, "N", O, rounds,
+                "the gate's rounds per cell and pair (default: the gate's)"),
+    HVB_OPT_STR("sample-time", 0, "S", O, sample_time,
+                "the gate's seconds per sample (default: the gate's)"),
+    HVB_OPT_STR("base-bin", 0, "FILE", O, bins[0],
+                "BASE built already: this hvbench, no build (BASE then only "
+                "names it in the report)"),
+    HVB_OPT_STR("head-bin", 0, "FILE", O, bins[1],
+                "HEAD built already: this hvbench, no build"),
+    HVB_OPT_CHOICE("explain", 0, "changed|all|none", O, explain, explains,
+                   "which cells get a per-function instruction diff from "
+                   "callgrind (default changed: those not SAME)"),
+    HVB_OPT_STR(
+        "out", 'o', "DIR", O, out,
+        "where review.json, review.md and index.html go (default " DEFAULT_OUT
+        ")"),
+    HVB_OPT_STR("markdown", 0, "FILE", O, markdown,
+                "also write review.md to FILE (a PR or mailing-list "
+                "comment)"),
+    HVB_OPT_STR("cache", 0, "DIR", O, cache,
+                "the build cache (default $HVBENCH_CACHE, else "
+                "$XDG_CACHE_HOME/hvbench/builds or ~/.cache/hvbench/builds)"),
+    HVB_OPT_STR("repo", 0, "DIR", O, repo,
+                "the git repository to review (default: the one the current "
+                "directory is in)"),
+    HVB_OPT_UINT("jobs", 'j', "N", O, jobs, 1, MAX_JOBS,
+                 "build parallelism (default: the online CPUs)"),
+    HVB_OPT_SET("quiet", 'q', O, quiet, "no progress on stderr"),
+    HVB_OPT_HELP(0),
+    HVB_OPT_END,
+};
+#undef O
+
+const struct hvb_cmd_doc hvb_doc_review = {
+    .usage = "review [BASE] [HEAD] [--suite FILE | -- WORKLOAD [run options]]\n"
+             "                       [--metric M[,M...]] [--out DIR] "
+             "[--markdown FILE]",
+    .text =
+        "What a patch did: BASE and HEAD built with this hvbench's CMake\n"
+        "options in a build cache (a second review of the same pair\n"
+        "builds nothing), every line of the suite gated on the two builds\n"
+        "paired ('gate --base-bin': process pairs added until each cell is\n"
+        "SAME, DIFFERENT or out of budget, corrected across the suite by\n"
+        "false discovery rate), and the cells that moved explained by a\n"
+        "per-function instruction diff from callgrind.\n"
+        "\n"
+        "HEAD defaults to the working tree, uncommitted changes included\n"
+        "(the output says so); BASE to the merge base with the upstream\n"
+        "branch, else HEAD for a working tree with changes, else HEAD's\n"
+        "parent.  Any two revisions work, also unrelated ones.",
+    .opts = review_opts,
+    .notes = "exit status: 0 nothing regressed, 1 a regression, 2 usage or\n"
+             "build error (a revision that does not build: the last lines of\n"
+             "its log), 3 some cell could not be told (UNKNOWN)",
+};
+
+/* Split @text at blanks into @l (the words point into a copy). */
+static int line_split(struct review_line *l, const char *text)
+{
+    char *save = NULL, *w, *copy;
+    size_t cap = 8;
+
+    l->text = strdup(text);
+    copy = l->buf = strdup(text);
+    l->words = calloc(cap + 1, sizeof(*l->words));
+    if ( l->text == NULL || copy == NULL || l->words == NULL )
+        return -ENOMEM;
+    for ( w = strtok_r(copy, " \t", &save); w != NULL;
+          w = strtok_r(NULL, " \t", &save) )
+    {
+        if ( l->nr == cap )
+        {
+            char **p = realloc(l->words, (2 * cap + 1) * sizeof(*p));
+
+            if ( p == NULL )
+                return -ENOMEM;
+            l->words = p;
+            cap *= 2;
+        }
+        l->words[l->nr++] = w;
+    }
+    l->words[l->nr] = NULL;
+    return 0;
+}
+
+static int add_line(struct review *rv, const char *text)
+{
+    struct review_line *p = realloc(rv->lines, (rv->nr_lines + 1) * sizeof(*p));
+
+    if ( p == NULL )
+        return -ENOMEM;
+    rv->lines = p;
+    memset(&p[rv->nr_lines], 0, sizeof(*p));
+    return line_split(&p[rv->nr_lines++], text);
+}
+
+/* The suite file's lines (blank ones and "# ..." skipped). */
+static int read_suite(struct review *rv, const char *path)
+{
+    char *text = hvb_slurp(path, NULL), *save = NULL, *l;
+    int rc = 0;
+
+    if ( text == NULL )
+        return hvb_usage_error("review: --suite %s: %s", path, strerror(errno));
+    for ( l = strtok_r(text, "\n", &save); l != NULL && rc == 0;
+          l = strtok_r(NULL, "\n", &save) )
+    {
+        l += strspn(l, " \t");
+        if ( *l != '\0' && *l != '#' )
+            rc = add_line(rv, l);
+    }
+    free(text);
+    if ( rc )
+        return hvb_failure("out of memory");
+    if ( rv->nr_lines == 0 )
+        return hvb_usage_error("review: %s has no gate (WORKLOAD [run "
+                               "options] per line)",
+                               path);
+    return 0;
+}
+
+/* Read the command line into @rv: -1 to go on, or the exit status. */
+static int parse(struct review *rv, int argc, char **argv)
+{
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "review",
+                             .doc = &hvb_doc_review};
+    struct hv_strbuf b;
+    char line[8192];
+    const char *val;
+    size_t nrev = 0;
+    int id, dd;
+
+    for ( dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++ )
+        ;
+    p.argc = dd;
+    while ( (id = hvb_opt_parse(&p, review_opts, &rv->o, &val)) !=
+            HVB_OPT_DONE )
+    {
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        if ( nrev == 2 )
+            return hvb_usage_error("review takes BASE and HEAD; '%s' is one "
+                                   "too many (a workload goes after '--')",
+                                   val);
+        rv->revspec[nrev++] = val;
+    }
+    if ( dd + 1 < argc )
+    {
+        if ( rv->o.suite != NULL )
+            return hvb_usage_error("review: --suite or '-- WORKLOAD', not "
+                                   "both");
+        hv_strbuf_init(&b, line, sizeof(line));
+        for ( id = dd + 1; id < argc; id++ )
+            hv_strbuf_join(&b, " ", "%s", argv[id]);
+        if ( add_line(rv, line) )
+            return hvb_failure("out of memory");
+    }
+    else if ( dd < argc )
+        return hvb_usage_error("review: '--' needs WORKLOAD [run options]");
+    return -1;
+}
+
+/* --metric's list into rv->metrics. */
+static int metrics(struct review *rv)
+{
+    char *copy = strdup(rv->o.metrics), *save = NULL, *m;
+
+    if ( copy == NULL )
+        return hvb_failure("out of memory");
+    for ( m = strtok_r(copy, ",", &save); m != NULL;
+          m = strtok_r(NULL, ",", &save) )
+    {
+        if ( rv->nr_metrics == REVIEW_MAX_METRICS )
+        {
+            free(copy);
+            return hvb_usage_error("review: at most %d metrics",
+                                   REVIEW_MAX_METRICS);
+        }
+        rv->metrics[rv->nr_metrics++] = strdup(m);
+    }
+    free(copy);
+    if ( rv->nr_metrics == 0 )
+        return hvb_usage_error("review: --metric names no metric");
+    return 0;
+}
+
+/* The repository and the two revisions: 0 or the exit status. */
+static int revisions(struct review *rv)
+{
+    char cwd[PATH_MAX], err[1024];
+    int rc;
+
+    if ( getcwd(cwd, sizeof(cwd)) == NULL )
+        return hvb_failure("review: getcwd: %s", strerror(errno));
+    if ( hvb_rev_repo(rv->o.repo ? rv->o.repo : cwd, rv->repo, sizeof(rv->repo),
+                      err, sizeof(err)) )
+        return hvb_usage_error("review: %s", err);
+    rc = rv->revspec[1] != NULL
+             ? hvb_rev_resolve(rv->repo, rv->revspec[1], &rv->revs[1], err,
+                               sizeof(err))
+             : hvb_rev_worktree(rv->repo, &rv->revs[1], err, sizeof(err));
+    if ( rc == 0 )
+        rc = rv->revspec[0] != NULL
+                 ? hvb_rev_resolve(rv->repo, rv->revspec[0], &rv->revs[0], err,
+                                   sizeof(err))
+                 : hvb_rev_default_base(rv->repo, &rv->revs[1], &rv->revs[0],
+                                        err, sizeof(err));
+    if ( rc )
+        return hvb_usage_error("review: %s", err);
+    return 0;
+}
+
+/* Side @b built already as @bin (--base-bin, --head-bin): 0 or -1. */
+static int prebuilt(struct hvb_build *b, const char *bin)
+{
+    char *slash;
+
+    memset(b, 0, sizeof(*b));
+    if ( realpath(bin, b->bin) == NULL || access(b->bin, X_OK) )
+        return -1;
+    snprintf(b->key, sizeof(b->key), "given");
+    snprintf(b->dir, sizeof(b->dir), "%s", b->bin);
+    slash = strrchr(b->dir, '/');
+    if ( slash != NULL )
+        *slash = '\0';
+    b->cached = true;
+    return 0;
+}
+
+/* Build (or find) both revisions: 0 or the exit status. */
+static int builds(struct review *rv)
+{
+    static const char *const side[2] = {"base", "head"};
+    char err[8192], sh[32];
+    int k;
+
+    if ( hvb_build_cache_init(&rv->cache, rv->o.cache, rv->o.jobs, err,
+                              sizeof(err)) )
+        return hvb_usage_error("review: %s", err);
+    rv->cache.quiet = rv->o.quiet;
+    for ( k = 0; k < 2; k++ )
+    {
+        const struct hvb_rev *r = &rv->revs[k];
+
+        if ( !rv->o.quiet )
+            fprintf(stderr, "hvbench: review: %s %s (%s%s): %s\n", side[k],
+                    hvb_rev_short(r, sh, sizeof(sh)), r->spec,
+                    r->dirty ? ", uncommitted changes included" : "",
+                    r->subject);
+        if ( rv->o.bins[k] != NULL )
+        {
+            if ( prebuilt(&rv->builds[k], rv->o.bins[k]) )
+                return hvb_usage_error("review: --%s-bin %s: not an "
+                                       "executable file",
+                                       side[k], rv->o.bins[k]);
+        }
+        else if ( hvb_build_get(&rv->cache, rv->repo, r, &rv->builds[k], err,
+                                sizeof(err)) )
+            return hvb_usage_error("review: %s %s: %s", side[k], r->spec, err);
+        if ( !rv->o.quiet )
+            fprintf(stderr, "hvbench: review: %s %s in %s (%.0f s)\n", side[k],
+                    rv->builds[k].cached ? "found" : "built", rv->builds[k].dir,
+                    rv->builds[k].build_s);
+    }
+    return 0;
+}
+
+/* Does the base build have the two-build worker?  0 or the status. */
+static int base_has_worker(struct review *rv)
+{
+    char *argv[] = {rv->builds[0].bin, "gate",   "--base-bin",
+                    rv->builds[0].bin, "--help", NULL};
+    struct hvb_exec c = {.argv = argv, .timeout_s = 60, .max_out = 1u << 20};
+    int rc = hvb_exec_run(&c);
+    bool ok = rc == 0 && strstr(c.out, "--pairs") != NULL;
+
+    hvb_exec_free(&c);
+    if ( ok )
+        return 0;
+    return hvb_usage_error("review: the base %.12s predates the two-build "
+                           "worker ('gate --base-bin'), which review pairs "
+                           "the builds with; review a later BASE",
+                           rv->revs[0].commit);
+}
+
+/* Is every cell of line @l one thread (callgrind's condition)? */
+static bool one_thread(const struct review_line *l)
+{
+    size_t i;
+
+    for ( i = 0; i + 1 < l->nr; i++ )
+        if ( (strcmp(l->words[i], "--threads") == 0 ||
+              strcmp(l->words[i], "-t") == 0) &&
+             strcmp(l->words[i + 1], "1") != 0 )
+            return false;
+    return true;
+}
+
+/* Line @l's gates have a cell to explain (not SAME, or --explain all)? */
+static bool line_moved(const struct review *rv, size_t l)
+{
+    json_t *gate, *cell;
+    size_t g, i;
+
+    if ( rv->o.explain == EXPLAIN_ALL )
+        return true;
+    json_array_foreach(rv->gates, g, gate)
+    {
+        if ( strcmp(json_string_value(json_object_get(gate, "line")),
+                    rv->lines[l].text) )
+            continue;
+        json_array_foreach(
+            json_object_get(gate, "cells"), i,
+            cell) if ( strcmp(json_string_value(json_object_get(cell,
+                                                                "verdict")),
+                              "same") ) return true;
+    }
+    return false;
+}
+
+/* The function rows of cell @i of line @l's callgrind runs @dirs. */
+static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
+                         const char *name)
+{
+    char *srcs[2], err[1024];
+    struct hvb_fn_delta *rows = NULL;
+    json_t *a = json_array();
+    int n, k;
+
+    for ( k = 0; k < 2; k++ )
+        if ( asprintf(&srcs[k], "%s/src", rv->builds[k].dir) < 0 )
+            srcs[k] = NULL;
+    n = srcs[0] && srcs[1]
+            ? hvb_review_fn_diff(dirs, srcs, i, &rows, err, sizeof(err))
+            : -ENOMEM;
+    for ( k = 0; k < n; k++ )
+        json_array_append_new(a, json_pack("{s:s, s:s, s:f, s:f}", "function",
+                                           rows[k].name, "file", rows[k].file,
+                                           "base_ir_per_op", rows[k].base,
+                                           "head_ir_per_op", rows[k].head));
+    if ( n < 0 )
+    {
+        json_decref(a);
+        a = json_pack("{s:s}", "error", err);
+    }
+    json_object_set_new(rv->explain, name, a);
+    free(rows);
+    free(srcs[0]);
+    free(srcs[1]);
+}
+
+/* Per-function instruction diffs of the cells that moved. */
+static void explain(struct review *rv)
+{
+    char *dirs[2] = {NULL, NULL}, err[1024];
+    json_t *gate = NULL, *cell;
+    size_t l, g, i;
+    int k;
+
+    rv->explain = json_object();
+    for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
+    {
+        if ( !line_moved(rv, l) || !one_thread(&rv->lines[l]) )
+            continue;
+        if ( !rv->o.quiet )
+            fprintf(stderr, "hvbench: review: explaining %s (callgrind)\n",
+                    rv->lines[l].text);
+        for ( k = 0; k < 2; k++ )
+        {
+            free(dirs[k]);
+            if ( asprintf(&dirs[k], "%s/callgrind/%zu-%s", rv->o.out, l + 1,
+                          k ? "head" : "base") < 0 )
+                return;
+            if ( hvb_review_callgrind(rv->builds[k].bin, rv->lines[l].words,
+                                      rv->lines[l].nr, dirs[k], err,
+                                      sizeof(err)) )
+            {
+                fprintf(stderr, "hvbench: review: warning: %s\n", err);
+                break;
+            }
+        }
+        /* The cells of the line's first gate, in matrix order. */
+        json_array_foreach(
+            rv->gates, g,
+            gate) if ( strcmp(json_string_value(json_object_get(gate, "line")),
+                              rv->lines[l].text) == 0 ) break;
+        json_array_foreach(json_object_get(gate, "cells"), i,
+                           cell) if ( k == 2 )
+            explain_cell(rv, dirs, i,
+                         json_string_value(json_object_get(cell, "name")));
+    }
+    free(dirs[0]);
+    free(dirs[1]);
+}
+
+static void review_free(struct review *rv)
+{
+    size_t i;
+
+    for ( i = 0; i < rv->nr_lines; i++ )
+    {
+        free(rv->lines[i].text);
+        free(rv->lines[i].buf);
+        free(rv->lines[i].words);
+    }
+    free(rv->lines);
+    for ( i = 0; i < rv->nr_metrics; i++ )
+        free(rv->metrics[i]);
+    json_decref(rv->gates);
+    json_decref(rv->explain);
+    hvb_build_cache_free(&rv->cache);
+}
+
+/* Everything before the gates: 0 or the exit status. */
+static int prepare(struct review *rv)
+{
+    char suite[PATH_MAX + 32], err[768];
+    ssize_t sl;
+    int status;
+
+    sl = readlink("/proc/self/exe", rv->self, sizeof(rv->self) - 1);
+    if ( sl <= 0 )
+        return hvb_failure("review: /proc/self/exe: %s", strerror(errno));
+    rv->self[sl] = '\0';
+    status = metrics(rv);
+    if ( status == 0 )
+        status = revisions(rv);
+    if ( status == 0 && rv->nr_lines == 0 )
+    {
+        if ( rv->o.suite == NULL )
+            snprintf(suite, sizeof(suite), "%s/" DEFAULT_SUITE, rv->repo);
+        status = read_suite(rv, rv->o.suite ? rv->o.suite : suite);
+    }
+    if ( status == 0 && hvb_mkdirs(rv->o.out) )
+        status =
+            hvb_usage_error("review: --out %s: %s", rv->o.out, strerror(errno));
+    snprintf(suite, sizeof(suite), "%s/gates", rv->o.out);
+    if ( status == 0 && hvb_mkdirs(suite) )
+        status = hvb_usage_error("review: %s: %s", suite, strerror(errno));
+    if ( status == 0 && rv->o.markdown != NULL )
+    {
+        enum hvb_outfile_kind kind;
+
+        if ( hvb_outfile_check(rv->o.markdown, "markdown", &kind, err,
+                               sizeof(err)) )
+            status = hvb_usage_error("%s", err);
+    }
+    return status;
+}
+
+int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
+{
+    struct review rv = {.o = {.metrics = DEFAULT_METRICS,
+                              .out = DEFAULT_OUT,
+                              .explain = EXPLAIN_CHANGED}};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int status;
+
+    rv.o.jobs = cpus > 0 ? (unsigned int)cpus : 2;
+    status = parse(&rv, ctx->argc, ctx->argv);
+    if ( status >= 0 )
+        goto out;
+    status = prepare(&rv);
+    if ( status == 0 )
+        status = builds(&rv);
+    if ( status == 0 )
+        status = base_has_worker(&rv);
+    if ( status == 0 )
+        status = hvb_review_gates(&rv);
+    if ( status == 0 )
+    {
+        explain(&rv);
+        status = hvb_review_report(&rv);
+    }
+out:
+    review_free(&rv);
+    return status;
+}

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Revisions and the build cache (hvb/review.h).
+ *
+ * A revision is a commit, or the working tree on top of one.  The
+ * working tree's files are named by a tree hash without touching the
+ * user's index: a copy of .git/index is read into, "git add -A" run on
+ * the copy, "git write-tree" answers (the objects land in the user's
+ * object store, where git would put them on commit anyway).
+ *
+ * An entry of the cache is one revision built with one set of CMake
+ * options, in CACHE/KEY/: src/ (a "git clone --shared" of the user's
+ * repository, checked out at the commit; a dirty tree's files read into
+ * it by "git read-tree -u --reset TREE", so the build's own gitinfo
+ * says "commit, dirty"), build/ (cmake's), build.log, and a stamp:
+ * "ok" (JSON: what was built, with what, in how long) or "failed" (the
+ * log's last lines).  KEY.lock, flock()ed, keeps two reviews from
+ * building one entry at once.
+ *
+ * Worked example: "hvbench review HEAD^" in a clean clone at 2f87caf,
+ * this hvbench built Release with HVB_STABLE_LAYOUT=ON:
+ *   base 9a2715d... -> KEY 9a2715d1a2b3-5c0e3f1a2b3c4d5e
+ *   head 2f87caf... -> KEY 2f87caf4d5e6-5c0e3f1a2b3c4d5e
+ * both built (about 90 s each here); asked again, both are found ("ok"
+ * stamps) and nothing is built.  With an edit in hv/domain.c, head is
+ * 2f87caf4d5e6+t3f9e...-5c0e..., built once for that content.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hv/strbuf.h>
+#include <hvb/buildinfo.h>
+#include <hvb/cmdline.h>
+#include <hvb/exec.h>
+#include <hvb/fsutil.h>
+#include <hvb/review.h>
+
+#include "private.h"
+
+#define GIT_TIMEOUT_S   600.0
+#define BUILD_TIMEOUT_S 7200.0
+#define LOG_TAIL_LINES  20
+
+/* The CMake cache entries a build of another revision must share. */
+static const char *const option_keys[] = {
+    "CMAKE_BUILD_TYPE",  "CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER",
+    "HVB_STABLE_LAYOUT", "HVB_LOCKSTAT",     NULL,
+};
+
+int hvb_review_git(const char *repo, char *out, size_t len, char *err,
+                   size_t elen, char *const *env, const char *const *args)
+{
+    char *argv[24];
+    struct hvb_exec c = {.argv = argv,
+                         .path_search = true,
+                         .capture_err = true,
+                         .timeout_s = GIT_TIMEOUT_S,
+                         .max_out = 1u << 20,
+                         .env = env};
+    size_t n = 0, i;
+    int rc;
+
+    argv[n++] = "git";
+    argv[n++] = "-C";
+    argv[n++] = (char *)repo;
+    for ( i = 0; args[i] != NULL && n < 23; i++ )
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    rc = hvb_exec_run(&c);
+    if ( rc == 0 && out != NULL )
+    {
+        size_t l = c.out_len;
+
+        while ( l > 0 && (c.out[l - 1] == '\n' || c.out[l - 1] == ' ') )
+            l--;
+        snprintf(out, len, "%.*s", (int)l, c.out);
+    }
+    else if ( rc != 0 )
+    {
+        char why[512];
+
+        hvb_exec_error(&c, rc, why, sizeof(why));
+        snprintf(err, elen, "git %s: %s", args[0], why + strlen("git: "));
+        rc = rc < 0 ? rc : -EINVAL;
+    }
+    hvb_exec_free(&c);
+    return rc;
+}
+
+/* git in @repo, its stdout into array @out, a failure into @err (@len). */
+#define GIT(repo, out, err, len, ...)                      \
+    hvb_review_git(repo, out, sizeof(out), err, len, NULL, \
+                   (const char *const[]){__VA_ARGS__, NULL})
+
+int hvb_rev_repo(const char *dir, char *top, size_t len, char *err, size_t elen)
+{
+    char e[512];
+
+    if ( hvb_review_git(
+             dir, top, len, e, sizeof(e), NULL,
+             (const char *const[]){"rev-parse", "--show-toplevel", NULL}) )
+    {
+        snprintf(err, elen,
+                 "%s is not in a git repository (review builds commits; "
+                 "see --repo)",
+                 dir);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int subject(const char *repo, struct hvb_rev *r, char *err, size_t len)
+{
+    return GIT(repo, r->subject, err, len, "log", "-1", "--format=%s",
+               r->commit);
+}
+
+int hvb_rev_resolve(const char *repo, const char *spec, struct hvb_rev *r,
+                    char *err, size_t len)
+{
+    char want[300];
+
+    memset(r, 0, sizeof(*r));
+    snprintf(r->spec, sizeof(r->spec), "%s", spec);
+    snprintf(want, sizeof(want), "%s^{commit}", spec);
+    if ( GIT(repo, r->commit, err, len, "rev-parse", "--verify", "-q", want) )
+    {
+        snprintf(err, len, "'%s' is not a commit of %s", spec, repo);
+        return -EINVAL;
+    }
+    return subject(repo, r, err, len);
+}
+
+/* The tree of @repo's working tree (tracked and untracked files). */
+static int worktree_tree(const char *repo, char *tree, size_t tlen, char *err,
+                         size_t len)
+{
+    char index[PATH_MAX], tmp[] = "/tmp/hvbench-index.XXXXXX", env[PATH_MAX];
+    char *envv[] = {env, NULL};
+    const char *const add[] = {"add", "-A", NULL};
+    const char *const write[] = {"write-tree", NULL};
+    int fd, rc;
+
+    rc = GIT(repo, index, err, len, "rev-parse", "--path-format=absolute",
+             "--git-path", "index");
+    if ( rc )
+        return rc;
+    fd = mkstemp(tmp);
+    if ( fd < 0 )
+    {
+        snprintf(err, len, "mkstemp: %s", strerror(errno));
+        return -errno;
+    }
+    close(fd);
+    /* A copy of the index: its stat data spares re-hashing every file. */
+    rc = hvb_copy_file(index, tmp, 0600);
+    if ( rc == -ENOENT )
+        rc = 0; /* no index yet: add -A builds one */
+    else if ( rc )
+        snprintf(err, len, "copying %s: %s", index, strerror(-rc));
+    snprintf(env, sizeof(env), "GIT_INDEX_FILE=%s", tmp);
+    if ( rc == 0 )
+        rc = hvb_review_git(repo, NULL, 0, err, len, envv, add);
+    if ( rc == 0 )
+        rc = hvb_review_git(repo, tree, tlen, err, len, envv, write);
+    unlink(tmp);
+    return rc;
+}
+
+int hvb_rev_worktree(const char *repo, struct hvb_rev *r, char *err, size_t len)
+{
+    char status[64];
+    int rc;
+
+    rc = hvb_rev_resolve(repo, "HEAD", r, err, len);
+    if ( rc )
+        return rc;
+    snprintf(r->spec, sizeof(r->spec), "working tree");
+    r->worktree = true;
+    rc = GIT(repo, status, err, len, "status", "--porcelain",
+             "--untracked-files=normal");
+    if ( rc )
+        return rc;
+    r->dirty = status[0] != '\0';
+    if ( !r->dirty )
+        return 0;
+    return worktree_tree(repo, r->tree, sizeof(r->tree), err, len);
+}
+
+int hvb_rev_default_base(const char *repo, const struct hvb_rev *head,
+                         struct hvb_rev *r, char *err, size_t len)
+{
+    char up[200], mb[72], e[512], parent[100];
+
+    if ( GIT(repo, up, e, sizeof(e), "rev-parse", "--abbrev-ref",
+             "--symbolic-full-name", "@{upstream}") == 0 &&
+         GIT(repo, mb, e, sizeof(e), "merge-base", head->commit, up) == 0 &&
+         strcmp(mb, head->commit) != 0 )
+    {
+        int rc = hvb_rev_resolve(repo, mb, r, err, len);
+
+        if ( rc == 0 )
+            snprintf(r->spec, sizeof(r->spec), "merge-base with %s", up);
+        return rc;
+    }
+    if ( head->worktree && head->dirty )
+        return hvb_rev_resolve(repo, "HEAD", r, err, len);
+    snprintf(parent, sizeof(parent), "%s^", head->commit);
+    if ( hvb_rev_resolve(repo, parent, r, err, len) )
+    {
+        snprintf(err, len,
+                 "%s has no parent to review against: name BASE "
+                 "('hvbench review BASE')",
+                 head->commit);
+        return -EINVAL;
+    }
+    snprintf(r->spec, sizeof(r->spec), "%.200s^",
+             head->worktree ? "HEAD" : head->spec);
+    return 0;
+}
+
+const char *hvb_rev_short(const struct hvb_rev *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.12s%s", r->commit, r->dirty ? "+" : "");
+    return buf;
+}
+
+json_t *hvb_rev_json(const struct hvb_rev *r)
+{
+    return json_pack("{s:s, s:s, s:s?, s:b, s:b, s:s}", "spec", r->spec,
+                     "commit", r->commit, "tree", r->dirty ? r->tree : NULL,
+                     "worktree", r->worktree, "dirty", r->dirty, "subject",
+                     r->subject);
+}
+
+/* FNV-1a, 64 bits: the options' key (not a secret, only a name). */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for ( ; *s != '\0'; s++ )
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The value of @key in CMakeCache.txt @f ("KEY:TYPE=VALUE"), or NULL. */
+static char *cmake_cache_value(FILE *f, const char *key)
+{
+    char line[4096];
+    size_t n = strlen(key);
+
+    rewind(f);
+    while ( fgets(line, sizeof(line), f) )
+    {
+        char *eq;
+
+        if ( strncmp(line, key, n) != 0 || line[n] != ':' )
+            continue;
+        eq = strchr(line, '=');
+        if ( eq == NULL )
+            continue;
+        eq[strcspn(eq, "\n")] = '\0';
+        return strdup(eq + 1);
+    }
+    return NULL;
+}
+
+/* This hvbench's CMake options into @bc->defs. */
+static int own_options(struct hvb_build_cache *bc)
+{
+    char self[PATH_MAX], cache[PATH_MAX + 32], *slash;
+    struct hvb_buildinfo bi;
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    FILE *f = NULL;
+    size_t i;
+
+    if ( sl > 0 )
+    {
+        self[sl] = '\0';
+        slash = strrchr(self, '/');
+        if ( slash != NULL )
+            *slash = '\0';
+        snprintf(cache, sizeof(cache), "%s/CMakeCache.txt", self);
+        f = fopen(cache, "r");
+    }
+    for ( i = 0; f != NULL && option_keys[i] != NULL; i++ )
+    {
+        char *v = cmake_cache_value(f, option_keys[i]);
+
+        if ( v == NULL || *v == '\0' )
+        {
+            free(v);
+            continue;
+        }
+        if ( asprintf(&bc->defs[bc->nr_defs], "-D%s=%s", option_keys[i], v) <
+             0 )
+            bc->defs[bc->nr_defs] = NULL;
+        free(v);
+        if ( bc->defs[bc->nr_defs] == NULL )
+            break;
+        bc->nr_defs++;
+    }
+    if ( f != NULL )
+        fclose(f);
+    if ( bc->nr_defs == 0 )
+    {
+        /* Installed: no build directory; the build type it was built as. */
+        hvb_buildinfo_get(&bi);
+        if ( asprintf(&bc->defs[0], "-DCMAKE_BUILD_TYPE=%s",
+                      bi.build_type[0] ? bi.build_type : "Release") < 0 )
+            return -ENOMEM;
+        bc->nr_defs = 1;
+    }
+    return 0;
+}
+
+int hvb_build_cache_init(struct hvb_build_cache *bc, const char *dir,
+                         unsigned int jobs, char *err, size_t len)
+{
+    const char *env = getenv("HVBENCH_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    int rc;
+
+    memset(bc, 0, sizeof(*bc));
+    bc->jobs = jobs;
+    if ( dir != NULL )
+        snprintf(bc->dir, sizeof(bc->dir), "%s", dir);
+    else if ( env != NULL && *env != '\0' )
+        snprintf(bc->dir, sizeof(bc->dir), "%s", env);
+    else if ( xdg != NULL && *xdg == '/' )
+        snprintf(bc->dir, sizeof(bc->dir), "%s/hvbench/builds", xdg);
+    else if ( home != NULL && *home == '/' )
+        snprintf(bc->dir, sizeof(bc->dir), "%s/.cache/hvbench/builds", home);
+    else
+        snprintf(bc->dir, sizeof(bc->dir), "/tmp/hvbench-builds-%u",
+                 (unsigned int)getuid());
+    rc = hvb_mkdirs(bc->dir);
+    if ( rc )
+    {
+        snprintf(err, len, "build cache %s: %s", bc->dir, strerror(-rc));
+        return rc;
+    }
+    rc = own_options(bc);
+    if ( rc )
+    {
+        snprintf(err, len, "out of memory");
+        return rc;
+    }
+    for ( i = 0; i < bc->nr_defs; i++ )
+        h = fnv1a(fnv1a(h, bc->defs[i]), "\n");
+    snprintf(bc->options_key, sizeof(bc->options_key), "%016" PRIx64, h);
+    return 0;
+}
+
+void hvb_build_cache_free(struct hvb_build_cache *bc)
+{
+    size_t i;
+
+    for ( i = 0; i < bc->nr_defs; i++ )
+        free(bc->defs[i]);
+    bc->nr_defs = 0;
+}
+
+/* The last LOG_TAIL_LINES lines of @path after "@what:\n" into @err. */
+static void log_tail(const char *path, const char *what, char *err, size_t len)
+{
+    struct hv_strbuf b;
+    char *text = hvb_slurp(path, NULL), *p;
+    int lines = 0;
+
+    hv_strbuf_init(&b, err, len);
+    hv_strbuf_add(&b, "%s (log: %s); its last lines:", what, path);
+    if ( text == NULL )
+        return;
+    p = text + strlen(text);
+    while ( p > text && p[-1] == '\n' )
+        *--p = '\0';
+    while ( p > text && lines < LOG_TAIL_LINES )
+        if ( *--p == '\n' )
+            lines++;
+    hv_strbuf_add(&b, "\n%s", p + (*p == '\n'));
+    free(text);
+}
+
+/* One step of a build: @argv with its output appended to the log @fd. */
+static int step(char *const *argv, const char *cwd, int fd)
+{
+    struct hvb_exec c = {.argv = argv,
+                         .path_search = true,
+                         .timeout_s = BUILD_TIMEOUT_S,
+                         .cwd = cwd,
+                         .log_fd = fd};
+    size_t i;
+    int rc;
+
+    dprintf(fd, "+");
+    for ( i = 0; argv[i] != NULL; i++ )
+        dprintf(fd, " %s", argv[i]);
+    dprintf(fd, "\n");
+    rc = hvb_exec_run(&c);
+    hvb_exec_free(&c);
+    return rc;
+}
+
+/* Clone, check out and build @r into entry @b: 0, or -EINVAL (logged). */
+static int build(struct hvb_build_cache *bc, const char *repo,
+                 const struct hvb_rev *r, struct hvb_build *b, int fd)
+{
+    char src[4400], bdir[4400], jobs[16];
+    char *cfg[8 + 16] = {"cmake", "-S", src,
+                         "-B",    bdir, "-DHVB_ENABLE_TESTING=OFF"};
+    size_t n = 6, i;
+
+    snprintf(src, sizeof(src), "%s/src", b->dir);
+    snprintf(bdir, sizeof(bdir), "%s/build", b->dir);
+    snprintf(jobs, sizeof(jobs), "%u", bc->jobs ? bc->jobs : 2);
+    for ( i = 0; i < bc->nr_defs; i++ )
+        cfg[n++] = bc->defs[i];
+    cfg[n] = NULL;
+    if ( step((char *[]){"rm", "-rf", src, bdir, NULL}, NULL, fd) ||
+         step((char *[]){"git", "clone", "-q", "--shared", "--no-checkout",
+                         (char *)repo, src, NULL},
+              NULL, fd) ||
+         step((char *[]){"git", "-C", src, "checkout", "-q", "--detach",
+                         (char *)r->commit, NULL},
+              NULL, fd) )
+        return -EINVAL;
+    if ( r->dirty && step((char *[]){"git", "-C", src, "read-tree", "-u",
+                                     "--reset", (char *)r->tree, NULL},
+                          NULL, fd) )
+        return -EINVAL;
+    if ( step(cfg, NULL, fd) ||
+         step((char *[]){"cmake", "--build", bdir, "--target", "hvbench", "-j",
+                         jobs, NULL},
+              NULL, fd) )
+        return -EINVAL;
+    return 0;
+}
+
+/* Write stamp @name of entry @b with @text (atomically). */
+static void stamp(const struct hvb_build *b, const char *name, const char *text)
+{
+    char path[4400], tmp[4500];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", b->dir, name);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if ( f == NULL )
+        return;
+    fputs(text, f);
+    if ( fclose(f) == 0 )
+        rename(tmp, path);
+    else
+        unlink(tmp);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Found in the cache (0, or -EINVAL for a remembered failure), or 1. */
+static int found(const struct hvb_build *b, char *err, size_t len)
+{
+    char path[4400];
+
+    snprintf(path, sizeof(path), "%s/ok", b->dir);
+    if ( access(path, F_OK) == 0 && access(b->bin, X_OK) == 0 )
+        return 0;
+    snprintf(path, sizeof(path), "%s/failed", b->dir);
+    if ( access(path, F_OK) == 0 )
+    {
+        log_tail(b->log,
+                 "it did not build (remembered; remove the entry to "
+                 "try again)",
+                 err, len);
+        return -EINVAL;
+    }
+    return 1;
+}
+
+int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
+                  const struct hvb_rev *r, struct hvb_build *b, char *err,
+                  size_t len)
+{
+    char lock[4400], *json;
+    double t0;
+    json_t *o;
+    int lfd, fd, rc;
+
+    memset(b, 0, sizeof(*b));
+    snprintf(b->key, sizeof(b->key), "%.12s%s%.12s-%s", r->commit,
+             r->dirty ? "+t" : "", r->dirty ? r->tree : "", bc->options_key);
+    snprintf(b->dir, sizeof(b->dir), "%s/%s", bc->dir, b->key);
+    snprintf(b->bin, sizeof(b->bin), "%s/build/hvbench", b->dir);
+    snprintf(b->log, sizeof(b->log), "%s/build.log", b->dir);
+    rc = hvb_mkdirs(b->dir);
+    if ( rc )
+    {
+        snprintf(err, len, "%s: %s", b->dir, strerror(-rc));
+        return rc;
+    }
+    snprintf(lock, sizeof(lock), "%s.lock", b->dir);
+    lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if ( lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) )
+    {
+        if ( lfd >= 0 && !bc->quiet )
+            fprintf(stderr,
+                    "hvbench: review: waiting for another build of "
+                    "%s\n",
+                    b->key);
+        if ( lfd < 0 || flock(lfd, LOCK_EX) )
+        {
+            snprintf(err, len, "%s: %s", lock, strerror(errno));
+            if ( lfd >= 0 )
+                close(lfd);
+            return -errno;
+        }
+    }
+    rc = found(b, err, len);
+    if ( rc <= 0 )
+    {
+        b->cached = rc == 0;
+        close(lfd);
+        return rc;
+    }
+    fd = open(b->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if ( fd < 0 )
+    {
+        snprintf(err, len, "%s: %s", b->log, strerror(errno));
+        close(lfd);
+        return -errno;
+    }
+    t0 = mono_s();
+    rc = build(bc, repo, r, b, fd);
+    close(fd);
+    b->build_s = mono_s() - t0;
+    if ( rc )
+    {
+        stamp(b, "failed", "see build.log\n");
+        log_tail(b->log, "it does not build", err, len);
+    }
+    else
+    {
+        o = json_pack("{s:o, s:o, s:f}", "revision", hvb_rev_json(r), "options",
+                      json_array(), "build_s", b->build_s);
+        for ( size_t i = 0; o != NULL && i < bc->nr_defs; i++ )
+            json_array_append_new(json_object_get(o, "options"),
+                                  json_string(bc->defs[i]));
+        json = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+        stamp(b, "ok", json ? json : "{}");
+        free(json);
+        json_decref(o);
+    }
+    close(lfd);
+    return rc;
+}

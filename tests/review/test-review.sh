@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hvbench review on a scratch repository (issue 21): a copy of this
+# source tree committed as "base", then a commit that slows one plugin's
+# hot path (rcu_ref_lock spins 64 times more) as "slow":
+#   - review base slow: regressed, in time and in sim_instructions, and
+#     rcu_ref_lock on top of the function diff with more instructions;
+#   - asked again: both builds found in the cache, nothing built;
+#   - review slow base: improved;
+#   - review slow slow (A/A): sim_instructions SAME (time SAME, or an
+#     honest unknown on a loaded machine);
+#   - the working tree with the slowdown uncommitted: reviewed against
+#     HEAD, "uncommitted changes included", dirty in review.json;
+#   - a commit that does not build: exit 2 with its log's last lines;
+#   - not a repository, a revision that is none, two suites: exit 2.
+# Two builds (base, slow; about 1.5 min each on 2 vCPUs) and one for the
+# dirty tree; the rest is found in the cache.
+# usage: test-review.sh HVBENCH SOURCE_DIR
+set -u
+hvb=$(realpath "$1")
+src=$(realpath "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../cli/lib.sh"
+# HVB_TEST_KEEP=1: keep the scratch directory (repository, cache, outputs).
+[ -n "${HVB_TEST_KEEP:-}" ] && trap 'echo "kept $tmp"' EXIT
+command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
+repo=$tmp/repo cache=$tmp/cache
+git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+
+mkdir "$repo"
+(cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - ) |
+    tar -xf - -C "$repo" 2>/dev/null
+git_ init -q && git_ add -A && git_ commit -q -m base || exit 1
+sed -i 's/^    hv_rcu_read_lock(cpu);$/    hv_rcu_read_lock(cpu);\n    {\n        volatile unsigned int spin = 0;\n\n        while ( spin < 64 )\n            spin++;\n    }/' \
+    "$repo/plugins/domlookup/rcu-ref.c"
+grep -q "spin < 64" "$repo/plugins/domlookup/rcu-ref.c" || { echo "FAIL: the slowdown did not apply"; exit 1; }
+git_ commit -q -a -m "domlookup/rcu-ref: spin in the hot path" || exit 1
+base=$(git_ rev-parse HEAD^) slow=$(git_ rev-parse HEAD)
+W="lookup --plugin domlookup=rcu-ref --threads 1"
+
+# review OUT ARGS...: hvbench review in the scratch repo; $rc, OUT/err.
+review() {
+    o=$tmp/$1
+    shift
+    mkdir -p "$o"
+    (cd "$repo" && timeout -k 10 1500 "$hvb" review --cache "$cache" \
+        --out "$o" "$@" >"$o.stdout" 2>"$o.stderr")
+    rc=$?
+}
+v() { jq -r ".cells[0].verdicts.$2.verdict" "$tmp/$1/review.json"; }
+
+review ab "$base" "$slow" -- $W
+[ $rc -eq 1 ] && [ "$(v ab sim_instructions)" = regressed ] &&
+    [ "$(v ab time)" = regressed ] && ok ||
+    bad "review base slow: exit $rc, $(v ab time) / $(v ab sim_instructions): $(tail -5 "$tmp/ab.stderr")"
+f=$(jq -r '.cells[0].functions[0].function' "$tmp/ab/review.json")
+d=$(jq -r '.cells[0].functions[0] | (.head_ir_per_op - .base_ir_per_op > 10)' "$tmp/ab/review.json")
+[ "$f" = rcu_ref_lock ] && [ "$d" = true ] && ok ||
+    bad "the function diff's top row: $f (grew by more than 10 Ir/op: $d)"
+for x in review.md index.html review.json; do
+    [ -s "$tmp/ab/$x" ] && ok || bad "no $x"
+done
+grep -q "rcu_ref_lock" "$tmp/ab/review.md" && grep -q "$slow" "$tmp/ab/review.md" &&
+    ok || bad "review.md lacks the function or the commit"
+[ "$(jq -r .review.head.commit "$tmp/ab/review.json")" = "$slow" ] &&
+    [ "$(jq -r .review.base.commit "$tmp/ab/review.json")" = "$base" ] && ok ||
+    bad "review.json's commits"
+
+review again "$base" "$slow" --metric sim_instructions -- $W
+[ $rc -eq 1 ] && grep -q "base found" "$tmp/again.stderr" &&
+    grep -q "head found" "$tmp/again.stderr" &&
+    [ "$(jq -r .review.head.build.cached "$tmp/again/review.json")" = true ] &&
+    ok || bad "a second review built again: exit $rc, $(grep review: "$tmp/again.stderr")"
+
+review ba "$slow" "$base" --metric sim_instructions -- $W
+[ $rc -eq 0 ] && [ "$(v ba sim_instructions)" = improved ] && ok ||
+    bad "review slow base: exit $rc, $(v ba sim_instructions)"
+
+review aa "$slow" "$slow" -- $W
+t=$(v aa time)
+[ "$(v aa sim_instructions)" = same ] && { [ "$t" = same ] || [ "$t" = unknown ]; } &&
+    { [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && ok ||
+    bad "A/A: exit $rc, time $t, sim_instructions $(v aa sim_instructions)"
+[ "$t" = unknown ] && echo "note: A/A time unknown here (loaded machine?): $(jq -c '.cells[0].verdicts.time | {ratio, ci, pairs}' "$tmp/aa/review.json")"
+
+# The slowdown undone in the working tree, not committed.
+git_ show "$base:plugins/domlookup/rcu-ref.c" >"$repo/plugins/domlookup/rcu-ref.c"
+review dirty --metric sim_instructions -- $W
+[ $rc -eq 0 ] && grep -q "uncommitted changes included" "$tmp/dirty.stderr" &&
+    [ "$(jq -r .review.head.dirty "$tmp/dirty/review.json")" = true ] &&
+    [ "$(jq -r .review.base.commit "$tmp/dirty/review.json")" = "$slow" ] &&
+    [ "$(v dirty sim_instructions)" = improved ] && ok ||
+    bad "the working tree: exit $rc, $(v dirty sim_instructions), $(tail -3 "$tmp/dirty.stderr")"
+git_ checkout -q -- .
+
+printf '#error this revision does not build\n' >>"$repo/hv/domain.c"
+git_ commit -q -a -m broken
+review broken --metric sim_instructions -- $W
+[ $rc -eq 2 ] && grep -q "does not build" "$tmp/broken.stderr" &&
+    grep -q "#error this revision does not build" "$tmp/broken.stderr" && ok ||
+    bad "a revision that does not build: exit $rc, $(tail -3 "$tmp/broken.stderr")"
+
+review norepo --repo /proc -- $W
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norepo.stderr")" -eq 1 ] && ok ||
+    bad "not a repository: exit $rc, $(cat "$tmp/norepo.stderr")"
+review norev nosuchrev -- $W
+[ $rc -eq 2 ] && grep -q "'nosuchrev' is not a commit" "$tmp/norev.stderr" && ok ||
+    bad "a revision that is none: exit $rc, $(cat "$tmp/norev.stderr")"
+review twosuites --suite x -- $W
+[ $rc -eq 2 ] && ok || bad "--suite and '--': exit $rc"
+
+finish test-review
