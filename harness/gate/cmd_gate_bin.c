@@ -30,12 +30,14 @@
  * (Bonferroni): whichever look decides, the chance that it was wrong
  * stays under 0.05.
  *
- * Example (the defaults): P0 = 12, S = 6, Pmax = 36: looks after 12,
- * 18, 24, 30 and 36 pairs, L = 5, 99% CIs.  A +1% change at t = 0.5%
- * whose CI after 12 pairs is [+0.31%, +1.70%] is unknown (it reaches
- * below +0.5%); 6 more pairs of that cell alone, and at [+0.62%,
- * +1.48%] it is regressed, while the cells that were "same" after 12
- * pairs ran no more.  On the 2-vCPU VM a process lands in a fast or a
+ * Example (the defaults): P0 = 8, S = 4, Pmax = 24, R = 100 rounds of
+ * 1 ms samples: looks after 8, 12, 16, 20 and 24 pairs, L = 5, 99% CIs.
+ * Two gates of a +1% slowdown at t = 0.5% (docs/gating.md, measured):
+ * one whose 99% CI after 16 pairs was [+0.54%, +2.72%] (median +1.71%)
+ * stopped there, regressed; one at [+0.28%, +2.50%] (median +1.36%)
+ * after 24 was unknown, "about 14 more would decide it" (24 x ((1.0136
+ * - 1.0028) / (1.0136 - 1.005))^2 - 24).  Cells that were "same" at a
+ * look run no more pairs.  On the 2-vCPU VM a process lands in a fast or a
  * slow state of its own for a cell (per-pair medians of 0.86 or 1.18
  * beside 1.000 +- 0.5%), so a pair's ratios can sit off 1 together:
  * the CI resamples pairs first, then rounds (hvb/compare.h).
@@ -66,10 +68,10 @@
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
 
-#define DEFAULT_PAIRS      12
+#define DEFAULT_PAIRS      8
 #define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
-#define DEFAULT_ROUNDS     10
-#define DEFAULT_SAMPLE_S   0.01
+#define DEFAULT_ROUNDS     100
+#define DEFAULT_SAMPLE_S   0.001
 #define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
 #define GATE_ALPHA         0.05  /* over all looks together */
 #define SIM_ROUNDS         3
