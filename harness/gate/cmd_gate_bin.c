@@ -30,18 +30,21 @@
  * (Bonferroni): whichever look decides, the chance that it was wrong
  * stays under 0.05.
  *
- * Example (the defaults): P0 = 12, S = 6, Pmax = 36: looks after 12,
- * 18, 24, 30 and 36 pairs, L = 5, 99% CIs.  A +1% change at t = 0.5%
- * whose CI after 12 pairs is [+0.31%, +1.70%] is unknown (it reaches
- * below +0.5%); 6 more pairs of that cell alone, and at [+0.62%,
- * +1.48%] it is regressed, while the cells that were "same" after 12
- * pairs ran no more.  On the 2-vCPU VM a process lands in a fast or a
+ * Example (the defaults): P0 = 8, S = 4, Pmax = 24, R = 100 rounds of
+ * 1 ms samples: looks after 8, 12, 16, 20 and 24 pairs, L = 5, 99% CIs.
+ * Two gates of a +1% slowdown at t = 0.5% (docs/gating.md, measured):
+ * one whose 99% CI after 16 pairs was [+0.54%, +2.72%] (median +1.71%)
+ * stopped there, regressed; one at [+0.28%, +2.50%] (median +1.36%)
+ * after 24 was unknown, "about 14 more would decide it" (24 x ((1.0136
+ * - 1.0028) / (1.0136 - 1.005))^2 - 24).  Cells that were "same" at a
+ * look run no more pairs.  On the 2-vCPU VM a process lands in a fast or a
  * slow state of its own for a cell (per-pair medians of 0.86 or 1.18
  * beside 1.000 +- 0.5%), so a pair's ratios can sit off 1 together:
  * the CI resamples pairs first, then rounds (hvb/compare.h).
  *
- * --metric sim_instructions: the workers run under callgrind; counts
- * are deterministic, so one process pair and a few rounds of 20000
+ * --metric sim_instructions, sim_cycles (any sim_ count): the workers
+ * run under callgrind (its cache simulation pinned); counts are
+ * deterministic, so one process pair and a few rounds of 20000
  * operations suffice (no further looks).  Both builds must have been
  * configured alike (the hello's build block); a difference is exit 2,
  * naming it.
@@ -66,10 +69,10 @@
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
 
-#define DEFAULT_PAIRS      12
+#define DEFAULT_PAIRS      8
 #define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
-#define DEFAULT_ROUNDS     10
-#define DEFAULT_SAMPLE_S   0.01
+#define DEFAULT_ROUNDS     100
+#define DEFAULT_SAMPLE_S   0.001
 #define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
 #define GATE_ALPHA         0.05  /* over all looks together */
 #define SIM_ROUNDS         3
@@ -103,11 +106,11 @@ struct gate_bin {
     char err[768];
 };
 
-#define METRIC_HELP                                                               \
-    "(default time); cycles: hardware cycles where both builds count them "       \
-    "(a PMU), else TSC cycles; sim_instructions runs both workers under "         \
-    "callgrind (1 thread), one pair, " HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR( \
-        SIM_ITERATIONS) " ops: the counts are deterministic"
+#define METRIC_HELP                                                                      \
+    "(default time); cycles: hardware cycles where both builds count them "              \
+    "(a PMU), else TSC cycles; sim_instructions and sim_cycles (callgrind's "            \
+    "cache simulation) run both workers under callgrind (1 thread), one pair, " HVB_STR( \
+        SIM_ROUNDS) " rounds of " HVB_STR(SIM_ITERATIONS) " ops: the counts are deterministic"
 
 #define G struct gate_bin
 static const struct hvb_optdef gate_bin_opts[] = {
@@ -115,12 +118,13 @@ static const struct hvb_optdef gate_bin_opts[] = {
                 "the base build's hvbench (required)"),
     HVB_OPT_STR("new-bin", 0, "FILE", G, w[1].bin,
                 "the new build's hvbench (default this one)"),
-    HVB_OPT_STR("metric", 'm', "time|cycles|tsc_cycles|sim_instructions|M", G,
+    HVB_OPT_STR("metric", 'm',
+                "time|cycles|tsc_cycles|sim_instructions|sim_cycles|M", G,
                 metric, METRIC_HELP),
     HVB_OPT_PCT("max-regression", 0, "P%", G, thr,
                 "threshold t: same within +-t, regressed or improved beyond "
                 "it (default 0.5% for time, cycles and tsc_cycles, 0.5% "
-                "sim_instructions, 5% a counter M)"),
+                "sim_instructions and sim_cycles, 5% a counter M)"),
     HVB_OPT_STR("markdown", 0, "FILE", G, md_path,
                 "also write a PR-comment-ready summary"),
     HVB_OPT_STR("json", 0, "FILE", G, json_path,
@@ -830,7 +834,8 @@ static int setup(struct gate_bin *g, int argc, char **argv)
          (g->json_path != NULL && hvb_outfile_check(g->json_path, "json", &kind,
                                                     g->err, sizeof(g->err))) )
         return hvb_usage_error("%s", g->err);
-    g->sim = strcmp(g->metric, "sim_instructions") == 0;
+    /* Every callgrind count: sim_instructions, sim_cycles, sim_ir, ... */
+    g->sim = strncmp(g->metric, "sim_", 4) == 0;
     if ( g->thr < 0 )
         g->thr = strcmp(g->metric, "time") == 0 ||
                          strcmp(g->metric, "cycles") == 0 ||

@@ -48,7 +48,8 @@ bool hvb_gate_bin_wanted(int argc, char **argv);
  * hvb_gate_report - the gate's verdict of @c: sort its rows, print the
  * table and the "gate:" line on stdout, write the markdown summary to
  * @md_path (if not NULL) with @base and @new_'s environments; returns the
- * exit status (0 pass, 1 regression, 3 unstable, or the write's).
+ * exit status (0 pass, 1 regression, 3 unstable (two builds: unknown),
+ * or the write's).
  */
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable);

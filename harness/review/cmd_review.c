@@ -32,7 +32,7 @@
 #include "private.h"
 
 #define DEFAULT_OUT     "hvbench-review"
-#define DEFAULT_METRICS "time,sim_instructions"
+#define DEFAULT_METRICS "time,sim_instructions,sim_cycles"
 #define DEFAULT_SUITE   ".ci/gate-suite"
 #define MAX_JOBS        256
 
@@ -48,8 +48,10 @@ static const struct hvb_optdef review_opts[] = {
                 "HEAD's " DEFAULT_SUITE "); or give one line after '--'"),
     HVB_OPT_STR("metric", 'm', "M[,M...]", O, metrics,
                 "what each line is gated in (default " DEFAULT_METRICS
-                "): time, sim_instructions, tsc_cycles, cycles, or a "
-                "counter M_per_op, as the two-build gate takes them"),
+                "; sim_cycles left out, said so, where a build is older "
+                "than the cache simulation): time, sim_instructions, "
+                "sim_cycles, tsc_cycles, cycles, or a counter M_per_op, as "
+                "the two-build gate takes them"),
     HVB_OPT_STR("max-regression", 0, "P%", O, threshold,
                 "the gate's threshold: SAME inside +-P%, DIFFERENT outside "
                 "(default: the gate's for the metric)"),
@@ -229,7 +231,8 @@ static int parse(struct review *rv, int argc, char **argv)
 /* --metric's list into rv->metrics. */
 static int metrics(struct review *rv)
 {
-    char *copy = strdup(rv->o.metrics), *save = NULL, *m;
+    char *copy = strdup(rv->o.metrics ? rv->o.metrics : DEFAULT_METRICS);
+    char *save = NULL, *m;
 
     if ( copy == NULL )
         return hvb_failure("out of memory");
@@ -516,9 +519,7 @@ static int prepare(struct review *rv)
 
 int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
 {
-    struct review rv = {.o = {.metrics = DEFAULT_METRICS,
-                              .out = DEFAULT_OUT,
-                              .explain = EXPLAIN_CHANGED}};
+    struct review rv = {.o = {.out = DEFAULT_OUT, .explain = EXPLAIN_CHANGED}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int status;
 

@@ -106,6 +106,7 @@ report_expect() {
         bad "$1: exit $rc (want $2, output matching '$3'):"
         cat "$tmp/out"
     else
-        echo "ok: $1: exit $rc: $(grep -E '^gate|hvbench:' "$tmp/out" | head -1)"
+        echo "ok: $1: exit $rc: $({ grep '^gate' "$tmp/out" ||
+            grep 'hvbench:' "$tmp/out"; } | head -1)"
     fi
 }

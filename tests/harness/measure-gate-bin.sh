@@ -9,6 +9,8 @@
 #
 #   aa N         N paired gates of this build against itself, the 1-thread
 #                lookup strategies (THREADS=2 for the 2-thread cells)
+#   aacell N     N paired gates of this build against itself (the same
+#                binary twice), the slowdown cell doing no work
 #   slow E N     N paired gates, the slowdown cell: the new build does 200
 #                work units on every E-th lookup, the base build only the
 #                bookkeeping (E=300: +3.0%, E=450: +1.9% on the 2-vCPU VM)
@@ -19,6 +21,10 @@
 #                source), each gated against the other, both ways
 #   issue14      all of them, as measured for docs/gating.md (batches of
 #                gates, one exclusive lock per batch)
+#   issue21      the adaptive gate's targets (docs/gating.md): 20 gates of
+#                a +1% slowdown (slow 900) and 20 A/A (aacell), one lock
+#                per gate; per gate its verdict, pairs and seconds from
+#                --json, then the count of each and the median seconds
 #
 # Usage: measure-gate-bin.sh HVBENCH SLOWDOWN.so MODE ARGS...
 # Environment: THR (default 2%) the --max-regression of every gate;
@@ -53,14 +59,23 @@ locked() {
     return $rc
 }
 
-ones=0 threes=0 secs=0 changes=""
+ones=0 threes=0 secs=0 changes="" all_s=""
 tally() { # tally RC: gate $i's line; count RC, add its seconds and changes
     echo "gate $i: exit $1, $(cat "$tmp/s") s: $(grep '^summary' "$tmp/g")"
-    grep -E ' (regressed|improved|unstable) ' "$tmp/g"
+    grep -E ' (regressed|improved|unstable|unknown) ' "$tmp/g"
+    # The adaptive gate's --json: each cell's verdict, pairs, CI.
+    [ -s "$tmp/g.json" ] && /usr/bin/python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    print("  json: %s %s after %d pairs, ratio %.4f CI [%.4f, %.4f], more_pairs %s" % (
+        c["name"], c["verdict"], c["pairs"], c["ratio"], c["ci"][0], c["ci"][1],
+        c["more_pairs"]))' "$tmp/g.json"
+    rm -f "$tmp/g.json"
     [ "$1" -eq 2 ] && cat "$tmp/g"
     i=$((i + 1))
     [ "$1" -eq 1 ] && ones=$((ones + 1))
     [ "$1" -eq 3 ] && threes=$((threes + 1))
+    all_s="$all_s $(cat "$tmp/s")"
     secs=$(echo "$secs + $(cat "$tmp/s")" | bc)
     changes="$changes $(awk '/^benchmark/ {on=1; next} /^summary/ {on=0}
         on {printf "%s%s", sep, $4; sep=","}' "$tmp/g")"
@@ -68,9 +83,11 @@ tally() { # tally RC: gate $i's line; count RC, add its seconds and changes
 
 i=1
 case $what in
-aa | slow)
+aa | aacell | slow)
     if [ "$what" = aa ]; then
         n=${4:-20} suite=$five base=$hv
+    elif [ "$what" = aacell ]; then
+        n=${4:-20} suite=$slowcell base=$hv
     else
         n=${5:-20} suite=$slowcell base=$tmp/base
         export HVB_SLOWDOWN_EVERY="$4" HVB_SLOWDOWN_WORK=200
@@ -78,7 +95,7 @@ aa | slow)
     while [ "$i" -le "$n" ]; do
         # shellcheck disable=SC2086
         locked "$hv" gate --base-bin "$base" --max-regression "$thr" \
-            ${GATE_OPTS:-} -- $suite >"$tmp/g" 2>&1
+            --json "$tmp/g.json" ${GATE_OPTS:-} -- $suite >"$tmp/g" 2>&1
         tally $?
     done
     ;;
@@ -116,6 +133,18 @@ builds)
     done
     exit 0
     ;;
+issue21)
+    # The table of docs/gating.md for the adaptive gate: one lock per gate
+    # (others' work goes on between them), the load average before each
+    # batch.
+    for b in "slow 900 20" "aacell 20"; do
+        echo "== $b, THR=$thr, GATE_OPTS=${GATE_OPTS:-}; load average before: $(cat /proc/loadavg)"
+        # shellcheck disable=SC2086
+        "$0" "$hv" "$so" $b
+    done
+    echo "load average after: $(cat /proc/loadavg)"
+    exit 0
+    ;;
 issue14)
     # The table of docs/gating.md: batches of gates (THREADS THRESHOLD MODE
     # ARGS), each batch under one exclusive lock of at most about 3 minutes.
@@ -132,8 +161,10 @@ issue14)
     exit 0
     ;;
 *)
-    echo "usage: $0 HVBENCH SLOWDOWN.so aa N|slow E N|twofile-aa N|twofile-slow E N|builds OTHER|issue14" >&2
+    echo "usage: $0 HVBENCH SLOWDOWN.so aa N|aacell N|slow E N|twofile-aa N|twofile-slow E N|builds OTHER|issue14|issue21" >&2
     exit 2
     ;;
 esac
-echo "$what ${4:-} threads=$threads thr=$thr: $n gates: exit 1 in $ones, exit 3 in $threes, exit 0 in $((n - ones - threes)); $(echo "scale=1; $secs / $n" | bc) s per gate; changes:$changes"
+med=$(echo "$all_s" | tr ' ' '\n' | sed '/^$/d' | sort -n |
+    awk '{v[NR] = $1} END {printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
+echo "$what ${4:-} threads=$threads thr=$thr: $n gates: exit 1 in $ones, exit 3 in $threes, exit 0 in $((n - ones - threes)); $(echo "scale=1; $secs / $n" | bc) s per gate (median $med); changes:$changes"
