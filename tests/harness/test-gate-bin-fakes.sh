@@ -205,7 +205,7 @@ gate "no such --new-bin" 2 "new-bin $tmp/no-such: No such file" --base-bin "$tmp
     --new-bin "$tmp/no-such" -- $suite
 "$hv" gate --base-bin x --help >"$tmp/help"
 for w in "--new-bin FILE" "--json FILE" "--max-pairs N" "--budget S" \
-    "--look-every N" "time|cycles|tsc_cycles|sim_instructions|M"; do
+    "--look-every N" "time|cycles|tsc_cycles|sim_instructions|sim_cycles|M"; do
     grep -q -- "$w" "$tmp/help" || bad "'$w' not in gate --base-bin --help"
 done
 exit $fail
