@@ -427,10 +427,20 @@ static void explain(struct review *rv)
     int k;
 
     rv->explain = json_object();
+    rv->explain_skipped = json_object();
     for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
     {
-        if ( !line_moved(rv, l) || !one_thread(&rv->lines[l]) )
+        if ( !line_moved(rv, l) )
             continue;
+        if ( !one_thread(&rv->lines[l]) )
+        {
+            /* Said in the report, not silently skipped. */
+            json_object_set_new(rv->explain_skipped, rv->lines[l].text,
+                                json_string("more than one thread: "
+                                            "callgrind runs one thread at a "
+                                            "time (use --threads 1)"));
+            continue;
+        }
         if ( !rv->o.quiet )
             fprintf(stderr, "hvbench: review: explaining %s (callgrind)\n",
                     rv->lines[l].text);
@@ -477,6 +487,7 @@ static void review_free(struct review *rv)
         free(rv->metrics[i]);
     json_decref(rv->gates);
     json_decref(rv->explain);
+    json_decref(rv->explain_skipped);
     hvb_build_cache_free(&rv->cache);
 }
 

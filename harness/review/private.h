@@ -54,7 +54,8 @@ struct review {
     size_t nr_metrics;
     json_t *gates; /* each gate's JSON, with "line" and "log" added */
     size_t nr_verdicts;
-    json_t *explain; /* {"CELL": [function rows]} */
+    json_t *explain;         /* {"CELL": [function rows]} */
+    json_t *explain_skipped; /* {"LINE": why it has no function rows} */
     double elapsed_s;
 };
 

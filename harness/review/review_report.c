@@ -168,6 +168,7 @@ static json_t *review_json(const struct review *rv, json_t *cells,
                     "metrics", ms, "fdr", "q", 0.05, "verdicts",
                     (json_int_t)rv->nr_verdicts, "cells", list, "gates",
                     rv->gates, "verdict", v, "exit", status);
+    json_object_set(doc, "not_explained", rv->explain_skipped);
     return doc;
 }
 
@@ -217,7 +218,8 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
                      json_t *order, const char *v)
 {
     char fig[96];
-    json_t *name, *row, *c, *fl;
+    json_t *name, *row, *c, *fl, *why;
+    const char *key;
     size_t i, m, j;
 
     fprintf(f, "## hvbench review: %s\n\n", v);
@@ -271,6 +273,9 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
         if ( fns != NULL )
             md_functions(f, fns);
     }
+    json_object_foreach(rv->explain_skipped, key, why)
+        fprintf(f, "\nNo instruction diff for `%s`: %s.\n", key,
+                json_string_value(why));
     fprintf(f,
             "\nBuilt with %zu CMake option(s) (review.json has them); "
             "gate logs in %s/gates/.\n",
