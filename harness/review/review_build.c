@@ -26,6 +26,7 @@
  * 2f87caf4d5e6+t3f9e...-5c0e..., built once for that content.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -473,6 +474,46 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * "building KEY (about N s: the last build here took that; log: ...)"
+ * on stderr, N from the newest "ok" stamp in the cache.
+ */
+static void eta(const struct hvb_build_cache *bc, const struct hvb_build *b)
+{
+    char path[8400];
+    struct dirent *e;
+    struct stat st;
+    time_t newest = 0;
+    double s = -1;
+    DIR *d = opendir(bc->dir);
+
+    while ( d != NULL && (e = readdir(d)) != NULL )
+    {
+        json_t *o;
+
+        snprintf(path, sizeof(path), "%s/%s/ok", bc->dir, e->d_name);
+        if ( e->d_name[0] == '.' || stat(path, &st) || st.st_mtime < newest )
+            continue;
+        o = json_load_file(path, 0, NULL);
+        if ( json_is_number(json_object_get(o, "build_s")) )
+        {
+            s = json_number_value(json_object_get(o, "build_s"));
+            newest = st.st_mtime;
+        }
+        json_decref(o);
+    }
+    if ( d != NULL )
+        closedir(d);
+    if ( s > 0 )
+        fprintf(stderr,
+                "hvbench: review: building %s (about %.0f s, as the last "
+                "build here; log: %s)\n",
+                b->key, s, b->log);
+    else
+        fprintf(stderr, "hvbench: review: building %s (log: %s)\n", b->key,
+                b->log);
+}
+
 /* Found in the cache (0, or -EINVAL for a remembered failure), or 1. */
 static int found(const struct hvb_build *b, char *err, size_t len)
 {
@@ -545,6 +586,8 @@ int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
         close(lfd);
         return -errno;
     }
+    if ( !bc->quiet )
+        eta(bc, b);
     t0 = mono_s();
     rc = build(bc, repo, r, b, fd);
     close(fd);
