@@ -20,7 +20,10 @@
 #
 # Usage: scripts/ci-gate.sh [--new-bin FILE] [--base REV | --base-bin FILE]
 #            [--suite FILE] [--accept FILE] [--markdown FILE]
-#   --new-bin   this build's hvbench (default build/hvbench)
+#   --new-bin   gate this hvbench as the new build (default: review
+#               builds HEAD in its cache beside the base, so both are
+#               built alike, at source paths of one length; build/hvbench
+#               only runs review)
 #   --base      the commit to gate against (default HEAD^)
 #   --base-bin  an hvbench already built from the base (no build)
 #   --suite     one gate per line, WORKLOAD [run options] (default
@@ -33,12 +36,12 @@
 # the build cache.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-new=build/hvbench base_rev=HEAD^ base_bin="" suite=.ci/gate-suite
+new=build/hvbench new_given="" base_rev=HEAD^ base_bin="" suite=.ci/gate-suite
 accept=.ci/accepted-regressions md_out=""
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "ci-gate: $1 needs a value" >&2; exit 2; }
     case $1 in
-    --new-bin) new=$2 ;;
+    --new-bin) new=$2 new_given=1 ;;
     --base) base_rev=$2 ;;
     --base-bin) base_bin=$2 ;;
     --suite) suite=$2 ;;
@@ -72,8 +75,9 @@ if ! git rev-parse --verify -q "$base_rev^{commit}" >/dev/null; then
     fi
     base_rev=HEAD # only names the given base binary
 fi
-set -- "$base_rev" HEAD --head-bin "$new" --suite "$suite" \
+set -- "$base_rev" HEAD --suite "$suite" \
     --metric time,sim_instructions --out "$tmp/review" --explain changed
+[ -n "$new_given" ] && set -- "$@" --head-bin "$new"
 [ -n "$base_bin" ] && set -- "$@" --base-bin "$base_bin"
 [ -n "${JOBS:-}" ] && set -- "$@" --jobs "$JOBS"
 # shellcheck disable=SC2086

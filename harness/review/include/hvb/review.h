@@ -78,7 +78,7 @@ void hvb_build_cache_free(struct hvb_build_cache *bc);
 
 /* One revision's build in the cache. */
 struct hvb_build {
-    char key[96];   /* commit[+tree]-options */
+    char key[96];   /* commit-tree(or zeros)-options: one length */
     char dir[4200]; /* cache entry */
     char bin[4300]; /* its hvbench */
     char log[4300]; /* its build log */
