@@ -32,15 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hv/compiler.h>
 #include <hvb/exec.h>
-
-static double mono_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Append what @fd has to @buf (kept up to @max), or drop it.  0 at EOF. */
 static ssize_t drain(int fd, char **buf, size_t *len, size_t *cap, size_t max,
@@ -94,7 +87,7 @@ static int reap(pid_t pid, double deadline, int *status)
             *status = 255 << 8; /* not ours to reap: a failure */
             return 0;
         }
-        if ( mono_now() > deadline )
+        if ( hv_now_ns() * 1e-9 > deadline )
             break;
         nanosleep(&tick, NULL);
     }
@@ -160,12 +153,12 @@ int hvb_exec_run(struct hvb_exec *c)
     if ( pe[1] >= 0 )
         close(pe[1]);
     open_e = pe[0] >= 0;
-    deadline = mono_now() + c->timeout_s;
+    deadline = hv_now_ns() * 1e-9 + c->timeout_s;
     while ( pid > 0 && (open_o || open_e) )
     {
         struct pollfd pf[2] = {{.fd = open_o ? po[0] : -1, .events = POLLIN},
                                {.fd = open_e ? pe[0] : -1, .events = POLLIN}};
-        double left = deadline - mono_now();
+        double left = deadline - hv_now_ns() * 1e-9;
         int n;
 
         if ( left <= 0 )

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hv/compiler.h>
 #include <hv/strbuf.h>
 #include <hvb/buildinfo.h>
 #include <hvb/cmdline.h>
@@ -468,14 +469,6 @@ static void stamp(const struct hvb_build *b, const char *name, const char *text)
         unlink(tmp);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /*
  * "building KEY (about N s: the last build here took that; log: ...)"
  * on stderr, N from the newest "ok" stamp in the cache.
@@ -598,10 +591,10 @@ int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
     }
     if ( !bc->quiet )
         eta(bc, b);
-    t0 = mono_s();
+    t0 = hv_now_ns() * 1e-9;
     rc = build(bc, repo, r, b, fd);
     close(fd);
-    b->build_s = mono_s() - t0;
+    b->build_s = hv_now_ns() * 1e-9 - t0;
     if ( rc )
     {
         stamp(b, "failed", "see build.log\n");

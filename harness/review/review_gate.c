@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <hv/compiler.h>
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
@@ -34,14 +34,6 @@
 
 #define GATE_TIMEOUT_S 7200.0
 #define FDR_Q          0.05
-
-static double mono_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* "@opt @val" into @av when @val is set: how many words. */
 static size_t pass(char **av, const char *opt, const char *val)
@@ -201,7 +193,7 @@ out:
 int hvb_review_gates(struct review *rv)
 {
     size_t l, m, k = 0, total = rv->nr_lines * rv->nr_metrics;
-    double t0 = mono_s(), done_s;
+    double t0 = hv_now_ns() * 1e-9, done_s;
     int rc;
 
     rv->gates = json_array();
@@ -210,7 +202,7 @@ int hvb_review_gates(struct review *rv)
         {
             if ( !rv->o.quiet )
             {
-                done_s = mono_s() - t0;
+                done_s = hv_now_ns() * 1e-9 - t0;
                 fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)",
                         k + 1, total, rv->lines[l].text, rv->metrics[m]);
                 if ( k > 0 )

@@ -46,7 +46,7 @@ void hv_bug(const char *file, int line, const char *cond)
             hv_bug(__FILE__, __LINE__, #c); \
     } while ( 0 )
 
-/* Invariant TSC on x86; a monotonic nanosecond clock elsewhere. */
+/* Nanoseconds of CLOCK_MONOTONIC (hv/time.c). */
 uint64_t hv_now_ns(void);
 
 #endif /* HV_COMPILER_H */
