@@ -31,6 +31,7 @@ struct hvb_engine_thread {
     unsigned int nthreads;
     bool finished; /* keep_running said stop (or failed) */
     bool failed;   /* hvb_engine_fail() was called */
+    uint64_t ops;  /* operations accounted by hvb_engine_keep_running() */
 };
 
 struct hvb_engine_bench {
