@@ -7,6 +7,8 @@
  * results JSON as hvbench.cells[].lockstat.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ struct wrap {
     void (*body)(void *arg, struct hvb_engine_thread *et);
     void *arg;
     unsigned int tag;
+    _Atomic uint64_t ops; /* of every thread and run, calibration too */
 };
 
 struct lockstat_run {
@@ -34,6 +37,7 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
 
     hv_lockstat_set_tag(w->tag);
     w->body(w->arg, et);
+    atomic_fetch_add(&w->ops, et->ops);
 }
 
 static int ls_before(void *ctx, struct hvb_matrix *m,
@@ -50,7 +54,7 @@ static int ls_before(void *ctx, struct hvb_matrix *m,
     }
     for ( i = 0; i < n; i++ )
     {
-        r->w[i] = (struct wrap){b[i].body, b[i].arg, (unsigned int)i + 1};
+        r->w[i] = (struct wrap){b[i].body, b[i].arg, (unsigned int)i + 1, 0};
         b[i].body = wrapped_body;
         b[i].arg = &r->w[i];
     }
@@ -90,13 +94,16 @@ static void site_str(const struct hv_lock_site *site, char *buf, size_t len)
                  site->line);
 }
 
-static json_t *row_json(const struct hv_lockstat_row *r)
+/* A row; per op over the @ops operations its cell's threads ran. */
+static json_t *row_json(const struct hv_lockstat_row *r, uint64_t ops)
 {
     char site[256];
+    double n = ops ? (double)ops : NAN;
 
     site_str(r->site, site, sizeof(site));
     return json_pack(
-        "{s:s, s:s, s:s, s:s?, s:s?, s:i, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+        "{s:s, s:s, s:s, s:s?, s:s?, s:i, s:I, s:I, s:I, s:f, s:I, s:I, s:I, "
+        "s:I, s:o, s:o, s:o}",
         "class", r->cls, "kind", hv_lock_kind_name(r->kind), "site", site,
         "function", r->site ? r->site->func : NULL, "file",
         r->site ? base_name(r->site->file) : NULL, "line",
@@ -105,7 +112,12 @@ static json_t *row_json(const struct hv_lockstat_row *r)
         "wait_ns_total", (json_int_t)r->wait_ns, "wait_ns_avg",
         r->contended ? (double)r->wait_ns / (double)r->contended : 0.0,
         "wait_ns_max", (json_int_t)r->wait_max_ns, "hold_ns_total",
-        (json_int_t)r->hold_ns, "hold_ns_max", (json_int_t)r->hold_max_ns);
+        (json_int_t)r->hold_ns, "hold_ns_max", (json_int_t)r->hold_max_ns,
+        "ops", (json_int_t)ops, "acquisitions_per_op",
+        ops ? json_real((double)r->acquisitions / n) : json_null(),
+        "wait_ns_per_op", ops ? json_real((double)r->wait_ns / n) : json_null(),
+        "hold_ns_per_op",
+        ops ? json_real((double)r->hold_ns / n) : json_null());
 }
 
 static json_t *ls_cell(void *ctx, size_t i)
@@ -116,7 +128,8 @@ static json_t *ls_cell(void *ctx, size_t i)
 
     for ( k = 0; k < r->nr_rows; k++ )
         if ( r->rows[k].tag == i + 1 )
-            json_array_append_new(a, row_json(&r->rows[k]));
+            json_array_append_new(
+                a, row_json(&r->rows[k], atomic_load(&r->w[i].ops)));
     return a;
 }
 
@@ -128,11 +141,13 @@ static void ls_annotate(void *ctx, const struct hvb_matrix *m,
     hvb_run_annotate(
         root, m, "lockstat",
         json_pack(
-            "{s:b, s:I, s:s, s:s}", "compiled_in", hv_lockstat_available(),
+            "{s:b, s:I, s:s, s:s, s:s}", "compiled_in", hv_lockstat_available(),
             "dropped", (json_int_t)r->dropped, "contended",
             "held by another CPU on arrival (read lock: a writer or other "
             "readers inside)",
-            "wait_ns_avg", "total wait / contended acquisitions"),
+            "wait_ns_avg", "total wait / contended acquisitions", "per_op",
+            "over every operation the cell's threads ran while "
+            "the profiler was on (ops), calibration included"),
         ls_cell, r);
 }
 

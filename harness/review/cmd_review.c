@@ -35,6 +35,10 @@
 #define DEFAULT_METRICS "time,sim_instructions,sim_cycles"
 #define DEFAULT_SUITE   ".ci/gate-suite"
 #define MAX_JOBS        256
+/* About 1000 samples per build and cell at 997 Hz. */
+#define DEFAULT_FLAME_ROUNDS 4
+#define DEFAULT_FLAME_TIME   "0.25"
+#define DEFAULT_LOCK_ROUNDS  2
 
 static const char *const explains[] = {[EXPLAIN_CHANGED] = "changed",
                                        [EXPLAIN_ALL] = "all",
@@ -71,8 +75,21 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_STR("head-bin", 0, "FILE", O, bins[1],
                 "HEAD built already: this hvbench, no build"),
     HVB_OPT_CHOICE("explain", 0, "changed|all|none", O, explain, explains,
-                   "which cells get a per-function instruction diff from "
-                   "callgrind (default changed: those not SAME)"),
+                   "which cells are explained: a differential flame graph "
+                   "and a per-function instruction diff from callgrind "
+                   "(default changed: those not SAME)"),
+    HVB_OPT_UINT("flame-rounds", 0, "N", O, flame_rounds, 0, 1000,
+                 "the cells explained also get a differential flame graph "
+                 "of the two builds, profiled in N interleaved rounds per "
+                 "build (default " HVB_STR(DEFAULT_FLAME_ROUNDS) "; 0: none)"),
+    HVB_OPT_UINT("lock-rounds", 0, "N", O, lock_rounds, 0, 1000,
+                 "and a lock table delta where they take model locks: "
+                 "lockstat of both builds in N alternating rounds, locks "
+                 "ranked by the change of their wait per op (default " HVB_STR(
+                     DEFAULT_LOCK_ROUNDS) "; 0: none)"),
+    HVB_OPT_STR("flame-time", 0, "S", O, flame_time,
+                "seconds per cell and round of those profiles and lock "
+                "tables (default " DEFAULT_FLAME_TIME ")"),
     HVB_OPT_STR(
         "out", 'o', "DIR", O, out,
         "where review.json, review.md and index.html go (default " DEFAULT_OUT
@@ -104,8 +121,10 @@ const struct hvb_cmd_doc hvb_doc_review = {
         "builds nothing), every line of the suite gated on the two builds\n"
         "paired ('gate --base-bin': process pairs added until each cell is\n"
         "SAME, DIFFERENT or out of budget, corrected across the suite by\n"
-        "false discovery rate), and the cells that moved explained by a\n"
-        "per-function instruction diff from callgrind.\n"
+        "false discovery rate), and the cells that moved explained: a\n"
+        "differential flame graph of the two builds, profiled in\n"
+        "interleaved rounds, and a per-function instruction diff from\n"
+        "callgrind.\n"
         "\n"
         "HEAD defaults to the working tree, uncommitted changes included\n"
         "(the output says so); BASE to the merge base with the upstream\n"
@@ -393,6 +412,7 @@ static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
 {
     char *srcs[2], err[1024];
     struct hvb_fn_delta *rows = NULL;
+    double tot[2];
     json_t *a = json_array();
     int n, k;
 
@@ -400,7 +420,7 @@ static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
         if ( asprintf(&srcs[k], "%s/src", rv->builds[k].dir) < 0 )
             srcs[k] = NULL;
     n = srcs[0] && srcs[1]
-            ? hvb_review_fn_diff(dirs, srcs, i, &rows, err, sizeof(err))
+            ? hvb_review_fn_diff(dirs, srcs, i, &rows, tot, err, sizeof(err))
             : -ENOMEM;
     for ( k = 0; k < n; k++ )
         json_array_append_new(a, json_pack("{s:s, s:s, s:f, s:f}", "function",
@@ -412,64 +432,101 @@ static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
         json_decref(a);
         a = json_pack("{s:s}", "error", err);
     }
+    else
+        json_object_set_new(rv->explain_totals, name,
+                            json_pack("{s:f, s:f}", "base_ir_per_op", tot[0],
+                                      "head_ir_per_op", tot[1]));
     json_object_set_new(rv->explain, name, a);
     free(rows);
     free(srcs[0]);
     free(srcs[1]);
 }
 
-/* Per-function instruction diffs of the cells that moved. */
-static void explain(struct review *rv)
+/* Line @l's per-function instruction diff, when it runs one thread. */
+static void explain_cg(struct review *rv, size_t l)
 {
     char *dirs[2] = {NULL, NULL}, err[1024];
     json_t *gate = NULL, *cell;
-    size_t l, g, i;
+    size_t g, i;
     int k;
 
+    if ( !one_thread(&rv->lines[l]) )
+    {
+        /* Said in the report, not silently skipped. */
+        json_object_set_new(rv->explain_skipped, rv->lines[l].text,
+                            json_string("more than one thread: callgrind "
+                                        "runs one thread at a time (use "
+                                        "--threads 1)"));
+        return;
+    }
+    if ( !rv->o.quiet )
+        fprintf(stderr, "hvbench: review: explaining %s (callgrind)\n",
+                rv->lines[l].text);
+    for ( k = 0; k < 2; k++ )
+    {
+        if ( asprintf(&dirs[k], "%s/callgrind/%zu-%s", rv->o.out, l + 1,
+                      k ? "head" : "base") < 0 )
+            dirs[k] = NULL;
+        if ( dirs[k] == NULL ||
+             hvb_review_callgrind(rv->builds[k].bin, rv->lines[l].words,
+                                  rv->lines[l].nr, dirs[k], err, sizeof(err)) )
+        {
+            fprintf(stderr, "hvbench: review: warning: %s\n",
+                    dirs[k] ? err : "out of memory");
+            break;
+        }
+    }
+    /* The cells of the line's first gate, in matrix order. */
+    json_array_foreach(
+        rv->gates, g,
+        gate) if ( strcmp(json_string_value(json_object_get(gate, "line")),
+                          rv->lines[l].text) == 0 ) break;
+    json_array_foreach(json_object_get(gate, "cells"), i, cell) if ( k == 2 )
+        explain_cell(rv, dirs, i,
+                     json_string_value(json_object_get(cell, "name")));
+    free(dirs[0]);
+    free(dirs[1]);
+}
+
+/* One explanation of line @l in @rounds rounds by @fn, said as @what. */
+static void explain_step(struct review *rv, size_t l, unsigned int rounds,
+                         const char *what, const char *how,
+                         int (*fn)(struct review *, size_t, char *, size_t))
+{
+    char err[1024];
+
+    if ( rounds == 0 )
+        return;
+    if ( !rv->o.quiet )
+        fprintf(stderr, "hvbench: review: %s %s (%u %s rounds per build)\n",
+                what, rv->lines[l].text, rounds, how);
+    if ( fn(rv, l, err, sizeof(err)) )
+        fprintf(stderr, "hvbench: review: warning: %s\n", err);
+}
+
+/*
+ * The cells that moved, explained: the differential flame graph of the
+ * two builds and the per-function instruction diff.
+ */
+static void explain(struct review *rv)
+{
+    size_t l;
+
     rv->explain = json_object();
+    rv->explain_totals = json_object();
     rv->explain_skipped = json_object();
+    rv->flames = json_object();
+    rv->locks = json_object();
     for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
     {
         if ( !line_moved(rv, l) )
             continue;
-        if ( !one_thread(&rv->lines[l]) )
-        {
-            /* Said in the report, not silently skipped. */
-            json_object_set_new(rv->explain_skipped, rv->lines[l].text,
-                                json_string("more than one thread: "
-                                            "callgrind runs one thread at a "
-                                            "time (use --threads 1)"));
-            continue;
-        }
-        if ( !rv->o.quiet )
-            fprintf(stderr, "hvbench: review: explaining %s (callgrind)\n",
-                    rv->lines[l].text);
-        for ( k = 0; k < 2; k++ )
-        {
-            free(dirs[k]);
-            if ( asprintf(&dirs[k], "%s/callgrind/%zu-%s", rv->o.out, l + 1,
-                          k ? "head" : "base") < 0 )
-                return;
-            if ( hvb_review_callgrind(rv->builds[k].bin, rv->lines[l].words,
-                                      rv->lines[l].nr, dirs[k], err,
-                                      sizeof(err)) )
-            {
-                fprintf(stderr, "hvbench: review: warning: %s\n", err);
-                break;
-            }
-        }
-        /* The cells of the line's first gate, in matrix order. */
-        json_array_foreach(
-            rv->gates, g,
-            gate) if ( strcmp(json_string_value(json_object_get(gate, "line")),
-                              rv->lines[l].text) == 0 ) break;
-        json_array_foreach(json_object_get(gate, "cells"), i,
-                           cell) if ( k == 2 )
-            explain_cell(rv, dirs, i,
-                         json_string_value(json_object_get(cell, "name")));
+        explain_step(rv, l, rv->o.flame_rounds, "profiling", "interleaved",
+                     hvb_review_flame);
+        explain_step(rv, l, rv->o.lock_rounds, "lock tables of", "alternating",
+                     hvb_review_locks);
+        explain_cg(rv, l);
     }
-    free(dirs[0]);
-    free(dirs[1]);
 }
 
 static void review_free(struct review *rv)
@@ -487,7 +544,10 @@ static void review_free(struct review *rv)
         free(rv->metrics[i]);
     json_decref(rv->gates);
     json_decref(rv->explain);
+    json_decref(rv->explain_totals);
     json_decref(rv->explain_skipped);
+    json_decref(rv->flames);
+    json_decref(rv->locks);
     hvb_build_cache_free(&rv->cache);
 }
 
@@ -530,7 +590,11 @@ static int prepare(struct review *rv)
 
 int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
 {
-    struct review rv = {.o = {.out = DEFAULT_OUT, .explain = EXPLAIN_CHANGED}};
+    struct review rv = {.o = {.out = DEFAULT_OUT,
+                              .explain = EXPLAIN_CHANGED,
+                              .flame_rounds = DEFAULT_FLAME_ROUNDS,
+                              .flame_time = DEFAULT_FLAME_TIME,
+                              .lock_rounds = DEFAULT_LOCK_ROUNDS}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int status;
 

@@ -27,6 +27,10 @@ struct review_opts {
     const char *suite, *metrics, *out, *markdown, *cache, *repo;
     /* Passed to the gate as given. */
     const char *threshold, *pairs, *max_pairs, *rounds, *sample_time;
+    /* The flame graphs: rounds per build (0: none), seconds per cell. */
+    unsigned int flame_rounds;
+    const char *flame_time;
+    unsigned int lock_rounds; /* the lock tables' rounds (0: none) */
     /* Built already (CI): no build of that side, its revision named only. */
     const char *bins[2];
     int explain; /* EXPLAIN_* */
@@ -55,7 +59,10 @@ struct review {
     json_t *gates; /* each gate's JSON, with "line" and "log" added */
     size_t nr_verdicts;
     json_t *explain;         /* {"CELL": [function rows]} */
+    json_t *explain_totals;  /* {"CELL": {"base_ir_per_op": .., "head_..}} */
     json_t *explain_skipped; /* {"LINE": why it has no function rows} */
+    json_t *flames;          /* {"CELL": its flame graphs (review_flame.c)} */
+    json_t *locks;           /* {"CELL": its lock table (review_locks.c)} */
     double elapsed_s;
 };
 
@@ -94,12 +101,64 @@ int hvb_review_callgrind(const char *bin, char *const *line, size_t nr,
                          const char *dir, char *err, size_t len);
 
 /*
+ * Ir/op: smaller changes are not listed (a sample that lookup's watcher
+ * thread lands in gains ~153 Ir: 0.008 per op of 20032).
+ */
+#define HVB_REVIEW_MIN_DELTA_IR 0.05
+
+/*
  * Cell @cell's functions in the two runs @dirs (base, head) of
  * hvb_review_callgrind(), whose sources are @srcs: those whose
  * instructions per op changed, largest change first, into *@rows
- * (malloc'd).  Returns how many, or -errno with @err.
+ * (malloc'd), and each run's instructions per op in all into @totals.
+ * Returns how many, or -errno with @err.
  */
 int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
-                       struct hvb_fn_delta **rows, char *err, size_t len);
+                       struct hvb_fn_delta **rows, double totals[2], char *err,
+                       size_t len);
+
+struct hvb_exec;
+
+/*
+ * review_rounds.c: run @c (argv[0] the build, argv[1] its command) with
+ * both outputs in @logp; 0, or -EIO with @err naming the log.  Frees
+ * what @c kept.
+ */
+int hvb_review_exec_log(struct hvb_exec *c, const char *logp, char *err,
+                        size_t len);
+
+/* A round's output @out of side @k (0 base, 1 head), round @r. */
+typedef int hvb_review_round_fn(void *ctx, unsigned int k, unsigned int r,
+                                const char *out, char *err, size_t len);
+
+/*
+ * Line @l run by both builds in @rounds alternating rounds (AB BA ...):
+ * "BUILD @cmd LINE --out OUT/@sub/rounds/L-R-SIDE @extra...", each handed
+ * to @fn once done.  0, or -errno with @err.
+ */
+int hvb_review_alternate(struct review *rv, size_t l, const char *sub,
+                         const char *cmd, char *const *extra,
+                         unsigned int rounds, hvb_review_round_fn *fn,
+                         void *ctx, char *err, size_t len);
+
+/*
+ * The cells of results file @path (its document in *@doc, to be put), or
+ * NULL with @err when it cannot be read.
+ */
+json_t *hvb_review_cells(const char *path, json_t **doc, char *err, size_t len);
+
+/*
+ * review_flame.c: line @l profiled with both builds in interleaved rounds,
+ * each cell's differential flame graph drawn into OUT/flame/ and its
+ * entry put in rv->flames.  0, or -errno with @err.
+ */
+int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len);
+
+/*
+ * review_locks.c: line @l under lockstat by both builds in alternating
+ * rounds; each cell that takes locks gets its lock table delta in
+ * rv->locks.  0, or -errno with @err.
+ */
+int hvb_review_locks(struct review *rv, size_t l, char *err, size_t len);
 
 #endif /* HVB_REVIEW_PRIVATE_H */

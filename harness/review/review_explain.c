@@ -40,13 +40,8 @@
 
 #include "private.h"
 
-#define CG_TIMEOUT_S 3600.0
-#define ANNOTATE_MAX (64u << 20)
-/*
- * Ir/op: smaller changes are not listed (a sample that lookup's watcher
- * thread lands in gains ~153 Ir: 0.008 per op of 20032).
- */
-#define MIN_DELTA_IR    0.05
+#define CG_TIMEOUT_S    3600.0
+#define ANNOTATE_MAX    (64u << 20)
 #define MAPPING_EPSILON 1e-6 /* relative: dump total vs results */
 
 /* One function's cost in one dump. */
@@ -71,7 +66,7 @@ static int run_cg(const char *bin, char *const *line, size_t nr,
     struct hvb_exec c = {
         .path_search = true, .timeout_s = CG_TIMEOUT_S, .env = envv};
     size_t n = 0, i;
-    int rc, fd;
+    int rc;
 
     if ( av == NULL )
         return -ENOMEM;
@@ -101,17 +96,9 @@ static int run_cg(const char *bin, char *const *line, size_t nr,
     av[n++] = res;
     av[n] = NULL;
     c.argv = av;
-    fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    c.log_fd = fd;
-    rc = fd < 0 ? -errno : hvb_exec_run(&c);
-    if ( fd >= 0 )
-        close(fd);
-    hvb_exec_free(&c);
+    rc = hvb_review_exec_log(&c, logp, err, len);
     free(av);
-    if ( rc )
-        snprintf(err, len, "%s run under callgrind: %s (log: %s)", bin,
-                 rc < 0 ? strerror(-rc) : "failed", logp);
-    return rc ? -EIO : 0;
+    return rc;
 }
 
 /* Cell @cell's iterations and sim_instructions_per_op in @dir's run. */
@@ -320,7 +307,7 @@ static double dump_total(const char *dir, unsigned int n, bool *sample,
 
 /* The dump of @cell in @dir, checked against the run's results. */
 static int cell_dump(const char *dir, size_t cell, char *path, size_t plen,
-                     double *iters, char *err, size_t len)
+                     double *iters, double *per_op_out, char *err, size_t len)
 {
     double per_op, total = -1;
     unsigned int n;
@@ -343,6 +330,7 @@ static int cell_dump(const char *dir, size_t cell, char *path, size_t plen,
                  path, cell, total, *iters, per_op);
         return -EINVAL;
     }
+    *per_op_out = per_op;
     return 0;
 }
 
@@ -368,7 +356,8 @@ int hvb_review_callgrind(const char *bin, char *const *line, size_t nr,
 }
 
 int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
-                       struct hvb_fn_delta **rows, char *err, size_t len)
+                       struct hvb_fn_delta **rows, double totals[2], char *err,
+                       size_t len)
 {
     struct fn_table t[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     struct hvb_fn_delta *out = NULL;
@@ -379,7 +368,8 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
 
     for ( k = 0; k < 2 && rc == 0; k++ )
     {
-        rc = cell_dump(dirs[k], cell, dump, sizeof(dump), &iters, err, len);
+        rc = cell_dump(dirs[k], cell, dump, sizeof(dump), &iters, &totals[k],
+                       err, len);
         if ( rc == 0 )
             rc = annotate(dump, srcs[k], iters, &t[k], err, len);
     }
@@ -419,7 +409,7 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
     }
     /* Only what changed, largest change first. */
     for ( i = j = 0; i < n; i++ )
-        if ( fabs(out[i].head - out[i].base) >= MIN_DELTA_IR )
+        if ( fabs(out[i].head - out[i].base) >= HVB_REVIEW_MIN_DELTA_IR )
             out[j++] = out[i];
     qsort(out, j, sizeof(*out), by_delta);
     *rows = out;

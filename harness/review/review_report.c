@@ -27,6 +27,9 @@
 
 #define TOP_FUNCTIONS 10
 
+static void lock_rows(FILE *f, json_t *lk, bool html);
+static void flame_rows(FILE *f, json_t *fl, bool html);
+
 /* The verdict of @cell (a gate's cell object). */
 static const char *verdict(json_t *cell)
 {
@@ -155,11 +158,14 @@ static json_t *review_json(const struct review *rv, json_t *cells,
         json_t *fn = json_object_get(rv->explain, n);
 
         json_array_append_new(
-            list,
-            json_pack("{s:s, s:O, s:O, s:o, s:O?}", "name", n, "line",
-                      json_object_get(row, "line"), "verdicts",
-                      json_object_get(row, "by"), "flags",
-                      flags(json_object_get(row, "by")), "functions", fn));
+            list, json_pack("{s:s, s:O, s:O, s:o, s:O?, s:O?, s:O?, s:O?}",
+                            "name", n, "line", json_object_get(row, "line"),
+                            "verdicts", json_object_get(row, "by"), "flags",
+                            flags(json_object_get(row, "by")), "functions", fn,
+                            "callgrind_ir_per_op",
+                            json_object_get(rv->explain_totals, n), "flame",
+                            json_object_get(rv->flames, n), "locks",
+                            json_object_get(rv->locks, n)));
     }
     doc = json_pack("{s:{s:i, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:I}}, s:o, "
                     "s:O, s:s, s:i}",
@@ -172,9 +178,60 @@ static json_t *review_json(const struct review *rv, json_t *cells,
     return doc;
 }
 
-/* One function table (markdown) of @fns, the TOP_FUNCTIONS first. */
-static void md_functions(FILE *f, json_t *fns)
+/*
+ * What to say when no function moved: the callgrind runs' totals, so that
+ * a gate's change the explanation did not reproduce shows as such.
+ */
+static void no_fn_change(char *buf, size_t len, json_t *tot)
 {
+    double b = json_number_value(json_object_get(tot, "base_ir_per_op"));
+    double h = json_number_value(json_object_get(tot, "head_ir_per_op"));
+
+    if ( tot == NULL || !(b > 0) )
+        snprintf(buf, len, "No function's instructions per op changed.");
+    else
+        snprintf(buf, len,
+                 "No function's instructions per op changed by %g or more; "
+                 "the callgrind runs counted %.2f (base) and %.2f (head) "
+                 "Ir/op in all (%+.2f%%).",
+                 HVB_REVIEW_MIN_DELTA_IR, b, h, 100.0 * (h / b - 1));
+}
+
+/* "min-max" of the per-round values @a ("-" when there are none). */
+static const char *spread(json_t *a, char *buf, size_t len)
+{
+    double lo = INFINITY, hi = -INFINITY, v;
+    size_t i;
+    json_t *x;
+
+    json_array_foreach(a, i, x)
+    {
+        v = json_number_value(x);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if ( json_array_size(a) == 0 )
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3g-%.3g", lo, hi);
+    return buf;
+}
+
+static double mean_of(json_t *a)
+{
+    double s = 0;
+    size_t i;
+    json_t *x;
+
+    json_array_foreach(a, i, x) s += json_number_value(x);
+    return json_array_size(a) ? s / (double)json_array_size(a) : 0;
+}
+
+/* One function table (markdown) of @fns, the TOP_FUNCTIONS first. */
+static void md_functions(FILE *f, json_t *fns, json_t *tot)
+{
+    char none[256];
+
     json_t *r;
     size_t i;
 
@@ -186,7 +243,8 @@ static void md_functions(FILE *f, json_t *fns)
     }
     if ( json_array_size(fns) == 0 )
     {
-        fputs("\nNo function's instructions per op changed.\n", f);
+        no_fn_change(none, sizeof(none), tot);
+        fprintf(f, "\n%s\n", none);
         return;
     }
     fputs("\n| function | file | base Ir/op | head Ir/op | change |\n"
@@ -258,10 +316,13 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
     {
         const char *n = json_string_value(name);
         json_t *fns = json_object_get(rv->explain, n);
+        json_t *fg = json_object_get(rv->flames, n);
+        json_t *lk = json_object_get(rv->locks, n);
 
         row = json_object_get(cells, n);
         fl = flags(json_object_get(row, "by"));
-        if ( fns == NULL && json_array_size(fl) == 0 )
+        if ( fns == NULL && fg == NULL && lk == NULL &&
+             json_array_size(fl) == 0 )
         {
             json_decref(fl);
             continue;
@@ -270,8 +331,12 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
         json_array_foreach(fl, j, c)
             fprintf(f, "\n> %s\n", json_string_value(c));
         json_decref(fl);
+        if ( fg != NULL )
+            flame_rows(f, fg, false);
+        if ( lk != NULL )
+            lock_rows(f, lk, false);
         if ( fns != NULL )
-            md_functions(f, fns);
+            md_functions(f, fns, json_object_get(rv->explain_totals, n));
     }
     json_object_foreach(rv->explain_skipped, key, why)
         fprintf(f, "\nNo instruction diff for `%s`: %s.\n", key,
@@ -318,14 +383,19 @@ static void html_side(FILE *f, const struct review *rv, int k)
             rv->builds[k].cached ? "found in the cache" : "built");
 }
 
-static void html_functions(FILE *f, json_t *fns)
+static void html_functions(FILE *f, json_t *fns, json_t *tot)
 {
+    char none[256];
+
     json_t *r;
     size_t i;
 
     if ( !json_is_array(fns) || json_array_size(fns) == 0 )
     {
-        fputs("<p>No function's instructions per op changed.</p>\n", f);
+        no_fn_change(none, sizeof(none), tot);
+        fputs("<p>", f);
+        html_text(f, none);
+        fputs("</p>\n", f);
         return;
     }
     fputs("<table><tr><th>function</th><th>file</th><th>base Ir/op</th>"
@@ -346,6 +416,130 @@ static void html_functions(FILE *f, json_t *fns)
                 b, h, h > b ? "reg" : "imp", h - b);
     }
     fputs("</table>\n", f);
+}
+
+/* "mean (min-max)" of figure @key of lock side @side, or "-". */
+static const char *lock_fig(json_t *side, const char *key, char *buf,
+                            size_t len)
+{
+    char r[64];
+    json_t *a = json_object_get(side, key);
+
+    if ( json_array_size(a) == 0 )
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3g (%s)", mean_of(a), spread(a, r, sizeof(r)));
+    return buf;
+}
+
+/* A cell's lock table delta, as markdown (@html false) or HTML rows. */
+static void lock_rows(FILE *f, json_t *lk, bool html)
+{
+    const char *by = json_string_value(json_object_get(lk, "by"));
+    const char *unit =
+        strcmp(by, "wait_ns_per_op") ? "wait ns/acquisition" : "wait ns/op";
+    char a[96], b[96], c[96], d[96], e[96], g[96];
+    json_t *r;
+    size_t i;
+
+    fprintf(f,
+            html ? "<p>Lock table delta, %d alternating rounds per build "
+                   "(lockstat; each build's mean, its rounds' range):</p>\n"
+                   "<table><tr><th>lock (kind) taken in</th><th>acq/op base"
+                   "</th><th>head</th><th>contended %% base</th><th>head</th>"
+                   "<th>%s base</th><th>head</th></tr>\n"
+                 : "\nLock table delta, %d alternating rounds per build "
+                   "(lockstat; each build's mean, its rounds' range):\n\n"
+                   "| lock (kind) taken in | acq/op base | head | contended %% "
+                   "base | head | %s base | head |\n"
+                   "|---|---:|---:|---:|---:|---:|---:|\n",
+            (int)json_integer_value(json_object_get(lk, "rounds")), unit);
+    json_array_foreach(json_object_get(lk, "rows"), i, r)
+    {
+        json_t *x = json_object_get(r, "base"), *y = json_object_get(r, "head");
+
+        lock_fig(x, "acquisitions_per_op", a, sizeof(a));
+        lock_fig(y, "acquisitions_per_op", b, sizeof(b));
+        lock_fig(x, "contended_pct", c, sizeof(c));
+        lock_fig(y, "contended_pct", d, sizeof(d));
+        lock_fig(x, by, e, sizeof(e));
+        lock_fig(y, by, g, sizeof(g));
+        if ( html )
+        {
+            fputs("<tr><td><code>", f);
+            html_text(f, json_string_value(json_object_get(r, "lock")));
+            fprintf(f,
+                    "</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                    "<td>%s</td><td>%s</td></tr>\n",
+                    a, b, c, d, e, g);
+        }
+        else
+            fprintf(f, "| `%s` | %s | %s | %s | %s | %s | %s |\n",
+                    json_string_value(json_object_get(r, "lock")), a, b, c, d,
+                    e, g);
+    }
+    if ( html )
+        fputs("</table>\n", f);
+}
+
+/*
+ * The flame graphs of a cell: links (in HTML the "after" graph inline),
+ * then the self-time table, as markdown (@html false) or HTML.
+ */
+static void flame_rows(FILE *f, json_t *fl, bool html)
+{
+    char b[64], h[64], fn[512];
+    json_t *cpu = json_object_get(fl, "cpu_ns_per_op"), *r;
+    const char *after = json_string_value(json_object_get(fl, "after_svg"));
+    const char *before = json_string_value(json_object_get(fl, "before_svg"));
+    const char *table = json_string_value(json_object_get(fl, "table"));
+    size_t i;
+
+    fprintf(f,
+            html ? "<p>Differential flame graph, %d interleaved rounds per "
+                   "build (CPU ns/op %.4g -&gt; %.4g; red grew, blue shrank; "
+                   "<a href=\"%s\">before</a> shows what vanished, "
+                   "<a href=\"%s\">every function</a>):</p>\n<object "
+                   "type=\"image/svg+xml\" data=\"%s\" "
+                   "style=\"width:100%%\"></object>\n<table><tr><th>function"
+                   "</th><th>self CPU ns/op base (rounds)</th><th>head "
+                   "(rounds)</th><th>change</th></tr>\n"
+                 : "\nDifferential flame graph, %d interleaved rounds per "
+                   "build (CPU ns/op %.4g -> %.4g): [before](%s) (what "
+                   "vanished), [every function](%s), [after](%s) (red "
+                   "grew).\n\n| function | self CPU ns/op base (rounds) | "
+                   "head (rounds) | change |\n|---|---:|---:|---:|\n",
+            (int)json_integer_value(json_object_get(fl, "rounds")),
+            mean_of(json_array_get(cpu, 0)), mean_of(json_array_get(cpu, 1)),
+            before, table, after);
+    json_array_foreach(json_object_get(fl, "self"), i, r)
+    {
+        double d = json_number_value(json_object_get(r, "self_delta"));
+
+        if ( i == TOP_FUNCTIONS )
+            break;
+        spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
+        spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
+        snprintf(fn, sizeof(fn), "%s",
+                 json_string_value(json_object_get(r, "function")));
+        if ( html )
+        {
+            fputs("<tr><td><code>", f);
+            html_text(f, fn);
+            fprintf(f,
+                    "</code></td><td>%.3g (%s)</td><td>%.3g (%s)</td>"
+                    "<td class=\"%s\">%+.3g</td></tr>\n",
+                    json_number_value(json_object_get(r, "self_base")), b,
+                    json_number_value(json_object_get(r, "self_head")), h,
+                    d > 0 ? "reg" : "imp", d);
+        }
+        else
+            fprintf(f, "| `%s` | %.3g (%s) | %.3g (%s) | %+.3g |\n", fn,
+                    json_number_value(json_object_get(r, "self_base")), b,
+                    json_number_value(json_object_get(r, "self_head")), h, d);
+    }
+    if ( html )
+        fputs("</table>\n", f);
 }
 
 /* index.html: both revisions, the verdict table, the explanations. */
@@ -395,9 +589,12 @@ static void html(FILE *f, const struct review *rv, json_t *cells, json_t *order,
     {
         const char *n = json_string_value(name);
         json_t *fns = json_object_get(rv->explain, n);
+        json_t *fg = json_object_get(rv->flames, n);
+        json_t *lk = json_object_get(rv->locks, n);
 
         fl = flags(json_object_get(json_object_get(cells, n), "by"));
-        if ( fns != NULL || json_array_size(fl) > 0 )
+        if ( fns != NULL || fg != NULL || lk != NULL ||
+             json_array_size(fl) > 0 )
         {
             fputs("<h2><code>", f);
             html_text(f, n);
@@ -408,8 +605,12 @@ static void html(FILE *f, const struct review *rv, json_t *cells, json_t *order,
                 html_text(f, json_string_value(c));
                 fputs("</b></p>\n", f);
             }
+            if ( fg != NULL )
+                flame_rows(f, fg, true);
+            if ( lk != NULL )
+                lock_rows(f, lk, true);
             if ( fns != NULL )
-                html_functions(f, fns);
+                html_functions(f, fns, json_object_get(rv->explain_totals, n));
         }
         json_decref(fl);
     }

@@ -5,9 +5,11 @@
 # source tree committed as "base", then a commit that slows one plugin's
 # hot path (rcu_ref_lock spins 64 times more) as "slow":
 #   - review base slow: regressed, in time and in sim_instructions, and
-#     rcu_ref_lock on top of the function diff with more instructions;
+#     rcu_ref_lock on top of the function diff with more instructions and
+#     on top of the flame graph's self-time changes, above the base in
+#     every round;
 #   - asked again: both builds found in the cache, nothing built;
-#   - review slow base: improved;
+#   - review slow base: improved, rcu_ref_lock's self time shrank;
 #   - review slow slow (A/A): sim_instructions SAME (time SAME, or an
 #     honest unknown on a loaded machine);
 #   - the working tree with the slowdown uncommitted: reviewed against
@@ -61,6 +63,25 @@ d=$(jq -r '.cells[0].functions[0] | (.head_ir_per_op - .base_ir_per_op > 10)' "$
 for x in review.md index.html review.json; do
     [ -s "$tmp/ab/$x" ] && ok || bad "no $x"
 done
+# The flame graph between the builds: the slowed function grew most in
+# self time in every round (its rounds' ranges do not overlap), and the
+# graphs are there.
+fl() { jq -r ".cells[0].flame$2" "$tmp/$1/review.json"; }
+[ "$(fl ab .self[0].function)" = rcu_ref_lock ] &&
+    [ "$(fl ab '.self[0] | (.self_head_rounds | min) > (.self_base_rounds | max)')" = true ] &&
+    [ "$(fl ab .rounds)" = 4 ] && ok ||
+    bad "the flame graph's top self change: $(fl ab '.self[0]' | jq -c .)"
+for x in after_svg before_svg table; do
+    grep -q . "$tmp/ab/$(fl ab ".$x")" && ok || bad "flame: no $x"
+done
+grep -q "<svg" "$tmp/ab/$(fl ab .after_svg)" &&
+    grep -q "Differential flame graph, 4 interleaved rounds" "$tmp/ab/review.md" &&
+    grep -q "<object type=\"image/svg+xml\"" "$tmp/ab/index.html" && ok ||
+    bad "the flame graph is not in the report"
+# The lock table delta: rcu-ref's cell takes the update lock; per op.
+[ "$(jq -r '.cells[0].locks | (.by == "wait_ns_per_op") and (.rows | length > 0)' "$tmp/ab/review.json")" = true ] &&
+    grep -q "Lock table delta, 2 alternating rounds" "$tmp/ab/review.md" && ok ||
+    bad "the lock table delta: $(jq -c '.cells[0].locks' "$tmp/ab/review.json")"
 grep -q "rcu_ref_lock" "$tmp/ab/review.md" && grep -q "$slow" "$tmp/ab/review.md" &&
     ok || bad "review.md lacks the function or the commit"
 [ "$(jq -r .review.head.commit "$tmp/ab/review.json")" = "$slow" ] &&
@@ -76,6 +97,9 @@ review again "$base" "$slow" --metric sim_instructions -- $W
 review ba "$slow" "$base" --metric sim_instructions -- $W
 [ $rc -eq 0 ] && [ "$(v ba sim_instructions)" = improved ] && ok ||
     bad "review slow base: exit $rc, $(v ba sim_instructions)"
+[ "$(fl ba .self[0].function)" = rcu_ref_lock ] &&
+    [ "$(fl ba '.self[0].self_delta < 0')" = true ] && ok ||
+    bad "reverse flame graph: $(fl ba '.self[0]' | jq -c .)"
 
 review aa "$slow" "$slow" -- $W
 t=$(v aa time)

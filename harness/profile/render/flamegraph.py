@@ -339,6 +339,15 @@ def cmd_diff(args):
             con.append(f"{kind:<9} {name:<60} {a:>10.4g} {b:>10.4g} {d:>+10.4g}")
     with open(args.prefix + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
+    if args.json:
+        # Every function, inclusive and self, for a caller to rank itself.
+        doc = {"unit": args.unit, "before_total": ta, "after_total": tb,
+               "functions": [{"change": k, "function": fn, "before": a,
+                              "after": b, "self_before": x, "self_after": y}
+                             for k, fn, a, b, _, x, y in rows]}
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(doc, f, sort_keys=True)
+            f.write("\n")
     print("\n".join(con))
     print(f"diff: {args.prefix}-after.svg, {args.prefix}-before.svg, {args.prefix}.md")
 
@@ -366,6 +375,7 @@ def main():
     d.add_argument("--scale-a", type=float, default=1.0)
     d.add_argument("--scale-b", type=float, default=1.0)
     d.add_argument("--unit", default="samples")
+    d.add_argument("--json", help="also write every function's figures here")
     d.add_argument("a")
     d.add_argument("b")
     d.add_argument("prefix")
