@@ -13,8 +13,9 @@
 #   # BENCHMARK  REASON
 #   lookup/domlookup=rcu-ref/threads:1  refcount now checked twice (#12)
 #
-# Where there is no base (no parent commit), or the base hvbench has no
-# worker (it predates 'gate --base-bin'), it says so and passes.  The
+# Where there is no base (no parent commit), it says so and passes; a
+# base older than the two-build worker is paired by whole run processes
+# (review says so).  The
 # summary (review's review.md, then the gate's verdict line) is printed
 # and, with --markdown, written.
 #
@@ -84,11 +85,6 @@ set -- "$base_rev" HEAD --suite "$suite" \
 "$new" review "$@" ${HVB_GATE_OPTS:-} </dev/null >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/err" "$tmp/out" >&2
-if [ $rc -eq 2 ] && grep -q "predates the two-build worker" "$tmp/err"; then
-    printf '## hvbench CI gate\n\nThe base hvbench (%s) predates `gate --base-bin`: nothing to gate against; pass.\n' \
-        "${base_bin:-$base_rev}" >"$md"
-    finish 0
-fi
 json=$tmp/review/review.json
 [ $rc -ne 2 ] && [ -s "$json" ] || { tail -5 "$tmp/err" >&2; exit 2; }
 

@@ -76,6 +76,8 @@
 #define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
 #define GATE_ALPHA         0.05  /* over all looks together */
 #define SIM_ROUNDS         3
+#define RUNS_ROUNDS        6 /* --base-runs: each sample a process */
+#define RUNS_SAMPLE_S      0.02
 #define SIM_ITERATIONS     20000
 #define MAX_PAIRS          1000
 #define MAX_LOOKS          50
@@ -86,9 +88,12 @@ struct gate_bin {
     const char *metric, *md_path, *json_path;
     double thr;
     bool allow_unstable, sim, tty;
+    bool base_runs; /* the base by whole run processes */
     unsigned int pairs, max_pairs, look_every, rounds;
     double sample_s, budget_s;
     char **args;                 /* argv of a worker, [0] set per build */
+    char **run_args[2];          /* --base-runs: each build's proxy's argv */
+    char self[4096];             /* this hvbench (--base-runs) */
     struct hvb_gate_worker w[2]; /* base, new */
     json_t *hello[2];            /* the first pair's, kept */
     json_t *names;               /* the cells' names */
@@ -129,6 +134,10 @@ static const struct hvb_optdef gate_bin_opts[] = {
                 "also write a PR-comment-ready summary"),
     HVB_OPT_STR("json", 0, "FILE", G, json_path,
                 "also write the verdicts as JSON (docs/schema.md)"),
+    HVB_OPT_SET("base-runs", 0, G, base_runs,
+                "the base predates the worker: pair it by whole 'OLD run' "
+                "processes, one per sample ('worker --run-bin'; wider CI, "
+                "more pairs)"),
     HVB_OPT_SET("allow-unstable", 0, G, allow_unstable,
                 "pass when nothing regressed though some cells are unknown "
                 "(not decided within the budget)"),
@@ -145,12 +154,13 @@ static const struct hvb_optdef gate_bin_opts[] = {
     HVB_OPT_SECONDS("budget", 0, "S", G, budget_s, 0.001, 86400,
                     "add no pair that would end past S seconds from the "
                     "start (the first --pairs always run)"),
-    HVB_OPT_UINT(
-        "rounds", 0, "N", G, rounds, 3, MAX_ROUNDS,
-        "rounds per cell and pair (default " HVB_STR(DEFAULT_ROUNDS) ")"),
-    HVB_OPT_SECONDS("sample-time", 0, "S", G, sample_s, 0.0001, MAX_SAMPLE_S,
-                    "seconds per sample, calibrated once (default " HVB_STR(
-                        DEFAULT_SAMPLE_S) ")"),
+    HVB_OPT_UINT("rounds", 0, "N", G, rounds, 3, MAX_ROUNDS,
+                 "rounds per cell and pair (default " HVB_STR(
+                     DEFAULT_ROUNDS) "; --base-runs " HVB_STR(RUNS_ROUNDS) ")"),
+    HVB_OPT_SECONDS(
+        "sample-time", 0, "S", G, sample_s, 0.0001, MAX_SAMPLE_S,
+        "seconds per sample, calibrated once (default " HVB_STR(
+            DEFAULT_SAMPLE_S) "; --base-runs " HVB_STR(RUNS_SAMPLE_S) ")"),
     HVB_OPT_SECONDS("worker-timeout", 0, "S", G, w[0].timeout_s, 0.01, 86400,
                     "kill a worker that has not said hello or answered a "
                     "command within S seconds, and say which (default " HVB_STR(
@@ -249,6 +259,10 @@ static int check_alike(const struct hvb_gate_worker *b,
             json_t *bv = json_object_get(bb, key),
                    *nv = json_object_get(nb, key);
 
+            /* A base by whole runs has only what its results record. */
+            if ( (bv == NULL &&
+                  json_is_true(json_object_get(b->hello, "by_runs"))) )
+                continue;
             if ( bv == NULL || nv == NULL || !json_equal(bv, nv) )
                 return hvb_usage_error(
                     "the two builds were configured differently: build.%s is "
@@ -420,7 +434,8 @@ static int run_pair(struct gate_bin *g, unsigned int p)
     {
         int side = (k + (int)p) % 2;
 
-        rc = hvb_gate_worker_start(&g->w[side], g->args);
+        rc = hvb_gate_worker_start(
+            &g->w[side], g->run_args[side] ? g->run_args[side] : g->args);
         if ( rc )
             return rc;
     }
@@ -581,9 +596,20 @@ static void print_pairs(struct gate_bin *g, const struct hvb_cmp *c)
            "(looks after %u, then every %u: %u taken of at most %u, each "
            "at alpha %.2g/%u = %.3g) x %u round(s) per cell, samples in AB "
            "BA order%s\n",
-           g->w[0].bin, g->w[1].bin, g->pairs, g->max_pairs, g->pairs,
-           g->look_every, g->looks, g->max_looks, GATE_ALPHA, g->max_looks,
-           g->alpha, g->rounds, g->sim ? ", under callgrind" : "");
+           g->run_args[0] ? g->run_args[0][3] : g->w[0].bin,
+           g->run_args[1] ? g->run_args[1][3] : g->w[1].bin, g->pairs,
+           g->max_pairs, g->pairs, g->look_every, g->looks, g->max_looks,
+           GATE_ALPHA, g->max_looks, g->alpha, g->rounds,
+           g->sim ? ", under callgrind" : "");
+    if ( g->run_args[0] )
+        printf("the base predates the worker: each sample of either build is "
+               "a whole 'run' process of it (worker --run-bin; the same for "
+               "both, so that neither is the warmer), so the spread is "
+               "wider%s\n",
+               json_is_true(json_object_get(g->hello[0], "by_time"))
+                   ? "; it predates --iterations too: its samples run as "
+                     "long as the count took at calibration"
+                   : "");
     for ( i = 0; i < g->nr_cells; i++ )
     {
         const struct hvb_cmp_row *r = &g->final[i];
@@ -729,6 +755,8 @@ static void gate_free(struct gate_bin *g)
     free(g->decided);
     free(g->final);
     free(g->args);
+    free(g->run_args[0]);
+    free(g->run_args[1]);
 }
 
 static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
@@ -758,6 +786,40 @@ static int parse(struct gate_bin *g, int argc, char **argv, int *dd)
     return 0;
 }
 
+/*
+ * --base-runs: each build's worker is this hvbench's "worker --run-bin
+ * BUILD" with the same run options (@n words of g->args): whole run
+ * processes on both sides, so that neither build is the warm one.
+ */
+static int proxy_args(struct gate_bin *g, size_t n)
+{
+    ssize_t sl = readlink("/proc/self/exe", g->self, sizeof(g->self) - 1);
+    size_t i, k;
+    int side;
+
+    g->self[sl > 0 ? sl : 0] = '\0';
+    if ( sl <= 0 )
+        return hvb_failure("gate --base-runs: /proc/self/exe: %s",
+                           strerror(errno));
+    for ( side = 0; side < 2; side++ )
+    {
+        char **a = calloc(n + 4, sizeof(*a));
+
+        if ( a == NULL )
+            return hvb_failure("out of memory");
+        k = 0;
+        a[k++] = NULL; /* the binary: this hvbench */
+        a[k++] = "worker";
+        a[k++] = "--run-bin";
+        a[k++] = (char *)g->w[side].bin;
+        for ( i = 2; i < n; i++ )
+            a[k++] = g->args[i];
+        g->run_args[side] = a;
+        g->w[side].bin = g->self;
+    }
+    return 0;
+}
+
 /* @bin (--@opt) is an executable file, else exit 2. */
 static int check_bin(const char *opt, const char *bin)
 {
@@ -780,6 +842,14 @@ static int plan_looks(struct gate_bin *g, bool look_given)
     {
         g->pairs = g->max_pairs = g->look_every = 1;
         g->rounds = SIM_ROUNDS;
+    }
+    else if ( g->base_runs )
+    {
+        /* A sample is a process: fewer, longer ones (unless given). */
+        if ( g->rounds == DEFAULT_ROUNDS )
+            g->rounds = RUNS_ROUNDS;
+        if ( g->sample_s == DEFAULT_SAMPLE_S )
+            g->sample_s = RUNS_SAMPLE_S;
     }
     if ( g->max_pairs == 0 )
         g->max_pairs = g->pairs * DEFAULT_MAX_FACTOR < MAX_PAIRS
@@ -864,7 +934,7 @@ static int setup(struct gate_bin *g, int argc, char **argv)
         g->args[n++] = "--instrument";
         g->args[n++] = "callgrind";
     }
-    return 0;
+    return g->base_runs ? proxy_args(g, n) : 0;
 }
 
 /* The verdicts: the report, --markdown, --json; the exit status. */
@@ -910,6 +980,8 @@ int hvb_cmd_gate_bin(int argc, char **argv)
     if ( status )
     {
         free(g.args);
+        free(g.run_args[0]);
+        free(g.run_args[1]);
         return status < 0 ? HVB_EXIT_OK : status;
     }
     g.tty = isatty(STDERR_FILENO);

@@ -38,7 +38,11 @@ const struct hvb_cmd_doc hvb_doc_worker = {
         "line, then answers 'cal CELL SECONDS', 'run CELL ITERS' and\n"
         "'quit', one line each, on stdin and stdout (harness/gate/private.h).\n"
         "--repetitions, --min-time and --out do not apply; --processes\n"
-        "and --resume are refused.",
+        "and --resume are refused.\n"
+        "\n"
+        "'worker --run-bin OLD WORKLOAD [run options]' answers the same\n"
+        "commands with whole 'OLD run' processes, for a build older than\n"
+        "the worker ('gate --base-runs').",
     .inherits = "run",
 };
 
@@ -192,5 +196,7 @@ int hvb_cmd_worker(struct hvb_cmd_ctx *ctx)
 {
     static const struct hvb_run_hooks hooks = {.before = worker_loop};
 
+    if ( ctx->argc > 1 && strcmp(ctx->argv[1], "--run-bin") == 0 )
+        return hvb_worker_runs(ctx->argc, ctx->argv);
     return hvb_cmd_run_as(ctx, ctx->argc, ctx->argv, &hooks);
 }

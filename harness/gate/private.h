@@ -90,6 +90,12 @@ int hvb_gate_worker_ask(struct hvb_gate_worker *w, const char *cmd,
 /* "quit", drain (HVB_WORKER_STOP_S at most, then kill), reap, free @w. */
 void hvb_gate_worker_stop(struct hvb_gate_worker *w);
 
+/*
+ * worker_runs.c: "worker --run-bin OLD LINE...": the protocol answered by
+ * whole "OLD run" processes, for a build older than the worker.
+ */
+int hvb_worker_runs(int argc, char **argv);
+
 /* Reap @w; its exit status, or 128 + signal. */
 int hvb_gate_worker_wait(struct hvb_gate_worker *w);
 

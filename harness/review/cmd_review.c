@@ -353,22 +353,55 @@ static int builds(struct review *rv)
     return 0;
 }
 
-/* Does the base build have the two-build worker?  0 or the status. */
-static int base_has_worker(struct review *rv)
+/* Does "BIN @cmd @sub --help" (build @k) print @want? */
+static bool build_says(struct review *rv, int k, const char *cmd,
+                       const char *sub, const char *want)
 {
-    char *argv[] = {rv->builds[0].bin, "gate",   "--base-bin",
-                    rv->builds[0].bin, "--help", NULL};
-    struct hvb_exec c = {.argv = argv, .timeout_s = 60, .max_out = 1u << 20};
-    int rc = hvb_exec_run(&c);
-    bool ok = rc == 0 && strstr(c.out, "--pairs") != NULL;
+    char *argv[] = {rv->builds[k].bin, (char *)cmd,
+                    (char *)sub,       sub ? rv->builds[k].bin : NULL,
+                    "--help",          NULL};
+    struct hvb_exec c = {.argv = argv,
+                         .timeout_s = 60,
+                         .max_out = 1u << 20,
+                         .capture_err = true};
+    int rc;
+    bool ok;
 
+    if ( sub == NULL )
+        argv[2] = "--help";
+    rc = hvb_exec_run(&c);
+    ok = rc == 0 && c.out != NULL && strstr(c.out, want) != NULL;
     hvb_exec_free(&c);
-    if ( ok )
-        return 0;
-    return hvb_usage_error("review: the base %.12s predates the two-build "
-                           "worker ('gate --base-bin'), which review pairs "
-                           "the builds with; review a later BASE",
-                           rv->revs[0].commit);
+    return ok;
+}
+
+/*
+ * How the builds are paired: live workers, or (a build older than the
+ * worker, main's first 88 commits) whole run processes of both, said.
+ * A binary that is no hvbench at all is exit 2.
+ */
+static int pairing(struct review *rv)
+{
+    static const char *const side[] = {"base", "head"};
+    int k;
+
+    for ( k = 0; k < 2; k++ )
+    {
+        if ( build_says(rv, k, "gate", "--base-bin", "--pairs") )
+            continue;
+        if ( !build_says(rv, k, "run", NULL, "--min-time") )
+            return hvb_usage_error("review: the %s %s is not an hvbench "
+                                   "build ('run --help' says no --min-time)",
+                                   side[k], rv->builds[k].bin);
+        if ( !rv->by_runs && !rv->o.quiet )
+            fprintf(stderr,
+                    "hvbench: review: note: the %s %.12s predates the "
+                    "two-build worker: both builds are paired by whole run "
+                    "processes (gate --base-runs; wider CI, more pairs)\n",
+                    side[k], rv->revs[k].commit);
+        rv->by_runs = true;
+    }
+    return 0;
 }
 
 /* Is every cell of line @l one thread (callgrind's condition)? */
@@ -606,7 +639,7 @@ int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
     if ( status == 0 )
         status = builds(&rv);
     if ( status == 0 )
-        status = base_has_worker(&rv);
+        status = pairing(&rv);
     if ( status == 0 )
         status = hvb_review_gates(&rv);
     if ( status == 0 )

@@ -64,6 +64,7 @@ struct review {
     json_t *flames;          /* {"CELL": its flame graphs (review_flame.c)} */
     json_t *locks;           /* {"CELL": its lock table (review_locks.c)} */
     double elapsed_s;
+    bool by_runs; /* a build predates the worker: gate --base-runs */
 };
 
 /* review_gate.c: every line in every metric; 0 or the exit status. */

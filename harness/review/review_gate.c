@@ -65,6 +65,8 @@ static char **gate_argv(const struct review *rv, size_t l, const char *m,
     av[n++] = (char *)json;
     av[n++] = "--metric";
     av[n++] = (char *)m;
+    if ( rv->by_runs )
+        av[n++] = "--base-runs";
     n += pass(av + n, "--max-regression", rv->o.threshold);
     n += pass(av + n, "--pairs", rv->o.pairs);
     n += pass(av + n, "--max-pairs", rv->o.max_pairs);

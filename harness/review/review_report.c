@@ -175,6 +175,8 @@ static json_t *review_json(const struct review *rv, json_t *cells,
                     (json_int_t)rv->nr_verdicts, "cells", list, "gates",
                     rv->gates, "verdict", v, "exit", status);
     json_object_set(doc, "not_explained", rv->explain_skipped);
+    json_object_set_new(doc, "paired_by",
+                        json_string(rv->by_runs ? "runs" : "workers"));
     return doc;
 }
 
@@ -341,6 +343,11 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
     json_object_foreach(rv->explain_skipped, key, why)
         fprintf(f, "\nNo instruction diff for `%s`: %s.\n", key,
                 json_string_value(why));
+    if ( rv->by_runs )
+        fputs("\nA build predates the two-build worker: both builds were "
+              "paired by whole run processes, one per sample (gate "
+              "--base-runs), so the CIs are wider.\n",
+              f);
     fprintf(f,
             "\nBuilt with %zu CMake option(s) (review.json has them); "
             "gate logs in %s/gates/.\n",

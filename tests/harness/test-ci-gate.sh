@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # scripts/ci-gate.sh, the script .ci/run and the example CI
-# configurations call (a thin caller of hvbench review): no parent commit passes and says so; a base that
-# predates the worker passes and says so; the same build passes; a new
+# configurations call (a thin caller of hvbench review): no parent
+# commit passes and says so; a base that is no hvbench is exit 2 (one
+# older than the worker is paired by runs: test-gate-runs.sh); the same
+# build passes; a new
 # build with more instructions per op fails unless the acceptance file
 # names the benchmark, and then its time regression (printed) does not
 # block.  The base is this hvbench behind a wrapper (--base-bin) that
@@ -32,7 +34,7 @@ expect "no parent commit" 0 "No base commit" \
     "$tmp/repo/scripts/ci-gate.sh" --new-bin "$hv" --suite suite
 
 ci=$src/scripts/ci-gate.sh
-expect "base predates the worker" 0 "predates" \
+expect "a base that is no hvbench" 2 "is not an hvbench build" \
     "$ci" --new-bin "$hv" --base-bin /bin/true --suite "$tmp/suite"
 expect "same build" 0 "sim_instructions: pass" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
