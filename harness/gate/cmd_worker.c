@@ -59,7 +59,7 @@ static json_t *build_json(const struct hvb_buildinfo *bi)
     );
 }
 
-static void say_json(const char *word, json_t *o)
+void hvb_worker_say(const char *word, json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(12));
 
@@ -84,12 +84,12 @@ static void hello(const struct hvb_matrix *m)
     hvb_buildinfo_get(&bi);
     for ( i = 0; i < m->nr_cells; i++ )
         json_array_append_new(cells, json_string(m->cells[i].name));
-    say_json("hello",
-             json_pack("{si so s{ss s{ss sb} so so}}", "protocol",
-                       HVB_WORKER_PROTOCOL, "cells", cells, "hvbench",
-                       "version", bi.version, "git", "commit", bi.commit,
-                       "dirty", bi.dirty == 1, "build", build_json(&bi),
-                       "environment", env ? env : json_null()));
+    hvb_worker_say("hello",
+                   json_pack("{si so s{ss s{ss sb} so so}}", "protocol",
+                             HVB_WORKER_PROTOCOL, "cells", cells, "hvbench",
+                             "version", bi.version, "git", "commit", bi.commit,
+                             "dirty", bi.dirty == 1, "build", build_json(&bi),
+                             "environment", env ? env : json_null()));
 }
 
 /* One sample of @b (iterations 0: calibrate to @secs); answers it. */
@@ -115,17 +115,17 @@ static void sample(const struct hvb_engine_bench *b, double secs, bool cal)
     if ( s == NULL || s->error || s->iterations <= 0 )
         say_err(s && s->error_message ? s->error_message : "no sample");
     else if ( cal )
-        say_json("ok", json_pack("{sI sf}", "iterations",
-                                 (json_int_t)(s->iterations / s->threads), "ns",
-                                 s->real_ns));
+        hvb_worker_say("ok", json_pack("{sI sf}", "iterations",
+                                       (json_int_t)(s->iterations / s->threads),
+                                       "ns", s->real_ns));
     else
     {
         ctrs = json_object();
         for ( i = 0; i < s->nr_counters; i++ )
             json_object_set_new(ctrs, s->counters[i].name,
                                 json_real(s->counters[i].value));
-        say_json("ok",
-                 json_pack("{sf so}", "ns", s->real_ns, "counters", ctrs));
+        hvb_worker_say(
+            "ok", json_pack("{sf so}", "ns", s->real_ns, "counters", ctrs));
     }
     hvb_engine_result_free(&r);
 }

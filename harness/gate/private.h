@@ -90,6 +90,9 @@ int hvb_gate_worker_ask(struct hvb_gate_worker *w, const char *cmd,
 /* "quit", drain (HVB_WORKER_STOP_S at most, then kill), reap, free @w. */
 void hvb_gate_worker_stop(struct hvb_gate_worker *w);
 
+/* cmd_worker.c: a reply line, "@word JSON" (@o put), flushed. */
+void hvb_worker_say(const char *word, json_t *o);
+
 /*
  * worker_runs.c: "worker --run-bin OLD LINE...": the protocol answered by
  * whole "OLD run" processes, for a build older than the worker.

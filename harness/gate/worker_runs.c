@@ -159,16 +159,6 @@ static int one_run(struct runs *r, const char *opt, const char *val,
     return 0;
 }
 
-static void say(const char *word, json_t *o)
-{
-    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(12));
-
-    printf("%s %s\n", word, s ? s : "{}");
-    free(s);
-    json_decref(o);
-    fflush(stdout);
-}
-
 /* The hello, from a short first process: OLD's cells and build. */
 static int hello(struct runs *r)
 {
@@ -190,7 +180,8 @@ static int hello(struct runs *r)
     r->nr_cells = json_array_size(names);
     r->used = calloc(r->nr_cells + 1, sizeof(*r->used));
     r->cal_ns = calloc(r->nr_cells + 1, sizeof(*r->cal_ns));
-    say("hello", json_pack("{s:i, s:o, s:b, s:b, s:{s:O?, s:O?, s:o, s:O?}}",
+    hvb_worker_say(
+        "hello", json_pack("{s:i, s:o, s:b, s:b, s:{s:O?, s:O?, s:o, s:O?}}",
                            "protocol", HVB_WORKER_PROTOCOL, "cells", names,
                            "by_runs", 1, "by_time", !r->has_iterations,
                            "hvbench", "version", json_object_get(hv, "version"),
@@ -242,13 +233,14 @@ static void answer(struct runs *r, size_t c, double arg, bool cal)
     if ( cal )
     {
         r->cal_ns[c] = json_number_value(json_object_get(x, "ns"));
-        say("ok", json_pack("{s:O, s:O}", "iterations",
-                            json_object_get(x, "iterations"), "ns",
-                            json_object_get(x, "ns")));
+        hvb_worker_say("ok", json_pack("{s:O, s:O}", "iterations",
+                                       json_object_get(x, "iterations"), "ns",
+                                       json_object_get(x, "ns")));
     }
     else
-        say("ok", json_pack("{s:O, s:O}", "ns", json_object_get(x, "ns"),
-                            "counters", json_object_get(x, "counters")));
+        hvb_worker_say("ok",
+                       json_pack("{s:O, s:O}", "ns", json_object_get(x, "ns"),
+                                 "counters", json_object_get(x, "counters")));
 }
 
 int hvb_worker_runs(int argc, char **argv)
