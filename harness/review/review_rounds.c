@@ -53,7 +53,8 @@ static int one_round(const char *bin, const char *cmd,
 
     while ( extra[nx] != NULL )
         nx++;
-    av = calloc(ln->nr + nx + 4, sizeof(*av));
+    /* BIN CMD LINE... --out OUT EXTRA... NULL */
+    av = calloc(ln->nr + nx + 5, sizeof(*av));
     if ( av == NULL )
         return -ENOMEM;
     av[n++] = (char *)bin;
