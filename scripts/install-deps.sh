@@ -24,6 +24,7 @@ PACKAGES="
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
     python3-yaml bc git jq
+    libsqlite3-dev libboost-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

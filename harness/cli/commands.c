@@ -16,6 +16,8 @@
 #include <hvb/gate.h>
 #include <hvb/hosts.h>
 #include <hvb/merge.h>
+#include <hvb/history.h>
+#include <hvb/twobuild.h>
 #include <hvb/reproduce.h>
 #include <hvb/review.h>
 #include <hvb/run.h>
@@ -40,7 +42,7 @@ const struct hvb_cmd hvb_commands[] = {
      "per benchmark: ratio NEW/BASE with CI and verdict; or one matrix on "
      "several hosts, side by side",
      DOCS(&hvb_doc_compare, &hvb_doc_compare_hosts), 0},
-    {"gate", hvb_cmd_gate,
+    {"gate", hvb_cmd_gate_any,
      "gate BASE.json NEW.json [--metric M] [--max-regression P%] [--markdown "
      "FILE]\n"
      "gate --base-bin OLD/hvbench [gate options] -- WORKLOAD [run options]",
@@ -79,6 +81,10 @@ const struct hvb_cmd hvb_commands[] = {
      "reproduce [--quick] [--seed ID] --out DIR",
      "each seed's claims beside the figures measured here",
      DOCS(&hvb_doc_reproduce), 0},
+    {"history", hvb_cmd_history,
+     "history record|export|detect [...] [--db PATH]",
+     "a memory across runs: results and reviews in SQLite, change points",
+     DOCS(&hvb_doc_history), 0},
     {"help", hvb_cmd_help, "help [--man] [COMMAND]",
      "this help, or a command's; --man: its manual page (roff)",
      DOCS(&hvb_doc_help), 0},

@@ -368,7 +368,5 @@ int hvb_cmd_compare(struct hvb_cmd_ctx *ctx)
 
 int hvb_cmd_gate(struct hvb_cmd_ctx *ctx)
 {
-    if ( hvb_gate_bin_wanted(ctx->argc, ctx->argv) )
-        return hvb_cmd_gate_bin(ctx->argc, ctx->argv);
     return cmd(ctx->argc, ctx->argv, true);
 }

@@ -78,14 +78,6 @@ int hvb_review_gates(struct review *rv);
  */
 int hvb_review_report(struct review *rv);
 
-/*
- * git -C @repo @args... (NULL-ended) with @env added: its stdout, less
- * trailing blanks, into @out (may be NULL); 0, or -errno / -EINVAL with
- * "git ARG: why" in @err.
- */
-int hvb_review_git(const char *repo, char *out, size_t len, char *err,
-                   size_t elen, char *const *env, const char *const *args);
-
 /* One function's self cost per operation in both builds. */
 struct hvb_fn_delta {
     char name[256];

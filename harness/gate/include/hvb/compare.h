@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #define HVB_CMP_KEY_MAX 64 /* a counter's name, with the NUL */
@@ -144,5 +146,25 @@ const char *hvb_verdict_name(enum hvb_verdict v);
 
 /* Its name in @c's words: "same" and "unknown" for two builds. */
 const char *hvb_cmp_verdict_word(const struct hvb_cmp *c, enum hvb_verdict v);
+
+/*
+ * hvb_gate_report - the gate's verdict of @c: sort its rows, print the
+ * table and the "gate:" line on stdout, write the markdown summary to
+ * @md_path (if not NULL) with @base and @new_'s environments; returns the
+ * exit status (0 pass, 1 regression, 3 unstable (two builds: unknown),
+ * or the write's).
+ */
+int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
+                    const char *md_path, bool allow_unstable);
+
+/*
+ * compare_views.c: what compare and gate print of @c.  @b, @n: the two
+ * documents (their environments); @status: gate's exit status, or -1
+ * for compare (no verdict).
+ */
+void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c);
+void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
+                            json_t *n, int status);
+void hvb_cmp_print_json(FILE *f, const struct hvb_cmp *c);
 
 #endif /* HVB_COMPARE_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The gate room's commands (harness/gate/): compare and gate of two
- * results files (cmd_compare.c), gate --base-bin of two builds paired in
- * one run (cmd_gate_bin.c) and the hidden worker each build runs for it
- * (cmd_worker.c).  The statistics of two results are hvb/compare.h.
+ * results files (cmd_compare.c); gate --base-bin of two builds paired in
+ * one run is the twobuild room's (hvb/twobuild.h).  The statistics of
+ * two results are hvb/compare.h.
  */
 #ifndef HVB_GATE_H
 #define HVB_GATE_H
@@ -15,13 +15,10 @@ struct hvb_cmd_doc;
 struct hvb_cmp;
 
 int hvb_cmd_compare(struct hvb_cmd_ctx *ctx);
+/* gate of two results files (gate --base-bin: hvb_cmd_gate_any()). */
 int hvb_cmd_gate(struct hvb_cmd_ctx *ctx);
-/* "hvbench worker WORKLOAD [run options]" (hidden: the gate runs it). */
-int hvb_cmd_worker(struct hvb_cmd_ctx *ctx);
 
-/* The forms: gate's second is gate --base-bin. */
-extern const struct hvb_cmd_doc hvb_doc_compare, hvb_doc_gate, hvb_doc_gate_bin,
-    hvb_doc_worker;
+extern const struct hvb_cmd_doc hvb_doc_compare, hvb_doc_gate;
 
 /* The JSON view of comparison @c (compare --format json; report's). */
 json_t *hvb_cmp_json(const struct hvb_cmp *c);

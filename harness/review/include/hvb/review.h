@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The review room (harness/review/): what a patch did, in one command.
- * "hvbench review [BASE] [HEAD]" builds both revisions in a build cache
- * (review_build.c), gates every cell of a suite on the two builds paired
- * (the gate room's "gate --base-bin", run per suite line), and explains
- * the cells that moved with a per-function instruction diff from
- * callgrind (review_explain.c); cmd_review.c sequences it and writes
- * review.json, review.md and index.html.
- *
- * The build cache is this room's public part, for history and bisection
- * (issue 22): a revision (struct hvb_rev) built with this build's CMake
- * options, once.
+ * "hvbench review [BASE] [HEAD]" builds both revisions in the build
+ * cache (the builds room, hvb/builds.h), gates every cell of a suite on
+ * the two builds paired (the gate room's "gate --base-bin", run per
+ * suite line), and explains the cells that moved: a differential flame
+ * graph of the two builds (review_flame.c), a lock table delta
+ * (review_locks.c) and a per-function instruction diff from callgrind
+ * (review_explain.c); cmd_review.c sequences it and writes review.json,
+ * review.md and index.html.
  */
 #ifndef HVB_REVIEW_H
 #define HVB_REVIEW_H
@@ -18,83 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <jansson.h>
-
-/* A revision to build: a commit, or the working tree on top of one. */
-struct hvb_rev {
-    char spec[256];  /* as given ("HEAD^", "main"), or "working tree" */
-    char commit[72]; /* full hash */
-    char tree[72];   /* worktree: the tree of its files, else "" */
-    bool worktree;   /* the working tree, uncommitted changes included */
-    bool dirty;      /* worktree with changes (else it is just commit) */
-    char subject[256];
-};
-
-/* The git repository @dir is in: its top directory into @top. */
-int hvb_rev_repo(const char *dir, char *top, size_t len, char *err,
-                 size_t elen);
-
-/* @spec ("HEAD^", a hash, a branch) of @repo as a commit into @r. */
-int hvb_rev_resolve(const char *repo, const char *spec, struct hvb_rev *r,
-                    char *err, size_t len);
-
-/* The working tree of @repo into @r (its tree hash when dirty). */
-int hvb_rev_worktree(const char *repo, struct hvb_rev *r, char *err,
-                     size_t len);
-
-/*
- * The default base for @head: the merge base with the upstream branch
- * when that is not head's own commit; else head's commit when head is a
- * dirty working tree; else its parent.
- */
-int hvb_rev_default_base(const char *repo, const struct hvb_rev *head,
-                         struct hvb_rev *r, char *err, size_t len);
-
-/* "1a2b3c4d5e6f" or "1a2b3c4d5e6f+" (dirty), into @buf. */
-const char *hvb_rev_short(const struct hvb_rev *r, char *buf, size_t len);
-
-/* The revision as JSON: spec, commit, tree, worktree, dirty, subject. */
-json_t *hvb_rev_json(const struct hvb_rev *r);
-
-/* Where and how revisions are built. */
-struct hvb_build_cache {
-    char dir[4096]; /* the cache's directory */
-    char *defs[16]; /* "-DKEY=VALUE": this build's CMake options */
-    size_t nr_defs;
-    char options_key[17]; /* hash of defs */
-    unsigned int jobs;    /* cmake --build -j */
-    bool quiet;
-};
-
-/*
- * The cache in @dir (NULL: $HVBENCH_CACHE, else $XDG_CACHE_HOME/hvbench/
- * builds, else ~/.cache/hvbench/builds), with this hvbench's CMake
- * options (its build directory's CMakeCache.txt: build type, layout,
- * lockstat, compilers; or its compiled-in build type).
- */
-int hvb_build_cache_init(struct hvb_build_cache *bc, const char *dir,
-                         unsigned int jobs, char *err, size_t len);
-void hvb_build_cache_free(struct hvb_build_cache *bc);
-
-/* One revision's build in the cache. */
-struct hvb_build {
-    char key[96];   /* commit-tree(or zeros)-options: one length */
-    char dir[4200]; /* cache entry */
-    char bin[4300]; /* its hvbench */
-    char log[4300]; /* its build log */
-    bool cached;    /* found built: nothing was built */
-    double build_s; /* time spent building now (0 when cached) */
-};
-
-/*
- * hvb_build_get - revision @r of @repo built in @bc, into @b.  0; or
- * -EINVAL with @err ending in the last lines of its build log when it
- * does not build (remembered: asked again, it fails at once), or
- * another -errno with @err.
- */
-int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
-                  const struct hvb_rev *r, struct hvb_build *b, char *err,
-                  size_t len);
+#include <hvb/builds.h>
 
 struct hvb_cmd_ctx;
 struct hvb_cmd_doc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Revisions and the build cache (hvb/review.h).
+ * Revisions and the build cache (hvb/builds.h).
  *
  * A revision is a commit, or the working tree on top of one.  The
  * working tree's files are named by a tree hash without touching the
@@ -47,9 +47,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
-#include <hvb/review.h>
-
-#include "private.h"
+#include <hvb/builds.h>
 
 #define GIT_TIMEOUT_S   600.0
 #define BUILD_TIMEOUT_S 7200.0
@@ -61,8 +59,8 @@ static const char *const option_keys[] = {
     "HVB_STABLE_LAYOUT", "HVB_LOCKSTAT",     NULL,
 };
 
-int hvb_review_git(const char *repo, char *out, size_t len, char *err,
-                   size_t elen, char *const *env, const char *const *args)
+int hvb_git(const char *repo, char *out, size_t len, char *err, size_t elen,
+            char *const *env, const char *const *args)
 {
     char *argv[24];
     struct hvb_exec c = {.argv = argv,
@@ -102,17 +100,16 @@ int hvb_review_git(const char *repo, char *out, size_t len, char *err,
 }
 
 /* git in @repo, its stdout into array @out, a failure into @err (@len). */
-#define GIT(repo, out, err, len, ...)                      \
-    hvb_review_git(repo, out, sizeof(out), err, len, NULL, \
-                   (const char *const[]){__VA_ARGS__, NULL})
+#define GIT(repo, out, err, len, ...)               \
+    hvb_git(repo, out, sizeof(out), err, len, NULL, \
+            (const char *const[]){__VA_ARGS__, NULL})
 
 int hvb_rev_repo(const char *dir, char *top, size_t len, char *err, size_t elen)
 {
     char e[512];
 
-    if ( hvb_review_git(
-             dir, top, len, e, sizeof(e), NULL,
-             (const char *const[]){"rev-parse", "--show-toplevel", NULL}) )
+    if ( hvb_git(dir, top, len, e, sizeof(e), NULL,
+                 (const char *const[]){"rev-parse", "--show-toplevel", NULL}) )
     {
         snprintf(err, elen,
                  "%s is not in a git repository (review builds commits; "
@@ -174,9 +171,9 @@ static int worktree_tree(const char *repo, char *tree, size_t tlen, char *err,
         snprintf(err, len, "copying %s: %s", index, strerror(-rc));
     snprintf(env, sizeof(env), "GIT_INDEX_FILE=%s", tmp);
     if ( rc == 0 )
-        rc = hvb_review_git(repo, NULL, 0, err, len, envv, add);
+        rc = hvb_git(repo, NULL, 0, err, len, envv, add);
     if ( rc == 0 )
-        rc = hvb_review_git(repo, tree, tlen, err, len, envv, write);
+        rc = hvb_git(repo, tree, tlen, err, len, envv, write);
     unlink(tmp);
     return rc;
 }

@@ -63,6 +63,7 @@
 
 #include <hvb/cmdline.h>
 #include <hvb/gate.h>
+#include <hvb/twobuild.h>
 #include <hvb/compare.h>
 #include "private.h"
 #include <hvb/outfile.h>
@@ -1014,4 +1015,11 @@ out:
     hvb_cmp_free(&c);
     gate_free(&g);
     return status;
+}
+
+int hvb_cmd_gate_any(struct hvb_cmd_ctx *ctx)
+{
+    if ( hvb_gate_bin_wanted(ctx->argc, ctx->argv) )
+        return hvb_cmd_gate_bin(ctx->argc, ctx->argv);
+    return hvb_cmd_gate(ctx);
 }

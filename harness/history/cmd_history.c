@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench history record|export|detect": a memory across runs (issue
+ * 22).  record keeps results and review files in the database
+ * (history_db.c), export gives every point back, detect finds change
+ * points per series (detect.c).
+ *
+ * E.g. in CI, after each review of HEAD against a pinned base:
+ *   hvbench history record hvbench-review/review.json --branch main
+ *   hvbench history detect 'lookup*' --series ratio --fail-on regression
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hvb/cmdline.h>
+#include <hvb/history.h>
+#include <hvb/outfile.h>
+
+#include "private.h"
+
+#define DEFAULT_PVALUE  "0.001"
+#define DEFAULT_MIN_SEG 5
+#define DEFAULT_WINDOW  50
+#define MAX_CHANGES     4096
+
+struct hist {
+    const char *db, *branch, *machine, *out, *metric, *series, *pvalue;
+    int format, fail_on;
+    unsigned int min_seg, window;
+};
+
+static const char *const formats[] = {"json", "csv", NULL};
+static const char *const fail_ons[] = {"never", "regression", "change", NULL};
+
+#define H struct hist
+static const struct hvb_optdef db_opts[] = {
+    HVB_OPT_STR("db", 0, "PATH", H, db,
+                "the history (default $HVBENCH_DB, else "
+                "$XDG_DATA_HOME/hvbench/history.db or "
+                "~/.local/share/hvbench/history.db; created on first use)"),
+    HVB_OPT_HELP(0),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef record_opts[] = {
+    HVB_OPT_STR("branch", 0, "NAME", H, branch, "the branch the runs are of"),
+    HVB_OPT_STR("machine", 0, "NAME", H, machine,
+                "the machine they ran on (default the host name)"),
+    HVB_OPT_ALSO(db_opts),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef select_opts[] = {
+    HVB_OPT_STR("metric", 'm', "M", H, metric,
+                "only metric M (time, sim_instructions, ...)"),
+    HVB_OPT_STR("series", 0, "absolute|ratio", H, series,
+                "only the absolute figures, or only the paired ratios of "
+                "reviews"),
+    HVB_OPT_ALSO(db_opts),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef export_opts[] = {
+    HVB_OPT_CHOICE("format", 0, "json|csv", H, format, formats,
+                   "the format (default json)"),
+    HVB_OPT_STR("out", 'o', "FILE", H, out,
+                "write there (atomically) instead of stdout"),
+    HVB_OPT_ALSO(select_opts),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef detect_opts[] = {
+    HVB_OPT_STR(
+        "pvalue", 0, "P", H, pvalue,
+        "a change point must have Welch's p below P (default " DEFAULT_PVALUE
+        ")"),
+    HVB_OPT_UINT("min-segment", 0, "N", H, min_seg, 2, 100000,
+                 "points on either side of a change at least (default " HVB_STR(
+                     DEFAULT_MIN_SEG) "): a shorter spike is no change"),
+    HVB_OPT_UINT(
+        "window", 0, "N", H, window, 4, 100000,
+        "the candidates' windows (default " HVB_STR(DEFAULT_WINDOW) " points)"),
+    HVB_OPT_CHOICE("fail-on", 0, "never|regression|change", H, fail_on,
+                   fail_ons,
+                   "exit 1 when a regression (a figure that grew) or any "
+                   "change is found (default never)"),
+    HVB_OPT_ALSO(select_opts),
+    HVB_OPT_END,
+};
+#undef H
+
+const struct hvb_cmd_doc hvb_doc_history = {
+    .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
+             "PATH]\n"
+             "       history export [--format json|csv] [--out FILE] [--db "
+             "PATH]\n"
+             "       history detect [CELL-GLOB] [--metric M] [--series "
+             "absolute|ratio]\n"
+             "                      [--pvalue P] [--min-segment N] "
+             "[--fail-on regression]",
+    .text =
+        "A memory across runs.  'record' keeps results files (hvbench run\n"
+        "--out: each cell's median time and per-op counters) and review\n"
+        "files (review.json: each cell's paired ratio head/base with its\n"
+        "CI, and head's figure) in a SQLite database, one transaction per\n"
+        "file, under the commit, branch and machine.  'export' gives every\n"
+        "point back.  'detect' finds change points in each series (cell,\n"
+        "metric, absolute or ratio, in the order recorded) by E-divisive\n"
+        "means with Welch's t-test, as Apache Otava does; a figure that\n"
+        "grew is a regression (time, instructions, cycles: lower is\n"
+        "better).",
+    .opts = detect_opts,
+    .notes = "exit status: 0 success, 1 detect --fail-on found one, 2 usage "
+             "or an unreadable file or database",
+};
+
+static const char *hostname(char *buf, size_t len)
+{
+    if ( gethostname(buf, len) != 0 )
+        snprintf(buf, len, "unknown");
+    buf[len - 1] = '\0';
+    return buf;
+}
+
+static int record(struct hist *o, struct hvb_hdb *h, char **files, int n)
+{
+    char err[1024], host[256];
+    json_error_t je;
+    int i, status = 0;
+
+    for ( i = 0; i < n && status == 0; i++ )
+    {
+        struct hvb_hrun r = {
+            .branch = o->branch,
+            .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
+        json_t *doc = json_load_file(files[i], 0, &je);
+        long long id;
+
+        if ( doc == NULL )
+            status =
+                hvb_usage_error("history record: %s: %s", files[i], je.text);
+        else if ( hvb_hrun_from(&r, doc, files[i], err, sizeof(err)) )
+            status = hvb_usage_error("history record: %s", err);
+        else if ( (id = hvb_hdb_record(h, &r, err, sizeof(err))) < 0 )
+            status = hvb_failure("history record: %s", err);
+        else
+            printf("recorded %s: run %lld, %zu points (%s, commit %.12s)\n",
+                   files[i], id, json_array_size(r.points), r.kind,
+                   r.commit ? r.commit : "unknown");
+        json_decref(r.points);
+        json_decref(doc);
+    }
+    return status;
+}
+
+/* The selection's WHERE clause and its parameters bound from 1. */
+static sqlite3_stmt *select_points(struct hist *o, struct hvb_hdb *h,
+                                   const char *cols, const char *order,
+                                   bool runs)
+{
+    char sql[1024];
+    sqlite3_stmt *st = NULL;
+    int k = 1;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT %s FROM points p%s WHERE (?1 IS NULL OR p.metric = ?1) "
+             "AND (?2 IS NULL OR p.series = ?2) ORDER BY %s",
+             cols, runs ? " JOIN runs r ON r.id = p.run_id" : "", order);
+    if ( sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK )
+        return NULL;
+    if ( o->metric )
+        sqlite3_bind_text(st, k, o->metric, -1, SQLITE_TRANSIENT);
+    if ( o->series )
+        sqlite3_bind_text(st, k + 1, o->series, -1, SQLITE_TRANSIENT);
+    return st;
+}
+
+#define EXPORT_COLS                                                         \
+    "r.id, r.recorded_at, r.kind, r.commit_hash, r.base_commit, r.branch, " \
+    "r.machine, p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "    \
+    "p.unit"
+
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for ( ; s != NULL && *s; s++ )
+        fputs(*s == '"' ? "\"\"" : (char[]){*s, 0}, f);
+    fputc('"', f);
+}
+
+static int export(struct hist *o, struct hvb_hdb *h)
+{
+    static const char *const names[] = {
+        "run",    "recorded_at", "kind",  "commit", "base_commit",
+        "branch", "machine",     "cell",  "metric", "series",
+        "value",  "ci_lo",       "ci_hi", "unit"};
+    sqlite3_stmt *st = select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
+    struct hvb_outfile of = {.f = stdout};
+    json_t *a = json_array();
+    char err[1024];
+    int c, n = (int)(sizeof(names) / sizeof(names[0]));
+
+    if ( st == NULL )
+        return hvb_failure("history export: %s", sqlite3_errmsg(h->db));
+    if ( o->out && hvb_outfile_open(&of, o->out, "history", err, sizeof(err)) )
+        return hvb_usage_error("history export: %s", err);
+    for ( c = 0; o->format == 1 && c < n; c++ )
+        fprintf(of.f, "%s%s", c ? "," : "", names[c]);
+    if ( o->format == 1 )
+        fputc('\n', of.f);
+    while ( sqlite3_step(st) == SQLITE_ROW )
+    {
+        json_t *row = json_object();
+
+        for ( c = 0; c < n; c++ )
+        {
+            int t = sqlite3_column_type(st, c);
+            json_t *v =
+                t == SQLITE_NULL ? json_null()
+                : t == SQLITE_INTEGER
+                    ? json_integer(sqlite3_column_int64(st, c))
+                : t == SQLITE_FLOAT
+                    ? json_real(sqlite3_column_double(st, c))
+                    : json_string((const char *)sqlite3_column_text(st, c));
+
+            if ( o->format == 1 )
+            {
+                fputs(c ? "," : "", of.f);
+                if ( t == SQLITE_TEXT )
+                    csv_field(of.f, json_string_value(v));
+                else if ( t != SQLITE_NULL )
+                    fprintf(of.f, "%.17g", json_number_value(v));
+            }
+            json_object_set_new(row, names[c], v);
+        }
+        if ( o->format == 1 )
+            fputc('\n', of.f);
+        json_array_append_new(a, row);
+    }
+    sqlite3_finalize(st);
+    if ( o->format == 0 )
+        json_dumpf(a, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)),
+            fputc('\n', of.f);
+    json_decref(a);
+    if ( o->out && hvb_outfile_commit(&of, err, sizeof(err)) )
+        return hvb_failure("history export: %s", err);
+    return 0;
+}
+
+/* One series being read: its key and points in the order recorded. */
+struct series {
+    char key[3][512]; /* cell, metric, series */
+    double *v;
+    long long *run;
+    size_t n, cap;
+};
+
+static int push(struct series *s, double v, long long run)
+{
+    if ( s->n == s->cap )
+    {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        double *nv = realloc(s->v, cap * sizeof(*nv));
+        long long *nr = nv ? realloc(s->run, cap * sizeof(*nr)) : NULL;
+
+        if ( nv )
+            s->v = nv;
+        if ( nr == NULL )
+            return -ENOMEM;
+        s->run = nr;
+        s->cap = cap;
+    }
+    s->v[s->n] = v;
+    s->run[s->n++] = run;
+    return 0;
+}
+
+/* Run @id's commit into @out ("unknown" if none). */
+static const char *commit_of(struct hvb_hdb *h, long long id, char *out,
+                             size_t len)
+{
+    sqlite3_stmt *st;
+
+    snprintf(out, len, "unknown");
+    if ( sqlite3_prepare_v2(h->db, "SELECT commit_hash FROM runs WHERE id = ?",
+                            -1, &st, NULL) != SQLITE_OK )
+        return out;
+    sqlite3_bind_int64(st, 1, id);
+    if ( sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) )
+        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* The change points of @s, printed; how many regressions, or -errno. */
+static long detect_one(struct hist *o, struct hvb_hdb *h, struct series *s,
+                       double pv, unsigned int *changes)
+{
+    static struct hvb_change cp[MAX_CHANGES];
+    long n = hvb_edivisive(s->v, s->n, pv, o->min_seg, o->window, cp,
+                           MAX_CHANGES),
+         i, reg = 0;
+    char c1[64], c0[64];
+
+    for ( i = 0; i < n && i < MAX_CHANGES; i++ )
+    {
+        size_t at = cp[i].at;
+        double rel = cp[i].before != 0 ? cp[i].after / cp[i].before - 1 : 0;
+
+        reg += cp[i].after > cp[i].before;
+        (*changes)++;
+        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
+               "%.6g (%+.2f%%), p %.2g  %s\n",
+               s->key[0], s->key[1], s->key[2], s->run[at],
+               commit_of(h, s->run[at], c1, sizeof(c1)),
+               commit_of(h, s->run[at - 1], c0, sizeof(c0)), cp[i].before,
+               cp[i].after, 100 * rel, cp[i].p,
+               cp[i].after > cp[i].before ? "regression" : "improvement");
+    }
+    return n < 0 ? n : reg;
+}
+
+static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
+{
+    sqlite3_stmt *st =
+        select_points(o, h,
+                      "p.cell, p.metric, p.series, p.value, "
+                      "p.run_id",
+                      "p.cell, p.metric, p.series, p.run_id", false);
+    struct series s = {0};
+    unsigned int nseries = 0, changes = 0;
+    long regressions = 0, r;
+    double pv = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL);
+    bool more = true;
+
+    if ( !(pv > 0 && pv < 1) )
+        return hvb_usage_error("history detect: bad value '%s' for --pvalue "
+                               "(0 < P < 1)",
+                               o->pvalue);
+    if ( st == NULL )
+        return hvb_failure("history detect: %s", sqlite3_errmsg(h->db));
+    while ( more )
+    {
+        const char *k[3] = {NULL, NULL, NULL};
+        int j;
+
+        more = sqlite3_step(st) == SQLITE_ROW;
+        for ( j = 0; more && j < 3; j++ )
+            k[j] = (const char *)sqlite3_column_text(st, j);
+        if ( more && glob && fnmatch(glob, k[0], 0) != 0 )
+            continue;
+        if ( s.n > 0 && (!more || strcmp(k[0], s.key[0]) ||
+                         strcmp(k[1], s.key[1]) || strcmp(k[2], s.key[2])) )
+        {
+            nseries++;
+            if ( (r = detect_one(o, h, &s, pv, &changes)) < 0 )
+                break;
+            regressions += r;
+            s.n = 0;
+        }
+        for ( j = 0; more && j < 3; j++ )
+            snprintf(s.key[j], sizeof(s.key[j]), "%s", k[j]);
+        if ( more && push(&s, sqlite3_column_double(st, 3),
+                          sqlite3_column_int64(st, 4)) )
+            return hvb_failure("out of memory");
+    }
+    sqlite3_finalize(st);
+    free(s.v);
+    free(s.run);
+    printf("%u change point(s) in %u series, %ld regression(s) (E-divisive "
+           "means, Welch p < %g, segments of %u points at least)\n",
+           changes, nseries, regressions, pv, o->min_seg);
+    return (o->fail_on == 1 && regressions > 0) ||
+                   (o->fail_on == 2 && changes > 0)
+               ? 1
+               : 0;
+}
+
+int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
+{
+    static const char *const subs[] = {"record", "export", "detect"};
+    static const struct hvb_optdef *const tabs[] = {record_opts, export_opts,
+                                                    detect_opts};
+    struct hist o = {.min_seg = DEFAULT_MIN_SEG, .window = DEFAULT_WINDOW};
+    struct hvb_optparse p = {.argc = ctx->argc - 1,
+                             .argv = ctx->argv + 1,
+                             .i = 1,
+                             .cmd = "history",
+                             .doc = &hvb_doc_history};
+    char *pos[256], err[1024];
+    const char *val;
+    int sub, id, npos = 0, status;
+    struct hvb_hdb h;
+
+    if ( ctx->argc >= 2 && (strcmp(ctx->argv[1], "--help") == 0 ||
+                            strcmp(ctx->argv[1], "-h") == 0) )
+    {
+        hvb_cmd_doc_help(stdout, &hvb_doc_history);
+        return 0;
+    }
+    for ( sub = 0;
+          sub < 3 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
+        ;
+    if ( sub == 3 )
+        return hvb_usage_error("history needs record, export or detect (see "
+                               "'hvbench history --help')");
+    while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )
+    {
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        if ( npos == 256 || (sub != 0 && npos == (sub == 2)) )
+            return hvb_usage_error("history %s: unexpected '%s'", subs[sub],
+                                   val);
+        pos[npos++] = (char *)val;
+    }
+    if ( sub == 0 && npos == 0 )
+        return hvb_usage_error("history record needs FILE...");
+    if ( hvb_hdb_open(&h, o.db, err, sizeof(err)) )
+        return hvb_usage_error("history: %s", err);
+    status = sub == 0   ? record(&o, &h, pos, npos)
+             : sub == 1 ? export(&o, &h)
+                        : detect(&o, &h, npos ? pos[0] : NULL);
+    hvb_hdb_close(&h);
+    return status;
+}

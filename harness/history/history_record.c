@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a file gives the history.  A results file ("hvbench run --out"):
+ * per cell the absolute median of time (ns/op) and of every per-op
+ * counter (sim_instructions_per_op is the metric sim_instructions),
+ * under the commit it was built from.  A review file (review.json): per
+ * cell and metric the paired ratio head/base with its CI, and head's
+ * absolute median beside it, under head's commit with base's as the
+ * reference.
+ *
+ * E.g. review.json's cell "lookup/domlookup=rcu-ref/threads:1" with
+ * verdicts.time {ratio 1.021, ci [1.012, 1.030], new 9.38} gives
+ *   (cell, time, ratio, 1.021, [1.012, 1.030], "new/base")
+ *   (cell, time, absolute, 9.38, null, "ns/op")
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "private.h"
+
+#define PER_OP "_per_op"
+
+static void point(json_t *a, const char *cell, const char *metric,
+                  const char *series, json_t *value, json_t *ci,
+                  const char *unit)
+{
+    if ( !json_is_number(value) )
+        return;
+    json_array_append_new(a,
+                          json_pack("{s:s, s:s, s:s, s:O, s:O?, s:s}", "cell",
+                                    cell, "metric", metric, "series", series,
+                                    "value", value, "ci", ci, "unit", unit));
+}
+
+/* The commit and dirty flag of @o ({"commit", "dirty"}). */
+static void commit_of(struct hvb_hrun *r, json_t *o)
+{
+    r->commit = json_string_value(json_object_get(o, "commit"));
+    r->dirty = json_is_true(json_object_get(o, "dirty"));
+}
+
+static void from_results(struct hvb_hrun *r, json_t *hv)
+{
+    json_t *cell, *v;
+    const char *name, *k;
+    char metric[256];
+    size_t i, n;
+
+    r->kind = "results";
+    commit_of(r, json_object_get(hv, "git"));
+    json_array_foreach(json_object_get(hv, "cells"), i, cell)
+    {
+        name = json_string_value(json_object_get(cell, "name"));
+        if ( name == NULL ||
+             strcmp(json_string_value(json_object_get(cell, "status")) ?: "ok",
+                    "ok") )
+            continue;
+        point(r->points, name, "time", "absolute",
+              json_object_get(json_object_get(cell, "summary"), "median"), NULL,
+              "ns/op");
+        json_object_foreach(json_object_get(cell, "counters"), k, v)
+        {
+            n = strlen(k);
+            if ( n <= strlen(PER_OP) || strcmp(k + n - strlen(PER_OP), PER_OP) )
+                continue;
+            snprintf(metric, sizeof(metric), "%.*s", (int)(n - strlen(PER_OP)),
+                     k);
+            point(r->points, name, metric, "absolute",
+                  json_object_get(json_object_get(v, "summary"), "median"),
+                  NULL, "per op");
+        }
+    }
+}
+
+static void from_review(struct hvb_hrun *r, json_t *rv, json_t *doc)
+{
+    json_t *cell, *v;
+    const char *name, *m;
+    size_t i;
+
+    r->kind = "review";
+    commit_of(r, json_object_get(rv, "head"));
+    r->base_commit = json_string_value(
+        json_object_get(json_object_get(rv, "base"), "commit"));
+    json_array_foreach(json_object_get(doc, "cells"), i, cell)
+    {
+        name = json_string_value(json_object_get(cell, "name"));
+        json_object_foreach(json_object_get(cell, "verdicts"), m, v)
+        {
+            if ( name == NULL )
+                break;
+            point(r->points, name, m, "ratio", json_object_get(v, "ratio"),
+                  json_object_get(v, "ci"), "new/base");
+            point(r->points, name, m, "absolute", json_object_get(v, "new"),
+                  NULL, strcmp(m, "time") ? "per op" : "ns/op");
+        }
+    }
+}
+
+int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
+                  size_t len)
+{
+    json_t *hv = json_object_get(doc, "hvbench");
+    json_t *rv = json_object_get(doc, "review");
+
+    r->source = path;
+    r->points = json_array();
+    if ( json_is_object(rv) )
+        from_review(r, rv, doc);
+    else if ( json_is_object(hv) &&
+              json_is_array(json_object_get(hv, "cells")) )
+        from_results(r, hv);
+    else
+    {
+        snprintf(err, len,
+                 "%s: neither hvbench results (hvbench.cells) nor a review "
+                 "(review.json)",
+                 path);
+        return -EINVAL;
+    }
+    if ( json_array_size(r->points) == 0 )
+    {
+        snprintf(err, len, "%s: no figures to record (no cell succeeded)",
+                 path);
+        return -EINVAL;
+    }
+    return 0;
+}

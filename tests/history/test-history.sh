@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hvbench history (issue 22), on scratch databases:
+#   1. record a results file and a review file, export them back (JSON
+#      and CSV): every cell's time and counters, the review's ratios with
+#      their CIs, commits, branch, machine; schema version 1, WAL.
+#   2. Bad input is exit 2 with one line: not JSON, neither kind, a
+#      database of a newer schema, a PostgreSQL URL (not yet), no FILE.
+#   3. Two recorders at once, 15 files each, from a file neither has
+#      created yet (both first opens set WAL at once: "database is
+#      locked" before it was retried): all 30 runs land, the file passes
+#      integrity_check.
+#   4. kill -9 in the middle of a record (HVB_HISTORY_TEST_PAUSE holds it
+#      inside its transaction): nothing of it is left, the next record
+#      works.
+#   5. detect: a 2% step at point 60 of a series with 1% noise is found
+#      there (a regression; --fail-on regression is exit 1), an A/A series
+#      of 300 points has none (exit 0), the glob selects; the p printed
+#      is Welch's (scipy agrees).
+# About 20 s.  Usage: test-history.sh HVBENCH
+set -u
+hv=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+fail=0
+pids=""
+trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+bad() { fail=1; echo "FAIL: $*"; }
+db=$tmp/h.db
+
+# A results file and a review file to record.
+"$hv" run lookup --plugin domlookup=rwlock-ref,rcu-noref --repetitions 2 \
+    --min-time 0.01 -q -o "$tmp/r.json" >/dev/null 2>&1 || bad "run"
+cat >"$tmp/review.json" <<'EOF'
+{"review": {"schema": 1, "base": {"commit": "aaaa"}, "head": {"commit": "bbbb", "dirty": false}},
+ "cells": [{"name": "lookup/domlookup=rcu-ref/threads:1",
+            "verdicts": {"time": {"ratio": 1.021, "ci": [1.012, 1.03], "new": 9.38},
+                         "sim_instructions": {"ratio": 1.0, "ci": [1.0, 1.0], "new": 55.1}}}]}
+EOF
+
+# 1. record, export.
+"$hv" history record "$tmp/r.json" "$tmp/review.json" --db "$db" --branch main \
+    --machine ci-1 >"$tmp/rec.out" 2>&1 || bad "record: $(cat "$tmp/rec.out")"
+grep -q "recorded .*review.json: run 2, 4 points (review, commit bbbb)" "$tmp/rec.out" ||
+    bad "record's line: $(cat "$tmp/rec.out")"
+"$hv" history export --db "$db" >"$tmp/e.json" || bad "export"
+/usr/bin/python3 - "$tmp/e.json" "$tmp/r.json" <<'PY' || bad "export's points"
+import json, sys
+e = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))["hvbench"]
+cells = [c["name"] for c in r["cells"]]
+t = {p["cell"]: p["value"] for p in e if p["run"] == 1 and p["metric"] == "time"}
+assert sorted(t) == sorted(cells), t
+for c in r["cells"]:
+    assert abs(t[c["name"]] - c["summary"]["median"]) < 1e-9, c["name"]
+assert all(p["branch"] == "main" and p["machine"] == "ci-1" for p in e)
+assert any(p["metric"] == "tsc_cycles" for p in e if p["run"] == 1)
+rv = [p for p in e if p["run"] == 2]
+ratio = [p for p in rv if p["series"] == "ratio" and p["metric"] == "time"][0]
+assert (ratio["value"], ratio["ci_lo"], ratio["ci_hi"]) == (1.021, 1.012, 1.03), ratio
+assert ratio["commit"] == "bbbb" and ratio["base_commit"] == "aaaa", ratio
+assert [p["value"] for p in rv if p["series"] == "absolute" and p["metric"] == "time"] == [9.38]
+print("export: %d points" % len(e))
+PY
+"$hv" history export --db "$db" --format csv --series ratio --out "$tmp/e.csv" ||
+    bad "export csv"
+[ "$(head -1 "$tmp/e.csv")" = "run,recorded_at,kind,commit,base_commit,branch,machine,cell,metric,series,value,ci_lo,ci_hi,unit" ] &&
+    [ "$(wc -l <"$tmp/e.csv")" -eq 3 ] || bad "csv: $(cat "$tmp/e.csv")"
+[ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "1 wal " ] ||
+    bad "schema version or journal mode"
+
+# 2. Bad input: exit 2, one line.
+one() { # WHAT PATTERN CMD...: exit 2 and one line matching PATTERN
+    what=$1 pat=$2
+    shift 2
+    "$@" >"$tmp/o" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/o")" -eq 1 ] && grep -q "$pat" "$tmp/o" ||
+        bad "$what: exit $rc: $(cat "$tmp/o")"
+}
+one "not JSON" "expected" "$hv" history record /etc/passwd --db "$db"
+echo '{"a": 1}' >"$tmp/x.json"
+one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$db"
+one "no file" "needs FILE" "$hv" history record --db "$db"
+one "postgres" "PostgreSQL is not supported yet" "$hv" history export --db postgresql://h/db
+one "no subcommand" "needs record, export or detect" "$hv" history
+cp "$db" "$tmp/new.db"
+sqlite3 "$tmp/new.db" "PRAGMA user_version = 7"
+one "newer schema" "schema version 7, but this hvbench knows up to 1" \
+    "$hv" history export --db "$tmp/new.db"
+one "bad pvalue" "bad value '2' for --pvalue" "$hv" history detect --db "$db" --pvalue 2
+
+# 3. Two recorders at once.
+for k in 1 2; do
+    (i=0; while [ $i -lt 15 ]; do
+        "$hv" history record "$tmp/r.json" --db "$tmp/c.db" >/dev/null 2>>"$tmp/c$k.err" ||
+            echo "record $k.$i failed" >>"$tmp/c$k.err"
+        i=$((i + 1))
+    done) &
+    pids="$pids $!"
+done
+wait
+pids=""
+[ "$(sqlite3 "$tmp/c.db" 'SELECT count(*) FROM runs')" = 30 ] &&
+    [ "$(sqlite3 "$tmp/c.db" 'PRAGMA integrity_check')" = ok ] &&
+    [ ! -s "$tmp/c1.err" ] && [ ! -s "$tmp/c2.err" ] ||
+    bad "concurrent records: $(sqlite3 "$tmp/c.db" 'SELECT count(*) FROM runs') runs; $(cat "$tmp/c1.err" "$tmp/c2.err")"
+
+# 4. kill -9 inside a record's transaction.
+before=$(sqlite3 "$db" 'SELECT count(*) FROM runs; SELECT count(*) FROM points' | tr '\n' ' ')
+HVB_HISTORY_TEST_PAUSE=0.2 "$hv" history record "$tmp/r.json" --db "$db" >/dev/null 2>&1 &
+victim=$!
+pids=$victim
+sleep 1
+kill -9 "$victim"
+wait "$victim" 2>/dev/null
+pids=""
+after=$(sqlite3 "$db" 'SELECT count(*) FROM runs; SELECT count(*) FROM points' | tr '\n' ' ')
+[ "$before" = "$after" ] && [ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] ||
+    bad "kill -9 mid-record left something: before $before, after $after"
+"$hv" history record "$tmp/r.json" --db "$db" >/dev/null 2>&1 ||
+    bad "a record after the kill"
+
+# 5. detect.
+"$hv" history export --db "$tmp/s.db" >/dev/null
+/usr/bin/python3 "$here/synth.py" "$tmp/s.db" 1 120 60 0.02 0.01 3 step
+/usr/bin/python3 "$here/synth.py" "$tmp/s.db" 1 300 -1 0 0.01 4 aa
+"$hv" history detect 'step/*' --db "$tmp/s.db" --fail-on regression >"$tmp/d.out" 2>&1
+rc=$?
+# Run ids: the step series's 120 runs first; point 60 is run 61.
+[ $rc -eq 1 ] && [ "$(grep -c '^step/0 .* regression$' "$tmp/d.out")" -eq 1 ] &&
+    grep -q "^step/0  time  ratio  at run 6[0-2] " "$tmp/d.out" ||
+    bad "the step: exit $rc: $(cat "$tmp/d.out")"
+"$hv" history detect 'aa/*' --db "$tmp/s.db" --fail-on change >"$tmp/a.out" 2>&1 ||
+    bad "A/A has change points: $(cat "$tmp/a.out")"
+grep -q "^0 change point(s) in 1 series" "$tmp/a.out" || bad "A/A: $(cat "$tmp/a.out")"
+/usr/bin/python3 - "$tmp/s.db" "$tmp/d.out" <<'PY' || bad "Welch's p"
+import re, sqlite3, sys
+from scipy import stats
+m = re.search(r"at run (\d+) .* p ([0-9.e+-]+)", open(sys.argv[2]).read())
+at, p = int(m.group(1)), float(m.group(2))
+v = [r[0] for r in sqlite3.connect(sys.argv[1]).execute(
+    "SELECT value FROM points WHERE cell = 'step/0' ORDER BY run_id")]
+want = stats.ttest_ind(v[:at - 1], v[at - 1:], equal_var=False).pvalue * (50 - 10 + 1)
+assert abs(p - want) <= 0.05 * want, (p, want)
+print("Welch p x 41 splits: %.3g, scipy %.3g" % (p, want))
+PY
+
+[ "$fail" -eq 0 ] && echo "history: all passed"
+exit "$fail"
