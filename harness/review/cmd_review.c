@@ -28,11 +28,12 @@
 #include <hvb/fsutil.h>
 #include <hvb/outfile.h>
 #include <hvb/review.h>
+#include <hvb/sampler.h>
 
 #include "private.h"
 
 #define DEFAULT_OUT     "hvbench-review"
-#define DEFAULT_METRICS "time,sim_instructions,sim_cycles"
+#define DEFAULT_METRICS "time,sim_instructions,sim_cycles" /* + cycles (PMU) */
 #define DEFAULT_SUITE   ".ci/gate-suite"
 #define MAX_JOBS        256
 /* About 1000 samples per build and cell at 997 Hz. */
@@ -269,6 +270,9 @@ static int metrics(struct review *rv)
     free(copy);
     if ( rv->nr_metrics == 0 )
         return hvb_usage_error("review: --metric names no metric");
+    /* Hardware cycles beside their estimate, where there is a PMU. */
+    if ( rv->o.metrics == NULL && hvb_sampler_pmu_present() )
+        rv->metrics[rv->nr_metrics++] = strdup("cycles");
     return 0;
 }
 
@@ -384,6 +388,10 @@ static int pairing(struct review *rv)
 {
     static const char *const side[] = {"base", "head"};
     int k;
+
+    if ( rv->o.metrics == NULL && !rv->o.quiet && !hvb_sampler_pmu_present() )
+        fprintf(stderr, "hvbench: review: note: no hardware PMU here: cycles "
+                        "are not gated; sim_cycles is their estimate\n");
 
     for ( k = 0; k < 2; k++ )
     {

@@ -229,6 +229,39 @@ static double mean_of(json_t *a)
     return json_array_size(a) ? s / (double)json_array_size(a) : 0;
 }
 
+/*
+ * Where both sim_cycles and hardware cycles were gated (a PMU): how far
+ * the estimate is from the counted cycles, per cell and build.
+ */
+static void md_estimate(FILE *f, json_t *cells, json_t *order)
+{
+    json_t *name, *row, *sc, *hc;
+    size_t i;
+    bool any = false;
+
+    json_array_foreach(order, i, name)
+    {
+        row = json_object_get(json_object_get(cells, json_string_value(name)),
+                              "by");
+        sc = json_object_get(row, "sim_cycles");
+        hc = json_object_get(row, "cycles");
+        if ( sc == NULL || hc == NULL ||
+             !(json_number_value(json_object_get(hc, "base")) > 0) ||
+             !(json_number_value(json_object_get(hc, "new")) > 0) )
+            continue;
+        if ( !any )
+            fputs("\nsim_cycles (the estimate) over hardware cycles:\n\n"
+                  "| cell | base | head |\n|---|---:|---:|\n",
+                  f);
+        any = true;
+        fprintf(f, "| `%s` | %.3f | %.3f |\n", json_string_value(name),
+                json_number_value(json_object_get(sc, "base")) /
+                    json_number_value(json_object_get(hc, "base")),
+                json_number_value(json_object_get(sc, "new")) /
+                    json_number_value(json_object_get(hc, "new")));
+    }
+}
+
 /* One function table (markdown) of @fns, the TOP_FUNCTIONS first. */
 static void md_functions(FILE *f, json_t *fns, json_t *tot)
 {
@@ -314,6 +347,7 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
           "regressed/improved outside it, unknown when the budget ended "
           "first (docs/gating.md).\n",
           f);
+    md_estimate(f, cells, order);
     json_array_foreach(order, i, name)
     {
         const char *n = json_string_value(name);
