@@ -46,45 +46,68 @@ static const struct hvb_optdef db_opts[] = {
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
-static const struct hvb_optdef record_opts[] = {
-    HVB_OPT_STR("branch", 0, "NAME", H, branch, "the branch the runs are of"),
+static const struct hvb_optdef record_only[] = {
+    HVB_OPT_STR("branch", 0, "NAME", H, branch,
+                "record: the branch the runs are of"),
     HVB_OPT_STR("machine", 0, "NAME", H, machine,
-                "the machine they ran on (default the host name)"),
+                "record: the machine they ran on (default the host name)"),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef record_opts[] = {
+    HVB_OPT_ALSO(record_only),
     HVB_OPT_ALSO(db_opts),
     HVB_OPT_END,
 };
 static const struct hvb_optdef select_opts[] = {
     HVB_OPT_STR("metric", 'm', "M", H, metric,
-                "only metric M (time, sim_instructions, ...)"),
+                "export, detect: only metric M (time, sim_instructions, "
+                "...)"),
     HVB_OPT_STR("series", 0, "absolute|ratio", H, series,
-                "only the absolute figures, or only the paired ratios of "
-                "reviews"),
+                "export, detect: only the absolute figures, or only the "
+                "paired ratios of reviews"),
     HVB_OPT_ALSO(db_opts),
     HVB_OPT_END,
 };
-static const struct hvb_optdef export_opts[] = {
+static const struct hvb_optdef export_only[] = {
     HVB_OPT_CHOICE("format", 0, "json|csv", H, format, formats,
-                   "the format (default json)"),
+                   "export: the format (default json)"),
     HVB_OPT_STR("out", 'o', "FILE", H, out,
-                "write there (atomically) instead of stdout"),
+                "export: write there (atomically) instead of stdout"),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef export_opts[] = {
+    HVB_OPT_ALSO(export_only),
     HVB_OPT_ALSO(select_opts),
     HVB_OPT_END,
 };
-static const struct hvb_optdef detect_opts[] = {
+static const struct hvb_optdef detect_only[] = {
     HVB_OPT_STR(
         "pvalue", 0, "P", H, pvalue,
-        "a change point must have Welch's p below P (default " DEFAULT_PVALUE
+        "detect: a change point must have Welch's p below P (default " DEFAULT_PVALUE
         ")"),
-    HVB_OPT_UINT("min-segment", 0, "N", H, min_seg, 2, 100000,
-                 "points on either side of a change at least (default " HVB_STR(
-                     DEFAULT_MIN_SEG) "): a shorter spike is no change"),
     HVB_OPT_UINT(
-        "window", 0, "N", H, window, 4, 100000,
-        "the candidates' windows (default " HVB_STR(DEFAULT_WINDOW) " points)"),
-    HVB_OPT_CHOICE("fail-on", 0, "never|regression|change", H, fail_on,
-                   fail_ons,
-                   "exit 1 when a regression (a figure that grew) or any "
-                   "change is found (default never)"),
+        "min-segment", 0, "N", H, min_seg, 2, 100000,
+        "detect: points on either side of a change at least (default " HVB_STR(
+            DEFAULT_MIN_SEG) "): a shorter spike is no change"),
+    HVB_OPT_UINT("window", 0, "N", H, window, 4, 100000,
+                 "detect: the candidates' windows (default " HVB_STR(
+                     DEFAULT_WINDOW) " points)"),
+    HVB_OPT_CHOICE(
+        "fail-on", 0, "never|regression|change", H, fail_on, fail_ons,
+        "detect: exit 1 when a regression (a figure that grew) or any "
+        "change is found (default never)"),
+    HVB_OPT_END,
+};
+static const struct hvb_optdef detect_opts[] = {
+    HVB_OPT_ALSO(detect_only),
+    HVB_OPT_ALSO(select_opts),
+    HVB_OPT_END,
+};
+/* Every subcommand's, for --help and the manual page. */
+static const struct hvb_optdef all_opts[] = {
+    HVB_OPT_ALSO(record_only),
+    HVB_OPT_ALSO(export_only),
+    HVB_OPT_ALSO(detect_only),
     HVB_OPT_ALSO(select_opts),
     HVB_OPT_END,
 };
@@ -110,7 +133,7 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "means with Welch's t-test, as Apache Otava does; a figure that\n"
         "grew is a regression (time, instructions, cycles: lower is\n"
         "better).",
-    .opts = detect_opts,
+    .opts = all_opts,
     .notes = "exit status: 0 success, 1 detect --fail-on found one, 2 usage "
              "or an unreadable file or database",
 };
@@ -388,7 +411,7 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
                              .i = 1,
                              .cmd = "history",
                              .doc = &hvb_doc_history};
-    char *pos[256], err[1024];
+    char *pos[256], err[1024], cmdname[32];
     const char *val;
     int sub, id, npos = 0, status;
     struct hvb_hdb h;
@@ -405,6 +428,8 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
     if ( sub == 3 )
         return hvb_usage_error("history needs record, export or detect (see "
                                "'hvbench history --help')");
+    snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
+    p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )
     {
         if ( id == HVB_OPT_ERROR )
