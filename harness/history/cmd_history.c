@@ -9,8 +9,10 @@
  *   hvbench history record hvbench-review/review.json --branch main
  *   hvbench history detect 'lookup*' --series ratio --fail-on regression
  */
+#define _GNU_SOURCE /* nftw */
 #include <errno.h>
 #include <fnmatch.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +50,10 @@ static const struct hvb_optdef db_opts[] = {
 };
 static const struct hvb_optdef record_only[] = {
     HVB_OPT_STR("branch", 0, "NAME", H, branch,
-                "record: the branch the runs are of"),
+                "record, import: the branch the runs are of"),
     HVB_OPT_STR("machine", 0, "NAME", H, machine,
-                "record: the machine they ran on (default the host name)"),
+                "record, import: the machine they ran on (default the host "
+                "name)"),
     HVB_OPT_END,
 };
 static const struct hvb_optdef record_opts[] = {
@@ -116,6 +119,7 @@ static const struct hvb_optdef all_opts[] = {
 const struct hvb_cmd_doc hvb_doc_history = {
     .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
              "PATH]\n"
+             "       history import PATH... [--branch NAME] [--machine NAME]\n"
              "       history export [--format json|csv] [--out FILE] [--db "
              "PATH]\n"
              "       history detect [CELL-GLOB] [--metric M] [--series "
@@ -127,9 +131,11 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "--out: each cell's median time and per-op counters) and review\n"
         "files (review.json: each cell's paired ratio head/base with its\n"
         "CI, and head's figure) in a SQLite database, one transaction per\n"
-        "file, under the commit, branch and machine.  'export' gives every\n"
-        "point back.  'detect' finds change points in each series (cell,\n"
-        "metric, absolute or ratio, in the order recorded) by E-divisive\n"
+        "file, under the commit, branch and machine; 'import' records every\n"
+        "such file under PATHs (directories walked, other JSON skipped).\n"
+        "'export' gives every point back.  'detect' finds change points\n"
+        "in each series (cell, metric, absolute or ratio, in the order\n"
+        "recorded) by E-divisive\n"
         "means with Welch's t-test, as Apache Otava does; a figure that\n"
         "grew is a regression (time, instructions, cycles: lower is\n"
         "better).",
@@ -175,6 +181,77 @@ static int record(struct hist *o, struct hvb_hdb *h, char **files, int n)
         json_decref(doc);
     }
     return status;
+}
+
+/* import's walk: every *.json under a directory, gathered. */
+static json_t *found;
+
+static int gather(const char *path, const struct stat *st, int type,
+                  struct FTW *ftw)
+{
+    size_t n = strlen(path);
+
+    (void)st;
+    (void)ftw;
+    if ( type == FTW_F && n > 5 && strcmp(path + n - 5, ".json") == 0 )
+        json_array_append_new(found, json_string(path));
+    return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(json_string_value(*(json_t *const *)a),
+                  json_string_value(*(json_t *const *)b));
+}
+
+/*
+ * "history import PATH...": every results or review file in PATHs
+ * (directories walked, in name order), each recorded as record would;
+ * other JSON files are counted and skipped, not errors.
+ */
+static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
+{
+    char err[1024], host[256];
+    size_t i, done = 0, skipped = 0, points = 0, nr;
+    json_t **v;
+    int k, status = 0;
+
+    found = json_array();
+    for ( k = 0; k < n; k++ )
+        if ( nftw(paths[k], gather, 16, FTW_PHYS) != 0 )
+            json_array_append_new(found, json_string(paths[k]));
+    nr = json_array_size(found);
+    v = calloc(nr + 1, sizeof(*v));
+    for ( i = 0; v != NULL && i < nr; i++ )
+        v[i] = json_array_get(found, i);
+    if ( v != NULL )
+        qsort(v, nr, sizeof(*v), by_string);
+    for ( i = 0; v != NULL && i < nr && status == 0; i++ )
+    {
+        const char *f = json_string_value(v[i]);
+        struct hvb_hrun r = {
+            .branch = o->branch,
+            .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
+        json_t *doc = json_load_file(f, 0, NULL);
+
+        if ( doc == NULL || hvb_hrun_from(&r, doc, f, err, sizeof(err)) )
+            skipped++;
+        else if ( hvb_hdb_record(h, &r, err, sizeof(err)) < 0 )
+            status = hvb_failure("history import: %s", err);
+        else
+        {
+            done++;
+            points += json_array_size(r.points);
+        }
+        json_decref(r.points);
+        json_decref(doc);
+    }
+    free(v);
+    json_decref(found);
+    printf("imported %zu file(s), %zu points; skipped %zu JSON file(s) that "
+           "are neither results nor reviews\n",
+           done, points, skipped);
+    return v == NULL && nr ? hvb_failure("out of memory") : status;
 }
 
 /* The selection's WHERE clause and its parameters bound from 1. */
@@ -402,9 +479,9 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 
 int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
 {
-    static const char *const subs[] = {"record", "export", "detect"};
+    static const char *const subs[] = {"record", "export", "detect", "import"};
     static const struct hvb_optdef *const tabs[] = {record_opts, export_opts,
-                                                    detect_opts};
+                                                    detect_opts, record_opts};
     struct hist o = {.min_seg = DEFAULT_MIN_SEG, .window = DEFAULT_WINDOW};
     struct hvb_optparse p = {.argc = ctx->argc - 1,
                              .argv = ctx->argv + 1,
@@ -423,11 +500,11 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
         return 0;
     }
     for ( sub = 0;
-          sub < 3 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
+          sub < 4 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
         ;
-    if ( sub == 3 )
-        return hvb_usage_error("history needs record, export or detect (see "
-                               "'hvbench history --help')");
+    if ( sub == 4 )
+        return hvb_usage_error("history needs record, import, export or "
+                               "detect (see 'hvbench history --help')");
     snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
     p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )
@@ -436,18 +513,20 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
             return HVB_EXIT_USAGE;
         if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        if ( npos == 256 || (sub != 0 && npos == (sub == 2)) )
+        if ( npos == 256 || ((sub == 1 || sub == 2) && npos == (sub == 2)) )
             return hvb_usage_error("history %s: unexpected '%s'", subs[sub],
                                    val);
         pos[npos++] = (char *)val;
     }
-    if ( sub == 0 && npos == 0 )
-        return hvb_usage_error("history record needs FILE...");
+    if ( (sub == 0 || sub == 3) && npos == 0 )
+        return hvb_usage_error("history %s needs %s...", subs[sub],
+                               sub ? "PATH" : "FILE");
     if ( hvb_hdb_open(&h, o.db, err, sizeof(err)) )
         return hvb_usage_error("history: %s", err);
     status = sub == 0   ? record(&o, &h, pos, npos)
              : sub == 1 ? export(&o, &h)
-                        : detect(&o, &h, npos ? pos[0] : NULL);
+             : sub == 2 ? detect(&o, &h, npos ? pos[0] : NULL)
+                        : import(&o, &h, pos, npos);
     hvb_hdb_close(&h);
     return status;
 }

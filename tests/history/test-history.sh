@@ -4,7 +4,8 @@
 # hvbench history (issue 22), on scratch databases:
 #   1. record a results file and a review file, export them back (JSON
 #      and CSV): every cell's time and counters, the review's ratios with
-#      their CIs, commits, branch, machine; schema version 1, WAL.
+#      their CIs, commits, branch, machine; schema version 1, WAL; import
+#      of a directory records its results and reviews and skips the rest.
 #   2. Bad input is exit 2 with one line: not JSON, neither kind, a
 #      database of a newer schema, a PostgreSQL URL (not yet), no FILE.
 #   3. Two recorders at once, 15 files each, from a file neither has
@@ -70,6 +71,16 @@ PY
 [ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "1 wal " ] ||
     bad "schema version or journal mode"
 
+# import: a directory's results and reviews, other JSON skipped.
+mkdir -p "$tmp/dir/sub"
+cp "$tmp/r.json" "$tmp/dir/a.json"
+cp "$tmp/review.json" "$tmp/dir/sub/review.json"
+echo '{"a": 1}' >"$tmp/dir/sub/other.json"
+"$hv" history import "$tmp/dir" --db "$tmp/i.db" >"$tmp/i.out" 2>&1 &&
+    grep -q "^imported 2 file(s), .*; skipped 1 JSON file" "$tmp/i.out" &&
+    [ "$(sqlite3 "$tmp/i.db" 'SELECT count(*) FROM runs')" = 2 ] ||
+    bad "import: $(cat "$tmp/i.out")"
+
 # 2. Bad input: exit 2, one line.
 one() { # WHAT PATTERN CMD...: exit 2 and one line matching PATTERN
     what=$1 pat=$2
@@ -84,7 +95,8 @@ echo '{"a": 1}' >"$tmp/x.json"
 one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$db"
 one "no file" "needs FILE" "$hv" history record --db "$db"
 one "postgres" "PostgreSQL is not supported yet" "$hv" history export --db postgresql://h/db
-one "no subcommand" "needs record, export or detect" "$hv" history
+one "no subcommand" "needs record, import, export or detect" "$hv" history
+one "import, no path" "history import needs PATH" "$hv" history import --db "$db"
 cp "$db" "$tmp/new.db"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 7"
 one "newer schema" "schema version 7, but this hvbench knows up to 1" \
