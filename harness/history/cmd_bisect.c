@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench bisect GOOD BAD -- WORKLOAD [run options]": the first commit
+ * (on BAD's first-parent line since GOOD) whose paired verdict against
+ * GOOD differs, found by binary search where every step is a review of
+ * GOOD against the midpoint (the two builds paired by the adaptive
+ * gate, both from the build cache).  A step that is UNKNOWN is asked
+ * again with four times the pairs; still unknown, the search stops and
+ * says between which commits, never guessing.  A commit that does not
+ * build is skipped, as "git bisect skip" does, its neighbour tried.  At
+ * the end the commit found is reviewed against its parent, explained.
+ *
+ * Worked example: 8 commits after GOOD, the 5th slows rcu_ref_lock.
+ * BAD (8) against GOOD: regressed.  4: same; 6: regressed; 5: regressed:
+ * the 5th, in 3 steps (log2 8), then "review 5^ 5" writes its page.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <hv/compiler.h>
+#include <hvb/builds.h>
+#include <hvb/cmdline.h>
+#include <hvb/exec.h>
+#include <hvb/fsutil.h>
+#include <hvb/history.h>
+
+#define MAX_COMMITS    100000
+#define STEP_TIMEOUT_S 7200.0
+#define RETRY_FACTOR   4
+
+struct bisect {
+    const char *metric, *threshold, *cache, *repo_opt, *out, *max_pairs;
+    unsigned int jobs;
+    bool quiet;
+    char repo[4096], self[4096];
+    char **line; /* WORKLOAD [run options] */
+    int nr_line;
+    char (*commits)[41]; /* GOOD's successors up to BAD, oldest first */
+    size_t n;
+    json_t *steps;
+};
+
+#define B struct bisect
+static const struct hvb_optdef bisect_opts[] = {
+    HVB_OPT_STR("metric", 'm', "M", B, metric,
+                "what the steps are gated in (default sim_instructions: "
+                "deterministic; time works, with more pairs)"),
+    HVB_OPT_STR("max-regression", 0, "P%", B, threshold,
+                "the gate's threshold (default: the gate's for the metric)"),
+    HVB_OPT_STR("max-pairs", 0, "N", B, max_pairs,
+                "the gate's budget of pairs a step (default the gate's; an "
+                "unknown step is asked again with four times as many)"),
+    HVB_OPT_STR("out", 'o', "DIR", B, out,
+                "where each step's review and bisect.json go (default "
+                "hvbench-bisect)"),
+    HVB_OPT_STR("cache", 0, "DIR", B, cache, "the build cache (as review's)"),
+    HVB_OPT_STR("repo", 0, "DIR", B, repo_opt,
+                "the repository (default: the current directory's)"),
+    HVB_OPT_UINT("jobs", 'j', "N", B, jobs, 1, 256, "build parallelism"),
+    HVB_OPT_SET("quiet", 'q', B, quiet, "no progress on stderr"),
+    HVB_OPT_HELP(0),
+    HVB_OPT_END,
+};
+#undef B
+
+const struct hvb_cmd_doc hvb_doc_bisect = {
+    .usage = "bisect GOOD BAD [--metric M] [--out DIR] -- WORKLOAD [run "
+             "options]",
+    .text = "The first commit on BAD's first-parent line since GOOD whose\n"
+            "paired verdict against GOOD differs (regressed or improved in\n"
+            "any cell of the line), by binary search: each step reviews GOOD\n"
+            "against the midpoint ('hvbench review GOOD MID --explain none':\n"
+            "both built in the build cache, paired by the adaptive gate).  An\n"
+            "unknown step is asked again with four times the pairs; still\n"
+            "unknown, bisect stops and names the range left (exit 3).  A\n"
+            "commit that does not build is skipped.  The commit found is\n"
+            "reviewed against its parent (flame graph, lock and instruction\n"
+            "diffs) into OUT/found/.",
+    .opts = bisect_opts,
+    .notes = "exit status: 0 found (or GOOD and BAD the same: nothing to "
+             "find), 2 usage or GOOD does not build, 3 a step that stayed "
+             "unknown",
+};
+
+/* The commits after GOOD up to BAD on BAD's first-parent line. */
+static int commits(struct bisect *b, const char *good, const char *bad)
+{
+    char range[200], err[1024];
+    const char *args[] = {"rev-list", "--first-parent", "--reverse", range,
+                          NULL};
+    size_t cap = 1u << 22, i, k;
+    char *out = malloc(cap), *line, *save = NULL;
+
+    if ( out == NULL )
+        return hvb_failure("out of memory");
+    snprintf(range, sizeof(range), "%s..%s", good, bad);
+    if ( hvb_git(b->repo, out, cap, err, sizeof(err), NULL, args) )
+    {
+        free(out);
+        return hvb_usage_error("bisect: %s", err);
+    }
+    for ( k = 0, i = 0; out[i]; i++ )
+        k += out[i] == '\n';
+    b->commits = calloc(k + 2, sizeof(*b->commits));
+    for ( line = strtok_r(out, "\n", &save); b->commits && line;
+          line = strtok_r(NULL, "\n", &save) )
+        snprintf(b->commits[b->n++], 41, "%s", line);
+    free(out);
+    if ( b->commits == NULL )
+        return hvb_failure("out of memory");
+    if ( b->n == 0 )
+        return hvb_usage_error("bisect: no commit after GOOD on BAD's line "
+                               "(is GOOD an ancestor of BAD?)");
+    return 0;
+}
+
+/* argv of "self review GOOD C --explain none ... -- LINE" (malloc'd). */
+static char **review_argv(struct bisect *b, const char *good, const char *c,
+                          const char *out, const char *pairs, bool explain)
+{
+    char **av = calloc((size_t)b->nr_line + 32, sizeof(*av));
+    size_t n = 0;
+    int i;
+
+    if ( av == NULL )
+        return NULL;
+    av[n++] = b->self;
+    av[n++] = "review";
+    av[n++] = (char *)good;
+    av[n++] = (char *)c;
+    av[n++] = "--repo";
+    av[n++] = b->repo;
+    av[n++] = "--out";
+    av[n++] = (char *)out;
+    av[n++] = "--metric";
+    av[n++] = (char *)(b->metric ? b->metric : "sim_instructions");
+    av[n++] = "--explain";
+    av[n++] = explain ? "changed" : "none";
+    av[n++] = "-q";
+    if ( b->threshold )
+        av[n++] = "--max-regression", av[n++] = (char *)b->threshold;
+    if ( pairs )
+        av[n++] = "--max-pairs", av[n++] = (char *)pairs;
+    if ( b->cache )
+        av[n++] = "--cache", av[n++] = (char *)b->cache;
+    av[n++] = "--";
+    for ( i = 0; i < b->nr_line; i++ )
+        av[n++] = b->line[i];
+    av[n] = NULL;
+    return av;
+}
+
+/* One review; its exit status, or -1 when it did not run. */
+static int run_review(struct bisect *b, char **av, const char *logp)
+{
+    char err[1024];
+    struct hvb_exec c = {.argv = av, .timeout_s = STEP_TIMEOUT_S};
+    FILE *f = fopen(logp, "w");
+    int rc;
+
+    c.log_fd = f ? fileno(f) : 0;
+    if ( f == NULL )
+        c.capture_err = true;
+    rc = hvb_exec_run(&c);
+    if ( rc < 0 )
+    {
+        hvb_exec_error(&c, rc, err, sizeof(err));
+        fprintf(stderr, "hvbench: bisect: %s\n", err);
+    }
+    hvb_exec_free(&c);
+    if ( f )
+        fclose(f);
+    (void)b;
+    return rc < 0 ? -1 : rc;
+}
+
+enum {
+    V_SAME,
+    V_DIFFERS,
+    V_UNKNOWN,
+    V_NOBUILD
+};
+static const char *const vnames[] = {"same", "differs", "unknown",
+                                     "does not build"};
+
+/* The verdict of step dir @dir's review (exit @rc, log @logp). */
+static int step_verdict(const char *dir, int rc, const char *logp, json_t **doc)
+{
+    char path[4300];
+    char *log = hvb_slurp(logp, NULL);
+    bool nobuild = log != NULL && strstr(log, "does not build") != NULL;
+    json_t *cell, *v;
+    size_t i;
+    const char *m;
+    int verdict = V_SAME;
+
+    free(log);
+    snprintf(path, sizeof(path), "%s/review.json", dir);
+    *doc = rc == 2 ? NULL : json_load_file(path, 0, NULL);
+    if ( *doc == NULL )
+        return nobuild ? V_NOBUILD : -1;
+    json_array_foreach(json_object_get(*doc, "cells"), i, cell)
+        json_object_foreach(json_object_get(cell, "verdicts"), m, v)
+    {
+        const char *x = json_string_value(json_object_get(v, "verdict"));
+
+        if ( x && (strcmp(x, "regressed") == 0 || strcmp(x, "improved") == 0) )
+            verdict = V_DIFFERS;
+        else if ( x && strcmp(x, "same") && verdict == V_SAME )
+            verdict = V_UNKNOWN;
+    }
+    return verdict;
+}
+
+/* Commit @k (index; -1 GOOD) gated against GOOD: its verdict. */
+static int step(struct bisect *b, const char *good, size_t k)
+{
+    char dir[4200], logp[4300], more[32];
+    const char *pairs = b->max_pairs;
+    json_t *doc = NULL;
+    int try, v = -1, rc;
+    double t0 = (double)hv_now_ns() * 1e-9;
+
+    for ( try = 0; try < 2; try++ )
+    {
+        char **av;
+
+        snprintf(dir, sizeof(dir), "%s/steps/%.12s%s", b->out, b->commits[k],
+                 try ? "-more" : "");
+        snprintf(logp, sizeof(logp), "%s.log", dir);
+        if ( hvb_mkdirs(dir) || (av = review_argv(b, good, b->commits[k], dir,
+                                                  pairs, false)) == NULL )
+            return -1;
+        rc = run_review(b, av, logp);
+        free(av);
+        json_decref(doc);
+        v = rc < 0 ? -1 : step_verdict(dir, rc, logp, &doc);
+        if ( v != V_UNKNOWN )
+            break;
+        /* Unknown: more pairs, never a guess. */
+        snprintf(more, sizeof(more), "%u",
+                 RETRY_FACTOR * (pairs ? (unsigned int)atoi(pairs) : 24));
+        pairs = more;
+    }
+    json_array_append_new(
+        b->steps,
+        json_pack("{s:s, s:I, s:s, s:f, s:s, s:O?}", "commit", b->commits[k],
+                  "index", (json_int_t)k + 1, "verdict",
+                  v >= 0 ? vnames[v] : "error", "seconds",
+                  (double)hv_now_ns() * 1e-9 - t0, "review", dir, "cells",
+                  doc ? json_object_get(doc, "cells") : NULL));
+    json_decref(doc);
+    if ( !b->quiet )
+        fprintf(stderr, "hvbench: bisect: %.12s (%zu of %zu): %s\n",
+                b->commits[k], k + 1, b->n, v >= 0 ? vnames[v] : "error");
+    return v;
+}
+
+/*
+ * A commit strictly between @lo and @hi to test: the middle, else the
+ * nearest one that was not skipped (does not build); -1 if none.
+ */
+static long pick(long lo, long hi, const bool *skipped)
+{
+    long mid = lo + (hi - lo) / 2, d;
+
+    for ( d = 0; d < hi - lo; d++ )
+    {
+        if ( mid + d < hi && mid + d > lo && !skipped[mid + d] )
+            return mid + d;
+        if ( mid - d > lo && mid - d < hi && !skipped[mid - d] )
+            return mid - d;
+    }
+    return -1;
+}
+
+/* Binary search between GOOD (-1) and BAD; exit status, *@hi found. */
+static int search(struct bisect *b, const char *good, long *lo, long *hi,
+                  bool *differs)
+{
+    bool *skipped = calloc(b->n + 1, sizeof(*skipped));
+    long mid;
+    int v = step(b, good, b->n - 1), status = 0;
+
+    *lo = -1;
+    *hi = (long)b->n - 1;
+    *differs = v == V_DIFFERS;
+    if ( skipped == NULL )
+        return hvb_failure("out of memory");
+    if ( v != V_DIFFERS )
+    {
+        free(skipped);
+        if ( v == V_SAME )
+            printf("bisect: GOOD and BAD are the same in %s: nothing to "
+                   "find\n",
+                   b->metric ? b->metric : "sim_instructions");
+        return v == V_SAME      ? 0
+               : v == V_UNKNOWN ? 3
+                                : hvb_usage_error("bisect: BAD could not be "
+                                                  "reviewed against GOOD (see "
+                                                  "%s/steps/)",
+                                                  b->out);
+    }
+    while ( *hi - *lo > 1 && status == 0 )
+    {
+        if ( (mid = pick(*lo, *hi, skipped)) < 0 )
+            break; /* only commits that do not build are left */
+        v = step(b, good, (size_t)mid);
+        if ( v == V_DIFFERS )
+            *hi = mid;
+        else if ( v == V_SAME )
+            *lo = mid;
+        else if ( v == V_NOBUILD )
+            skipped[mid] = true;
+        else
+            status = 3; /* unknown even with more pairs, or an error */
+    }
+    free(skipped);
+    return status;
+}
+
+/* OUT/bisect.json (@o put). */
+static int write_json(struct bisect *b, json_t *o)
+{
+    char path[4200];
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/bisect.json", b->out);
+    rc = o ? json_dump_file(o, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+           : -1;
+    json_decref(o);
+    return rc ? hvb_failure("bisect: cannot write %s", path) : 0;
+}
+
+/* The commit found, reviewed against its parent, explained. */
+static void review_found(struct bisect *b, const char *c)
+{
+    char dir[4200], logp[4300], parent[64];
+    char **av;
+
+    snprintf(dir, sizeof(dir), "%s/found", b->out);
+    snprintf(logp, sizeof(logp), "%s/found.log", b->out);
+    snprintf(parent, sizeof(parent), "%s^", c);
+    if ( !b->quiet )
+        fprintf(stderr, "hvbench: bisect: reviewing %.12s against its parent\n",
+                c);
+    av = review_argv(b, parent, c, dir, NULL, true);
+    if ( av != NULL && hvb_mkdirs(dir) == 0 )
+        run_review(b, av, logp);
+    free(av);
+}
+
+static int parse(struct bisect *b, int argc, char **argv, const char **rev)
+{
+    struct hvb_optparse p = {.argc = argc,
+                             .argv = argv,
+                             .i = 1,
+                             .cmd = "bisect",
+                             .doc = &hvb_doc_bisect};
+    const char *val;
+    int id, dd, nrev = 0;
+
+    for ( dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++ )
+        ;
+    p.argc = dd;
+    while ( (id = hvb_opt_parse(&p, bisect_opts, b, &val)) != HVB_OPT_DONE )
+    {
+        if ( id == HVB_OPT_ERROR )
+            return HVB_EXIT_USAGE;
+        if ( id == HVB_OPT_HELP_SHOWN )
+            return HVB_EXIT_OK;
+        if ( nrev == 2 )
+            return hvb_usage_error("bisect takes GOOD and BAD; '%s' is one "
+                                   "too many",
+                                   val);
+        rev[nrev++] = val;
+    }
+    if ( nrev != 2 || dd + 1 >= argc )
+        return hvb_usage_error("bisect needs GOOD BAD -- WORKLOAD [run "
+                               "options]");
+    b->line = argv + dd + 1;
+    b->nr_line = argc - dd - 1;
+    return -1;
+}
+
+int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
+{
+    struct bisect b = {.out = "hvbench-bisect"};
+    const char *rev[2];
+    struct hvb_rev good, bad;
+    char cwd[4096], err[1024];
+    double t0 = (double)hv_now_ns() * 1e-9;
+    ssize_t sl;
+    long lo, hi;
+    bool differs, found;
+    int status = parse(&b, ctx->argc, ctx->argv, rev);
+
+    if ( status >= 0 )
+        return status;
+    sl = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1);
+    b.self[sl > 0 ? sl : 0] = '\0';
+    if ( getcwd(cwd, sizeof(cwd)) == NULL ||
+         hvb_rev_repo(b.repo_opt ? b.repo_opt : cwd, b.repo, sizeof(b.repo),
+                      err, sizeof(err)) ||
+         hvb_rev_resolve(b.repo, rev[0], &good, err, sizeof(err)) ||
+         hvb_rev_resolve(b.repo, rev[1], &bad, err, sizeof(err)) )
+        return hvb_usage_error("bisect: %s", err);
+    if ( (status = commits(&b, good.commit, bad.commit)) != 0 )
+        return status;
+    if ( hvb_mkdirs(b.out) )
+        return hvb_failure("bisect: %s: %s", b.out, strerror(errno));
+    if ( !b.quiet )
+        fprintf(stderr,
+                "hvbench: bisect: %zu commit(s) after %.12s, about "
+                "%.0f step(s)\n",
+                b.n, good.commit, ceil(log2((double)b.n + 1)));
+    b.steps = json_array();
+    status = search(&b, good.commit, &lo, &hi, &differs);
+    found = differs && status == 0 && hi - lo == 1;
+    if ( found )
+    {
+        printf("bisect: the first commit that differs from %.12s: %s (%zu "
+               "of %zu), after %zu step(s), %.0f s; its review: "
+               "%s/found/review.md\n",
+               good.commit, b.commits[hi], (size_t)hi + 1, b.n,
+               json_array_size(b.steps), (double)hv_now_ns() * 1e-9 - t0,
+               b.out);
+        review_found(&b, b.commits[hi]);
+    }
+    else if ( differs )
+    {
+        printf("bisect: stopped between %.12s and %.12s (%s)\n",
+               lo < 0 ? good.commit : b.commits[lo], b.commits[hi],
+               status == 3 ? "a step stayed unknown"
+                           : "the commits between do not build");
+        status = status ? status : 3;
+    }
+    if ( write_json(&b,
+                    json_pack("{s:s, s:s, s:O, s:s?, s:i}", "good", good.commit,
+                              "bad", bad.commit, "steps", b.steps, "found",
+                              found ? b.commits[hi] : NULL, "exit", status)) )
+        status = 2;
+    json_decref(b.steps);
+    free(b.commits);
+    return status;
+}
