@@ -31,17 +31,15 @@
 #include <hvb/fsutil.h>
 #include <hvb/history.h>
 
-#define MAX_COMMITS    100000
-#define STEP_TIMEOUT_S 7200.0
-#define RETRY_FACTOR   4
+#include "private.h"
+
+#define MAX_COMMITS  100000
+#define RETRY_FACTOR 4
 
 struct bisect {
-    const char *metric, *threshold, *cache, *repo_opt, *out, *max_pairs;
-    unsigned int jobs;
+    struct hvb_hreview r; /* the steps' reviews */
+    const char *repo_opt, *out;
     bool quiet;
-    char repo[4096], self[4096];
-    char **line; /* WORKLOAD [run options] */
-    int nr_line;
     char (*commits)[41]; /* GOOD's successors up to BAD, oldest first */
     size_t n;
     json_t *steps;
@@ -49,21 +47,21 @@ struct bisect {
 
 #define B struct bisect
 static const struct hvb_optdef bisect_opts[] = {
-    HVB_OPT_STR("metric", 'm', "M", B, metric,
+    HVB_OPT_STR("metric", 'm', "M", B, r.metric,
                 "what the steps are gated in (default sim_instructions: "
                 "deterministic; time works, with more pairs)"),
-    HVB_OPT_STR("max-regression", 0, "P%", B, threshold,
+    HVB_OPT_STR("max-regression", 0, "P%", B, r.threshold,
                 "the gate's threshold (default: the gate's for the metric)"),
-    HVB_OPT_STR("max-pairs", 0, "N", B, max_pairs,
+    HVB_OPT_STR("max-pairs", 0, "N", B, r.max_pairs,
                 "the gate's budget of pairs a step (default the gate's; an "
                 "unknown step is asked again with four times as many)"),
     HVB_OPT_STR("out", 'o', "DIR", B, out,
                 "where each step's review and bisect.json go (default "
                 "hvbench-bisect)"),
-    HVB_OPT_STR("cache", 0, "DIR", B, cache, "the build cache (as review's)"),
+    HVB_OPT_STR("cache", 0, "DIR", B, r.cache, "the build cache (as review's)"),
     HVB_OPT_STR("repo", 0, "DIR", B, repo_opt,
                 "the repository (default: the current directory's)"),
-    HVB_OPT_UINT("jobs", 'j', "N", B, jobs, 1, 256, "build parallelism"),
+    HVB_OPT_UINT("jobs", 'j', "N", B, r.jobs, 1, 256, "build parallelism"),
     HVB_OPT_SET("quiet", 'q', B, quiet, "no progress on stderr"),
     HVB_OPT_HELP(0),
     HVB_OPT_END,
@@ -101,7 +99,7 @@ static int commits(struct bisect *b, const char *good, const char *bad)
     if ( out == NULL )
         return hvb_failure("out of memory");
     snprintf(range, sizeof(range), "%s..%s", good, bad);
-    if ( hvb_git(b->repo, out, cap, err, sizeof(err), NULL, args) )
+    if ( hvb_git(b->r.repo, out, cap, err, sizeof(err), NULL, args) )
     {
         free(out);
         return hvb_usage_error("bisect: %s", err);
@@ -119,66 +117,6 @@ static int commits(struct bisect *b, const char *good, const char *bad)
         return hvb_usage_error("bisect: no commit after GOOD on BAD's line "
                                "(is GOOD an ancestor of BAD?)");
     return 0;
-}
-
-/* argv of "self review GOOD C --explain none ... -- LINE" (malloc'd). */
-static char **review_argv(struct bisect *b, const char *good, const char *c,
-                          const char *out, const char *pairs, bool explain)
-{
-    char **av = calloc((size_t)b->nr_line + 32, sizeof(*av));
-    size_t n = 0;
-    int i;
-
-    if ( av == NULL )
-        return NULL;
-    av[n++] = b->self;
-    av[n++] = "review";
-    av[n++] = (char *)good;
-    av[n++] = (char *)c;
-    av[n++] = "--repo";
-    av[n++] = b->repo;
-    av[n++] = "--out";
-    av[n++] = (char *)out;
-    av[n++] = "--metric";
-    av[n++] = (char *)(b->metric ? b->metric : "sim_instructions");
-    av[n++] = "--explain";
-    av[n++] = explain ? "changed" : "none";
-    av[n++] = "-q";
-    if ( b->threshold )
-        av[n++] = "--max-regression", av[n++] = (char *)b->threshold;
-    if ( pairs )
-        av[n++] = "--max-pairs", av[n++] = (char *)pairs;
-    if ( b->cache )
-        av[n++] = "--cache", av[n++] = (char *)b->cache;
-    av[n++] = "--";
-    for ( i = 0; i < b->nr_line; i++ )
-        av[n++] = b->line[i];
-    av[n] = NULL;
-    return av;
-}
-
-/* One review; its exit status, or -1 when it did not run. */
-static int run_review(struct bisect *b, char **av, const char *logp)
-{
-    char err[1024];
-    struct hvb_exec c = {.argv = av, .timeout_s = STEP_TIMEOUT_S};
-    FILE *f = fopen(logp, "w");
-    int rc;
-
-    c.log_fd = f ? fileno(f) : 0;
-    if ( f == NULL )
-        c.capture_err = true;
-    rc = hvb_exec_run(&c);
-    if ( rc < 0 )
-    {
-        hvb_exec_error(&c, rc, err, sizeof(err));
-        fprintf(stderr, "hvbench: bisect: %s\n", err);
-    }
-    hvb_exec_free(&c);
-    if ( f )
-        fclose(f);
-    (void)b;
-    return rc < 0 ? -1 : rc;
 }
 
 enum {
@@ -223,7 +161,7 @@ static int step_verdict(const char *dir, int rc, const char *logp, json_t **doc)
 static int step(struct bisect *b, const char *good, size_t k)
 {
     char dir[4200], logp[4300], more[32];
-    const char *pairs = b->max_pairs;
+    const char *pairs = b->r.max_pairs;
     json_t *doc = NULL;
     int try, v = -1, rc;
     double t0 = (double)hv_now_ns() * 1e-9;
@@ -235,10 +173,11 @@ static int step(struct bisect *b, const char *good, size_t k)
         snprintf(dir, sizeof(dir), "%s/steps/%.12s%s", b->out, b->commits[k],
                  try ? "-more" : "");
         snprintf(logp, sizeof(logp), "%s.log", dir);
-        if ( hvb_mkdirs(dir) || (av = review_argv(b, good, b->commits[k], dir,
-                                                  pairs, false)) == NULL )
+        if ( hvb_mkdirs(dir) ||
+             (av = hvb_hreview_argv(&b->r, good, b->commits[k], dir, pairs,
+                                    false)) == NULL )
             return -1;
-        rc = run_review(b, av, logp);
+        rc = hvb_hreview_run(av, logp);
         free(av);
         json_decref(doc);
         v = rc < 0 ? -1 : step_verdict(dir, rc, logp, &doc);
@@ -300,7 +239,7 @@ static int search(struct bisect *b, const char *good, long *lo, long *hi,
         if ( v == V_SAME )
             printf("bisect: GOOD and BAD are the same in %s: nothing to "
                    "find\n",
-                   b->metric ? b->metric : "sim_instructions");
+                   b->r.metric ? b->r.metric : "sim_instructions");
         return v == V_SAME      ? 0
                : v == V_UNKNOWN ? 3
                                 : hvb_usage_error("bisect: BAD could not be "
@@ -351,9 +290,9 @@ static void review_found(struct bisect *b, const char *c)
     if ( !b->quiet )
         fprintf(stderr, "hvbench: bisect: reviewing %.12s against its parent\n",
                 c);
-    av = review_argv(b, parent, c, dir, NULL, true);
+    av = hvb_hreview_argv(&b->r, parent, c, dir, NULL, true);
     if ( av != NULL && hvb_mkdirs(dir) == 0 )
-        run_review(b, av, logp);
+        hvb_hreview_run(av, logp);
     free(av);
 }
 
@@ -385,8 +324,8 @@ static int parse(struct bisect *b, int argc, char **argv, const char **rev)
     if ( nrev != 2 || dd + 1 >= argc )
         return hvb_usage_error("bisect needs GOOD BAD -- WORKLOAD [run "
                                "options]");
-    b->line = argv + dd + 1;
-    b->nr_line = argc - dd - 1;
+    b->r.line = argv + dd + 1;
+    b->r.nr_line = argc - dd - 1;
     return -1;
 }
 
@@ -404,13 +343,13 @@ int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
 
     if ( status >= 0 )
         return status;
-    sl = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1);
-    b.self[sl > 0 ? sl : 0] = '\0';
+    sl = readlink("/proc/self/exe", b.r.self, sizeof(b.r.self) - 1);
+    b.r.self[sl > 0 ? sl : 0] = '\0';
     if ( getcwd(cwd, sizeof(cwd)) == NULL ||
-         hvb_rev_repo(b.repo_opt ? b.repo_opt : cwd, b.repo, sizeof(b.repo),
+         hvb_rev_repo(b.repo_opt ? b.repo_opt : cwd, b.r.repo, sizeof(b.r.repo),
                       err, sizeof(err)) ||
-         hvb_rev_resolve(b.repo, rev[0], &good, err, sizeof(err)) ||
-         hvb_rev_resolve(b.repo, rev[1], &bad, err, sizeof(err)) )
+         hvb_rev_resolve(b.r.repo, rev[0], &good, err, sizeof(err)) ||
+         hvb_rev_resolve(b.r.repo, rev[1], &bad, err, sizeof(err)) )
         return hvb_usage_error("bisect: %s", err);
     if ( (status = commits(&b, good.commit, bad.commit)) != 0 )
         return status;

@@ -120,6 +120,8 @@ const struct hvb_cmd_doc hvb_doc_history = {
     .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
              "PATH]\n"
              "       history import PATH... [--branch NAME] [--machine NAME]\n"
+             "       history backfill REV-RANGE [--reference REV] [--every N] "
+             "-- WORKLOAD ...\n"
              "       history export [--format json|csv] [--out FILE] [--db "
              "PATH]\n"
              "       history detect [CELL-GLOB] [--metric M] [--series "
@@ -132,7 +134,9 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "files (review.json: each cell's paired ratio head/base with its\n"
         "CI, and head's figure) in a SQLite database, one transaction per\n"
         "file, under the commit, branch and machine; 'import' records every\n"
-        "such file under PATHs (directories walked, other JSON skipped).\n"
+        "such file under PATHs (directories walked, other JSON skipped);\n"
+        "'backfill' reviews each commit of a range against one pinned\n"
+        "reference build and records it (see 'history backfill --help').\n"
         "'export' gives every point back.  'detect' finds change points\n"
         "in each series (cell, metric, absolute or ratio, in the order\n"
         "recorded) by E-divisive\n"
@@ -493,6 +497,8 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
     int sub, id, npos = 0, status;
     struct hvb_hdb h;
 
+    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "backfill") == 0 )
+        return hvb_history_backfill(ctx->argc - 1, ctx->argv + 1);
     if ( ctx->argc >= 2 && (strcmp(ctx->argv[1], "--help") == 0 ||
                             strcmp(ctx->argv[1], "-h") == 0) )
     {
@@ -503,8 +509,9 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
           sub < 4 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
         ;
     if ( sub == 4 )
-        return hvb_usage_error("history needs record, import, export or "
-                               "detect (see 'hvbench history --help')");
+        return hvb_usage_error("history needs record, import, backfill, "
+                               "export or detect (see 'hvbench history "
+                               "--help')");
     snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
     p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )

@@ -95,7 +95,7 @@ echo '{"a": 1}' >"$tmp/x.json"
 one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$db"
 one "no file" "needs FILE" "$hv" history record --db "$db"
 one "postgres" "PostgreSQL is not supported yet" "$hv" history export --db postgresql://h/db
-one "no subcommand" "needs record, import, export or detect" "$hv" history
+one "no subcommand" "needs record, import, backfill, export or detect" "$hv" history
 one "import, no path" "history import needs PATH" "$hv" history import --db "$db"
 cp "$db" "$tmp/new.db"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 7"
