@@ -122,6 +122,7 @@ const struct hvb_cmd_doc hvb_doc_history = {
              "       history import PATH... [--branch NAME] [--machine NAME]\n"
              "       history backfill REV-RANGE [--reference REV] [--every N] "
              "-- WORKLOAD ...\n"
+             "       history publish OUT [--db PATH]\n"
              "       history export [--format json|csv] [--out FILE] [--db "
              "PATH]\n"
              "       history detect [CELL-GLOB] [--metric M] [--series "
@@ -136,7 +137,9 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "file, under the commit, branch and machine; 'import' records every\n"
         "such file under PATHs (directories walked, other JSON skipped);\n"
         "'backfill' reviews each commit of a range against one pinned\n"
-        "reference build and records it (see 'history backfill --help').\n"
+        "reference build and records it (see 'history backfill --help');\n"
+        "'publish' writes the history as a static site: a page per series\n"
+        "with its change points, the open regressions, an Atom feed.\n"
         "'export' gives every point back.  'detect' finds change points\n"
         "in each series (cell, metric, absolute or ratio, in the order\n"
         "recorded) by E-divisive\n"
@@ -481,11 +484,29 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                : 0;
 }
 
+static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
+{
+    struct hvb_publish_opts po = {
+        .pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
+        .min_seg = o->min_seg,
+        .window = o->window};
+    char err[1024];
+
+    if ( !(po.pvalue > 0 && po.pvalue < 1) )
+        return hvb_usage_error("history publish: bad value '%s' for "
+                               "--pvalue (0 < P < 1)",
+                               o->pvalue);
+    if ( hvb_history_publish(h, out, &po, err, sizeof(err)) )
+        return hvb_failure("history publish: %s", err);
+    return 0;
+}
+
 int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
 {
-    static const char *const subs[] = {"record", "export", "detect", "import"};
-    static const struct hvb_optdef *const tabs[] = {record_opts, export_opts,
-                                                    detect_opts, record_opts};
+    static const char *const subs[] = {"record", "export", "detect", "import",
+                                       "publish"};
+    static const struct hvb_optdef *const tabs[] = {
+        record_opts, export_opts, detect_opts, record_opts, detect_opts};
     struct hist o = {.min_seg = DEFAULT_MIN_SEG, .window = DEFAULT_WINDOW};
     struct hvb_optparse p = {.argc = ctx->argc - 1,
                              .argv = ctx->argv + 1,
@@ -506,12 +527,12 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
         return 0;
     }
     for ( sub = 0;
-          sub < 4 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
+          sub < 5 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
         ;
-    if ( sub == 4 )
+    if ( sub == 5 )
         return hvb_usage_error("history needs record, import, backfill, "
-                               "export or detect (see 'hvbench history "
-                               "--help')");
+                               "export, detect or publish (see 'hvbench "
+                               "history --help')");
     snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
     p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )
@@ -520,20 +541,24 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
             return HVB_EXIT_USAGE;
         if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        if ( npos == 256 || ((sub == 1 || sub == 2) && npos == (sub == 2)) )
+        if ( npos == 256 || ((sub == 1 || sub == 2 || sub == 4) &&
+                             npos == (sub == 2 || sub == 4)) )
             return hvb_usage_error("history %s: unexpected '%s'", subs[sub],
                                    val);
         pos[npos++] = (char *)val;
     }
-    if ( (sub == 0 || sub == 3) && npos == 0 )
-        return hvb_usage_error("history %s needs %s...", subs[sub],
-                               sub ? "PATH" : "FILE");
+    if ( (sub == 0 || sub == 3 || sub == 4) && npos == 0 )
+        return hvb_usage_error("history %s needs %s", subs[sub],
+                               sub == 4   ? "OUT (a directory)"
+                               : sub == 3 ? "PATH..."
+                                          : "FILE...");
     if ( hvb_hdb_open(&h, o.db, err, sizeof(err)) )
         return hvb_usage_error("history: %s", err);
     status = sub == 0   ? record(&o, &h, pos, npos)
              : sub == 1 ? export(&o, &h)
              : sub == 2 ? detect(&o, &h, npos ? pos[0] : NULL)
-                        : import(&o, &h, pos, npos);
+             : sub == 3 ? import(&o, &h, pos, npos)
+                        : publish(&o, &h, pos[0]);
     hvb_hdb_close(&h);
     return status;
 }

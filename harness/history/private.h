@@ -71,6 +71,15 @@ char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
 /* Run it, both outputs into @logp: its exit status, or -1. */
 int hvb_hreview_run(char **av, const char *logp);
 
+/* history_publish.c: the site of @h into @out (detect's settings @o). */
+struct hvb_publish_opts {
+    double pvalue;
+    size_t min_seg, window;
+};
+int hvb_history_publish(struct hvb_hdb *h, const char *out,
+                        const struct hvb_publish_opts *o, char *err,
+                        size_t len);
+
 /* history_backfill.c: "history backfill ..." (@argv[0] "backfill"). */
 int hvb_history_backfill(int argc, char **argv);
 

@@ -19,6 +19,10 @@
 #      there (a regression; --fail-on regression is exit 1), an A/A series
 #      of 300 points has none (exit 0), the glob selects; the p printed
 #      is Welch's (scipy agrees).
+#   6. publish: index.html with the open regression, a page per series
+#      with its chart and change marked, an Atom feed of one entry; the
+#      page in headless Chromium paints the series and the change (where
+#      Chromium is installed).
 # About 20 s.  Usage: test-history.sh HVBENCH
 set -u
 hv=$(realpath "$1")
@@ -95,7 +99,7 @@ echo '{"a": 1}' >"$tmp/x.json"
 one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$db"
 one "no file" "needs FILE" "$hv" history record --db "$db"
 one "postgres" "PostgreSQL is not supported yet" "$hv" history export --db postgresql://h/db
-one "no subcommand" "needs record, import, backfill, export or detect" "$hv" history
+one "no subcommand" "needs record, import, backfill, export, detect or publish" "$hv" history
 one "import, no path" "history import needs PATH" "$hv" history import --db "$db"
 cp "$db" "$tmp/new.db"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 7"
@@ -158,6 +162,43 @@ want = stats.ttest_ind(v[:at - 1], v[at - 1:], equal_var=False).pvalue * (50 - 1
 assert abs(p - want) <= 0.05 * want, (p, want)
 print("Welch p x 41 splits: %.3g, scipy %.3g" % (p, want))
 PY
+
+# 6. publish: the site of the step and A/A series.
+"$hv" history publish "$tmp/site" --db "$tmp/s.db" >"$tmp/pub.out" 2>&1 &&
+    grep -q "^history publish: 2 series, 1 change point(s), 1 open regression(s)" "$tmp/pub.out" ||
+    bad "publish: $(cat "$tmp/pub.out")"
+page=$tmp/site/bench/step_0_time_ratio.html
+grep -q '<line class="regression"' "$page" && grep -q '<polyline class="series"' "$page" &&
+    grep -q 'Open regressions (1)' "$tmp/site/index.html" &&
+    grep -q 'href="bench/step_0_time_ratio.html"' "$tmp/site/index.html" ||
+    bad "publish: the pages"
+/usr/bin/python3 - "$tmp/site/atom.xml" <<'PY' || bad "publish: the Atom feed"
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+e = d.getElementsByTagName("entry")
+assert len(e) == 1 and "regression" in e[0].getElementsByTagName("title")[0].firstChild.data
+PY
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$tmp/chrome" --hide-scrollbars --window-size=1000,700 \
+        --virtual-time-budget=3000 --screenshot="$tmp/shot.png" "file://$page" \
+        >/dev/null 2>&1
+    /usr/bin/python3 - "$tmp/shot.png" <<'PY' || bad "publish: the page as Chromium paints it"
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+c = im.getcolors(1 << 20) or []
+near = lambda x, r: sum(abs(a - b) for a, b in zip(x, r)) < 60
+red = sum(n for n, x in c if near(x, (214, 39, 40)))
+blue = sum(n for n, x in c if near(x, (31, 119, 180)))
+assert red > 300 and blue > 300, (red, blue)
+print("screenshot: %d red (the change) and %d blue (the series) pixels" % (red, blue))
+PY
+else
+    echo "note: no chromium: the site's screenshot is not checked"
+fi
 
 [ "$fail" -eq 0 ] && echo "history: all passed"
 exit "$fail"

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * "hvbench history publish OUT": the history as a static site, no
+ * server.  This file writes OUT/data.json (every series with its points
+ * and its change points, as detect finds them) and has
+ * profile/render/history_site.py draw OUT/index.html (every benchmark;
+ * the open regressions: series whose last change is one), one page per
+ * series in OUT/bench/ (the series with its CI band, change points
+ * marked and linked to the review they were recorded from) and
+ * OUT/atom.xml (a feed entry per change point).
+ *
+ * E.g. data.json's series
+ *   {"cell": "lookup/domlookup=rcu-ref/threads:1", "metric": "time",
+ *    "series": "ratio", "points": [{"run": 1, "commit": "ab12...",
+ *    "at": "2026-12-02T00:00:00Z", "value": 1.002, "ci": [0.99, 1.01],
+ *    "source": ".../review.json"}, ...], "changes": [{"index": 60,
+ *    "before": 1.0, "after": 1.02, "p": 1e-9, "kind": "regression"}]}
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hvb/fsutil.h>
+#include <hvb/history.h>
+#include <hvb/render.h>
+
+#include "private.h"
+
+#define MAX_CP 4096
+
+static json_t *text_or_null(sqlite3_stmt *st, int c)
+{
+    const unsigned char *t = sqlite3_column_text(st, c);
+
+    return t ? json_string((const char *)t) : json_null();
+}
+
+static json_t *num_or_null(sqlite3_stmt *st, int c)
+{
+    return sqlite3_column_type(st, c) == SQLITE_NULL
+               ? json_null()
+               : json_real(sqlite3_column_double(st, c));
+}
+
+/* Series @s's change points, as detect finds them, into it. */
+static int changes(json_t *s, const struct hvb_publish_opts *o)
+{
+    static struct hvb_change cp[MAX_CP];
+    json_t *pts = json_object_get(s, "points"), *a = json_array(), *p;
+    size_t n = json_array_size(pts), i;
+    double *v = malloc((n + 1) * sizeof(*v));
+    long k, nc;
+
+    if ( v == NULL || a == NULL )
+    {
+        free(v);
+        json_decref(a);
+        return -ENOMEM;
+    }
+    json_array_foreach(pts, i, p) v[i] =
+        json_number_value(json_object_get(p, "value"));
+    nc = hvb_edivisive(v, n, o->pvalue, o->min_seg, o->window, cp, MAX_CP);
+    for ( k = 0; k < nc && k < MAX_CP; k++ )
+        json_array_append_new(
+            a, json_pack("{s:I, s:f, s:f, s:f, s:s}", "index",
+                         (json_int_t)cp[k].at, "before", cp[k].before, "after",
+                         cp[k].after, "p", cp[k].p, "kind",
+                         cp[k].after > cp[k].before ? "regression"
+                                                    : "improvement"));
+    free(v);
+    json_object_set_new(s, "changes", a);
+    return nc < 0 ? (int)nc : 0;
+}
+
+/* Every series of @h with its points, in the order recorded. */
+static json_t *all_series(struct hvb_hdb *h, const struct hvb_publish_opts *o)
+{
+    sqlite3_stmt *st;
+    json_t *list = json_array(), *cur = NULL;
+    char key[1600] = "", k[1600];
+
+    if ( sqlite3_prepare_v2(
+             h->db,
+             "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
+             "r.id, r.commit_hash, r.recorded_at, r.source, p.unit FROM "
+             "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
+             "p.metric, p.series, p.run_id",
+             -1, &st, NULL) != SQLITE_OK )
+    {
+        json_decref(list);
+        return NULL;
+    }
+    while ( sqlite3_step(st) == SQLITE_ROW )
+    {
+        json_t *pt;
+
+        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", sqlite3_column_text(st, 0),
+                 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+        if ( cur == NULL || strcmp(k, key) )
+        {
+            if ( cur != NULL && changes(cur, o) )
+                break;
+            cur = json_pack("{s:o, s:o, s:o, s:o, s:[]}", "cell",
+                            text_or_null(st, 0), "metric", text_or_null(st, 1),
+                            "series", text_or_null(st, 2), "unit",
+                            text_or_null(st, 10), "points");
+            json_array_append_new(list, cur);
+            snprintf(key, sizeof(key), "%s", k);
+        }
+        pt = json_pack("{s:I, s:o, s:o, s:f, s:[o, o], s:o}", "run",
+                       (json_int_t)sqlite3_column_int64(st, 6), "commit",
+                       text_or_null(st, 7), "at", text_or_null(st, 8), "value",
+                       sqlite3_column_double(st, 3), "ci", num_or_null(st, 4),
+                       num_or_null(st, 5), "source", text_or_null(st, 9));
+        json_array_append_new(json_object_get(cur, "points"), pt);
+    }
+    sqlite3_finalize(st);
+    if ( cur != NULL && json_object_get(cur, "changes") == NULL )
+        changes(cur, o);
+    return list;
+}
+
+int hvb_history_publish(struct hvb_hdb *h, const char *out,
+                        const struct hvb_publish_opts *o, char *err, size_t len)
+{
+    char path[4200];
+    char *args[] = {path, (char *)out, NULL};
+    json_t *series = all_series(h, o), *doc;
+    int rc = hvb_mkdirs(out);
+
+    if ( series == NULL )
+    {
+        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
+        return -EIO;
+    }
+    if ( rc )
+    {
+        json_decref(series);
+        snprintf(err, len, "%s: %s", out, strerror(-rc));
+        return rc;
+    }
+    doc = json_pack("{s:i, s:s, s:o, s:{s:f, s:i, s:i}}", "schema", 1, "db",
+                    h->path, "series", series, "method", "pvalue", o->pvalue,
+                    "min_segment", (int)o->min_seg, "window", (int)o->window);
+    snprintf(path, sizeof(path), "%s/data.json", out);
+    rc = doc ? json_dump_file(doc, path,
+                              JSON_INDENT(1) | JSON_SORT_KEYS |
+                                  JSON_REAL_PRECISION(12))
+             : -1;
+    json_decref(doc);
+    if ( rc )
+    {
+        snprintf(err, len, "cannot write %s", path);
+        return -EIO;
+    }
+    rc = hvb_render_run("history_site.py", args);
+    if ( rc )
+    {
+        snprintf(err, len, "drawing the site from %s failed (exit %d)", path,
+                 rc);
+        return -EIO;
+    }
+    return 0;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The history's static site (hvbench history publish OUT): from
+OUT/data.json (harness/history/history_publish.c) write
+
+  OUT/index.html        every series; the open regressions (series whose
+                        last change point is a regression) first
+  OUT/bench/SLUG.html   one series: an inline SVG chart of its points with
+                        their CI band, change points marked (red a
+                        regression, green an improvement) and listed, each
+                        linked to the review it was recorded from
+  OUT/atom.xml          an Atom feed, one entry per change point
+
+No server and no script: plain HTML and SVG, the same bytes for the same
+data.  Usage: history_site.py DATA.json OUT
+"""
+import html
+import json
+import os
+import re
+import sys
+
+W, H, PAD = 900, 320, 50
+
+
+def slug(s):
+    return re.sub(r"[^A-Za-z0-9.=-]", "_", s)
+
+
+def name(s):
+    return "%s %s %s" % (s["cell"], s["metric"], s["series"])
+
+
+def chart(s):
+    """An SVG of series s: the points, their CI band, the changes."""
+    pts = s["points"]
+    vals = [p["value"] for p in pts]
+    lo = [p["ci"][0] if p["ci"][0] is not None else p["value"] for p in pts]
+    hi = [p["ci"][1] if p["ci"][1] is not None else p["value"] for p in pts]
+    ymin, ymax = min(lo + vals), max(hi + vals)
+    if ymax == ymin:
+        ymin, ymax = ymin - 0.5 * abs(ymin or 1) * 0.01, ymax + 0.5 * abs(ymax or 1) * 0.01
+    n = len(pts)
+
+    def x(i):
+        return PAD + (W - 2 * PAD) * (i / (n - 1) if n > 1 else 0.5)
+
+    def y(v):
+        return H - PAD - (H - 2 * PAD) * (v - ymin) / (ymax - ymin)
+
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" role="img" aria-label="%s">' %
+           (W, H, W, H, html.escape(name(s)))]
+    out.append('<rect width="%d" height="%d" fill="white"/>' % (W, H))
+    if any(p["ci"][0] is not None for p in pts):
+        band = ["%.1f,%.1f" % (x(i), y(hi[i])) for i in range(n)]
+        band += ["%.1f,%.1f" % (x(i), y(lo[i])) for i in reversed(range(n))]
+        out.append('<polygon class="ci" points="%s" fill="#9ecae1" '
+                   'fill-opacity="0.5"/>' % " ".join(band))
+    out.append('<polyline class="series" points="%s" fill="none" '
+               'stroke="#1f77b4" stroke-width="1.5"/>' %
+               " ".join("%.1f,%.1f" % (x(i), y(v)) for i, v in enumerate(vals)))
+    for c in s["changes"]:
+        col = "#d62728" if c["kind"] == "regression" else "#2ca02c"
+        xi = x(c["index"] - 0.5)
+        out.append('<line class="%s" x1="%.1f" x2="%.1f" y1="%d" y2="%d" '
+                   'stroke="%s" stroke-width="3"/>' %
+                   (c["kind"], xi, xi, PAD, H - PAD, col))
+    for v in (ymin, ymax):
+        out.append('<text x="4" y="%.1f" font-size="11">%.5g</text>' %
+                   (y(v) + 4, v))
+    out.append('<text x="%d" y="%d" font-size="11">point (in the order '
+               'recorded)</text>' % (W // 2 - 60, H - 10))
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def review_link(p):
+    src = p.get("source") or ""
+    if src.endswith("review.json"):
+        page = os.path.join(os.path.dirname(os.path.abspath(src)), "index.html")
+        return '<a href="file://%s">review</a>' % html.escape(page)
+    return html.escape(src) if src else "-"
+
+
+def page(s):
+    rows = []
+    for c in s["changes"]:
+        p, q = s["points"][c["index"]], s["points"][c["index"] - 1]
+        rows.append("<tr class=\"%s\"><td>%s</td><td><code>%s</code></td>"
+                    "<td><code>%s</code></td><td>%.6g &rarr; %.6g (%+.2f%%)"
+                    "</td><td>%.2g</td><td>%s</td></tr>" %
+                    (c["kind"], c["kind"], html.escape((p["commit"] or "?")[:12]),
+                     html.escape((q["commit"] or "?")[:12]), c["before"],
+                     c["after"], 100 * (c["after"] / c["before"] - 1)
+                     if c["before"] else 0, c["p"], review_link(p)))
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s"
+            "</title></head><body><p><a href=\"../index.html\">all series</a>"
+            "</p><h1>%s</h1><p>%d points, unit %s.</p>\n%s\n<h2>Change "
+            "points</h2><table border=\"1\"><tr><th>kind</th><th>at commit"
+            "</th><th>after</th><th>mean before &rarr; after</th><th>p</th>"
+            "<th>recorded from</th></tr>%s</table></body></html>\n" %
+            (html.escape(name(s)), html.escape(name(s)), len(s["points"]),
+             html.escape(s.get("unit") or "-"), chart(s),
+             "".join(rows) or "<tr><td colspan=\"6\">none</td></tr>"))
+
+
+def index(series):
+    open_ = [s for s in series
+             if s["changes"] and s["changes"][-1]["kind"] == "regression"]
+
+    def row(s):
+        last = s["changes"][-1] if s["changes"] else None
+        return ("<tr><td><a href=\"bench/%s.html\">%s</a></td><td>%s</td>"
+                "<td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" %
+                (slug(name(s)), html.escape(s["cell"]), html.escape(s["metric"]),
+                 s["series"], len(s["points"]), len(s["changes"]),
+                 last["kind"] if last else "-"))
+    head = ("<tr><th>cell</th><th>metric</th><th>series</th><th>points</th>"
+            "<th>change points</th><th>last change</th></tr>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hvbench "
+            "history</title><link rel=\"alternate\" type=\"application/atom+xml\" "
+            "href=\"atom.xml\"></head><body><h1>hvbench history</h1>"
+            "<h2 id=\"open\">Open regressions (%d)</h2><table border=\"1\">%s%s"
+            "</table><h2>Every series (%d)</h2><table border=\"1\">%s%s</table>"
+            "<p><a href=\"atom.xml\">Atom feed</a> of the change points.</p>"
+            "</body></html>\n" %
+            (len(open_), head, "".join(row(s) for s in open_), len(series), head,
+             "".join(row(s) for s in series)))
+
+
+def atom(series):
+    entries = []
+    newest = ""
+    for s in series:
+        for c in s["changes"]:
+            p = s["points"][c["index"]]
+            at = p["at"] or "1970-01-01T00:00:00Z"
+            newest = max(newest, at)
+            entries.append(
+                "<entry><id>tag:hvbench,2026:%s:%d</id><title>%s: %s at %s"
+                "</title><updated>%s</updated><link href=\"bench/%s.html\"/>"
+                "<summary>%.6g to %.6g, p %.2g</summary></entry>" %
+                (html.escape(slug(name(s))), p["run"], c["kind"],
+                 html.escape(name(s)), html.escape((p["commit"] or "?")[:12]),
+                 at, slug(name(s)), c["before"], c["after"], c["p"]))
+    return ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns="
+            "\"http://www.w3.org/2005/Atom\"><title>hvbench history: change "
+            "points</title><id>tag:hvbench,2026:history</id><updated>%s"
+            "</updated>%s</feed>\n" %
+            (newest or "1970-01-01T00:00:00Z", "".join(entries)))
+
+
+def main():
+    data, out = sys.argv[1], sys.argv[2]
+    series = json.load(open(data))["series"]
+    os.makedirs(os.path.join(out, "bench"), exist_ok=True)
+    for s in series:
+        with open(os.path.join(out, "bench", slug(name(s)) + ".html"), "w") as f:
+            f.write(page(s))
+    with open(os.path.join(out, "index.html"), "w") as f:
+        f.write(index(series))
+    with open(os.path.join(out, "atom.xml"), "w") as f:
+        f.write(atom(series))
+    nch = sum(len(s["changes"]) for s in series)
+    nopen = sum(1 for s in series if s["changes"] and
+                s["changes"][-1]["kind"] == "regression")
+    print("history publish: %d series, %d change point(s), %d open "
+          "regression(s): %s" % (len(series), nch, nopen,
+                                 os.path.join(out, "index.html")))
+
+
+if __name__ == "__main__":
+    main()
