@@ -3,7 +3,8 @@
  * Change points by E-divisive means (Matteson and James 2014), in the
  * form Apache Otava (formerly Hunter, MongoDB's) runs it:
  *
- *   1. Candidates.  Over windows of W points (W/2 apart), the split tau
+ *   1. Candidates.  Over windows of W points (W/2 apart, the last one
+ *      ending at the last point), the split tau
  *      of each window that maximises the energy statistic
  *        Q(tau) = tau (n - tau) / n x [ 2 mean|x_i - x_j| (across)
  *                 - mean|x_i - x_k| (left) - mean|x_j - x_l| (right) ]
@@ -142,9 +143,12 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
     }
     for ( start = 0; start < n; start += step )
     {
-        size_t len = n - start < w ? n - start : w;
-        size_t at;
+        size_t len, at;
 
+        /* The last window ends at the last point: the tail is seen. */
+        if ( start + w > n )
+            start = n > w ? n - w : 0;
+        len = n - start < w ? n - start : w;
         if ( len < 2 * min_seg || len < 4 )
             break;
         at = best_split(x + start, len, min_seg, d, rowl, rowr, &q);
