@@ -78,7 +78,8 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_CHOICE("explain", 0, "changed|all|none", O, explain, explains,
                    "which cells are explained: a differential flame graph "
                    "and a per-function instruction diff from callgrind "
-                   "(default changed: those not SAME)"),
+                   "(default changed: those regressed or improved; all: "
+                   "every cell, the unknown ones too)"),
     HVB_OPT_UINT("flame-rounds", 0, "N", O, flame_rounds, 0, 1000,
                  "the cells explained also get a differential flame graph "
                  "of the two builds, profiled in N interleaved rounds per "
@@ -425,7 +426,7 @@ static bool one_thread(const struct review_line *l)
     return true;
 }
 
-/* Line @l's gates have a cell to explain (not SAME, or --explain all)? */
+/* Line @l's gates have a cell to explain (DIFFERENT, or --explain all)? */
 static bool line_moved(const struct review *rv, size_t l)
 {
     json_t *gate, *cell;
@@ -438,11 +439,16 @@ static bool line_moved(const struct review *rv, size_t l)
         if ( strcmp(json_string_value(json_object_get(gate, "line")),
                     rv->lines[l].text) )
             continue;
-        json_array_foreach(
-            json_object_get(gate, "cells"), i,
-            cell) if ( strcmp(json_string_value(json_object_get(cell,
-                                                                "verdict")),
-                              "same") ) return true;
+        json_array_foreach(json_object_get(gate, "cells"), i, cell)
+        {
+            const char *v =
+                json_string_value(json_object_get(cell, "verdict"));
+
+            /* Changed: DIFFERENT.  An unknown cell waits for --explain all. */
+            if ( v && (strcmp(v, "regressed") == 0 ||
+                       strcmp(v, "improved") == 0) )
+                return true;
+        }
     }
     return false;
 }

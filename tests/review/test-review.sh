@@ -88,13 +88,14 @@ grep -q "rcu_ref_lock" "$tmp/ab/review.md" && grep -q "$slow" "$tmp/ab/review.md
     [ "$(jq -r .review.base.commit "$tmp/ab/review.json")" = "$base" ] && ok ||
     bad "review.json's commits"
 
-review again "$base" "$slow" --metric sim_instructions -- $W
+review again "$base" "$slow" --metric sim_instructions --flame-rounds 0 \
+    --lock-rounds 0 -- $W
 [ $rc -eq 1 ] && grep -q "base found" "$tmp/again.stderr" &&
     grep -q "head found" "$tmp/again.stderr" &&
     [ "$(jq -r .review.head.build.cached "$tmp/again/review.json")" = true ] &&
     ok || bad "a second review built again: exit $rc, $(grep review: "$tmp/again.stderr")"
 
-review ba "$slow" "$base" --metric sim_instructions -- $W
+review ba "$slow" "$base" --metric sim_instructions --lock-rounds 0 -- $W
 [ $rc -eq 0 ] && [ "$(v ba sim_instructions)" = improved ] && ok ||
     bad "review slow base: exit $rc, $(v ba sim_instructions)"
 [ "$(fl ba .self[0].function)" = rcu_ref_lock ] &&
@@ -110,7 +111,8 @@ t=$(v aa time)
 
 # The slowdown undone in the working tree, not committed.
 git_ show "$base:plugins/domlookup/rcu-ref.c" >"$repo/plugins/domlookup/rcu-ref.c"
-review dirty --metric sim_instructions -- $W
+review dirty --metric sim_instructions --flame-rounds 0 --lock-rounds 0 \
+    --explain none -- $W
 [ $rc -eq 0 ] && grep -q "uncommitted changes included" "$tmp/dirty.stderr" &&
     [ "$(jq -r .review.head.dirty "$tmp/dirty/review.json")" = true ] &&
     [ "$(jq -r .review.base.commit "$tmp/dirty/review.json")" = "$slow" ] &&
