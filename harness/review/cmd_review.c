@@ -441,12 +441,11 @@ static bool line_moved(const struct review *rv, size_t l)
             continue;
         json_array_foreach(json_object_get(gate, "cells"), i, cell)
         {
-            const char *v =
-                json_string_value(json_object_get(cell, "verdict"));
+            const char *v = json_string_value(json_object_get(cell, "verdict"));
 
             /* Changed: DIFFERENT.  An unknown cell waits for --explain all. */
-            if ( v && (strcmp(v, "regressed") == 0 ||
-                       strcmp(v, "improved") == 0) )
+            if ( v &&
+                 (strcmp(v, "regressed") == 0 || strcmp(v, "improved") == 0) )
                 return true;
         }
     }
