@@ -122,6 +122,9 @@ const struct hvb_cmd_doc hvb_doc_history = {
              "       history import PATH... [--branch NAME] [--machine NAME]\n"
              "       history backfill REV-RANGE [--reference REV] [--every N] "
              "-- WORKLOAD ...\n"
+             "       history reference [set REV [--overlap REV] -- WORKLOAD "
+             "...]\n"
+             "       history triage [ID real|noise|expected [--note TEXT]]\n"
              "       history publish OUT [--db PATH]\n"
              "       history export [--format json|csv] [--out FILE] [--db "
              "PATH]\n"
@@ -138,6 +141,10 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "such file under PATHs (directories walked, other JSON skipped);\n"
         "'backfill' reviews each commit of a range against one pinned\n"
         "reference build and records it (see 'history backfill --help');\n"
+        "'reference' shows the pinned reference or moves it with an overlap\n"
+        "review that chains the ratio series ('history reference --help');\n"
+        "'triage' labels a change point real, noise or expected (each\n"
+        "benchmark's precision on the site; 'history triage --help');\n"
         "'publish' writes the history as a static site: a page per series\n"
         "with its change points, the open regressions, an Atom feed.\n"
         "'export' gives every point back.  'detect' finds change points\n"
@@ -358,94 +365,122 @@ static int export(struct hist *o, struct hvb_hdb *h)
 /* One series being read: its key and points in the order recorded. */
 struct series {
     char key[3][512]; /* cell, metric, series */
-    double *v;
-    long long *run;
+    struct hvb_hpoint *p;
     size_t n, cap;
 };
 
-static int push(struct series *s, double v, long long run)
+static int push(struct series *s, const struct hvb_hruns *runs, double v,
+                long long run)
 {
     if ( s->n == s->cap )
     {
         size_t cap = s->cap ? 2 * s->cap : 256;
-        double *nv = realloc(s->v, cap * sizeof(*nv));
-        long long *nr = nv ? realloc(s->run, cap * sizeof(*nr)) : NULL;
+        struct hvb_hpoint *np = realloc(s->p, cap * sizeof(*np));
 
-        if ( nv )
-            s->v = nv;
-        if ( nr == NULL )
+        if ( np == NULL )
             return -ENOMEM;
-        s->run = nr;
+        s->p = np;
         s->cap = cap;
     }
-    s->v[s->n] = v;
-    s->run[s->n++] = run;
+    s->p[s->n++] = (struct hvb_hpoint){.run = run,
+                                       .commit = hvb_hruns_commit(runs, run),
+                                       .base = hvb_hruns_base(runs, run),
+                                       .value = v,
+                                       .lo = NAN,
+                                       .hi = NAN};
     return 0;
 }
 
-/* Run @id's commit into @out ("unknown" if none). */
-static const char *commit_of(struct hvb_hdb *h, long long id, char *out,
-                             size_t len)
-{
-    sqlite3_stmt *st;
+struct detect_state {
+    struct hvb_detect_opts dopt;
+    unsigned int nseries, changes, chained, breaks;
+    long regressions;
+    bool note_failed;
+};
 
-    snprintf(out, len, "unknown");
-    if ( sqlite3_prepare_v2(h->db, "SELECT commit_hash FROM runs WHERE id = ?",
-                            -1, &st, NULL) != SQLITE_OK )
-        return out;
-    sqlite3_bind_int64(st, 1, id);
-    if ( sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) )
-        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return out;
+/* Note change @f of @s: its id, or -1 (said once). */
+static long long note(struct hvb_hdb *h, struct detect_state *d,
+                      const struct series *s, const struct hvb_hfound *f)
+{
+    struct hvb_hchange c = {.cell = s->key[0],
+                            .metric = s->key[1],
+                            .series = s->key[2],
+                            .run = s->p[f->at].run,
+                            .before = f->c.before,
+                            .after = f->c.after,
+                            .p = f->c.p};
+    char err[1024];
+    long long id = hvb_hchange_note(h, &c, err, sizeof(err));
+
+    if ( id < 0 && !d->note_failed )
+        fprintf(stderr,
+                "hvbench: history detect: warning: change points not kept "
+                "(no ids to triage): %s\n",
+                err);
+    d->note_failed |= id < 0;
+    return id;
 }
 
-/* The change points of @s, printed; how many regressions, or -errno. */
-static long detect_one(struct hist *o, struct hvb_hdb *h, struct series *s,
-                       double pv, unsigned int *changes)
+/* The change points of @s, printed; 0 or -errno. */
+static int detect_one(struct hvb_hdb *h, struct series *s,
+                      struct detect_state *d)
 {
-    static struct hvb_change cp[MAX_CHANGES];
-    long n = hvb_edivisive(s->v, s->n, pv, o->min_seg, o->window, cp,
-                           MAX_CHANGES),
-         i, reg = 0;
-    char c1[64], c0[64];
+    static struct hvb_hfound f[MAX_CHANGES];
+    long n, i;
+    char label[32];
 
-    for ( i = 0; i < n && i < MAX_CHANGES; i++ )
+    if ( strcmp(s->key[2], "ratio") == 0 && hvb_hchain(s->p, s->n, NULL, 0) )
     {
-        size_t at = cp[i].at;
-        double rel = cp[i].before != 0 ? cp[i].after / cp[i].before - 1 : 0;
-
-        reg += cp[i].after > cp[i].before;
-        (*changes)++;
-        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
-               "%.6g (%+.2f%%), p %.2g  %s\n",
-               s->key[0], s->key[1], s->key[2], s->run[at],
-               commit_of(h, s->run[at], c1, sizeof(c1)),
-               commit_of(h, s->run[at - 1], c0, sizeof(c0)), cp[i].before,
-               cp[i].after, 100 * rel, cp[i].p,
-               cp[i].after > cp[i].before ? "regression" : "improvement");
+        d->chained++;
+        d->breaks += (unsigned int)s->p[s->n - 1].segment;
     }
-    return n < 0 ? n : reg;
+    else if ( strcmp(s->key[2], "ratio") )
+        hvb_hunchained(s->p, s->n);
+    n = hvb_hchanges(s->p, s->n, &d->dopt, f, MAX_CHANGES);
+    for ( i = 0; i < n; i++ )
+    {
+        const struct hvb_change *c = &f[i].c;
+        const struct hvb_hpoint *at = &s->p[f[i].at], *prev = at - 1;
+        double rel = c->before != 0 ? c->after / c->before - 1 : 0;
+        long long id = note(h, d, s, &f[i]);
+
+        d->regressions += c->after > c->before;
+        d->changes++;
+        *label = '\0';
+        if ( id > 0 )
+            hvb_hchange_label(h, id, label, sizeof(label));
+        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
+               "%.6g (%+.2f%%), p %.2g  %s",
+               s->key[0], s->key[1], s->key[2], at->run,
+               at->commit ? at->commit : "unknown",
+               prev->commit ? prev->commit : "unknown", c->before, c->after,
+               100 * rel, c->p,
+               c->after > c->before ? "regression" : "improvement");
+        if ( id > 0 )
+            printf("  #%lld%s%s", id, *label ? " " : "", label);
+        putchar('\n');
+    }
+    return n < 0 ? (int)n : 0;
 }
 
 static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 {
     sqlite3_stmt *st =
-        select_points(o, h,
-                      "p.cell, p.metric, p.series, p.value, "
-                      "p.run_id",
+        select_points(o, h, "p.cell, p.metric, p.series, p.value, p.run_id",
                       "p.cell, p.metric, p.series, p.run_id", false);
+    struct detect_state d = {
+        .dopt = {.pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
+                 .min_seg = o->min_seg,
+                 .window = o->window}};
     struct series s = {0};
-    unsigned int nseries = 0, changes = 0;
-    long regressions = 0, r;
-    double pv = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL);
+    struct hvb_hruns runs;
     bool more = true;
 
-    if ( !(pv > 0 && pv < 1) )
+    if ( !(d.dopt.pvalue > 0 && d.dopt.pvalue < 1) )
         return hvb_usage_error("history detect: bad value '%s' for --pvalue "
                                "(0 < P < 1)",
                                o->pvalue);
-    if ( st == NULL )
+    if ( st == NULL || hvb_hruns_load(h, &runs) )
         return hvb_failure("history detect: %s", sqlite3_errmsg(h->db));
     while ( more )
     {
@@ -460,33 +495,37 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
         if ( s.n > 0 && (!more || strcmp(k[0], s.key[0]) ||
                          strcmp(k[1], s.key[1]) || strcmp(k[2], s.key[2])) )
         {
-            nseries++;
-            if ( (r = detect_one(o, h, &s, pv, &changes)) < 0 )
+            d.nseries++;
+            if ( detect_one(h, &s, &d) < 0 )
                 break;
-            regressions += r;
             s.n = 0;
         }
         for ( j = 0; more && j < 3; j++ )
             snprintf(s.key[j], sizeof(s.key[j]), "%s", k[j]);
-        if ( more && push(&s, sqlite3_column_double(st, 3),
+        if ( more && push(&s, &runs, sqlite3_column_double(st, 3),
                           sqlite3_column_int64(st, 4)) )
             return hvb_failure("out of memory");
     }
     sqlite3_finalize(st);
-    free(s.v);
-    free(s.run);
+    free(s.p);
+    hvb_hruns_free(&runs);
+    if ( d.chained )
+        printf("%u ratio series across moves of their reference: chained by "
+               "the overlaps; %u move(s) without one, nothing compared across "
+               "them\n",
+               d.chained, d.breaks);
     printf("%u change point(s) in %u series, %ld regression(s) (E-divisive "
            "means, Welch p < %g, segments of %u points at least)\n",
-           changes, nseries, regressions, pv, o->min_seg);
-    return (o->fail_on == 1 && regressions > 0) ||
-                   (o->fail_on == 2 && changes > 0)
+           d.changes, d.nseries, d.regressions, d.dopt.pvalue, o->min_seg);
+    return (o->fail_on == 1 && d.regressions > 0) ||
+                   (o->fail_on == 2 && d.changes > 0)
                ? 1
                : 0;
 }
 
 static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
 {
-    struct hvb_publish_opts po = {
+    struct hvb_detect_opts po = {
         .pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
         .min_seg = o->min_seg,
         .window = o->window};
@@ -520,6 +559,10 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
 
     if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "backfill") == 0 )
         return hvb_history_backfill(ctx->argc - 1, ctx->argv + 1);
+    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "triage") == 0 )
+        return hvb_history_triage(ctx->argc - 1, ctx->argv + 1);
+    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "reference") == 0 )
+        return hvb_history_reference(ctx->argc - 1, ctx->argv + 1);
     if ( ctx->argc >= 2 && (strcmp(ctx->argv[1], "--help") == 0 ||
                             strcmp(ctx->argv[1], "-h") == 0) )
     {
@@ -531,8 +574,8 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
         ;
     if ( sub == 5 )
         return hvb_usage_error("history needs record, import, backfill, "
-                               "export, detect or publish (see 'hvbench "
-                               "history --help')");
+                               "reference, export, detect, triage or publish "
+                               "(see 'hvbench history --help')");
     snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
     p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )

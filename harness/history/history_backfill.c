@@ -38,8 +38,9 @@ struct backfill {
 #define F struct backfill
 static const struct hvb_optdef backfill_opts[] = {
     HVB_OPT_STR("reference", 0, "REV", F, reference,
-                "the pinned build every commit is paired with (default the "
-                "range's first commit)"),
+                "the build every commit is paired with (default the "
+                "history's pinned reference, else the range's first commit, "
+                "then pinned)"),
     HVB_OPT_UINT("every", 0, "N", F, every, 1, 1000000,
                  "every Nth commit of the range (default 1)"),
     HVB_OPT_STR("metric", 'm', "M[,M...]", F, r.metric,
@@ -67,25 +68,6 @@ const struct hvb_cmd_doc hvb_doc_history_backfill = {
             "throughout, and the absolute figures beside it.",
     .opts = backfill_opts,
 };
-
-/* Record review @dir/review.json of commit @c into @h. */
-static int record_one(struct backfill *b, struct hvb_hdb *h, const char *dir)
-{
-    char path[4300], err[1024], host[256];
-    struct hvb_hrun run = {.branch = b->branch, .machine = b->machine};
-    json_t *doc;
-    long long id = -1;
-
-    snprintf(path, sizeof(path), "%s/review.json", dir);
-    if ( run.machine == NULL && gethostname(host, sizeof(host)) == 0 )
-        run.machine = host;
-    doc = json_load_file(path, 0, NULL);
-    if ( doc != NULL && hvb_hrun_from(&run, doc, path, err, sizeof(err)) == 0 )
-        id = hvb_hdb_record(h, &run, err, sizeof(err));
-    json_decref(run.points);
-    json_decref(doc);
-    return id < 0 ? -1 : 0;
-}
 
 /* The range's commits (every Nth) into @out, one per line; how many. */
 static long range_commits(struct backfill *b, const char *range, char *out,
@@ -126,7 +108,8 @@ static int walk(struct backfill *b, struct hvb_hdb *h, char *list,
             return hvb_failure("history backfill: %s: cannot start", dir);
         rc = hvb_hreview_run(av, logp);
         free(av);
-        if ( (rc == 0 || rc == 1 || rc == 3) && record_one(b, h, dir) == 0 )
+        if ( (rc == 0 || rc == 1 || rc == 3) &&
+             hvb_hreview_record(h, dir, b->branch, b->machine) >= 0 )
             done++;
         else
         {
@@ -154,7 +137,7 @@ int hvb_history_backfill(int argc, char **argv)
                              .i = 1,
                              .cmd = "history backfill",
                              .doc = &hvb_doc_history_backfill};
-    char cwd[4096], err[1024], first[64], *list;
+    char cwd[4096], err[1024], first[64], pinned[80], *list;
     const char *val, *range = NULL;
     struct hvb_rev ref;
     struct hvb_hdb h;
@@ -194,13 +177,32 @@ int hvb_history_backfill(int argc, char **argv)
         return hvb_usage_error("history backfill: no commit in '%s'", range);
     }
     snprintf(first, sizeof(first), "%.*s", (int)strcspn(list, "\n"), list);
-    if ( hvb_rev_resolve(b.r.repo, b.reference ? b.reference : first, &ref, err,
-                         sizeof(err)) ||
-         hvb_hdb_open(&h, b.db, err, sizeof(err)) )
+    if ( hvb_hdb_open(&h, b.db, err, sizeof(err)) )
     {
         free(list);
         return hvb_usage_error("history backfill: %s", err);
     }
+    if ( hvb_href_current(&h, pinned, sizeof(pinned)) )
+        *pinned = '\0';
+    if ( hvb_rev_resolve(b.r.repo,
+                         b.reference ? b.reference
+                         : *pinned   ? pinned
+                                     : first,
+                         &ref, err, sizeof(err)) ||
+         (*pinned == '\0' &&
+          hvb_href_pin(&h, ref.commit, NULL, -1, err, sizeof(err))) )
+    {
+        hvb_hdb_close(&h);
+        free(list);
+        return hvb_usage_error("history backfill: %s", err);
+    }
+    if ( *pinned && strcmp(pinned, ref.commit) )
+        fprintf(stderr,
+                "hvbench: history backfill: warning: reviewing against "
+                "%.12s, not the pinned reference %.12s: these ratios are on "
+                "another scale (history reference set moves it with an "
+                "overlap)\n",
+                ref.commit, pinned);
     status = walk(&b, &h, list, ref.commit);
     hvb_hdb_close(&h);
     free(list);

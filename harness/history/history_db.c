@@ -50,6 +50,27 @@ static const char *const migrations[] = {
     /* Covering detect's one scan: series by series, in run order. */
     "CREATE INDEX points_series ON points(cell, metric, series, run_id, "
     "value);",
+    /* 2: change points kept for triage; the pinned reference's moves. */
+    "CREATE TABLE changes ("
+    "  id INTEGER PRIMARY KEY,"
+    "  cell TEXT NOT NULL,"
+    "  metric TEXT NOT NULL,"
+    "  series TEXT NOT NULL,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  mean_before REAL,"
+    "  mean_after REAL,"
+    "  p REAL,"
+    "  found_at TEXT NOT NULL,"
+    "  label TEXT CHECK (label IN ('real', 'noise', 'expected')),"
+    "  labelled_at TEXT,"
+    "  note TEXT,"
+    "  UNIQUE (cell, metric, series, run_id));"
+    "CREATE TABLE refs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  commit_hash TEXT NOT NULL,"
+    "  set_at TEXT NOT NULL,"
+    "  overlap_commit TEXT,"
+    "  overlap_run INTEGER REFERENCES runs(id) ON DELETE SET NULL);",
 };
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
@@ -262,17 +283,23 @@ static int insert_points(struct hvb_hdb *h, long long id,
     return rc;
 }
 
+void hvb_hdb_now(char out[32])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
 long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
                          size_t len)
 {
     char now[32];
-    time_t t = time(NULL);
-    struct tm tm;
     sqlite3_stmt *st;
     long long id = -1;
     int rc;
 
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    hvb_hdb_now(now);
     if ( (rc = exec(h, "BEGIN IMMEDIATE", err, len)) != 0 )
         return rc;
     if ( sqlite3_prepare_v2(h->db,

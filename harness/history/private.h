@@ -12,7 +12,9 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#define HVB_HISTORY_SCHEMA 1 /* PRAGMA user_version of a current file */
+#include <hvb/history.h>
+
+#define HVB_HISTORY_SCHEMA 2 /* PRAGMA user_version of a current file */
 
 struct hvb_hdb {
     sqlite3 *db;
@@ -26,6 +28,8 @@ struct hvb_hdb {
  */
 int hvb_hdb_open(struct hvb_hdb *h, const char *spec, char *err, size_t len);
 void hvb_hdb_close(struct hvb_hdb *h);
+/* The time now, as the history records it (2026-12-02T06:00:00Z). */
+void hvb_hdb_now(char out[32]);
 
 /* One run to record: where it comes from, and its points. */
 struct hvb_hrun {
@@ -71,14 +75,91 @@ char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
 /* Run it, both outputs into @logp: its exit status, or -1. */
 int hvb_hreview_run(char **av, const char *logp);
 
-/* history_publish.c: the site of @h into @out (detect's settings @o). */
-struct hvb_publish_opts {
+/* Record the review in @dir (its review.json) into @h: its run id, or -1. */
+long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
+                             const char *branch, const char *machine);
+
+/*
+ * history_chain.c: one point of a series, in the order recorded, and
+ * the moves of its reference.  hvb_hchain() sets @chained (the value on
+ * the first reference's scale; @lo and @hi scaled alike), @keep (false
+ * for an overlap's anchor, a repeat of a point already in) and @segment
+ * (a move without an overlap starts the next), and returns how many
+ * moves there were (at most @max into @moves).
+ */
+struct hvb_hpoint {
+    long long run;
+    const char *commit, *base;
+    double value, lo, hi, chained;
+    size_t segment;
+    bool keep;
+};
+struct hvb_hmove {
+    size_t at;                       /* the first point against @to */
+    const char *from, *to, *overlap; /* overlap: NULL for a break */
+    double factor; /* @to's points times this: @from's scale; NAN */
+};
+size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
+                  size_t max);
+
+/* detect's settings (detect, publish). */
+struct hvb_detect_opts {
     double pvalue;
     size_t min_seg, window;
 };
+
+/*
+ * history_series.c: every run's commit and base, read once (indexed by
+ * run id), and a series' change points found segment by segment of its
+ * chained values (@p as hvb_hchain() or hvb_hunchained() left it): how
+ * many (at most @max into @out), or -errno.
+ */
+struct hvb_hruns {
+    char **commit, **base;
+    size_t n;
+};
+int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r);
+void hvb_hruns_free(struct hvb_hruns *r);
+const char *hvb_hruns_commit(const struct hvb_hruns *r, long long id);
+const char *hvb_hruns_base(const struct hvb_hruns *r, long long id);
+struct hvb_hfound {
+    size_t at; /* the index into the series of the first point after */
+    struct hvb_change c;
+};
+long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
+                  const struct hvb_detect_opts *o, struct hvb_hfound *out,
+                  size_t max);
+/* An absolute series: its values as they are, one segment. */
+void hvb_hunchained(struct hvb_hpoint *p, size_t n);
+
+/* history_publish.c: the site of @h into @out. */
 int hvb_history_publish(struct hvb_hdb *h, const char *out,
-                        const struct hvb_publish_opts *o, char *err,
-                        size_t len);
+                        const struct hvb_detect_opts *o, char *err, size_t len);
+
+/*
+ * history_changes.c: change points as the history keeps them, so that
+ * they can be triaged.  A change is known by its series and the run of
+ * its first point after; noting it again finds the same id.
+ */
+struct hvb_hchange {
+    const char *cell, *metric, *series;
+    long long run;
+    double before, after, p;
+};
+/* Its id (a new one the first time), or -errno with @err. */
+long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
+                           char *err, size_t len);
+/* Its label ("real", "noise", "expected") into @out, "" if none. */
+void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len);
+/* "history triage [ID LABEL [--note TEXT]]" (@argv[0] "triage"). */
+int hvb_history_triage(int argc, char **argv);
+/* "history reference [set REV ...]" (@argv[0] "reference"). */
+int hvb_history_reference(int argc, char **argv);
+/* The pinned reference's full hash into @out: 0, or -ENOENT if none. */
+int hvb_href_current(struct hvb_hdb *h, char *out, size_t len);
+/* Pin @commit (moved with @overlap's review, run @run; or NULL, -1). */
+int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
+                 long long run, char *err, size_t len);
 
 /* history_backfill.c: "history backfill ..." (@argv[0] "backfill"). */
 int hvb_history_backfill(int argc, char **argv);

@@ -4,8 +4,9 @@
 # hvbench history (issue 22), on scratch databases:
 #   1. record a results file and a review file, export them back (JSON
 #      and CSV): every cell's time and counters, the review's ratios with
-#      their CIs, commits, branch, machine; schema version 1, WAL; import
-#      of a directory records its results and reviews and skips the rest.
+#      their CIs, commits, branch, machine; schema version 2, WAL; import
+#      of a directory records its results and reviews and skips the rest;
+#      a file of schema 1 is migrated to 2 on open, its runs kept.
 #   2. Bad input is exit 2 with one line: not JSON, neither kind, a
 #      database of a newer schema, a PostgreSQL URL (not yet), no FILE.
 #   3. Two recorders at once, 15 files each, from a file neither has
@@ -19,10 +20,18 @@
 #      there (a regression; --fail-on regression is exit 1), an A/A series
 #      of 300 points has none (exit 0), the glob selects; the p printed
 #      is Welch's (scipy agrees).
-#   6. publish: index.html with the open regression, a page per series
+#   6. publish: index.html with the open regression, a page per benchmark
 #      with its chart and change marked, an Atom feed of one entry; the
 #      page in headless Chromium paints the series and the change (where
 #      Chromium is installed).
+#   7. triage: detect's ids, labels kept across detects, the precision
+#      on the site; bad ids and labels are exit 2.
+#   8. A reference moved with an overlap: 20 reviews against R1, the
+#      overlap X20 against R2 (ratios half as large), 20 more against R2
+#      with a 3% step at X31: detect on the chained series finds the step
+#      at X31 and nothing at the move; the same without the overlap is a
+#      break (nothing compared across it), the step still found; backfill
+#      and reference set pin and refuse as they should.
 # About 20 s.  Usage: test-history.sh HVBENCH
 set -u
 hv=$(realpath "$1")
@@ -72,7 +81,7 @@ PY
     bad "export csv"
 [ "$(head -1 "$tmp/e.csv")" = "run,recorded_at,kind,commit,base_commit,branch,machine,cell,metric,series,value,ci_lo,ci_hi,unit" ] &&
     [ "$(wc -l <"$tmp/e.csv")" -eq 3 ] || bad "csv: $(cat "$tmp/e.csv")"
-[ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "1 wal " ] ||
+[ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "2 wal " ] ||
     bad "schema version or journal mode"
 
 # import: a directory's results and reviews, other JSON skipped.
@@ -99,13 +108,22 @@ echo '{"a": 1}' >"$tmp/x.json"
 one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$db"
 one "no file" "needs FILE" "$hv" history record --db "$db"
 one "postgres" "PostgreSQL is not supported yet" "$hv" history export --db postgresql://h/db
-one "no subcommand" "needs record, import, backfill, export, detect or publish" "$hv" history
+one "no subcommand" "needs record, import, backfill, reference, export, detect, triage or publish" "$hv" history
 one "import, no path" "history import needs PATH" "$hv" history import --db "$db"
 cp "$db" "$tmp/new.db"
 sqlite3 "$tmp/new.db" "PRAGMA user_version = 7"
-one "newer schema" "schema version 7, but this hvbench knows up to 1" \
+one "newer schema" "schema version 7, but this hvbench knows up to 2" \
     "$hv" history export --db "$tmp/new.db"
 one "bad pvalue" "bad value '2' for --pvalue" "$hv" history detect --db "$db" --pvalue 2
+# A file of schema 1 (this one, its version 2 tables dropped) is migrated.
+cp "$db" "$tmp/v1.db"
+sqlite3 "$tmp/v1.db" "DROP TABLE changes; DROP TABLE refs; PRAGMA user_version = 1"
+runs1=$(sqlite3 "$tmp/v1.db" 'SELECT count(*) FROM runs')
+"$hv" history triage --db "$tmp/v1.db" >/dev/null 2>&1 &&
+    [ "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 2 ] &&
+    [ "$(sqlite3 "$tmp/v1.db" 'SELECT count(*) FROM runs')" = "$runs1" ] &&
+    sqlite3 "$tmp/v1.db" 'SELECT count(*) FROM changes, refs' >/dev/null ||
+    bad "migration 1 -> 2"
 
 # 3. Two recorders at once.
 for k in 1 2; do
@@ -145,7 +163,7 @@ after=$(sqlite3 "$db" 'SELECT count(*) FROM runs; SELECT count(*) FROM points' |
 "$hv" history detect 'step/*' --db "$tmp/s.db" --fail-on regression >"$tmp/d.out" 2>&1
 rc=$?
 # Run ids: the step series's 120 runs first; point 60 is run 61.
-[ $rc -eq 1 ] && [ "$(grep -c '^step/0 .* regression$' "$tmp/d.out")" -eq 1 ] &&
+[ $rc -eq 1 ] && [ "$(grep -c '^step/0 .* regression  #[0-9]*$' "$tmp/d.out")" -eq 1 ] &&
     grep -q "^step/0  time  ratio  at run 6[0-2] " "$tmp/d.out" ||
     bad "the step: exit $rc: $(cat "$tmp/d.out")"
 "$hv" history detect 'aa/*' --db "$tmp/s.db" --fail-on change >"$tmp/a.out" 2>&1 ||
@@ -167,10 +185,10 @@ PY
 "$hv" history publish "$tmp/site" --db "$tmp/s.db" >"$tmp/pub.out" 2>&1 &&
     grep -q "^history publish: 2 series, 1 change point(s), 1 open regression(s)" "$tmp/pub.out" ||
     bad "publish: $(cat "$tmp/pub.out")"
-page=$tmp/site/bench/step_0_time_ratio.html
+page=$tmp/site/bench/step_0_time.html
 grep -q '<line class="regression"' "$page" && grep -q '<polyline class="series"' "$page" &&
     grep -q 'Open regressions (1)' "$tmp/site/index.html" &&
-    grep -q 'href="bench/step_0_time_ratio.html"' "$tmp/site/index.html" ||
+    grep -q 'href="bench/step_0_time.html"' "$tmp/site/index.html" ||
     bad "publish: the pages"
 /usr/bin/python3 - "$tmp/site/atom.xml" <<'PY' || bad "publish: the Atom feed"
 import sys, xml.dom.minidom
@@ -199,6 +217,92 @@ PY
 else
     echo "note: no chromium: the site's screenshot is not checked"
 fi
+
+# 7. triage.
+id=$(sed -n 's/^step\/0 .* regression  #\([0-9]*\)$/\1/p' "$tmp/d.out")
+"$hv" history triage "$id" real --note "the 2% step" --db "$tmp/s.db" >"$tmp/t.out" 2>&1 &&
+    grep -q "^change point #$id: real" "$tmp/t.out" || bad "triage: $(cat "$tmp/t.out")"
+"$hv" history detect 'step/*' --db "$tmp/s.db" >"$tmp/d2.out" 2>&1
+grep -q "regression  #$id real$" "$tmp/d2.out" || bad "triage: the label kept: $(cat "$tmp/d2.out")"
+"$hv" history triage --db "$tmp/s.db" >"$tmp/t.out" 2>&1 &&
+    grep -q "^#$id  step/0  time  ratio  at run .*  real: the 2% step$" "$tmp/t.out" ||
+    bad "triage: the list: $(cat "$tmp/t.out")"
+one "triage, unknown id" "no change point #999" "$hv" history triage 999 real --db "$tmp/s.db"
+one "triage, bad label" "label 'maybe': real, noise or expected" "$hv" history triage "$id" maybe --db "$tmp/s.db"
+one "triage, no label" "needs a label" "$hv" history triage "$id" --db "$tmp/s.db"
+one "triage, bad id" "'x1' is not a change point id" "$hv" history triage x1 real --db "$tmp/s.db"
+"$hv" history publish "$tmp/site2" --db "$tmp/s.db" >/dev/null 2>&1 &&
+    grep -q 'precision 100% (1 of 1 labelled' "$tmp/site2/bench/step_0_time.html" &&
+    grep -q "<td>#$id</td><td>regression</td>.*<td>real</td>" "$tmp/site2/bench/step_0_time.html" ||
+    bad "triage: the precision on the site"
+
+# 8. A reference moved, with an overlap and without.
+/usr/bin/python3 - "$tmp/mv" <<'PY'
+import json, os, random, sys
+rng = random.Random(5)
+def review(path, base, head, v, scale=1.0):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    json.dump({"review": {"schema": 1, "base": {"commit": base},
+                          "head": {"commit": head, "dirty": False}},
+               "cells": [{"name": "mv/1", "verdicts": {"time": {
+                   "ratio": v, "ci": [v * 0.998, v * 1.002], "new": 10 * v / scale}}}]},
+              open(path, "w"))
+k = 0
+for overlap in (True, False):
+    d = os.path.join(sys.argv[1], "with" if overlap else "without")
+    for i in range(1, 41):
+        step = 1.03 if i >= 31 else 1.0
+        if i == 21 and overlap:
+            k += 1
+            review("%s/%03d.json" % (d, k), "R2" * 20, "X20", 0.5 * rng.gauss(1, 0.003), 0.5)
+        base, scale = ("R1" * 20, 1.0) if i <= 20 else ("R2" * 20, 0.5)
+        k += 1
+        review("%s/%03d.json" % (d, k), base, "X%d" % i, scale * step * rng.gauss(1, 0.003), scale)
+PY
+for w in with without; do
+    "$hv" history import "$tmp/mv/$w" --db "$tmp/mv-$w.db" >/dev/null 2>&1 || bad "import $w"
+    "$hv" history detect --series ratio --db "$tmp/mv-$w.db" >"$tmp/mv-$w.out" 2>&1
+done
+[ "$(grep -c '^mv/1  time  ratio  at run' "$tmp/mv-with.out")" = 1 ] &&
+    grep -q '^mv/1  time  ratio  at run 32 (commit X31, after X30): .* (+3\.[0-9]*%).* regression' "$tmp/mv-with.out" &&
+    grep -q '^1 ratio series across moves of their reference: chained by the overlaps; 0 move(s) without one' "$tmp/mv-with.out" ||
+    bad "the chained series: $(cat "$tmp/mv-with.out")"
+[ "$(grep -c '^mv/1  time  ratio  at run' "$tmp/mv-without.out")" = 1 ] &&
+    grep -q '^mv/1  time  ratio  at run 31 (commit X31, after X30): .* regression' "$tmp/mv-without.out" &&
+    grep -q '1 move(s) without one' "$tmp/mv-without.out" ||
+    bad "the broken series: $(cat "$tmp/mv-without.out")"
+"$hv" history publish "$tmp/mv-site" --db "$tmp/mv-with.db" >/dev/null 2>&1 || bad "publish mv"
+/usr/bin/python3 - "$tmp/mv-site/data.json" <<'PY' || bad "the chained values in data.json"
+import json, sys
+s = [s for s in json.load(open(sys.argv[1]))["series"] if s["series"] == "ratio"][0]
+m = s["moves"]
+assert len(m) == 1 and m[0]["index"] == 20 and m[0]["overlap"] == "X20", m
+assert abs(m[0]["factor"] - 2.0) < 0.02, m
+p = s["points"]
+assert p[20]["chained"]["anchor"] and not p[21]["chained"]["anchor"]
+assert abs(p[25]["chained"]["value"] / p[25]["value"] - m[0]["factor"]) < 1e-9
+assert all(abs(q["chained"]["value"] - 1) < 0.02 for q in p[:30] if not q["chained"]["anchor"])
+PY
+grep -q 'class="move"' "$tmp/mv-site/bench/mv_1_time.html" &&
+    grep -q 'chained by the overlap review of X20' "$tmp/mv-site/bench/mv_1_time.html" ||
+    bad "the move on the page"
+# The reference: none pinned yet; set with no history pins it; --commit.
+"$hv" history reference --db "$tmp/ref.db" | grep -q '^no reference pinned' &&
+    ! "$hv" history reference --commit --db "$tmp/ref.db" >/dev/null 2>&1 ||
+    bad "reference: none pinned"
+here_commit=$(git -C "$here" rev-parse HEAD 2>/dev/null)
+if [ -n "$here_commit" ]; then
+    (cd "$here" && "$hv" history reference set HEAD --db "$tmp/ref.db") >"$tmp/ref.out" 2>&1 &&
+        [ "$("$hv" history reference --commit --db "$tmp/ref.db")" = "$here_commit" ] ||
+        bad "reference set: $(cat "$tmp/ref.out")"
+    # Reviews recorded against another base: moving needs the overlap's workload.
+    (cd "$here" && "$hv" history reference set HEAD --db "$tmp/mv-with.db") >"$tmp/ref.out" 2>&1
+    [ $? -eq 2 ] && grep -q "needs -- WORKLOAD" "$tmp/ref.out" || bad "reference set without a workload: $(cat "$tmp/ref.out")"
+    (cd "$here" && "$hv" history reference set HEAD --no-overlap --db "$tmp/mv-with.db") >"$tmp/ref.out" 2>&1 &&
+        grep -q "without an overlap: the ratio series break here" "$tmp/ref.out" ||
+        bad "reference set --no-overlap: $(cat "$tmp/ref.out")"
+fi
+one "reference, bad" "takes nothing, or set REV" "$hv" history reference move x --db "$tmp/ref.db"
 
 [ "$fail" -eq 0 ] && echo "history: all passed"
 exit "$fail"
