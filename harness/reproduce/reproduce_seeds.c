@@ -268,8 +268,18 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "xenopsd-poll: enumerate 1000 domains every 10 ms while 2 workers "
      "boot 200 domains/s (destroy, create, 100 xenstore writes in one "
      "transaction), boundary=syscall; shares from the threads' CPU "
-     "clocks; nothing modelled (boot_work_us=0), so the rest of xenopsd "
-     "(most of the seed's time) is not in the denominator",
+     "clocks; nothing modelled (boot_work_us=0).  The share ratio cannot "
+     "pass the ratio r of one poll's CPU (poll_cpu_us: append-2 ~1.9 ms, "
+     "chunked ~0.14 ms, r = 13-14): r (p + W) / (r p + W) < r whatever the "
+     "rest W, so no denominator brings it near 885x (boot_work_us=1000, "
+     "3000 move it 6.3x -> 7.9x, 8.1x).  hvbench profile: append-2's poll "
+     "52% in Xen's walk from the head (252k steps), 41% in memmove (the "
+     "appends' 28 MB); chunked's 60% in the hypervisor's walk and fill of "
+     "the 1000 records, which both pay, 14% in the bounce copies.  The "
+     "seed's own r is at most 500 (hypercalls 500 -> 1, its walk steps "
+     "125x fewer, its list cells 250x, its 1000 records as many), so its "
+     "885x is not one denominator's: its 'after' flame graph is another "
+     "run (perf-xen-boot-1150)",
      NULL},
     {"003",
      "virConnectDefineXML: 13 ms booting 1 VM vs 4.5 s booting 20 VMs in "
