@@ -269,24 +269,24 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
 }
 
 /* The selection's WHERE clause and its parameters bound from 1. */
-static sqlite3_stmt *select_points(struct hist *o, struct hvb_hdb *h,
-                                   const char *cols, const char *order,
-                                   bool runs)
+static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
+                                          const char *cols, const char *order,
+                                          bool runs)
 {
     char sql[1024];
-    sqlite3_stmt *st = NULL;
+    struct hvb_sql_stmt *st = NULL;
     int k = 1;
 
     snprintf(sql, sizeof(sql),
              "SELECT %s FROM points p%s WHERE (?1 IS NULL OR p.metric = ?1) "
              "AND (?2 IS NULL OR p.series = ?2) ORDER BY %s",
              cols, runs ? " JOIN runs r ON r.id = p.run_id" : "", order);
-    if ( sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(h->db, sql)) == NULL )
         return NULL;
     if ( o->metric )
-        sqlite3_bind_text(st, k, o->metric, -1, SQLITE_TRANSIENT);
+        hvb_sql_bind_text(st, k, o->metric);
     if ( o->series )
-        sqlite3_bind_text(st, k + 1, o->series, -1, SQLITE_TRANSIENT);
+        hvb_sql_bind_text(st, k + 1, o->series);
     return st;
 }
 
@@ -309,41 +309,39 @@ static int export(struct hist *o, struct hvb_hdb *h)
         "run",    "recorded_at", "kind",  "commit", "base_commit",
         "branch", "machine",     "cell",  "metric", "series",
         "value",  "ci_lo",       "ci_hi", "unit"};
-    sqlite3_stmt *st = select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
+    struct hvb_sql_stmt *st =
+        select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
     struct hvb_outfile of = {.f = stdout};
     json_t *a = json_array();
     char err[1024];
     int c, n = (int)(sizeof(names) / sizeof(names[0]));
 
     if ( st == NULL )
-        return hvb_failure("history export: %s", sqlite3_errmsg(h->db));
+        return hvb_failure("history export: %s", hvb_sql_errmsg(h->db));
     if ( o->out && hvb_outfile_open(&of, o->out, "history", err, sizeof(err)) )
         return hvb_usage_error("history export: %s", err);
     for ( c = 0; o->format == 1 && c < n; c++ )
         fprintf(of.f, "%s%s", c ? "," : "", names[c]);
     if ( o->format == 1 )
         fputc('\n', of.f);
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
         json_t *row = json_object();
 
         for ( c = 0; c < n; c++ )
         {
-            int t = sqlite3_column_type(st, c);
-            json_t *v =
-                t == SQLITE_NULL ? json_null()
-                : t == SQLITE_INTEGER
-                    ? json_integer(sqlite3_column_int64(st, c))
-                : t == SQLITE_FLOAT
-                    ? json_real(sqlite3_column_double(st, c))
-                    : json_string((const char *)sqlite3_column_text(st, c));
+            enum hvb_sql_type t = hvb_sql_type(st, c);
+            json_t *v = t == HVB_SQL_NULL  ? json_null()
+                        : t == HVB_SQL_INT ? json_integer(hvb_sql_int64(st, c))
+                        : t == HVB_SQL_FLOAT ? json_real(hvb_sql_double(st, c))
+                                             : json_string(hvb_sql_text(st, c));
 
             if ( o->format == 1 )
             {
                 fputs(c ? "," : "", of.f);
-                if ( t == SQLITE_TEXT )
+                if ( t == HVB_SQL_TEXT )
                     csv_field(of.f, json_string_value(v));
-                else if ( t != SQLITE_NULL )
+                else if ( t != HVB_SQL_NULL )
                     fprintf(of.f, "%.17g", json_number_value(v));
             }
             json_object_set_new(row, names[c], v);
@@ -352,7 +350,7 @@ static int export(struct hist *o, struct hvb_hdb *h)
             fputc('\n', of.f);
         json_array_append_new(a, row);
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     if ( o->format == 0 )
         json_dumpf(a, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)),
             fputc('\n', of.f);
@@ -465,7 +463,7 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
 
 static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 {
-    sqlite3_stmt *st =
+    struct hvb_sql_stmt *st =
         select_points(o, h, "p.cell, p.metric, p.series, p.value, p.run_id",
                       "p.cell, p.metric, p.series, p.run_id", false);
     struct detect_state d = {
@@ -481,15 +479,15 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                                "(0 < P < 1)",
                                o->pvalue);
     if ( st == NULL || hvb_hruns_load(h, &runs) )
-        return hvb_failure("history detect: %s", sqlite3_errmsg(h->db));
+        return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
     while ( more )
     {
         const char *k[3] = {NULL, NULL, NULL};
         int j;
 
-        more = sqlite3_step(st) == SQLITE_ROW;
+        more = hvb_sql_step(st) == HVB_SQL_ROW;
         for ( j = 0; more && j < 3; j++ )
-            k[j] = (const char *)sqlite3_column_text(st, j);
+            k[j] = hvb_sql_text(st, j);
         if ( more && glob && fnmatch(glob, k[0], 0) != 0 )
             continue;
         if ( s.n > 0 && (!more || strcmp(k[0], s.key[0]) ||
@@ -502,11 +500,11 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
         }
         for ( j = 0; more && j < 3; j++ )
             snprintf(s.key[j], sizeof(s.key[j]), "%s", k[j]);
-        if ( more && push(&s, &runs, sqlite3_column_double(st, 3),
-                          sqlite3_column_int64(st, 4)) )
+        if ( more &&
+             push(&s, &runs, hvb_sql_double(st, 3), hvb_sql_int64(st, 4)) )
             return hvb_failure("out of memory");
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     free(s.p);
     hvb_hruns_free(&runs);
     if ( d.chained )

@@ -27,52 +27,51 @@ static const char *const labels[] = {"real", "noise", "expected", NULL};
 long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
                            char *err, size_t len)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     char now[32];
     long long id = -EIO;
 
     hvb_hdb_now(now);
-    if ( sqlite3_prepare_v2(
-             h->db,
-             "INSERT INTO changes (cell, metric, series, run_id, "
-             "mean_before, mean_after, p, found_at) VALUES (?, ?, ?, ?, ?, "
-             "?, ?, ?) ON CONFLICT (cell, metric, series, run_id) DO UPDATE "
-             "SET mean_before = excluded.mean_before, mean_after = "
-             "excluded.mean_after, p = excluded.p RETURNING id",
-             -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db,
+              "INSERT INTO changes (cell, metric, series, run_id, "
+              "mean_before, mean_after, p, found_at) VALUES (?, ?, ?, ?, ?, "
+              "?, ?, ?) ON CONFLICT (cell, metric, series, run_id) DO UPDATE "
+              "SET mean_before = excluded.mean_before, mean_after = "
+              "excluded.mean_after, p = excluded.p RETURNING id")) == NULL )
     {
-        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
         return -EIO;
     }
-    sqlite3_bind_text(st, 1, c->cell, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, c->metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, c->series, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, c->run);
-    sqlite3_bind_double(st, 5, c->before);
-    sqlite3_bind_double(st, 6, c->after);
-    sqlite3_bind_double(st, 7, c->p);
-    sqlite3_bind_text(st, 8, now, -1, SQLITE_STATIC);
-    if ( sqlite3_step(st) == SQLITE_ROW )
-        id = sqlite3_column_int64(st, 0);
+    hvb_sql_bind_text(st, 1, c->cell);
+    hvb_sql_bind_text(st, 2, c->metric);
+    hvb_sql_bind_text(st, 3, c->series);
+    hvb_sql_bind_int64(st, 4, c->run);
+    hvb_sql_bind_double(st, 5, c->before);
+    hvb_sql_bind_double(st, 6, c->after);
+    hvb_sql_bind_double(st, 7, c->p);
+    hvb_sql_bind_text(st, 8, now);
+    if ( hvb_sql_step(st) == HVB_SQL_ROW )
+        id = hvb_sql_int64(st, 0);
     else
         snprintf(err, len, "%s: noting a change point: %s", h->path,
-                 sqlite3_errmsg(h->db));
-    sqlite3_finalize(st);
+                 hvb_sql_errmsg(h->db));
+    hvb_sql_finalize(st);
     return id;
 }
 
 void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
 
     *out = '\0';
-    if ( sqlite3_prepare_v2(h->db, "SELECT label FROM changes WHERE id = ?", -1,
-                            &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db, "SELECT label FROM changes WHERE id = ?")) == NULL )
         return;
-    sqlite3_bind_int64(st, 1, id);
-    if ( sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) )
-        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    hvb_sql_bind_int64(st, 1, id);
+    if ( hvb_sql_step(st) == HVB_SQL_ROW && hvb_sql_text(st, 0) )
+        snprintf(out, len, "%s", hvb_sql_text(st, 0));
+    hvb_sql_finalize(st);
 }
 
 struct triage {
@@ -104,36 +103,33 @@ const struct hvb_cmd_doc hvb_doc_history_triage = {
 
 static int list(struct hvb_hdb *h)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     int n = 0;
 
-    if ( sqlite3_prepare_v2(
-             h->db,
-             "SELECT c.id, c.cell, c.metric, c.series, c.run_id, "
-             "r.commit_hash, c.mean_before, c.mean_after, c.label, c.note "
-             "FROM changes "
-             "c JOIN runs r ON r.id = c.run_id ORDER BY c.id",
-             -1, &st, NULL) != SQLITE_OK )
-        return hvb_failure("history triage: %s", sqlite3_errmsg(h->db));
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    if ( (st = hvb_sql_prepare(
+              h->db,
+              "SELECT c.id, c.cell, c.metric, c.series, c.run_id, "
+              "r.commit_hash, c.mean_before, c.mean_after, c.label, c.note "
+              "FROM changes "
+              "c JOIN runs r ON r.id = c.run_id ORDER BY c.id")) == NULL )
+        return hvb_failure("history triage: %s", hvb_sql_errmsg(h->db));
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
-        const char *label = (const char *)sqlite3_column_text(st, 8);
-        const char *note = (const char *)sqlite3_column_text(st, 9);
-        const char *commit = (const char *)sqlite3_column_text(st, 5);
-        double b = sqlite3_column_double(st, 6),
-               a = sqlite3_column_double(st, 7);
+        const char *label = hvb_sql_text(st, 8);
+        const char *note = hvb_sql_text(st, 9);
+        const char *commit = hvb_sql_text(st, 5);
+        double b = hvb_sql_double(st, 6), a = hvb_sql_double(st, 7);
 
-        printf(
-            "#%lld  %s  %s  %s  at run %lld (commit %.12s): %.6g -> %.6g "
-            "(%+.2f%%)  %s%s%s\n",
-            (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-            sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-            (long long)sqlite3_column_int64(st, 4), commit ? commit : "unknown",
-            b, a, b != 0 ? 100 * (a / b - 1) : 0, label ? label : "unlabelled",
-            note ? ": " : "", note ? note : "");
+        printf("#%lld  %s  %s  %s  at run %lld (commit %.12s): %.6g -> %.6g "
+               "(%+.2f%%)  %s%s%s\n",
+               (long long)hvb_sql_int64(st, 0), hvb_sql_text(st, 1),
+               hvb_sql_text(st, 2), hvb_sql_text(st, 3),
+               (long long)hvb_sql_int64(st, 4), commit ? commit : "unknown", b,
+               a, b != 0 ? 100 * (a / b - 1) : 0, label ? label : "unlabelled",
+               note ? ": " : "", note ? note : "");
         n++;
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     printf("%d change point(s) kept\n", n);
     return 0;
 }
@@ -141,7 +137,7 @@ static int list(struct hvb_hdb *h)
 static int label(struct hvb_hdb *h, const char *ids, const char *lab,
                  const char *note)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     char *end, now[32];
     long long id = strtoll(ids, &end, 10);
     int k, changed;
@@ -159,23 +155,22 @@ static int label(struct hvb_hdb *h, const char *ids, const char *lab,
                                "expected",
                                lab);
     hvb_hdb_now(now);
-    if ( sqlite3_prepare_v2(h->db,
-                            "UPDATE changes SET label = ?, labelled_at = ?, "
-                            "note = ? WHERE id = ?",
-                            -1, &st, NULL) != SQLITE_OK )
-        return hvb_failure("history triage: %s", sqlite3_errmsg(h->db));
-    sqlite3_bind_text(st, 1, lab, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+    if ( (st = hvb_sql_prepare(h->db,
+                               "UPDATE changes SET label = ?, labelled_at = ?, "
+                               "note = ? WHERE id = ?")) == NULL )
+        return hvb_failure("history triage: %s", hvb_sql_errmsg(h->db));
+    hvb_sql_bind_text(st, 1, lab);
+    hvb_sql_bind_text(st, 2, now);
     if ( note )
-        sqlite3_bind_text(st, 3, note, -1, SQLITE_STATIC);
+        hvb_sql_bind_text(st, 3, note);
     else
-        sqlite3_bind_null(st, 3);
-    sqlite3_bind_int64(st, 4, id);
-    k = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if ( k != SQLITE_DONE )
-        return hvb_failure("history triage: %s", sqlite3_errmsg(h->db));
-    changed = sqlite3_changes(h->db);
+        hvb_sql_bind_null(st, 3);
+    hvb_sql_bind_int64(st, 4, id);
+    k = hvb_sql_step(st);
+    hvb_sql_finalize(st);
+    if ( k != HVB_SQL_DONE )
+        return hvb_failure("history triage: %s", hvb_sql_errmsg(h->db));
+    changed = hvb_sql_changes(h->db);
     if ( changed == 0 )
         return hvb_usage_error("history triage: no change point #%lld "
                                "('history triage' lists them)",

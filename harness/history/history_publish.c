@@ -31,18 +31,17 @@
 #define MAX_CP    4096
 #define MAX_MOVES 4096
 
-static json_t *text_or_null(sqlite3_stmt *st, int c)
+static json_t *text_or_null(struct hvb_sql_stmt *st, int c)
 {
-    const unsigned char *t = sqlite3_column_text(st, c);
+    const char *t = hvb_sql_text(st, c);
 
-    return t ? json_string((const char *)t) : json_null();
+    return t ? json_string(t) : json_null();
 }
 
-static json_t *num_or_null(sqlite3_stmt *st, int c)
+static json_t *num_or_null(struct hvb_sql_stmt *st, int c)
 {
-    return sqlite3_column_type(st, c) == SQLITE_NULL
-               ? json_null()
-               : json_real(sqlite3_column_double(st, c));
+    return hvb_sql_is_null(st, c) ? json_null()
+                                  : json_real(hvb_sql_double(st, c));
 }
 
 /* @s's points as history_chain.c takes them (strings borrowed). */
@@ -105,26 +104,22 @@ static void triage_counts(struct hvb_hdb *h, json_t *s)
 {
     json_t *t =
         json_pack("{s:i, s:i, s:i}", "real", 0, "noise", 0, "expected", 0);
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
 
-    if ( sqlite3_prepare_v2(h->db,
-                            "SELECT label, count(*) FROM changes WHERE cell = "
-                            "? AND metric = ? AND series = ? AND label IS NOT "
-                            "NULL GROUP BY label",
-                            -1, &st, NULL) == SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db, "SELECT label, count(*) FROM changes WHERE cell = "
+                     "? AND metric = ? AND series = ? AND label IS NOT "
+                     "NULL GROUP BY label")) != NULL )
     {
-        sqlite3_bind_text(st, 1, json_string_value(json_object_get(s, "cell")),
-                          -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2,
-                          json_string_value(json_object_get(s, "metric")), -1,
-                          SQLITE_STATIC);
-        sqlite3_bind_text(st, 3,
-                          json_string_value(json_object_get(s, "series")), -1,
-                          SQLITE_STATIC);
-        while ( sqlite3_step(st) == SQLITE_ROW )
-            json_object_set_new(t, (const char *)sqlite3_column_text(st, 0),
-                                json_integer(sqlite3_column_int(st, 1)));
-        sqlite3_finalize(st);
+        hvb_sql_bind_text(st, 1, json_string_value(json_object_get(s, "cell")));
+        hvb_sql_bind_text(st, 2,
+                          json_string_value(json_object_get(s, "metric")));
+        hvb_sql_bind_text(st, 3,
+                          json_string_value(json_object_get(s, "series")));
+        while ( hvb_sql_step(st) == HVB_SQL_ROW )
+            json_object_set_new(t, hvb_sql_text(st, 0),
+                                json_integer((int)hvb_sql_int64(st, 1)));
+        hvb_sql_finalize(st);
     }
     json_object_set_new(s, "triage", t);
 }
@@ -184,28 +179,27 @@ static int changes(struct hvb_hdb *h, json_t *s,
 /* Every series of @h with its points, in the order recorded. */
 static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     json_t *list = json_array(), *cur = NULL;
     char key[1600] = "", k[1600];
 
-    if ( sqlite3_prepare_v2(
-             h->db,
-             "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
-             "r.id, r.commit_hash, r.recorded_at, r.source, p.unit, "
-             "r.base_commit FROM "
-             "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
-             "p.metric, p.series, p.run_id",
-             -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db,
+              "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
+              "r.id, r.commit_hash, r.recorded_at, r.source, p.unit, "
+              "r.base_commit FROM "
+              "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
+              "p.metric, p.series, p.run_id")) == NULL )
     {
         json_decref(list);
         return NULL;
     }
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
         json_t *pt;
 
-        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", sqlite3_column_text(st, 0),
-                 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", hvb_sql_text(st, 0),
+                 hvb_sql_text(st, 1), hvb_sql_text(st, 2));
         if ( cur == NULL || strcmp(k, key) )
         {
             if ( cur != NULL && changes(h, cur, o) )
@@ -218,14 +212,14 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
             snprintf(key, sizeof(key), "%s", k);
         }
         pt = json_pack("{s:I, s:o, s:o, s:o, s:f, s:[o, o], s:o}", "run",
-                       (json_int_t)sqlite3_column_int64(st, 6), "commit",
+                       (json_int_t)hvb_sql_int64(st, 6), "commit",
                        text_or_null(st, 7), "base", text_or_null(st, 11), "at",
-                       text_or_null(st, 8), "value",
-                       sqlite3_column_double(st, 3), "ci", num_or_null(st, 4),
-                       num_or_null(st, 5), "source", text_or_null(st, 9));
+                       text_or_null(st, 8), "value", hvb_sql_double(st, 3),
+                       "ci", num_or_null(st, 4), num_or_null(st, 5), "source",
+                       text_or_null(st, 9));
         json_array_append_new(json_object_get(cur, "points"), pt);
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     if ( cur != NULL && json_object_get(cur, "changes") == NULL )
         changes(h, cur, o);
     return list;
@@ -241,7 +235,7 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
 
     if ( series == NULL )
     {
-        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
         return -EIO;
     }
     if ( rc )

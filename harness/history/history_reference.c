@@ -82,20 +82,20 @@ const struct hvb_cmd_doc hvb_doc_history_reference = {
 static int first_text(struct hvb_hdb *h, const char *sql, const char *arg,
                       char *out, size_t len)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     int rc = -ENOENT;
 
     *out = '\0';
-    if ( sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(h->db, sql)) == NULL )
         return -EIO;
     if ( arg )
-        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-    if ( sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) )
+        hvb_sql_bind_text(st, 1, arg);
+    if ( hvb_sql_step(st) == HVB_SQL_ROW && hvb_sql_text(st, 0) )
     {
-        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(out, len, "%s", hvb_sql_text(st, 0));
         rc = 0;
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     return rc;
 }
 
@@ -109,29 +109,29 @@ int hvb_href_current(struct hvb_hdb *h, char *out, size_t len)
 int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
                  long long run, char *err, size_t len)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     char now[32];
     int rc;
 
     hvb_hdb_now(now);
-    if ( sqlite3_prepare_v2(h->db,
-                            "INSERT INTO refs (commit_hash, set_at, "
-                            "overlap_commit, overlap_run) VALUES (?, ?, ?, ?)",
-                            -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db, "INSERT INTO refs (commit_hash, set_at, "
+                     "overlap_commit, overlap_run) VALUES (?, ?, ?, ?)")) ==
+         NULL )
     {
-        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
         return -EIO;
     }
-    sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, now, -1, SQLITE_STATIC);
+    hvb_sql_bind_text(st, 1, commit);
+    hvb_sql_bind_text(st, 2, now);
     if ( overlap )
-        sqlite3_bind_text(st, 3, overlap, -1, SQLITE_STATIC);
+        hvb_sql_bind_text(st, 3, overlap);
     if ( run > 0 )
-        sqlite3_bind_int64(st, 4, run);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+        hvb_sql_bind_int64(st, 4, run);
+    rc = hvb_sql_step(st) == HVB_SQL_DONE ? 0 : -EIO;
     if ( rc )
-        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
-    sqlite3_finalize(st);
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
+    hvb_sql_finalize(st);
     return rc;
 }
 
@@ -139,7 +139,7 @@ int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
 static int show(struct hvb_hdb *h, bool commit_only)
 {
     char cur[80];
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     int n = 0;
 
     if ( commit_only )
@@ -149,26 +149,25 @@ static int show(struct hvb_hdb *h, bool commit_only)
         printf("%s\n", cur);
         return 0;
     }
-    if ( sqlite3_prepare_v2(h->db,
-                            "SELECT id, commit_hash, set_at, overlap_commit, "
-                            "overlap_run FROM refs ORDER BY id",
-                            -1, &st, NULL) != SQLITE_OK )
-        return hvb_failure("history reference: %s", sqlite3_errmsg(h->db));
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    if ( (st = hvb_sql_prepare(
+              h->db, "SELECT id, commit_hash, set_at, overlap_commit, "
+                     "overlap_run FROM refs ORDER BY id")) == NULL )
+        return hvb_failure("history reference: %s", hvb_sql_errmsg(h->db));
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
-        const char *ov = (const char *)sqlite3_column_text(st, 3);
+        const char *ov = hvb_sql_text(st, 3);
 
-        printf("%s %.12s since %s", n ? "then" : "pinned",
-               sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+        printf("%s %.12s since %s", n ? "then" : "pinned", hvb_sql_text(st, 1),
+               hvb_sql_text(st, 2));
         if ( n && ov )
             printf(", overlap %.12s (run %lld)", ov,
-                   (long long)sqlite3_column_int64(st, 4));
+                   (long long)hvb_sql_int64(st, 4));
         else if ( n )
             printf(", no overlap: the ratio series break here");
         putchar('\n');
         n++;
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     if ( n == 0 )
         printf("no reference pinned ('history reference set REV', or "
                "backfill, pins one)\n");

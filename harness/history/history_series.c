@@ -17,25 +17,24 @@
 
 #include "private.h"
 
-static char *dup_or_null(const unsigned char *s)
+static char *dup_or_null(const char *s)
 {
-    return s ? strdup((const char *)s) : NULL;
+    return s ? strdup(s) : NULL;
 }
 
 int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     long long id;
 
     memset(r, 0, sizeof(*r));
-    if ( sqlite3_prepare_v2(h->db,
-                            "SELECT id, commit_hash, base_commit FROM runs "
-                            "ORDER BY id",
-                            -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(h->db,
+                               "SELECT id, commit_hash, base_commit FROM runs "
+                               "ORDER BY id")) == NULL )
         return -EIO;
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
-        id = sqlite3_column_int64(st, 0);
+        id = hvb_sql_int64(st, 0);
         if ( id < 0 || id > (1LL << 31) )
             continue;
         if ( (size_t)id >= r->n )
@@ -48,7 +47,7 @@ int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r)
                 r->commit = c;
             if ( b == NULL )
             {
-                sqlite3_finalize(st);
+                hvb_sql_finalize(st);
                 hvb_hruns_free(r);
                 return -ENOMEM;
             }
@@ -57,10 +56,10 @@ int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r)
             memset(r->base + r->n, 0, (n - r->n) * sizeof(*b));
             r->n = n;
         }
-        r->commit[id] = dup_or_null(sqlite3_column_text(st, 1));
-        r->base[id] = dup_or_null(sqlite3_column_text(st, 2));
+        r->commit[id] = dup_or_null(hvb_sql_text(st, 1));
+        r->base[id] = dup_or_null(hvb_sql_text(st, 2));
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     return 0;
 }
 

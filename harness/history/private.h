@@ -10,20 +10,21 @@
 #include <stddef.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include <hvb/history.h>
 
-#define HVB_HISTORY_SCHEMA 2 /* PRAGMA user_version of a current file */
+#include <hvb/sqldb.h>
+
+#define HVB_HISTORY_SCHEMA 2 /* the schema version of a current database */
 
 struct hvb_hdb {
-    sqlite3 *db;
-    char path[4096];
+    struct hvb_sql *db;
+    char path[4096]; /* what messages call it: a URL without its password */
 };
 
 /*
- * Open (create, migrate) the history at @spec: a path, or NULL for
- * $HVBENCH_DB, else $XDG_DATA_HOME/hvbench/history.db, else
+ * Open (create, migrate) the history at @spec: a path or a
+ * postgresql:// URL, or NULL for $HVBENCH_DB, else $XDG_DATA_HOME/hvbench/history.db, else
  * ~/.local/share/hvbench/history.db.  0 or -errno with @err.
  */
 int hvb_hdb_open(struct hvb_hdb *h, const char *spec, char *err, size_t len);
