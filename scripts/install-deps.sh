@@ -5,7 +5,8 @@
 # With --test: only the heavy test-only ones (chromium, for the report
 # page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
-# Also Slurm and munge, for the fleet-slurm test (tests/fleet/).
+# Also Slurm and munge, for the fleet-slurm test (tests/fleet/), and
+# PostgreSQL, for the history-pg test (tests/history/).
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -24,12 +25,13 @@ PACKAGES="
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
     python3-yaml bc git jq
-    libsqlite3-dev libboost-dev
+    libsqlite3-dev libpq-dev libboost-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
     PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
     PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
+    PACKAGES="$PACKAGES postgresql" # history-pg
 fi
 
 missing=""

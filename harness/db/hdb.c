@@ -2,7 +2,8 @@
 /*
  * The history's SQL layer (hvb/sqldb.h): which backend a spec names, and the
  * calls dispatched to it.  "postgresql://ci@db.example/hvbench" is
- * PostgreSQL (hdb_pg.c), anything else a SQLite file (hdb_sqlite.c).
+ * PostgreSQL (hdb_pg.c), anything else a SQLite file (hdb_sqlite.c);
+ * messages name a URL without its password.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,20 +17,56 @@ bool hvb_sql_is_url(const char *spec)
            strncmp(spec, "postgres://", 11) == 0;
 }
 
+/*
+ * @url without its password: "postgresql://ci:pw@db/h?password=pw&x=1"
+ * is "postgresql://ci@db/h?password=***&x=1".
+ */
+void hvb_sql_redact(const char *url, char *out, size_t len)
+{
+    const char *auth = strstr(url, "://"), *end, *at = NULL, *colon, *p;
+    size_t o = 0;
+
+    if ( auth == NULL || len == 0 )
+    {
+        snprintf(out, len, "%s", url);
+        return;
+    }
+    auth += 3;
+    end = auth + strcspn(auth, "/?");
+    for ( p = auth; p < end; p++ )
+        at = *p == '@' ? p : at;
+    colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    for ( p = url; *p && o + 16 < len; p++ )
+    {
+        if ( p == colon )
+            p = at; /* the password, left out */
+        out[o++] = *p;
+        if ( p >= end && (*p == '?' || *p == '&') &&
+             strncmp(p + 1, "password=", 9) == 0 )
+        {
+            o += (size_t)snprintf(out + o, len - o, "password=***");
+            p += 9 + strcspn(p + 10, "&");
+        }
+    }
+    out[o] = '\0';
+}
+
 int hvb_sql_open(struct hvb_sql **c, const char *spec, char *name, size_t nlen,
                  char *err, size_t len)
 {
+    char why[1024];
+    int rc;
+
     *c = NULL;
-    if ( hvb_sql_is_url(spec) )
+    if ( !hvb_sql_is_url(spec) )
     {
         snprintf(name, nlen, "%s", spec);
-        snprintf(err, len,
-                 "%s: PostgreSQL is not supported yet; give a file (SQLite)",
-                 name);
-        return -ENOTSUP;
+        return hvb_sqlite_open(c, spec, err, len);
     }
-    snprintf(name, nlen, "%s", spec);
-    return hvb_sqlite_open(c, spec, err, len);
+    hvb_sql_redact(spec, name, nlen);
+    if ( (rc = hvb_pg_open(c, spec, why, sizeof(why))) != 0 )
+        snprintf(err, len, "%s: %s", name, why);
+    return rc;
 }
 
 void hvb_sql_close(struct hvb_sql *c)

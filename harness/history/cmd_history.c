@@ -41,8 +41,10 @@ static const char *const fail_ons[] = {"never", "regression", "change", NULL};
 
 #define H struct hist
 static const struct hvb_optdef db_opts[] = {
-    HVB_OPT_STR("db", 0, "PATH", H, db,
-                "the history (default $HVBENCH_DB, else "
+    HVB_OPT_STR("db", 0, "PATH|URL", H, db,
+                "the history: a SQLite file, or a PostgreSQL URL "
+                "(postgresql://USER@HOST/DB; libpq's PG* variables and "
+                "~/.pgpass apply) (default $HVBENCH_DB, else "
                 "$XDG_DATA_HOME/hvbench/history.db or "
                 "~/.local/share/hvbench/history.db; created on first use)"),
     HVB_OPT_HELP(0),
@@ -118,16 +120,16 @@ static const struct hvb_optdef all_opts[] = {
 
 const struct hvb_cmd_doc hvb_doc_history = {
     .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
-             "PATH]\n"
+             "PATH|URL]\n"
              "       history import PATH... [--branch NAME] [--machine NAME]\n"
              "       history backfill REV-RANGE [--reference REV] [--every N] "
              "-- WORKLOAD ...\n"
              "       history reference [set REV [--overlap REV] -- WORKLOAD "
              "...]\n"
              "       history triage [ID real|noise|expected [--note TEXT]]\n"
-             "       history publish OUT [--db PATH]\n"
+             "       history publish OUT [--db PATH|URL]\n"
              "       history export [--format json|csv] [--out FILE] [--db "
-             "PATH]\n"
+             "PATH|URL]\n"
              "       history detect [CELL-GLOB] [--metric M] [--series "
              "absolute|ratio]\n"
              "                      [--pvalue P] [--min-segment N] "
@@ -136,7 +138,8 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "A memory across runs.  'record' keeps results files (hvbench run\n"
         "--out: each cell's median time and per-op counters) and review\n"
         "files (review.json: each cell's paired ratio head/base with its\n"
-        "CI, and head's figure) in a SQLite database, one transaction per\n"
+        "CI, and head's figure) in a database (a SQLite file, or a shared\n"
+        "PostgreSQL), one transaction per\n"
         "file, under the commit, branch and machine; 'import' records every\n"
         "such file under PATHs (directories walked, other JSON skipped);\n"
         "'backfill' reviews each commit of a range against one pinned\n"
@@ -278,8 +281,8 @@ static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
     int k = 1;
 
     snprintf(sql, sizeof(sql),
-             "SELECT %s FROM points p%s WHERE (?1 IS NULL OR p.metric = ?1) "
-             "AND (?2 IS NULL OR p.series = ?2) ORDER BY %s",
+             "SELECT %s FROM points p%s WHERE (p.metric = ?1 OR ?1 IS NULL) "
+             "AND (p.series = ?2 OR ?2 IS NULL) ORDER BY %s",
              cols, runs ? " JOIN runs r ON r.id = p.run_id" : "", order);
     if ( (st = hvb_sql_prepare(h->db, sql)) == NULL )
         return NULL;

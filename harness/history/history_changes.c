@@ -82,7 +82,8 @@ struct triage {
 static const struct hvb_optdef triage_opts[] = {
     HVB_OPT_STR("note", 0, "TEXT", T, note,
                 "why (kept with the label, shown on the site)"),
-    HVB_OPT_STR("db", 0, "PATH", T, db, "the history (as record's)"),
+    HVB_OPT_STR("db", 0, "PATH|URL", T, db,
+                "the history, a file or a PostgreSQL URL (as record's)"),
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
@@ -90,7 +91,7 @@ static const struct hvb_optdef triage_opts[] = {
 
 const struct hvb_cmd_doc hvb_doc_history_triage = {
     .usage = "history triage [ID real|noise|expected [--note TEXT]] [--db "
-             "PATH]",
+             "PATH|URL]",
     .text = "Label change point ID (as detect and the site number them):\n"
             "real (a change the code made), noise (none was made) or\n"
             "expected (a change made on purpose).  Without ID: every change\n"

@@ -57,14 +57,15 @@ static const struct hvb_optdef reference_opts[] = {
     HVB_OPT_STR("machine", 0, "NAME", R, machine,
                 "set: recorded with the overlap run (default the host name)"),
     HVB_OPT_UINT("jobs", 'j', "N", R, r.jobs, 1, 256, "set: build parallelism"),
-    HVB_OPT_STR("db", 0, "PATH", R, db, "the history (as record's)"),
+    HVB_OPT_STR("db", 0, "PATH|URL", R, db,
+                "the history, a file or a PostgreSQL URL (as record's)"),
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 #undef R
 
 const struct hvb_cmd_doc hvb_doc_history_reference = {
-    .usage = "history reference [--commit] [--db PATH]\n"
+    .usage = "history reference [--commit] [--db PATH|URL]\n"
              "       history reference set REV [--overlap REV | --no-overlap] "
              "[--metric M] -- WORKLOAD [run options]",
     .text =
