@@ -475,7 +475,7 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                  .window = o->window}};
     struct series s = {0};
     struct hvb_hruns runs;
-    bool more = true;
+    bool more = true, tx;
 
     if ( !(d.dopt.pvalue > 0 && d.dopt.pvalue < 1) )
         return hvb_usage_error("history detect: bad value '%s' for --pvalue "
@@ -483,6 +483,8 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                                o->pvalue);
     if ( st == NULL || hvb_hruns_load(h, &runs) )
         return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
+    /* The change points noted in one transaction, not one each. */
+    tx = hvb_sql_begin(h->db) == 0;
     while ( more )
     {
         const char *k[3] = {NULL, NULL, NULL};
@@ -508,6 +510,11 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
             return hvb_failure("out of memory");
     }
     hvb_sql_finalize(st);
+    if ( tx && hvb_sql_commit(h->db) )
+        fprintf(stderr,
+                "hvbench: history detect: warning: change points not "
+                "kept: %s\n",
+                hvb_sql_errmsg(h->db));
     free(s.p);
     hvb_hruns_free(&runs);
     if ( d.chained )

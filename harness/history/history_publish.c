@@ -230,14 +230,22 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
 {
     char path[4200];
     char *args[] = {path, (char *)out, NULL};
+    bool tx = hvb_sql_begin(h->db) == 0; /* one for every note */
     json_t *series = all_series(h, o), *doc;
     int rc = hvb_mkdirs(out);
 
     if ( series == NULL )
     {
         snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
+        if ( tx )
+            hvb_sql_rollback(h->db);
         return -EIO;
     }
+    if ( tx && hvb_sql_commit(h->db) )
+        fprintf(stderr,
+                "hvbench: history publish: warning: change points not kept: "
+                "%s\n",
+                hvb_sql_errmsg(h->db));
     if ( rc )
     {
         json_decref(series);
