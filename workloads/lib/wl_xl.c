@@ -77,6 +77,7 @@ struct wl_xl {
     _Atomic bool stop;
     _Atomic uint64_t role_requests[WL_XL_NR_ROLES];
     _Atomic uint64_t synced; /* the kernel watcher saw backend/sync */
+    _Atomic int kernel_rc;   /* why the kernel watcher stopped, -errno */
     uint64_t nr_stats;       /* wl_xl_stats() calls */
     /* An external daemon: counted here (connections opened, events read) */
     bool external;
@@ -1018,7 +1019,10 @@ static void *kernel_watcher(void *arg)
         if ( rc == -ETIMEDOUT )
             continue;
         if ( rc )
+        {
+            atomic_store(&x->kernel_rc, rc);
             break;
+        }
         if ( strchr(path, '/') == NULL ||
              strchr(strchr(path, '/') + 1, '/') == NULL )
             continue; /* char_count(node, '/') < 2 */
@@ -1241,7 +1245,11 @@ void wl_xl_client_close(struct wl_xl_client *cl)
 
 /*
  * The kernel watcher has handled every event so far: a write of
- * backend/sync/0 (an event it answers last) and its DIRECTORY.
+ * backend/sync/0 (an event it answers last) and its DIRECTORY.  An
+ * external oxenstored 4.17.7 may hold that event in its queue for a
+ * watcher that was behind (its BoundedPipe) until its main loop next wakes
+ * (up to its 15 s period when idle): there each wait of 1 ms is one READ
+ * on the control connection (not counted), which wakes it.
  */
 static int sync_watcher(struct wl_xl *x)
 {
@@ -1255,9 +1263,14 @@ static int sync_watcher(struct wl_xl *x)
                             NULL, 0, NULL);
     while ( rc == 0 && atomic_load(&x->synced) < want )
     {
+        if ( (rc = atomic_load(&x->kernel_rc)) != 0 )
+            return rc;
         if ( hv_now_ns() > end )
             return -ETIMEDOUT;
         usleep(1000);
+        if ( x->external )
+            rc = xsd_client_request(x->control, XSD_READ, 0, body,
+                                    sizeof(body) - 2, NULL, 0, NULL);
     }
     return rc;
 }

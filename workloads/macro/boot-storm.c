@@ -640,6 +640,7 @@ static void storm_thread(struct hvb_thread *t)
     uint64_t wall = 0, cpu = 0;
     struct snap before, after;
     unsigned int k;
+    int xrc = 0;
 
     wait_frees(t->cpu);
     snap(c->hv, &before);
@@ -666,8 +667,11 @@ static void storm_thread(struct hvb_thread *t)
     }
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
-    if ( s->xl && wl_xl_stats(s->xl, &s->xs1) == 0 )
+    if ( s->xl && (xrc = wl_xl_stats(s->xl, &s->xs1)) == 0 )
         xl_counters(t, s, wall);
+    else if ( s->xl )
+        fprintf(stderr, "boot-storm: the xenstore counts: %s\n",
+                strerror(-xrc));
     hvb_counter_add(t, "vms_enumerated", enumerated(t->cpu, s), 0);
     if ( atomic_load(&s->first_error) )
         fprintf(stderr, "boot-storm: a boot failed: %s\n",
