@@ -208,9 +208,9 @@ print(f"\nbreaking point: the smallest N with VMs/s < half of N={ns[0]}'s"
       + (f" or a boot over {timeout_ms} ms" if timeout_ms else "") + ".")
 
 # The storm times side by side: ratio to the first set, the daemon's CPU.
-print("\n| N | " + " | ".join(f"{s} storm s (xenstored CPU %; load)"
-                              for s in sets) +
-      " | " + " | ".join(f"{s} / {sets[0]}" for s in sets[1:]) + " |")
+print("\n| N | " + " | ".join([f"{s} storm s (xenstored CPU %; load)"
+                               for s in sets] +
+                              [f"{s} / {sets[0]}" for s in sets[1:]]) + " |")
 print("|---|" + "---|" * (2 * len(sets) - 1))
 for n in ns:
     row, storm = [], {}

@@ -13,10 +13,19 @@
 # ring, /proc/xen/xsd_kva there, is a zeroed page of a file here and its
 # port (xsd_port) 1, so dom0's domain connection exists, idle; INTRODUCE
 # needs it (oxenstored fires @introduceDomain on dom0's behalf).
+# OXENSTORED_MAXWATCHEVENTS (default 1024, Debian's and Xen's) sets
+# quota-maxwatchevents: a watch's queue in the daemon.  When one fills,
+# 4.17's writers wait, and its events go on only at the next write that
+# fires a watch: with every client waiting on a reply, none comes
+# (boot-storm xs_server=external at 150 VMs here), so a storm's curve
+# raises it (docs/seeds.md, seed 000).
 # Exit 77 when oxenstored is not installed; else COMMAND's status.
 set -u
 shim=$1
 shift
+case ${OXENSTORED_MAXWATCHEVENTS:-1024} in
+*[!0-9]* | "") echo "with-oxenstored: bad OXENSTORED_MAXWATCHEVENTS" >&2; exit 2 ;;
+esac
 ox=/usr/lib/xen-4.17/bin/oxenstored
 [ -x $ox ] || { echo "with-oxenstored: $ox not installed" >&2; exit 77; }
 [ -r "$shim" ] || { echo "with-oxenstored: no shim $shim" >&2; exit 2; }
@@ -50,7 +59,7 @@ quota-transaction = 10
 quota-maxrequests = 1024
 quota-path-max = 1024
 quota-maxoutstanding = 1024
-quota-maxwatchevents = 1024
+quota-maxwatchevents = ${OXENSTORED_MAXWATCHEVENTS:-1024}
 persistent = false
 xenstored-kva = $tmp/xsd_kva
 xenstored-port = $tmp/xsd_port
