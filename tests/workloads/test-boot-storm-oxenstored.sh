@@ -73,6 +73,7 @@ grep -q "^domains b'0\\\\x00'$" "$out/after.txt" &&
     { cat "$out/after.txt" >&2; fail "VM nodes left in oxenstored"; }
 pid=$(sed -n 's/^pid //p' "$out/after.txt")
 ! kill -0 "$pid" 2>/dev/null || fail "oxenstored ($pid) still running"
+! grep -q "counters dropped" "$out/ox.err" || fail "over the counter limit"
 [ "$(grep -c 'the quota plugin .* does not apply' "$out/ox.err")" -eq 2 ] ||
     { cat "$out/ox.err" >&2; fail "no quota note per cell"; }
 
