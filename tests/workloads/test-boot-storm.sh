@@ -126,6 +126,17 @@ HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new --n 10,20 \
     fail "curve --tabulate"
 grep -q "| N=10 (a boot > 1 ms) |" "$out/curve1.txt" ||
     { cat "$out/curve1.txt" >&2; fail "curve: no timeout breaking point"; }
+# A set of named plugins, split runs (one per N, its load average), the
+# storm table: both sets' seconds and the second's ratio to the first.
+HVBENCH=$hvb "$src/scripts/boot-storm-curve.sh" --sets all-new,quota=hashtbl-copy \
+    --n 10,20 --split --counters none --extra "$small" --out "$out/curve2" \
+    >"$out/curve2.txt" 2>"$out/curve2.err" ||
+    { cat "$out/curve2.err" >&2; fail "curve: split"; }
+[ -f "$out/curve2/quota=hashtbl-copy.n20.json" ] || fail "curve: no split file"
+grep -q "/quota=hashtbl-copy/" "$out/curve2/quota=hashtbl-copy.n10.json" ||
+    fail "curve: named set not run"
+grep -Eq "^\| 20 \| [0-9.e+-]+ \(-; [0-9.]+-[0-9.]+\) \| [0-9.e+-]+ \(-; [0-9.]+-[0-9.]+\) \| [0-9.]+x \|$" \
+    "$out/curve2.txt" || { cat "$out/curve2.txt" >&2; fail "curve: storm table"; }
 
 set +e
 for bad in "--param vms=0" "--param mem_kib=6" "--threads 2" \
