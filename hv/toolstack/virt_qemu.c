@@ -7,8 +7,10 @@
  * a run takes seconds: define 13 ms -> 130 us; create 1.8 s -> 18 ms,
  * split into two label operations of 5 ms (GenLabel, SetAllLabel: the
  * helper is spawned for real, the rest is a modelled sleep) and an 8 ms
- * modelled QEMU start.  The interface's filter (cfg->nwfilter) is off by
- * default: a workload turns it on and gives its modelled delay.
+ * modelled QEMU start.  parallel-create calibrates them further on the
+ * seed (GenLabel ~1 s, SetAllLabel without a helper: workloads/lib/
+ * wl_virt.h).  The interface's filter (cfg->nwfilter) is off by default:
+ * a workload turns it on and gives its modelled delay.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ void hv_virt_config_init(struct hv_virt_config *cfg)
     cfg->sec.helper = "/bin/true";
     cfg->sec.delay_us = 5000;
     cfg->sec.label_space = 4096;
+    cfg->sec.setall_helper = true;
     cfg->nwf.shell = "/bin/sh";
 }
 

@@ -203,6 +203,8 @@ int hv_secmgr_helper(struct hv_secmgr *m, enum hv_label_op op)
     static const char *const what[HV_LABEL_NR] = {"genlabel", "setall",
                                                   "restore"};
 
+    if ( op == HV_LABEL_SETALL && !m->cfg.setall_helper )
+        return 0; /* AppArmor's start: no profile reload */
     if ( m->helper != NULL )
     {
         char *argv[] = {m->helper, (char *)what[op], NULL};

@@ -25,8 +25,8 @@
 
 #include "testlib.h"
 
-static struct hv_virt *make(const char *seclock, const char *namesearch,
-                            const char *helper)
+static struct hv_virt *make_setall(const char *seclock, const char *namesearch,
+                                   const char *helper, bool setall_helper)
 {
     struct hv_plugin_inst sl = {0}, ns = {0};
     struct hv_virt_config cfg;
@@ -43,12 +43,19 @@ static struct hv_virt *make(const char *seclock, const char *namesearch,
     cfg.qemu_start_us = 100;
     cfg.sec.delay_us = 100;
     cfg.sec.helper = helper;
+    cfg.sec.setall_helper = setall_helper;
     cfg.seclock = &sl;
     cfg.namesearch = &ns;
     assert_int_equal(hv_virt_create(&cfg, &v, err, sizeof(err)), 0);
     hv_plugin_inst_free(&sl);
     hv_plugin_inst_free(&ns);
     return v;
+}
+
+static struct hv_virt *make(const char *seclock, const char *namesearch,
+                            const char *helper)
+{
+    return make_setall(seclock, namesearch, helper, true);
 }
 
 /* The API contract, on one driver. */
@@ -176,6 +183,37 @@ static void test_helper_spawned(void **state)
     assert_int_equal(hv_virt_start(v, u), -EIO);
     assert_int_equal(hv_secmgr_labels_held(hv_virt_secmgr(v)), 0);
     hv_virt_destroy(v);
+}
+
+/*
+ * setall_helper off (AppArmor's start path): SetAllLabel still runs (and
+ * takes the strategy's locks) but spawns no helper and sleeps nothing;
+ * GenLabel and RestoreAll still do both.
+ */
+static void test_setall_no_helper(void **state)
+{
+    static const char *const seclocks[] = {"global", "per-domain", "job"};
+    unsigned char u[HV_VIRT_UUID_LEN];
+    struct hv_secmgr_stats st;
+    unsigned int i;
+
+    hv_virt_uuid(8, u);
+    for ( i = 0; i < sizeof(seclocks) / sizeof(seclocks[0]); i++ )
+    {
+        struct hv_virt *v =
+            make_setall(seclocks[i], "name-hash", "/bin/true", false);
+
+        assert_int_equal(hv_virt_define(v, "vm", u), 0);
+        assert_int_equal(hv_virt_start(v, u), 0);
+        assert_int_equal(hv_secmgr_labels_held(hv_virt_secmgr(v)), 1);
+        assert_int_equal(hv_virt_stop(v, u), 0);
+        hv_secmgr_stats(hv_virt_secmgr(v), &st);
+        assert_int_equal(st.ops[HV_LABEL_SETALL], 1);
+        assert_int_equal(st.spawns, 2);
+        assert_int_equal(st.delay_ns, 2 * 100 * 1000);
+        assert_int_equal(hv_secmgr_labels_held(hv_virt_secmgr(v)), 0);
+        hv_virt_destroy(v);
+    }
 }
 
 /*
@@ -379,6 +417,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_pair),
         cmocka_unit_test(test_helper_spawned),
+        cmocka_unit_test(test_setall_no_helper),
         cmocka_unit_test(test_nwfilter),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_rpc_caps),

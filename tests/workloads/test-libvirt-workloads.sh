@@ -33,13 +33,16 @@ for b in runs:
     for k in ("define_p50_ms", "define_p99_ms", "create_p50_ms",
               "create_p90_ms", "lookup_p50_ms", "pool_busy_max",
               "label_spawn_us_real", "label_us_modelled", "qemu_us_modelled",
-              "nwfilter_us_modelled", "nwfilter_spawn_us_real"):
+              "nwfilter_us_modelled", "nwfilter_spawn_us_real",
+              "setall_helper"):
         assert k in b, (b["name"], k)
     assert b["define_p50_ms"] <= b["define_p99_ms"], b["name"]
     # Bounded pool: at most max_workers ordinary calls at once.
     assert 1 <= b["pool_busy_max"] <= 4, (b["name"], b["pool_busy_max"])
     assert b["label_us_modelled"] == 1000
     assert b["nwfilter_us_modelled"] == 500
+    # Seed 003's calibration: SetAllLabel runs no helper by default.
+    assert b["setall_helper"] == 0, b["name"]
     if b["name"].endswith("threads:8"):
         # 8 callers on one connection capped at 3: some wait.
         assert b.get("client_throttled_frac", 0) > 0, b["name"]

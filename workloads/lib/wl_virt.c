@@ -18,6 +18,7 @@ int wl_virt_create(struct hvb_cell *c, const struct wl_virt_params *vp,
 
     hv_virt_config_init(&cfg);
     cfg.sec.delay_us = vp->label_us;
+    cfg.sec.setall_helper = vp->setall_helper != 0;
     cfg.qemu_start_us = vp->qemu_us;
     cfg.define_us = vp->define_us;
     if ( !vp->spawn )
@@ -180,6 +181,7 @@ void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,
     hvb_counter_set(c, "label_us_modelled", (double)vp->label_us, 0);
     hvb_counter_set(c, "qemu_us_modelled", (double)vp->qemu_us, 0);
     hvb_counter_set(c, "define_us_modelled", (double)vp->define_us, 0);
+    hvb_counter_set(c, "setall_helper", (double)vp->setall_helper, 0);
     if ( hv_virt_nwfilter(v) != NULL )
     {
         struct hv_nwfilter_stats nf;

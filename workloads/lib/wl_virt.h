@@ -11,26 +11,33 @@
 #include <hvb/workload.h>
 
 /*
- * The modelled costs (defaults: the seed's single-VM figures / 100): a
- * workload embeds the struct as member @m of its param struct @st and
- * lists WL_VIRT_PARAMS(st, m) in its table.
+ * The modelled costs: a workload embeds the struct as member @m of its
+ * param struct @st and lists WL_VIRT_PARAMS(st, m, label_def, qemu_def,
+ * setall_def) in its table, with its defaults of label_us, qemu_us and
+ * setall_helper (strings).
  */
 struct wl_virt_params {
-    uint64_t label_us, qemu_us, define_us, spawn;
+    uint64_t label_us, qemu_us, define_us, spawn, setall_helper;
     uint64_t nwfilter, nwfilter_us; /* WL_VIRT_NWFILTER_PARAMS */
 };
-#define WL_VIRT_PARAMS(st, m)                                             \
-    HV_OPT_U64_ROW(st, m.label_us, "label_us", "5000", 0, 10000000,       \
-                   "modelled helper work per label op, after the real "   \
-                   "spawn (us; seed: ~1 s for AppArmor, /100)"),          \
-        HV_OPT_U64_ROW(st, m.qemu_us, "qemu_us", "8000", 0, 10000000,     \
-                       "modelled QEMU start, object unlocked (us)"),      \
-        HV_OPT_U64_ROW(st, m.define_us, "define_us", "130", 0, 10000000,  \
-                       "modelled XML parse of define (us; seed 13 ms, "   \
-                       "/100)"),                                          \
-        HV_OPT_U64_ROW(st, m.spawn, "spawn", "1", 0, 1,                   \
-                       "spawn the label helper (/bin/true) for real per " \
-                       "label op")
+#define WL_VIRT_PARAMS(st, m, label_def, qemu_def, setall_def)                 \
+    HV_OPT_U64_ROW(st, m.label_us, "label_us", label_def, 0, 10000000,         \
+                   "modelled helper work per label op that runs the "          \
+                   "helper, after the real spawn (us; seed: GenLabel ~1 s "    \
+                   "for AppArmor, /100)"),                                     \
+        HV_OPT_U64_ROW(st, m.qemu_us, "qemu_us", qemu_def, 0, 10000000,        \
+                       "modelled QEMU start, object unlocked (us)"),           \
+        HV_OPT_U64_ROW(st, m.define_us, "define_us", "130", 0, 10000000,       \
+                       "modelled XML parse of define (us; seed 13 ms, "        \
+                       "/100)"),                                               \
+        HV_OPT_U64_ROW(st, m.spawn, "spawn", "1", 0, 1,                        \
+                       "spawn the label helper (/bin/true) for real per "      \
+                       "label op that runs it"),                               \
+        HV_OPT_U64_ROW(st, m.setall_helper, "setall_helper", setall_def, 0, 1, \
+                       "SetAllLabel runs the helper too (0: AppArmor's "       \
+                       "start path, only GenLabel and RestoreAll run "         \
+                       "virt-aa-helper; the manager lock is taken either "     \
+                       "way)")
 
 /*
  * The interface's filter (hv/virt_nwfilter.h): whether a start
@@ -119,8 +126,9 @@ void wl_lat_report(struct hvb_cell *c, struct wl_lat *l, const char *name);
 
 /*
  * From report(): label_spawn_us_real (a spawn and wait, measured),
- * label_us_modelled, qemu_us_modelled, define_us_modelled (the params:
- * what is modelled, and by how much); with a filter, nwfilter_us_modelled
+ * label_us_modelled, qemu_us_modelled, define_us_modelled, setall_helper
+ * (the params: what is modelled, and by how much); with a filter,
+ * nwfilter_us_modelled
  * and nwfilter_spawn_us_real.
  */
 void wl_virt_report_costs(struct hvb_cell *c, const struct wl_virt_params *vp,

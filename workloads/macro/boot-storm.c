@@ -759,7 +759,7 @@ static const struct hv_opt storm_param_table[] = {
     HVB_PARAM_UINT_ROW(struct storm_params, churn_domains, "16", 0, 1024,
                        "domains the churn cycles through"),
     WL_VIRT_RPC_PARAMS(struct storm_params, rpc, "4"),
-    WL_VIRT_PARAMS(struct storm_params, virt),
+    WL_VIRT_PARAMS(struct storm_params, virt, "5000", "8000", "1"),
     WL_GRANT_PARAMS(struct storm_params, grant),
     WL_MEM_PARAMS(struct storm_params, mem),
     HVB_PARAM_ENUM_ROW(struct storm_params, xs_client, "inproc",

@@ -20,12 +20,17 @@
  * (wl_virt.h).  `hvbench lockstat parallel-create ...` ranks the lock
  * classes (virSecurityManager, virDomainObjList, virDomainObj, ...).
  *
- * Scale: the seed's costs / 100 (label 1 s -> 5 ms, define 13 ms ->
- * 130 us, QEMU start 8 ms), so T = 20 takes about a second per
- * repetition under the old strategies.  Each start also instantiates its
+ * Scale: the seed's costs / 100, calibrated on its own figures (docs/
+ * seeds.md): a creation of one VM 1.8 s -> 18 ms, of which GenLabel
+ * ("takes around 1s" for AppArmor: virt-aa-helper -c loads the profile)
+ * -> a real helper spawn (~1 ms) + label_us=9000 modelled; SetAllLabel
+ * runs no helper (setall_helper=0: AppArmor's SetAllLabel reloads only
+ * when restoring from a file) but still takes the manager lock; the
  * interface's filter (nwfilter=1, as OpenStack's domains have one) under
- * the nwfilter driver's global locks: a real /bin/sh and nwfilter_us
- * (5 ms, modelled) of ebtables work (hv/virt_nwfilter.h).
+ * the nwfilter driver's global locks, a real /bin/sh and nwfilter_us
+ * (5 ms, modelled) of ebtables work (hv/virt_nwfilter.h); qemu_us=1500
+ * (modelled) is what is left of the 1.8 s for the QEMU start.  A T = 1
+ * creation spends ~10 of its ~18 ms under the manager lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -191,7 +196,7 @@ static const struct hv_opt pc_param_table[] = {
     HVB_PARAM_UINT_ROW(struct pc_params, existing, "20", 0, 100000,
                        "shut-off domains defined beforehand"),
     WL_VIRT_RPC_PARAMS(struct pc_params, rpc, "1"),
-    WL_VIRT_PARAMS(struct pc_params, virt),
+    WL_VIRT_PARAMS(struct pc_params, virt, "9000", "1500", "0"),
     WL_VIRT_NWFILTER_PARAMS(struct pc_params, virt, "1", "5000"),
     HVB_PARAM_TABLE_END,
 };

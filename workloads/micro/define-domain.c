@@ -161,7 +161,7 @@ static const struct hv_opt dd_param_table[] = {
     HVB_PARAM_UINT_ROW(struct dd_params, inflight, "4", 0, 1024,
                        "creations in flight beside the defines (threads "
                        "starting and stopping existing domains)"),
-    WL_VIRT_PARAMS(struct dd_params, virt),
+    WL_VIRT_PARAMS(struct dd_params, virt, "5000", "8000", "1"),
     WL_VIRT_NWFILTER_PARAMS(struct dd_params, virt, "0", "0"),
     HVB_PARAM_TABLE_END,
 };

@@ -14,8 +14,8 @@
  *
  * hv_secmgr_label_steps() runs one operation in AppArmor's order, with no
  * lock of its own: GenLabel = pick, helper, claim (the name is checked
- * before the helper loads the profile); SetAllLabel = helper;
- * RestoreAll = helper, release.  Run unlocked by two threads at once,
+ * before the helper loads the profile); SetAllLabel = helper (unless
+ * !setall_helper: then nothing); RestoreAll = helper, release.  Run unlocked by two threads at once,
  * GenLabel hands both the same label: that is why the manager locks.
  *
  * The seclock slot (hv/seclock.h) decides the locks around the steps;
@@ -46,6 +46,13 @@ struct hv_secmgr_config {
     const char *helper;       /* spawned per operation; NULL: none */
     unsigned int delay_us;    /* modelled helper work per operation */
     unsigned int label_space; /* labels in the table (>= running VMs) */
+    /*
+     * SetAllLabel runs the helper too (spawn + delay_us).  false:
+     * AppArmor's start path, where only GenLabel (virt-aa-helper -c) and
+     * RestoreAll (-R) run it: its SetAllLabel reloads the profile only
+     * when a start restores from a file (stdin_path).
+     */
+    bool setall_helper;
 };
 
 struct hv_secmgr_stats {
