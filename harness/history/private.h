@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include <hvb/cmdline.h>
+
 #define HVB_HISTORY_SCHEMA 1 /* PRAGMA user_version of a current file */
 
 struct hvb_hdb {
@@ -58,7 +60,24 @@ struct hvb_hreview {
     char repo[4096], self[4096];
     char **line; /* WORKLOAD [run options] */
     int nr_line;
+    /* --fleet slurm: the reviews as job arrays (history_fleet.c) */
+    const char *fleet, *partition;
+    double slurm_timeout_s;
+    char fleet_dir[4096]; /* absolute --out: scripts, logs/ */
+    char cache_abs[4096]; /* --cache, absolute */
 };
+
+/*
+ * The option rows of --fleet, --partition and --slurm-timeout, for a
+ * command whose state begins with its struct hvb_hreview (HVB_OPT_ALSO).
+ */
+extern const struct hvb_optdef hvb_hreview_fleet_opts[];
+
+/*
+ * --fleet of @r checked, its --out @out (and the cache) made absolute
+ * for the nodes: -1 to go on, or the exit status having said why.
+ */
+int hvb_hfleet_check(struct hvb_hreview *r, const char *cmd, const char **out);
 
 /*
  * Its argv (malloc'd) into @out: metric default sim_instructions, with
@@ -70,6 +89,23 @@ char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
 
 /* Run it, both outputs into @logp: its exit status, or -1. */
 int hvb_hreview_run(char **av, const char *logp);
+
+/* One review of a job array: DIR its --out, DIR.log and DIR.status. */
+struct hvb_hfleet_task {
+    char **argv; /* hvb_hreview_argv()'s */
+    char dir[4200], log[4300], status[4300];
+    int rc;         /* its exit status; -1: it did not end by itself */
+    double seconds; /* it ran */
+};
+
+/*
+ * The reviews @t (@n) as one Slurm job array, script @script, followed
+ * to their end; each t->rc and t->seconds set, the job ids appended to
+ * @jobs.  0, or the exit status having said why (sbatch, squeue).
+ */
+int hvb_hfleet_run(const struct hvb_hreview *r, const char *script,
+                   struct hvb_hfleet_task *t, size_t n, bool quiet,
+                   json_t *jobs);
 
 /* history_publish.c: the site of @h into @out (detect's settings @o). */
 struct hvb_publish_opts {
