@@ -5,7 +5,8 @@
 # With --test: only the heavy test-only ones (chromium, for the report
 # page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
-# Also Slurm and munge, for the fleet-slurm test (tests/fleet/).
+# Also Slurm and munge, for the fleet-slurm and bisect tests, and ccache,
+# which the build cache's builds go through where it is installed.
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -30,6 +31,7 @@ if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
     PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
     PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
+    PACKAGES="$PACKAGES ccache" # the build cache's builds (review, bisect)
 fi
 
 missing=""
