@@ -21,7 +21,8 @@
 #   - GOOD against a BAD before the slowdown (the 4th): "nothing to
 #     find", exit 0;
 #   - bad arguments are exit 2.
-# About 7 builds of 30-40 s on 2 vCPUs.  Usage: test-bisect.sh HVBENCH SRC
+# About 7 builds of 30-40 s on 2 vCPUs (8-12 s after the first through
+# ccache: about 3 min in all).  Usage: test-bisect.sh HVBENCH SRC
 set -u
 hvb=$(realpath "$1")
 src=$(realpath "$2")
