@@ -12,18 +12,29 @@
 #
 #   boot-storm-curve.sh [--sets LIST] [--n LIST] [--repetitions R]
 #                       [--timeout-ms T] [--extra 'RUN OPTIONS'] [--out DIR]
-#                       [--tabulate]
+#                       [--counters MODE] [--split] [--tabulate]
 #
 # --tabulate: no runs; the table from the results an earlier --out DIR
-# kept (another --timeout-ms, say).
+# kept (another --timeout-ms, say).  --split: one run per set and N (each
+# figure its own load average) instead of one per set.  A second table
+# gives per N each set's storm time (s, median), its ratio to the first
+# set's, the xenstore daemon's CPU share where the run reports it, and the
+# load average before and after the run of that figure.
 #
 # Sets: all-old (rwlock-ref, hashtbl-copy, numa-2006, append-2, global,
 # lock-each), all-new (rcu-noref, persistent, numa, chunked, per-domain,
 # name-hash), and +PLUGIN: all-old with that one new plugin in its slot
 # (+rcu-noref, +persistent, +numa, +chunked, +per-domain, +name-hash, or
-# any other plugin: +job, +cursor, +urcu-ref ...).  Default: all of
-# all-old, all-new and the six single changes.  Runs use --counters tsc
-# (no allocation-counting pass: it would run every storm twice).
+# any other plugin: +job, +cursor, +urcu-ref ...), or SLOT=PLUGIN[:SLOT=
+# PLUGIN...]: those plugins, the workload's defaults elsewhere
+# (quota=persistent:seclock=job).  A set ending in @oxenstored runs with
+# --param xs_server=external beside Debian's real oxenstored
+# (scripts/with-oxenstored.sh, its shim FAKEXEN, default
+# tests/bin/fakexen.so beside the binary; give --extra the
+# xs_client=socket xs_profile=libxl traffic): the third curve of seed
+# 000.  Default: all of all-old, all-new and the six single changes.
+# Runs use --counters tsc (no allocation-counting pass: it would run every
+# storm twice) unless --counters says otherwise.
 # HVBENCH names the binary
 # (default build/hvbench).  Benchmarks whose figures you keep: run it
 # under `flock -x /tmp/hvb-cpu.lock`, a few sets per command.
@@ -36,8 +47,10 @@ timeout_ms=0
 extra=""
 out=""
 tabulate=0
+counters=tsc
+split=0
 usage() {
-    sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,43p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -48,6 +61,8 @@ while [ $# -gt 0 ]; do
     --timeout-ms) timeout_ms=$2; shift 2 ;;
     --extra) extra=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --counters) counters=$2; shift 2 ;;
+    --split) split=1; shift ;;
     --tabulate) tabulate=1; shift ;;
     -h | --help) usage ;;
     *) echo "boot-storm-curve.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
@@ -84,6 +99,8 @@ new="domlookup=rcu-noref quota=persistent pgalloc=numa infolist=chunked seclock=
 
 plugins_of() {
     case $1 in
+    *@oxenstored) plugins_of "${1%@oxenstored}" ;;
+    *=*) echo "$1" | tr ':' ' ' ;;
     all-old) echo "$old" ;;
     all-new) echo "$new" ;;
     +*)
@@ -98,40 +115,77 @@ plugins_of() {
     esac
 }
 
+shim=${FAKEXEN:-$(dirname "$hvb")/tests/bin/fakexen.so}
+# One run of set $1 over the Ns $2 into $3.
+run_set() {
+    args=""
+    wrap=""
+    for kv in $(plugins_of "$1"); do args="$args --plugin $kv"; done
+    case $1 in
+    *@oxenstored)
+        args="$args --param xs_server=external"
+        wrap="$(dirname "$0")/with-oxenstored.sh $shim"
+        ;;
+    esac
+    echo "boot-storm-curve: $1: N = $2" >&2
+    # shellcheck disable=SC2086
+    $wrap "$hvb" run boot-storm $args --param "vms=$2" --repetitions "$reps" \
+        --counters "$counters" $extra --out "$3" >/dev/null ||
+        { echo "boot-storm-curve.sh: the run of $1 (N = $2) failed" >&2; exit 1; }
+}
+
 IFS=,
 for set in $sets; do
     unset IFS
     [ $tabulate -eq 0 ] || { IFS=,; continue; }
-    args=""
-    for kv in $(plugins_of "$set"); do args="$args --plugin $kv"; done
-    echo "boot-storm-curve: $set: N = $ns" >&2
-    # shellcheck disable=SC2086
-    "$hvb" run boot-storm $args --param "vms=$ns" --repetitions "$reps" \
-        --counters tsc $extra --out "$out/$set.json" >/dev/null ||
-        { echo "boot-storm-curve.sh: the run of $set failed" >&2; exit 1; }
+    plugins_of "$set" >/dev/null
+    rm -f "$out/$set.json" "$out/$set".n*.json
+    if [ $split -eq 0 ]; then
+        run_set "$set" "$ns" "$out/$set.json"
+    else
+        IFS=,
+        for n in $ns; do
+            unset IFS
+            run_set "$set" "$n" "$out/$set.n$n.json"
+        done
+    fi
     IFS=,
 done
 unset IFS
 
 /usr/bin/python3 - "$out" "$sets" "$ns" "$timeout_ms" <<'PY'
-import json, re, statistics, sys
+import glob, json, re, statistics, sys
 out, sets, ns, timeout_ms = sys.argv[1], sys.argv[2].split(","), \
     [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
 ns = sorted(set(ns))
 print("| set | " + " | ".join(f"N={n} VMs/s (p99 ms)" for n in ns) +
       " | breaking point |")
 print("|---|" + "---|" * (len(ns) + 1))
-for s in sets:
-    try:
-        d = json.load(open(f"{out}/{s}.json"))
-    except (OSError, ValueError) as e:
-        sys.exit(f"boot-storm-curve.sh: no results of {s} in {out}: {e}")
+def load(s):
+    """{N: [cells]} of set s, each cell with its run's load averages."""
+    files = sorted(glob.glob(f"{glob.escape(out)}/{glob.escape(s)}.json") +
+                   glob.glob(f"{glob.escape(out)}/{glob.escape(s)}.n*.json"))
+    if not files:
+        sys.exit(f"boot-storm-curve.sh: no results of {s} in {out}")
     cells = {}
-    for b in d["benchmarks"]:
-        if b.get("run_type") == "aggregate":
-            continue
-        n = int(re.search(r"/vms=(\d+)", b["name"]).group(1))
-        cells.setdefault(n, []).append(b)
+    for f in files:
+        try:
+            d = json.load(open(f))
+        except (OSError, ValueError) as e:
+            sys.exit(f"boot-storm-curve.sh: {f}: {e}")
+        env = d.get("hvbench", {}).get("environment", {})
+        la = (env.get("load_avg_before", [0])[0],
+              env.get("load_avg_after", [0])[0])
+        for b in d["benchmarks"]:
+            if b.get("run_type") == "aggregate":
+                continue
+            n = int(re.search(r"/vms=(\d+)", b["name"]).group(1))
+            cells.setdefault(n, []).append(dict(b, _load=la))
+    return cells
+
+results = {s: load(s) for s in sets}
+for s in sets:
+    cells = results[s]
     row, base, brk = [], None, None
     for n in ns:
         rs = cells.get(n, [])
@@ -152,4 +206,28 @@ for s in sets:
           (brk or f"> {ns[-1]}") + " |")
 print(f"\nbreaking point: the smallest N with VMs/s < half of N={ns[0]}'s"
       + (f" or a boot over {timeout_ms} ms" if timeout_ms else "") + ".")
+
+# The storm times side by side: ratio to the first set, the daemon's CPU.
+print("\n| N | " + " | ".join([f"{s} storm s (xenstored CPU %; load)"
+                               for s in sets] +
+                              [f"{s} / {sets[0]}" for s in sets[1:]]) + " |")
+print("|---|" + "---|" * (2 * len(sets) - 1))
+for n in ns:
+    row, storm = [], {}
+    for s in sets:
+        rs = results[s].get(n, [])
+        if not rs:
+            row.append("-")
+            continue
+        storm[s] = statistics.median(r["storm_wall_ms"] for r in rs) / 1e3
+        cpu = [r["xs_server_cpu_pct"] for r in rs if "xs_server_cpu_pct" in r]
+        la = f"{min(r['_load'][0] for r in rs):.1f}-" \
+             f"{max(r['_load'][1] for r in rs):.1f}"
+        row.append(f"{storm[s]:.3g} (" +
+                   (f"{statistics.median(cpu):.0f}" if cpu else "-") +
+                   f"; {la})")
+    for s in sets[1:]:
+        row.append(f"{storm[s] / storm[sets[0]]:.2f}x"
+                   if s in storm and sets[0] in storm else "-")
+    print(f"| {n} | " + " | ".join(row) + " |")
 PY

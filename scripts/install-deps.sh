@@ -5,8 +5,9 @@
 # With --test: only the heavy test-only ones (chromium, for the report
 # page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
-# Also Slurm and munge, for the fleet-slurm and bisect tests, and ccache,
-# which the build cache's builds go through where it is installed.
+# Also Slurm and munge, for the fleet-slurm and bisect tests, PostgreSQL,
+# for the history-pg test (tests/history/), and ccache, which the build
+# cache's builds go through where it is installed.
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -25,12 +26,13 @@ PACKAGES="
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
     python3-yaml bc git jq
-    libsqlite3-dev libboost-dev
+    libsqlite3-dev libpq-dev libboost-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"
     PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
     PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
+    PACKAGES="$PACKAGES postgresql" # history-pg
     PACKAGES="$PACKAGES ccache" # the build cache's builds (review, bisect)
 fi
 

@@ -16,6 +16,7 @@
 #include <hvb/gate.h>
 #include <hvb/hosts.h>
 #include <hvb/merge.h>
+#include <hvb/bisect.h>
 #include <hvb/history.h>
 #include <hvb/twobuild.h>
 #include <hvb/reproduce.h>
@@ -82,7 +83,7 @@ const struct hvb_cmd hvb_commands[] = {
      "each seed's claims beside the figures measured here",
      DOCS(&hvb_doc_reproduce), 0},
     {"history", hvb_cmd_history,
-     "history record|import|backfill|export|detect|publish [...] [--db PATH]",
+     "history record|import|backfill|reference|export|detect|triage|publish [...]",
      "a memory across runs: results and reviews in SQLite, change points",
      DOCS(&hvb_doc_history), 0},
     {"bisect", hvb_cmd_bisect, "bisect GOOD BAD [--metric M] -- WORKLOAD ...",

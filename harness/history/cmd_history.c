@@ -41,8 +41,10 @@ static const char *const fail_ons[] = {"never", "regression", "change", NULL};
 
 #define H struct hist
 static const struct hvb_optdef db_opts[] = {
-    HVB_OPT_STR("db", 0, "PATH", H, db,
-                "the history (default $HVBENCH_DB, else "
+    HVB_OPT_STR("db", 0, "PATH|URL", H, db,
+                "the history: a SQLite file, or a PostgreSQL URL "
+                "(postgresql://USER@HOST/DB; libpq's PG* variables and "
+                "~/.pgpass apply) (default $HVBENCH_DB, else "
                 "$XDG_DATA_HOME/hvbench/history.db or "
                 "~/.local/share/hvbench/history.db; created on first use)"),
     HVB_OPT_HELP(0),
@@ -118,13 +120,16 @@ static const struct hvb_optdef all_opts[] = {
 
 const struct hvb_cmd_doc hvb_doc_history = {
     .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
-             "PATH]\n"
+             "PATH|URL]\n"
              "       history import PATH... [--branch NAME] [--machine NAME]\n"
              "       history backfill REV-RANGE [--reference REV] [--every N] "
              "-- WORKLOAD ...\n"
-             "       history publish OUT [--db PATH]\n"
+             "       history reference [set REV [--overlap REV] -- WORKLOAD "
+             "...]\n"
+             "       history triage [ID real|noise|expected [--note TEXT]]\n"
+             "       history publish OUT [--db PATH|URL]\n"
              "       history export [--format json|csv] [--out FILE] [--db "
-             "PATH]\n"
+             "PATH|URL]\n"
              "       history detect [CELL-GLOB] [--metric M] [--series "
              "absolute|ratio]\n"
              "                      [--pvalue P] [--min-segment N] "
@@ -133,11 +138,16 @@ const struct hvb_cmd_doc hvb_doc_history = {
         "A memory across runs.  'record' keeps results files (hvbench run\n"
         "--out: each cell's median time and per-op counters) and review\n"
         "files (review.json: each cell's paired ratio head/base with its\n"
-        "CI, and head's figure) in a SQLite database, one transaction per\n"
+        "CI, and head's figure) in a database (a SQLite file, or a shared\n"
+        "PostgreSQL), one transaction per\n"
         "file, under the commit, branch and machine; 'import' records every\n"
         "such file under PATHs (directories walked, other JSON skipped);\n"
         "'backfill' reviews each commit of a range against one pinned\n"
         "reference build and records it (see 'history backfill --help');\n"
+        "'reference' shows the pinned reference or moves it with an overlap\n"
+        "review that chains the ratio series ('history reference --help');\n"
+        "'triage' labels a change point real, noise or expected (each\n"
+        "benchmark's precision on the site; 'history triage --help');\n"
         "'publish' writes the history as a static site: a page per series\n"
         "with its change points, the open regressions, an Atom feed.\n"
         "'export' gives every point back.  'detect' finds change points\n"
@@ -262,24 +272,24 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
 }
 
 /* The selection's WHERE clause and its parameters bound from 1. */
-static sqlite3_stmt *select_points(struct hist *o, struct hvb_hdb *h,
-                                   const char *cols, const char *order,
-                                   bool runs)
+static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
+                                          const char *cols, const char *order,
+                                          bool runs)
 {
     char sql[1024];
-    sqlite3_stmt *st = NULL;
+    struct hvb_sql_stmt *st = NULL;
     int k = 1;
 
     snprintf(sql, sizeof(sql),
-             "SELECT %s FROM points p%s WHERE (?1 IS NULL OR p.metric = ?1) "
-             "AND (?2 IS NULL OR p.series = ?2) ORDER BY %s",
+             "SELECT %s FROM points p%s WHERE (p.metric = ?1 OR ?1 IS NULL) "
+             "AND (p.series = ?2 OR ?2 IS NULL) ORDER BY %s",
              cols, runs ? " JOIN runs r ON r.id = p.run_id" : "", order);
-    if ( sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(h->db, sql)) == NULL )
         return NULL;
     if ( o->metric )
-        sqlite3_bind_text(st, k, o->metric, -1, SQLITE_TRANSIENT);
+        hvb_sql_bind_text(st, k, o->metric);
     if ( o->series )
-        sqlite3_bind_text(st, k + 1, o->series, -1, SQLITE_TRANSIENT);
+        hvb_sql_bind_text(st, k + 1, o->series);
     return st;
 }
 
@@ -302,41 +312,39 @@ static int export(struct hist *o, struct hvb_hdb *h)
         "run",    "recorded_at", "kind",  "commit", "base_commit",
         "branch", "machine",     "cell",  "metric", "series",
         "value",  "ci_lo",       "ci_hi", "unit"};
-    sqlite3_stmt *st = select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
+    struct hvb_sql_stmt *st =
+        select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
     struct hvb_outfile of = {.f = stdout};
     json_t *a = json_array();
     char err[1024];
     int c, n = (int)(sizeof(names) / sizeof(names[0]));
 
     if ( st == NULL )
-        return hvb_failure("history export: %s", sqlite3_errmsg(h->db));
+        return hvb_failure("history export: %s", hvb_sql_errmsg(h->db));
     if ( o->out && hvb_outfile_open(&of, o->out, "history", err, sizeof(err)) )
         return hvb_usage_error("history export: %s", err);
     for ( c = 0; o->format == 1 && c < n; c++ )
         fprintf(of.f, "%s%s", c ? "," : "", names[c]);
     if ( o->format == 1 )
         fputc('\n', of.f);
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
         json_t *row = json_object();
 
         for ( c = 0; c < n; c++ )
         {
-            int t = sqlite3_column_type(st, c);
-            json_t *v =
-                t == SQLITE_NULL ? json_null()
-                : t == SQLITE_INTEGER
-                    ? json_integer(sqlite3_column_int64(st, c))
-                : t == SQLITE_FLOAT
-                    ? json_real(sqlite3_column_double(st, c))
-                    : json_string((const char *)sqlite3_column_text(st, c));
+            enum hvb_sql_type t = hvb_sql_type(st, c);
+            json_t *v = t == HVB_SQL_NULL  ? json_null()
+                        : t == HVB_SQL_INT ? json_integer(hvb_sql_int64(st, c))
+                        : t == HVB_SQL_FLOAT ? json_real(hvb_sql_double(st, c))
+                                             : json_string(hvb_sql_text(st, c));
 
             if ( o->format == 1 )
             {
                 fputs(c ? "," : "", of.f);
-                if ( t == SQLITE_TEXT )
+                if ( t == HVB_SQL_TEXT )
                     csv_field(of.f, json_string_value(v));
-                else if ( t != SQLITE_NULL )
+                else if ( t != HVB_SQL_NULL )
                     fprintf(of.f, "%.17g", json_number_value(v));
             }
             json_object_set_new(row, names[c], v);
@@ -345,7 +353,7 @@ static int export(struct hist *o, struct hvb_hdb *h)
             fputc('\n', of.f);
         json_array_append_new(a, row);
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     if ( o->format == 0 )
         json_dumpf(a, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)),
             fputc('\n', of.f);
@@ -358,135 +366,174 @@ static int export(struct hist *o, struct hvb_hdb *h)
 /* One series being read: its key and points in the order recorded. */
 struct series {
     char key[3][512]; /* cell, metric, series */
-    double *v;
-    long long *run;
+    struct hvb_hpoint *p;
     size_t n, cap;
 };
 
-static int push(struct series *s, double v, long long run)
+static int push(struct series *s, const struct hvb_hruns *runs, double v,
+                long long run)
 {
     if ( s->n == s->cap )
     {
         size_t cap = s->cap ? 2 * s->cap : 256;
-        double *nv = realloc(s->v, cap * sizeof(*nv));
-        long long *nr = nv ? realloc(s->run, cap * sizeof(*nr)) : NULL;
+        struct hvb_hpoint *np = realloc(s->p, cap * sizeof(*np));
 
-        if ( nv )
-            s->v = nv;
-        if ( nr == NULL )
+        if ( np == NULL )
             return -ENOMEM;
-        s->run = nr;
+        s->p = np;
         s->cap = cap;
     }
-    s->v[s->n] = v;
-    s->run[s->n++] = run;
+    s->p[s->n++] = (struct hvb_hpoint){.run = run,
+                                       .commit = hvb_hruns_commit(runs, run),
+                                       .base = hvb_hruns_base(runs, run),
+                                       .value = v,
+                                       .lo = NAN,
+                                       .hi = NAN};
     return 0;
 }
 
-/* Run @id's commit into @out ("unknown" if none). */
-static const char *commit_of(struct hvb_hdb *h, long long id, char *out,
-                             size_t len)
-{
-    sqlite3_stmt *st;
+struct detect_state {
+    struct hvb_detect_opts dopt;
+    unsigned int nseries, changes, chained, breaks;
+    long regressions;
+    bool note_failed;
+};
 
-    snprintf(out, len, "unknown");
-    if ( sqlite3_prepare_v2(h->db, "SELECT commit_hash FROM runs WHERE id = ?",
-                            -1, &st, NULL) != SQLITE_OK )
-        return out;
-    sqlite3_bind_int64(st, 1, id);
-    if ( sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) )
-        snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return out;
+/* Note change @f of @s: its id, or -1 (said once). */
+static long long note(struct hvb_hdb *h, struct detect_state *d,
+                      const struct series *s, const struct hvb_hfound *f)
+{
+    struct hvb_hchange c = {.cell = s->key[0],
+                            .metric = s->key[1],
+                            .series = s->key[2],
+                            .run = s->p[f->at].run,
+                            .before = f->c.before,
+                            .after = f->c.after,
+                            .p = f->c.p};
+    char err[1024];
+    long long id = hvb_hchange_note(h, &c, err, sizeof(err));
+
+    if ( id < 0 && !d->note_failed )
+        fprintf(stderr,
+                "hvbench: history detect: warning: change points not kept "
+                "(no ids to triage): %s\n",
+                err);
+    d->note_failed |= id < 0;
+    return id;
 }
 
-/* The change points of @s, printed; how many regressions, or -errno. */
-static long detect_one(struct hist *o, struct hvb_hdb *h, struct series *s,
-                       double pv, unsigned int *changes)
+/* The change points of @s, printed; 0 or -errno. */
+static int detect_one(struct hvb_hdb *h, struct series *s,
+                      struct detect_state *d)
 {
-    static struct hvb_change cp[MAX_CHANGES];
-    long n = hvb_edivisive(s->v, s->n, pv, o->min_seg, o->window, cp,
-                           MAX_CHANGES),
-         i, reg = 0;
-    char c1[64], c0[64];
+    static struct hvb_hfound f[MAX_CHANGES];
+    long n, i;
+    char label[32];
 
-    for ( i = 0; i < n && i < MAX_CHANGES; i++ )
+    if ( strcmp(s->key[2], "ratio") == 0 && hvb_hchain(s->p, s->n, NULL, 0) )
     {
-        size_t at = cp[i].at;
-        double rel = cp[i].before != 0 ? cp[i].after / cp[i].before - 1 : 0;
-
-        reg += cp[i].after > cp[i].before;
-        (*changes)++;
-        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
-               "%.6g (%+.2f%%), p %.2g  %s\n",
-               s->key[0], s->key[1], s->key[2], s->run[at],
-               commit_of(h, s->run[at], c1, sizeof(c1)),
-               commit_of(h, s->run[at - 1], c0, sizeof(c0)), cp[i].before,
-               cp[i].after, 100 * rel, cp[i].p,
-               cp[i].after > cp[i].before ? "regression" : "improvement");
+        d->chained++;
+        d->breaks += (unsigned int)s->p[s->n - 1].segment;
     }
-    return n < 0 ? n : reg;
+    else if ( strcmp(s->key[2], "ratio") )
+        hvb_hunchained(s->p, s->n);
+    n = hvb_hchanges(s->p, s->n, &d->dopt, f, MAX_CHANGES);
+    for ( i = 0; i < n; i++ )
+    {
+        const struct hvb_change *c = &f[i].c;
+        const struct hvb_hpoint *at = &s->p[f[i].at], *prev = at - 1;
+        double rel = c->before != 0 ? c->after / c->before - 1 : 0;
+        long long id = note(h, d, s, &f[i]);
+
+        d->regressions += c->after > c->before;
+        d->changes++;
+        *label = '\0';
+        if ( id > 0 )
+            hvb_hchange_label(h, id, label, sizeof(label));
+        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
+               "%.6g (%+.2f%%), p %.2g  %s",
+               s->key[0], s->key[1], s->key[2], at->run,
+               at->commit ? at->commit : "unknown",
+               prev->commit ? prev->commit : "unknown", c->before, c->after,
+               100 * rel, c->p,
+               c->after > c->before ? "regression" : "improvement");
+        if ( id > 0 )
+            printf("  #%lld%s%s", id, *label ? " " : "", label);
+        putchar('\n');
+    }
+    return n < 0 ? (int)n : 0;
 }
 
 static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 {
-    sqlite3_stmt *st =
-        select_points(o, h,
-                      "p.cell, p.metric, p.series, p.value, "
-                      "p.run_id",
+    struct hvb_sql_stmt *st =
+        select_points(o, h, "p.cell, p.metric, p.series, p.value, p.run_id",
                       "p.cell, p.metric, p.series, p.run_id", false);
+    struct detect_state d = {
+        .dopt = {.pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
+                 .min_seg = o->min_seg,
+                 .window = o->window}};
     struct series s = {0};
-    unsigned int nseries = 0, changes = 0;
-    long regressions = 0, r;
-    double pv = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL);
-    bool more = true;
+    struct hvb_hruns runs;
+    bool more = true, tx;
 
-    if ( !(pv > 0 && pv < 1) )
+    if ( !(d.dopt.pvalue > 0 && d.dopt.pvalue < 1) )
         return hvb_usage_error("history detect: bad value '%s' for --pvalue "
                                "(0 < P < 1)",
                                o->pvalue);
-    if ( st == NULL )
-        return hvb_failure("history detect: %s", sqlite3_errmsg(h->db));
+    if ( st == NULL || hvb_hruns_load(h, &runs) )
+        return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
+    /* The change points noted in one transaction, not one each. */
+    tx = hvb_sql_begin(h->db) == 0;
     while ( more )
     {
         const char *k[3] = {NULL, NULL, NULL};
         int j;
 
-        more = sqlite3_step(st) == SQLITE_ROW;
+        more = hvb_sql_step(st) == HVB_SQL_ROW;
         for ( j = 0; more && j < 3; j++ )
-            k[j] = (const char *)sqlite3_column_text(st, j);
+            k[j] = hvb_sql_text(st, j);
         if ( more && glob && fnmatch(glob, k[0], 0) != 0 )
             continue;
         if ( s.n > 0 && (!more || strcmp(k[0], s.key[0]) ||
                          strcmp(k[1], s.key[1]) || strcmp(k[2], s.key[2])) )
         {
-            nseries++;
-            if ( (r = detect_one(o, h, &s, pv, &changes)) < 0 )
+            d.nseries++;
+            if ( detect_one(h, &s, &d) < 0 )
                 break;
-            regressions += r;
             s.n = 0;
         }
         for ( j = 0; more && j < 3; j++ )
             snprintf(s.key[j], sizeof(s.key[j]), "%s", k[j]);
-        if ( more && push(&s, sqlite3_column_double(st, 3),
-                          sqlite3_column_int64(st, 4)) )
+        if ( more &&
+             push(&s, &runs, hvb_sql_double(st, 3), hvb_sql_int64(st, 4)) )
             return hvb_failure("out of memory");
     }
-    sqlite3_finalize(st);
-    free(s.v);
-    free(s.run);
+    hvb_sql_finalize(st);
+    if ( tx && hvb_sql_commit(h->db) )
+        fprintf(stderr,
+                "hvbench: history detect: warning: change points not "
+                "kept: %s\n",
+                hvb_sql_errmsg(h->db));
+    free(s.p);
+    hvb_hruns_free(&runs);
+    if ( d.chained )
+        printf("%u ratio series across moves of their reference: chained by "
+               "the overlaps; %u move(s) without one, nothing compared across "
+               "them\n",
+               d.chained, d.breaks);
     printf("%u change point(s) in %u series, %ld regression(s) (E-divisive "
            "means, Welch p < %g, segments of %u points at least)\n",
-           changes, nseries, regressions, pv, o->min_seg);
-    return (o->fail_on == 1 && regressions > 0) ||
-                   (o->fail_on == 2 && changes > 0)
+           d.changes, d.nseries, d.regressions, d.dopt.pvalue, o->min_seg);
+    return (o->fail_on == 1 && d.regressions > 0) ||
+                   (o->fail_on == 2 && d.changes > 0)
                ? 1
                : 0;
 }
 
 static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
 {
-    struct hvb_publish_opts po = {
+    struct hvb_detect_opts po = {
         .pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
         .min_seg = o->min_seg,
         .window = o->window};
@@ -520,6 +567,10 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
 
     if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "backfill") == 0 )
         return hvb_history_backfill(ctx->argc - 1, ctx->argv + 1);
+    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "triage") == 0 )
+        return hvb_history_triage(ctx->argc - 1, ctx->argv + 1);
+    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "reference") == 0 )
+        return hvb_history_reference(ctx->argc - 1, ctx->argv + 1);
     if ( ctx->argc >= 2 && (strcmp(ctx->argv[1], "--help") == 0 ||
                             strcmp(ctx->argv[1], "-h") == 0) )
     {
@@ -531,8 +582,8 @@ int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
         ;
     if ( sub == 5 )
         return hvb_usage_error("history needs record, import, backfill, "
-                               "export, detect or publish (see 'hvbench "
-                               "history --help')");
+                               "reference, export, detect, triage or publish "
+                               "(see 'hvbench history --help')");
     snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
     p.cmd = cmdname;
     while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )

@@ -38,8 +38,9 @@ struct backfill {
 #define F struct backfill
 static const struct hvb_optdef backfill_opts[] = {
     HVB_OPT_STR("reference", 0, "REV", F, reference,
-                "the pinned build every commit is paired with (default the "
-                "range's first commit)"),
+                "the build every commit is paired with (default the "
+                "history's pinned reference, else the range's first commit, "
+                "then pinned)"),
     HVB_OPT_UINT("every", 0, "N", F, every, 1, 1000000,
                  "every Nth commit of the range (default 1)"),
     HVB_OPT_STR("metric", 'm', "M[,M...]", F, r.metric,
@@ -51,7 +52,8 @@ static const struct hvb_optdef backfill_opts[] = {
     HVB_OPT_STR("branch", 0, "NAME", F, branch, "recorded with the runs"),
     HVB_OPT_STR("machine", 0, "NAME", F, machine,
                 "recorded with the runs (default the host name)"),
-    HVB_OPT_STR("db", 0, "PATH", F, db, "the history (as record's)"),
+    HVB_OPT_STR("db", 0, "PATH|URL", F, db,
+                "the history, a file or a PostgreSQL URL (as record's)"),
     HVB_OPT_UINT("jobs", 'j', "N", F, r.jobs, 1, 256, "build parallelism"),
     HVB_OPT_ALSO(hvb_hreview_fleet_opts),
     HVB_OPT_HELP(0),
@@ -73,25 +75,6 @@ const struct hvb_cmd_doc hvb_doc_history_backfill = {
             "once done.",
     .opts = backfill_opts,
 };
-
-/* Record review @dir/review.json into @h. */
-static int record_one(struct backfill *b, struct hvb_hdb *h, const char *dir)
-{
-    char path[4300], err[1024], host[256];
-    struct hvb_hrun run = {.branch = b->branch, .machine = b->machine};
-    json_t *doc;
-    long long id = -1;
-
-    snprintf(path, sizeof(path), "%s/review.json", dir);
-    if ( run.machine == NULL && gethostname(host, sizeof(host)) == 0 )
-        run.machine = host;
-    doc = json_load_file(path, 0, NULL);
-    if ( doc != NULL && hvb_hrun_from(&run, doc, path, err, sizeof(err)) == 0 )
-        id = hvb_hdb_record(h, &run, err, sizeof(err));
-    json_decref(run.points);
-    json_decref(doc);
-    return id < 0 ? -1 : 0;
-}
 
 /* The range's commits (every Nth) into @out, one per line; how many. */
 static long range_commits(struct backfill *b, const char *range, char *out,
@@ -119,7 +102,7 @@ static void account(struct backfill *b, struct hvb_hdb *h,
                     unsigned long *done, unsigned long *skipped)
 {
     if ( (t->rc == 0 || t->rc == 1 || t->rc == 3) &&
-         record_one(b, h, t->dir) == 0 )
+         hvb_hreview_record(h, t->dir, b->branch, b->machine) >= 0 )
         (*done)++;
     else
     {
@@ -210,7 +193,7 @@ int hvb_history_backfill(int argc, char **argv)
                              .i = 1,
                              .cmd = "history backfill",
                              .doc = &hvb_doc_history_backfill};
-    char cwd[4096], err[1024], first[64], *list;
+    char cwd[4096], err[1024], first[64], pinned[80], *list;
     const char *val, *range = NULL;
     struct hvb_rev ref;
     struct hvb_hdb h;
@@ -252,13 +235,32 @@ int hvb_history_backfill(int argc, char **argv)
         return hvb_usage_error("history backfill: no commit in '%s'", range);
     }
     snprintf(first, sizeof(first), "%.*s", (int)strcspn(list, "\n"), list);
-    if ( hvb_rev_resolve(b.r.repo, b.reference ? b.reference : first, &ref, err,
-                         sizeof(err)) ||
-         hvb_hdb_open(&h, b.db, err, sizeof(err)) )
+    if ( hvb_hdb_open(&h, b.db, err, sizeof(err)) )
     {
         free(list);
         return hvb_usage_error("history backfill: %s", err);
     }
+    if ( hvb_href_current(&h, pinned, sizeof(pinned)) )
+        *pinned = '\0';
+    if ( hvb_rev_resolve(b.r.repo,
+                         b.reference ? b.reference
+                         : *pinned   ? pinned
+                                     : first,
+                         &ref, err, sizeof(err)) ||
+         (*pinned == '\0' &&
+          hvb_href_pin(&h, ref.commit, NULL, -1, err, sizeof(err))) )
+    {
+        hvb_hdb_close(&h);
+        free(list);
+        return hvb_usage_error("history backfill: %s", err);
+    }
+    if ( *pinned && strcmp(pinned, ref.commit) )
+        fprintf(stderr,
+                "hvbench: history backfill: warning: reviewing against "
+                "%.12s, not the pinned reference %.12s: these ratios are on "
+                "another scale (history reference set moves it with an "
+                "overlap)\n",
+                ref.commit, pinned);
     status = walk(&b, &h, list, ref.commit);
     hvb_hdb_close(&h);
     free(list);

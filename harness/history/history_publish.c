@@ -17,6 +17,7 @@
  *    "before": 1.0, "after": 1.02, "p": 1e-9, "kind": "regression"}]}
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,79 +28,181 @@
 
 #include "private.h"
 
-#define MAX_CP 4096
+#define MAX_CP    4096
+#define MAX_MOVES 4096
 
-static json_t *text_or_null(sqlite3_stmt *st, int c)
+static json_t *text_or_null(struct hvb_sql_stmt *st, int c)
 {
-    const unsigned char *t = sqlite3_column_text(st, c);
+    const char *t = hvb_sql_text(st, c);
 
-    return t ? json_string((const char *)t) : json_null();
+    return t ? json_string(t) : json_null();
 }
 
-static json_t *num_or_null(sqlite3_stmt *st, int c)
+static json_t *num_or_null(struct hvb_sql_stmt *st, int c)
 {
-    return sqlite3_column_type(st, c) == SQLITE_NULL
-               ? json_null()
-               : json_real(sqlite3_column_double(st, c));
+    return hvb_sql_is_null(st, c) ? json_null()
+                                  : json_real(hvb_sql_double(st, c));
 }
 
-/* Series @s's change points, as detect finds them, into it. */
-static int changes(json_t *s, const struct hvb_publish_opts *o)
+/* @s's points as history_chain.c takes them (strings borrowed). */
+static struct hvb_hpoint *points_of(json_t *s, size_t *n)
 {
-    static struct hvb_change cp[MAX_CP];
-    json_t *pts = json_object_get(s, "points"), *a = json_array(), *p;
-    size_t n = json_array_size(pts), i;
-    double *v = malloc((n + 1) * sizeof(*v));
-    long k, nc;
+    json_t *pts = json_object_get(s, "points"), *p, *ci;
+    struct hvb_hpoint *hp;
+    size_t i;
 
-    if ( v == NULL || a == NULL )
+    *n = json_array_size(pts);
+    if ( (hp = calloc(*n + 1, sizeof(*hp))) == NULL )
+        return NULL;
+    json_array_foreach(pts, i, p)
     {
-        free(v);
+        ci = json_object_get(p, "ci");
+        hp[i].run = json_integer_value(json_object_get(p, "run"));
+        hp[i].commit = json_string_value(json_object_get(p, "commit"));
+        hp[i].base = json_string_value(json_object_get(p, "base"));
+        hp[i].value = json_number_value(json_object_get(p, "value"));
+        hp[i].lo = json_is_number(json_array_get(ci, 0))
+                       ? json_number_value(json_array_get(ci, 0))
+                       : NAN;
+        hp[i].hi = json_is_number(json_array_get(ci, 1))
+                       ? json_number_value(json_array_get(ci, 1))
+                       : NAN;
+    }
+    return hp;
+}
+
+static json_t *num_or_nan(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+/* A ratio series' chained values and reference moves into @s. */
+static void chain(json_t *s, struct hvb_hpoint *hp, size_t n)
+{
+    static struct hvb_hmove mv[MAX_MOVES];
+    size_t nm = hvb_hchain(hp, n, mv, MAX_MOVES), i;
+    json_t *moves = json_array(), *pts = json_object_get(s, "points");
+
+    for ( i = 0; i < n; i++ )
+        json_object_set_new(
+            json_array_get(pts, i), "chained",
+            json_pack("{s:o, s:[o, o], s:b, s:I}", "value",
+                      num_or_nan(hp[i].chained), "ci", num_or_nan(hp[i].lo),
+                      num_or_nan(hp[i].hi), "anchor", !hp[i].keep, "segment",
+                      (json_int_t)hp[i].segment));
+    for ( i = 0; i < nm && i < MAX_MOVES; i++ )
+        json_array_append_new(
+            moves, json_pack("{s:I, s:s?, s:s?, s:s?, s:o}", "index",
+                             (json_int_t)mv[i].at, "from", mv[i].from, "to",
+                             mv[i].to, "overlap", mv[i].overlap, "factor",
+                             num_or_nan(mv[i].factor)));
+    json_object_set_new(s, "moves", moves);
+}
+
+/* How many of @s's kept change points have each label, into it. */
+static void triage_counts(struct hvb_hdb *h, json_t *s)
+{
+    json_t *t =
+        json_pack("{s:i, s:i, s:i}", "real", 0, "noise", 0, "expected", 0);
+    struct hvb_sql_stmt *st;
+
+    if ( (st = hvb_sql_prepare(
+              h->db, "SELECT label, count(*) FROM changes WHERE cell = "
+                     "? AND metric = ? AND series = ? AND label IS NOT "
+                     "NULL GROUP BY label")) != NULL )
+    {
+        hvb_sql_bind_text(st, 1, json_string_value(json_object_get(s, "cell")));
+        hvb_sql_bind_text(st, 2,
+                          json_string_value(json_object_get(s, "metric")));
+        hvb_sql_bind_text(st, 3,
+                          json_string_value(json_object_get(s, "series")));
+        while ( hvb_sql_step(st) == HVB_SQL_ROW )
+            json_object_set_new(t, hvb_sql_text(st, 0),
+                                json_integer((int)hvb_sql_int64(st, 1)));
+        hvb_sql_finalize(st);
+    }
+    json_object_set_new(s, "triage", t);
+}
+
+/* Series @s's change points, as detect finds them (ids kept), into it. */
+static int changes(struct hvb_hdb *h, json_t *s,
+                   const struct hvb_detect_opts *o)
+{
+    static struct hvb_hfound f[MAX_CP];
+    const char *series = json_string_value(json_object_get(s, "series"));
+    json_t *a = json_array();
+    size_t n;
+    struct hvb_hpoint *hp = points_of(s, &n);
+    long k, nc;
+    char err[1024], label[32];
+
+    if ( hp == NULL || a == NULL )
+    {
+        free(hp);
         json_decref(a);
         return -ENOMEM;
     }
-    json_array_foreach(pts, i, p) v[i] =
-        json_number_value(json_object_get(p, "value"));
-    nc = hvb_edivisive(v, n, o->pvalue, o->min_seg, o->window, cp, MAX_CP);
-    for ( k = 0; k < nc && k < MAX_CP; k++ )
+    if ( series && strcmp(series, "ratio") == 0 )
+        chain(s, hp, n);
+    else
+        hvb_hunchained(hp, n);
+    nc = hvb_hchanges(hp, n, o, f, MAX_CP);
+    for ( k = 0; k < nc; k++ )
+    {
+        struct hvb_hchange c = {
+            .cell = json_string_value(json_object_get(s, "cell")),
+            .metric = json_string_value(json_object_get(s, "metric")),
+            .series = series,
+            .run = hp[f[k].at].run,
+            .before = f[k].c.before,
+            .after = f[k].c.after,
+            .p = f[k].c.p};
+        long long id = hvb_hchange_note(h, &c, err, sizeof(err));
+
+        *label = '\0';
+        if ( id > 0 )
+            hvb_hchange_label(h, id, label, sizeof(label));
         json_array_append_new(
-            a, json_pack("{s:I, s:f, s:f, s:f, s:s}", "index",
-                         (json_int_t)cp[k].at, "before", cp[k].before, "after",
-                         cp[k].after, "p", cp[k].p, "kind",
-                         cp[k].after > cp[k].before ? "regression"
-                                                    : "improvement"));
-    free(v);
+            a, json_pack("{s:I, s:f, s:f, s:f, s:s, s:I, s:s?}", "index",
+                         (json_int_t)f[k].at, "before", f[k].c.before, "after",
+                         f[k].c.after, "p", f[k].c.p, "kind",
+                         f[k].c.after > f[k].c.before ? "regression"
+                                                      : "improvement",
+                         "id", (json_int_t)id, "label", *label ? label : NULL));
+    }
+    free(hp);
     json_object_set_new(s, "changes", a);
+    triage_counts(h, s);
     return nc < 0 ? (int)nc : 0;
 }
 
 /* Every series of @h with its points, in the order recorded. */
-static json_t *all_series(struct hvb_hdb *h, const struct hvb_publish_opts *o)
+static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 {
-    sqlite3_stmt *st;
+    struct hvb_sql_stmt *st;
     json_t *list = json_array(), *cur = NULL;
     char key[1600] = "", k[1600];
 
-    if ( sqlite3_prepare_v2(
-             h->db,
-             "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
-             "r.id, r.commit_hash, r.recorded_at, r.source, p.unit FROM "
-             "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
-             "p.metric, p.series, p.run_id",
-             -1, &st, NULL) != SQLITE_OK )
+    if ( (st = hvb_sql_prepare(
+              h->db,
+              "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
+              "r.id, r.commit_hash, r.recorded_at, r.source, p.unit, "
+              "r.base_commit FROM "
+              "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
+              "p.metric, p.series, p.run_id")) == NULL )
     {
         json_decref(list);
         return NULL;
     }
-    while ( sqlite3_step(st) == SQLITE_ROW )
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
         json_t *pt;
 
-        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", sqlite3_column_text(st, 0),
-                 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", hvb_sql_text(st, 0),
+                 hvb_sql_text(st, 1), hvb_sql_text(st, 2));
         if ( cur == NULL || strcmp(k, key) )
         {
-            if ( cur != NULL && changes(cur, o) )
+            if ( cur != NULL && changes(h, cur, o) )
                 break;
             cur = json_pack("{s:o, s:o, s:o, s:o, s:[]}", "cell",
                             text_or_null(st, 0), "metric", text_or_null(st, 1),
@@ -108,32 +211,41 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_publish_opts *o)
             json_array_append_new(list, cur);
             snprintf(key, sizeof(key), "%s", k);
         }
-        pt = json_pack("{s:I, s:o, s:o, s:f, s:[o, o], s:o}", "run",
-                       (json_int_t)sqlite3_column_int64(st, 6), "commit",
-                       text_or_null(st, 7), "at", text_or_null(st, 8), "value",
-                       sqlite3_column_double(st, 3), "ci", num_or_null(st, 4),
-                       num_or_null(st, 5), "source", text_or_null(st, 9));
+        pt = json_pack("{s:I, s:o, s:o, s:o, s:f, s:[o, o], s:o}", "run",
+                       (json_int_t)hvb_sql_int64(st, 6), "commit",
+                       text_or_null(st, 7), "base", text_or_null(st, 11), "at",
+                       text_or_null(st, 8), "value", hvb_sql_double(st, 3),
+                       "ci", num_or_null(st, 4), num_or_null(st, 5), "source",
+                       text_or_null(st, 9));
         json_array_append_new(json_object_get(cur, "points"), pt);
     }
-    sqlite3_finalize(st);
+    hvb_sql_finalize(st);
     if ( cur != NULL && json_object_get(cur, "changes") == NULL )
-        changes(cur, o);
+        changes(h, cur, o);
     return list;
 }
 
 int hvb_history_publish(struct hvb_hdb *h, const char *out,
-                        const struct hvb_publish_opts *o, char *err, size_t len)
+                        const struct hvb_detect_opts *o, char *err, size_t len)
 {
     char path[4200];
     char *args[] = {path, (char *)out, NULL};
+    bool tx = hvb_sql_begin(h->db) == 0; /* one for every note */
     json_t *series = all_series(h, o), *doc;
     int rc = hvb_mkdirs(out);
 
     if ( series == NULL )
     {
-        snprintf(err, len, "%s: %s", h->path, sqlite3_errmsg(h->db));
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
+        if ( tx )
+            hvb_sql_rollback(h->db);
         return -EIO;
     }
+    if ( tx && hvb_sql_commit(h->db) )
+        fprintf(stderr,
+                "hvbench: history publish: warning: change points not kept: "
+                "%s\n",
+                hvb_sql_errmsg(h->db));
     if ( rc )
     {
         json_decref(series);

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <hvb/exec.h>
 
@@ -78,4 +79,23 @@ int hvb_hreview_run(char **av, const char *logp)
     if ( f )
         fclose(f);
     return rc < 0 ? -1 : rc;
+}
+
+long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
+                             const char *branch, const char *machine)
+{
+    char path[4300], err[1024], host[256];
+    struct hvb_hrun run = {.branch = branch, .machine = machine};
+    json_t *doc;
+    long long id = -1;
+
+    snprintf(path, sizeof(path), "%s/review.json", dir);
+    if ( run.machine == NULL && gethostname(host, sizeof(host)) == 0 )
+        run.machine = host;
+    doc = json_load_file(path, 0, NULL);
+    if ( doc != NULL && hvb_hrun_from(&run, doc, path, err, sizeof(err)) == 0 )
+        id = hvb_hdb_record(h, &run, err, sizeof(err));
+    json_decref(run.points);
+    json_decref(doc);
+    return id;
 }

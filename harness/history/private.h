@@ -10,24 +10,29 @@
 #include <stddef.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include <hvb/cmdline.h>
+#include <hvb/history.h>
+#include <hvb/hreview.h>
 
-#define HVB_HISTORY_SCHEMA 1 /* PRAGMA user_version of a current file */
+#include <hvb/sqldb.h>
+
+#define HVB_HISTORY_SCHEMA 2 /* the schema version of a current database */
 
 struct hvb_hdb {
-    sqlite3 *db;
-    char path[4096];
+    struct hvb_sql *db;
+    char path[4096]; /* what messages call it: a URL without its password */
 };
 
 /*
- * Open (create, migrate) the history at @spec: a path, or NULL for
- * $HVBENCH_DB, else $XDG_DATA_HOME/hvbench/history.db, else
+ * Open (create, migrate) the history at @spec: a path or a
+ * postgresql:// URL, or NULL for $HVBENCH_DB, else $XDG_DATA_HOME/hvbench/history.db, else
  * ~/.local/share/hvbench/history.db.  0 or -errno with @err.
  */
 int hvb_hdb_open(struct hvb_hdb *h, const char *spec, char *err, size_t len);
 void hvb_hdb_close(struct hvb_hdb *h);
+/* The time now, as the history records it (2026-12-02T06:00:00Z). */
+void hvb_hdb_now(char out[32]);
 
 /* One run to record: where it comes from, and its points. */
 struct hvb_hrun {
@@ -50,71 +55,91 @@ int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
 long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
                          size_t len);
 
+/* Record the review in @dir (its review.json) into @h: its run id, or -1. */
+long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
+                             const char *branch, const char *machine);
+
 /*
- * A review history runs (bisect's steps, backfill's commits): "self
- * review BASE HEAD --repo R --metric M ... -- LINE", history_review.c.
+ * history_chain.c: one point of a series, in the order recorded, and
+ * the moves of its reference.  hvb_hchain() sets @chained (the value on
+ * the first reference's scale; @lo and @hi scaled alike), @keep (false
+ * for an overlap's anchor, a repeat of a point already in) and @segment
+ * (a move without an overlap starts the next), and returns how many
+ * moves there were (at most @max into @moves).
  */
-struct hvb_hreview {
-    const char *metric, *threshold, *max_pairs, *cache;
-    unsigned int jobs;
-    char repo[4096], self[4096];
-    char **line; /* WORKLOAD [run options] */
-    int nr_line;
-    /* --fleet slurm: the reviews as job arrays (history_fleet.c) */
-    const char *fleet, *partition;
-    double slurm_timeout_s;
-    char fleet_dir[4096]; /* absolute --out: scripts, logs/ */
-    char cache_abs[4096]; /* --cache, absolute */
+struct hvb_hpoint {
+    long long run;
+    const char *commit, *base;
+    double value, lo, hi, chained;
+    size_t segment;
+    bool keep;
 };
-
-/*
- * The option rows of --fleet, --partition and --slurm-timeout, for a
- * command whose state begins with its struct hvb_hreview (HVB_OPT_ALSO).
- */
-extern const struct hvb_optdef hvb_hreview_fleet_opts[];
-
-/*
- * --fleet of @r checked, its --out @out (and the cache) made absolute
- * for the nodes: -1 to go on, or the exit status having said why.
- */
-int hvb_hfleet_check(struct hvb_hreview *r, const char *cmd, const char **out);
-
-/*
- * Its argv (malloc'd) into @out: metric default sim_instructions, with
- * @pairs as --max-pairs if set, explained (--explain changed) or not.
- */
-char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
-                        const char *head, const char *out, const char *pairs,
-                        bool explain);
-
-/* Run it, both outputs into @logp: its exit status, or -1. */
-int hvb_hreview_run(char **av, const char *logp);
-
-/* One review of a job array: DIR its --out, DIR.log and DIR.status. */
-struct hvb_hfleet_task {
-    char **argv; /* hvb_hreview_argv()'s */
-    char dir[4200], log[4300], status[4300];
-    int rc;         /* its exit status; -1: it did not end by itself */
-    double seconds; /* it ran */
+struct hvb_hmove {
+    size_t at;                       /* the first point against @to */
+    const char *from, *to, *overlap; /* overlap: NULL for a break */
+    double factor; /* @to's points times this: @from's scale; NAN */
 };
+size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
+                  size_t max);
 
-/*
- * The reviews @t (@n) as one Slurm job array, script @script, followed
- * to their end; each t->rc and t->seconds set, the job ids appended to
- * @jobs.  0, or the exit status having said why (sbatch, squeue).
- */
-int hvb_hfleet_run(const struct hvb_hreview *r, const char *script,
-                   struct hvb_hfleet_task *t, size_t n, bool quiet,
-                   json_t *jobs);
-
-/* history_publish.c: the site of @h into @out (detect's settings @o). */
-struct hvb_publish_opts {
+/* detect's settings (detect, publish). */
+struct hvb_detect_opts {
     double pvalue;
     size_t min_seg, window;
 };
+
+/*
+ * history_series.c: every run's commit and base, read once (indexed by
+ * run id), and a series' change points found segment by segment of its
+ * chained values (@p as hvb_hchain() or hvb_hunchained() left it): how
+ * many (at most @max into @out), or -errno.
+ */
+struct hvb_hruns {
+    char **commit, **base;
+    size_t n;
+};
+int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r);
+void hvb_hruns_free(struct hvb_hruns *r);
+const char *hvb_hruns_commit(const struct hvb_hruns *r, long long id);
+const char *hvb_hruns_base(const struct hvb_hruns *r, long long id);
+struct hvb_hfound {
+    size_t at; /* the index into the series of the first point after */
+    struct hvb_change c;
+};
+long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
+                  const struct hvb_detect_opts *o, struct hvb_hfound *out,
+                  size_t max);
+/* An absolute series: its values as they are, one segment. */
+void hvb_hunchained(struct hvb_hpoint *p, size_t n);
+
+/* history_publish.c: the site of @h into @out. */
 int hvb_history_publish(struct hvb_hdb *h, const char *out,
-                        const struct hvb_publish_opts *o, char *err,
-                        size_t len);
+                        const struct hvb_detect_opts *o, char *err, size_t len);
+
+/*
+ * history_changes.c: change points as the history keeps them, so that
+ * they can be triaged.  A change is known by its series and the run of
+ * its first point after; noting it again finds the same id.
+ */
+struct hvb_hchange {
+    const char *cell, *metric, *series;
+    long long run;
+    double before, after, p;
+};
+/* Its id (a new one the first time), or -errno with @err. */
+long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
+                           char *err, size_t len);
+/* Its label ("real", "noise", "expected") into @out, "" if none. */
+void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len);
+/* "history triage [ID LABEL [--note TEXT]]" (@argv[0] "triage"). */
+int hvb_history_triage(int argc, char **argv);
+/* "history reference [set REV ...]" (@argv[0] "reference"). */
+int hvb_history_reference(int argc, char **argv);
+/* The pinned reference's full hash into @out: 0, or -ENOENT if none. */
+int hvb_href_current(struct hvb_hdb *h, char *out, size_t len);
+/* Pin @commit (moved with @overlap's review, run @run; or NULL, -1). */
+int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
+                 long long run, char *err, size_t len);
 
 /* history_backfill.c: "history backfill ..." (@argv[0] "backfill"). */
 int hvb_history_backfill(int argc, char **argv);

@@ -52,8 +52,8 @@ const struct hvb_rp_run hvb_rp_runs[] = {
      "--param size_mb=4096 --param start_mb=256",
      "--repetitions 9", "--repetitions 21", false, 3, 6},
     {"001", "increase-reservation", "increase-reservation",
-     "--plugin pgalloc=first-node,numa-2006,numa " NUMA_TOPO
-     "--param size_mb=3072",
+     "--plugin pgalloc=first-node,numa-2006,numa --param topology=2x2048M "
+     "--param dom0_mb=914 --param size_mb=3072",
      "--repetitions 9", "--repetitions 21", false, 2, 5},
     {"002", "getinfolist", "getinfolist",
      "--plugin infolist=append-2,chunked --param domains=1000 "
@@ -93,6 +93,15 @@ const size_t hvb_rp_nr_runs = sizeof(hvb_rp_runs) / sizeof(hvb_rp_runs[0]);
     "node 0 and pulls from node 1; allocation cost and page placement are " \
     "real, nothing is modelled; absolute times are this machine's (the "    \
     "ratio is compared)"
+#define INCRES_HOW                                                          \
+    "increase-reservation of 3072 MiB in one hypercall; topology=2x2048M "  \
+    "is EMULATED (this VM has one NUMA node): the seed's 2-way Opteron "    \
+    "with 4 GiB; dom0_mb=914: dom0 first populates 914 MiB of node 0 for "  \
+    "real, leaving the 1.11 GiB that the seed's own table implies was "     \
+    "free there (with NUMA 1 GiB 48 ms, 2 GiB 212 ms, 3 GiB 390 ms: a "     \
+    "page beyond node 0 cost 178 ms/GiB, so 212 = 48 F + 178 (2 - F), F = " \
+    "1.11), so 63% of the domain comes from node 1 (local_frac 0.37); "     \
+    "allocation cost and page placement are real, nothing is modelled"
 #define VIRT_HOW                                                            \
     "parallel-create through libvirtd's RPC pool (max_client_requests=50, " \
     "as the seed tuned libvirtd.conf), 3 domains per client; every label "  \
@@ -196,7 +205,13 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      {"increase-reservation", "pgalloc=first-node", "time"},
      "ms",
      1e-6,
-     "increase-reservation of 3072 MiB in one hypercall; " NUMA_HOW,
+     INCRES_HOW "; callgrind: 322 (first-node) vs 909 (numa-2006) "
+                "instructions a page (2.82x; 2.0 vs 14.0 free-list probes a "
+                "page), the time ratio lower because this CPU runs the "
+                "probes of node 0's empty lists at a higher IPC than the "
+                "frame-table writes both pay; the seed's Opteron 248 spent "
+                "267 and 1042 cycles a page (127 and 496 ns at 2.1 GHz), "
+                "about one instruction a cycle on both paths",
      NULL},
     {"001",
      "3 GiB with NUMA + optimisations: 150 / 159 / 159 ms vs 100 ms "
@@ -253,8 +268,18 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "xenopsd-poll: enumerate 1000 domains every 10 ms while 2 workers "
      "boot 200 domains/s (destroy, create, 100 xenstore writes in one "
      "transaction), boundary=syscall; shares from the threads' CPU "
-     "clocks; nothing modelled (boot_work_us=0), so the rest of xenopsd "
-     "(most of the seed's time) is not in the denominator",
+     "clocks; nothing modelled (boot_work_us=0).  The share ratio cannot "
+     "pass the ratio r of one poll's CPU (poll_cpu_us: append-2 ~1.9 ms, "
+     "chunked ~0.14 ms, r = 13-14): r (p + W) / (r p + W) < r whatever the "
+     "rest W, so no denominator brings it near 885x (boot_work_us=1000, "
+     "3000 move it 6.3x -> 7.9x, 8.1x).  hvbench profile: append-2's poll "
+     "52% in Xen's walk from the head (252k steps), 41% in memmove (the "
+     "appends' 28 MB); chunked's 60% in the hypervisor's walk and fill of "
+     "the 1000 records, which both pay, 14% in the bounce copies.  The "
+     "seed's own r is at most 500 (hypercalls 500 -> 1, its walk steps "
+     "125x fewer, its list cells 250x, its 1000 records as many), so its "
+     "885x is not one denominator's: its 'after' flame graph is another "
+     "run (perf-xen-boot-1150)",
      NULL},
     {"003",
      "virConnectDefineXML: 13 ms booting 1 VM vs 4.5 s booting 20 VMs in "

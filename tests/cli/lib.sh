@@ -32,3 +32,16 @@ finish() {
     echo "$1: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]
 }
+# started RC WHAT ERRFILE: after "scripts/*-local.sh start" (exit RC,
+# stderr in ERRFILE): exit 77 with SKIP and its reason where it cannot
+# run, 1 with FAIL where WHAT did not start.
+started() {
+    if [ "$1" -eq 77 ]; then
+        echo "SKIP: $(cat "$3")"
+        exit 77
+    fi
+    if [ "$1" -ne 0 ]; then
+        echo "FAIL: $2 did not start: $(cat "$3")"
+        exit 1
+    fi
+}

@@ -97,6 +97,11 @@ for r in rows:
     if not (0 < share <= 100 and r.get("polls", 0) > 0 and r.get("boots", 0) > 0):
         print("FAIL: xenopsd-poll", r["name"], share, r.get("polls"), r.get("boots"))
         sys.exit(1)
+    # the CPU of one poll, all the poller's CPU over its polls
+    per = r.get("poll_cpu_us", -1) * r["polls"] / 1e3
+    if not (per > 0 and abs(per - r["poller_cpu_ms"]) <= 1e-3 * r["poller_cpu_ms"]):
+        print("FAIL: xenopsd-poll", r["name"], "poll_cpu_us", r.get("poll_cpu_us"))
+        sys.exit(1)
     modelled = r["hvbench"]["params"]["boot_work_us"] > 0
     if modelled != ("boot_work_us_modelled" in r):
         print("FAIL: xenopsd-poll", r["name"], "modelled cost not flagged")

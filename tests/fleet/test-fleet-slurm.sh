@@ -32,15 +32,7 @@ trap cleanup_slurm EXIT
 trap 'exit 1' INT TERM
 
 "$src/scripts/slurm-local.sh" start "$cluster" >"$tmp/start.out" 2>"$tmp/start.err"
-rc=$?
-if [ $rc -eq 77 ]; then
-    echo "SKIP: $(cat "$tmp/start.err")"
-    exit 77
-fi
-if [ $rc -ne 0 ]; then
-    echo "FAIL: the local Slurm did not start: $(cat "$tmp/start.err")"
-    exit 1
-fi
+started $? "the local Slurm" "$tmp/start.err"
 export SLURM_CONF="$cluster/slurm.conf"
 PATH=$PATH:/usr/sbin
 cd "$tmp" || exit 1

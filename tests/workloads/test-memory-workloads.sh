@@ -20,6 +20,18 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$hvb" run increase-reservation --plugin $plugins $common \
     --param size_mb=16,96 --out "$out/ir.json" >/dev/null 2>&1 ||
     fail "increase-reservation"
+# dom0_mb: dom0 holds 32 of node 0's 64 MiB, so a 48 MiB domain finds 32
+# there (2/3 local) instead of all 48 (1 local), under every plugin.
+"$hvb" run increase-reservation --plugin $plugins $common \
+    --param size_mb=48 --param dom0_mb=0,32 --out "$out/d0.json" \
+    >/dev/null 2>&1 || fail "increase-reservation dom0_mb"
+jq -e '[.hvbench.cells[] | .params.dom0_mb as $d
+        | .counters.local_frac.summary.median as $f
+        | if $d == 0 then $f == 1
+          else $f > 0.6 and $f < 0.7 end] | length == 6 and all' \
+    "$out/d0.json" >/dev/null || fail "dom0_mb does not hold node 0's memory"
+"$hvb" run increase-reservation $common --param size_mb=48 \
+    --param dom0_mb=200 >/dev/null 2>&1 && fail "dom0_mb past the topology"
 "$hvb" run balloon --plugin $plugins $common --param size_mb=48 \
     --param start_mb=8 --param domains=2 --out "$out/bl.json" >/dev/null 2>&1 ||
     fail "balloon"

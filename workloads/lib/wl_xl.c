@@ -60,6 +60,14 @@ const char *const wl_xl_role_names[WL_XL_NR_ROLES] = {
 #define WAIT_MS     10000
 #define NR_WATCHERS 2
 
+/* The host's directories, before any VM (xencommons, xl). */
+static const char *const host_dirs[] = {"/vm",
+                                        "/libxl",
+                                        "/local/domain/0/backend/vbd",
+                                        "/local/domain/0/backend/vif",
+                                        "/local/domain/0/backend/console",
+                                        NULL};
+
 struct wl_xl {
     struct xsd_server *server;
     pthread_t server_thread, watcher_thread[NR_WATCHERS];
@@ -69,14 +77,21 @@ struct wl_xl {
     _Atomic bool stop;
     _Atomic uint64_t role_requests[WL_XL_NR_ROLES];
     _Atomic uint64_t synced; /* the kernel watcher saw backend/sync */
+    _Atomic int kernel_rc;   /* why the kernel watcher stopped, -errno */
     uint64_t nr_stats;       /* wl_xl_stats() calls */
-    char dir[64], sock[96];
+    /* An external daemon: counted here (connections opened, events read) */
+    bool external;
+    int pid;
+    _Atomic uint64_t opens, watches, watcher_events[NR_WATCHERS];
+    struct wl_xl_client *clients; /* their connections' events */
+    char dir[64], sock[108];
 };
 
 struct wl_xl_client {
     struct wl_xl *x;
     struct xsd_client *conn[WL_XL_NR_ROLES]; /* hotplug's: NULL */
     struct xsd_client *fe_watch;             /* the guest's "device" watch */
+    struct wl_xl_client *next;               /* x->clients */
 };
 
 /*
@@ -92,6 +107,13 @@ struct xo {
     size_t len;
     char buf[XSD_PAYLOAD_MAX + 1];
 };
+
+/* A connection to the daemon, counted (an external one's "connections"). */
+static int xopen(struct wl_xl *x, struct xsd_client **c)
+{
+    atomic_fetch_add_explicit(&x->opens, 1, memory_order_relaxed);
+    return xsd_client_open(x->sock, c);
+}
 
 static void xo_init(struct xo *o, struct wl_xl_client *cl, enum wl_xl_role r)
 {
@@ -112,7 +134,7 @@ static int xreq(struct xo *o, uint32_t type, const void *body, size_t len,
 
     if ( o->rc )
         return o->rc;
-    if ( c == NULL && (rc = xsd_client_open(o->x->sock, &c)) != 0 )
+    if ( c == NULL && (rc = xopen(o->x, &c)) != 0 )
         return o->rc = rc;
     atomic_fetch_add_explicit(&o->x->role_requests[o->role], 1,
                               memory_order_relaxed);
@@ -141,6 +163,8 @@ static int xpath(struct xo *o, uint32_t type, const char *val, int ok,
         return o->rc ? o->rc : (o->rc = -E2BIG);
     if ( vl )
         memcpy(body + len, val, vl);
+    if ( type == XSD_WATCH )
+        atomic_fetch_add_explicit(&o->x->watches, 1, memory_order_relaxed);
     if ( type == XSD_SET_PERMS || type == XSD_WATCH || type == XSD_UNWATCH )
     {
         /* "n0 r7" -> "n0\0r7\0"; a token -> "token\0" */
@@ -535,7 +559,7 @@ static void cmd_open(struct xo *h)
 {
     int rc;
 
-    if ( h->rc == 0 && (rc = xsd_client_open(h->x->sock, &h->c)) != 0 )
+    if ( h->rc == 0 && (rc = xopen(h->x, &h->c)) != 0 )
         h->rc = rc;
 }
 
@@ -959,9 +983,12 @@ int wl_xl_destroy(struct wl_xl_client *cl, domid_t id)
     xrm(&o, "/libxl/%u", id);
     xrm(&o, "/local/domain/%u", id);
     /*
-     * No RELEASE: the domain's death reaches xenstored from Xen (VIRQ
-     * DOM_EXC), here hv_domain_destroy's hv_xs_domain_release.
+     * The domain's death reaches xenstored from Xen (VIRQ_DOM_EXC): for
+     * the run's daemon hv_domain_destroy's hv_xs_domain_release; an
+     * external one, which has no Xen to ask, is told by a RELEASE.
      */
+    if ( cl->x->external ) /* EINVAL: never introduced (its boot failed) */
+        (void)xreq(&o, XSD_RELEASE, v.ids, strlen(v.ids) + 1, -EINVAL);
     return o.rc;
 }
 
@@ -988,10 +1015,14 @@ static void *kernel_watcher(void *arg)
     while ( !atomic_load(&x->stop) )
     {
         rc = xsd_client_wait_event(x->watcher[0], NULL, 50, path, sizeof(path));
+        atomic_store(&x->watcher_events[0], xsd_client_events(x->watcher[0]));
         if ( rc == -ETIMEDOUT )
             continue;
         if ( rc )
+        {
+            atomic_store(&x->kernel_rc, rc);
             break;
+        }
         if ( strchr(path, '/') == NULL ||
              strchr(strchr(path, '/') + 1, '/') == NULL )
             continue; /* char_count(node, '/') < 2 */
@@ -1011,47 +1042,70 @@ static void *consoled_watcher(void *arg)
 {
     struct wl_xl *x = arg;
 
-    while ( !atomic_load(&x->stop) )
-        if ( xsd_client_wait_event(x->watcher[1], NULL, 50, NULL, 0) == -EIO )
-            break;
+    int rc = 0;
+
+    while ( !atomic_load(&x->stop) && rc != -EIO )
+    {
+        rc = xsd_client_wait_event(x->watcher[1], NULL, 50, NULL, 0);
+        atomic_store(&x->watcher_events[1], xsd_client_events(x->watcher[1]));
+    }
     return NULL;
 }
 
-static int watch(struct xsd_client *c, const char *path, const char *tok)
+/* A watcher's WATCH, counted (its first event is its own). */
+static int watch(struct wl_xl *x, struct xsd_client *c, const char *path,
+                 const char *tok)
 {
     char body[128];
     size_t pl = strlen(path) + 1, tl = strlen(tok) + 1;
 
+    atomic_fetch_add(&x->watches, 1);
     memcpy(body, path, pl);
     memcpy(body + pl, tok, tl);
     return xsd_client_request(c, XSD_WATCH, 0, body, pl + tl, NULL, 0, NULL);
 }
 
-int wl_xl_open(struct hvb_cell *c, struct hv_xs *xs, struct wl_xl **out)
+/* The host's nodes (xencommons, xl's first run) in the run's store. */
+static int host_nodes_inproc(struct hv_xs *xs)
 {
-    static const char *const dirs[] = {"/vm",
-                                       "/libxl",
-                                       "/local/domain/0/backend/vbd",
-                                       "/local/domain/0/backend/vif",
-                                       "/local/domain/0/backend/console",
-                                       NULL};
-    void *(*const fns[NR_WATCHERS])(void *) = {kernel_watcher,
-                                               consoled_watcher};
-    struct xsd_opts opts = {0};
-    struct wl_xl *x = calloc(1, sizeof(*x));
-    char err[256] = "";
     unsigned int i;
     int rc = 0;
 
-    *out = x;
-    if ( x == NULL )
-        return -ENOMEM;
-    for ( i = 0; rc == 0 && dirs[i]; i++ )
-        rc = hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, dirs[i]);
+    for ( i = 0; rc == 0 && host_dirs[i]; i++ )
+        rc = hv_xs_simple(xs, HV_XS_MKDIR, 0, 0, host_dirs[i]);
     if ( rc == 0 )
         rc = hv_xs_write(xs, 0, 0, "/local/domain/0/name", "Domain-0");
     if ( rc == 0 )
         rc = hv_xs_write(xs, 0, 0, "/local/domain/0/backend/sync/0", "0");
+    return rc;
+}
+
+/* ... and over the wire to an external daemon, before any watch. */
+static int host_nodes_wire(struct wl_xl *x)
+{
+    struct xo *o = calloc(1, sizeof(*o));
+    unsigned int i;
+    int rc;
+
+    if ( o == NULL )
+        return -ENOMEM;
+    *o = (struct xo){.x = x, .c = x->control, .role = WL_XL_TOOLSTACK};
+    for ( i = 0; host_dirs[i]; i++ )
+        xmkdir(o, "%s", host_dirs[i]);
+    xwrite(o, "Domain-0", "/local/domain/0/name");
+    xwrite(o, "0", "/local/domain/0/backend/sync/0");
+    rc = o->rc;
+    free(o);
+    return rc;
+}
+
+/* The run's own daemon, in a thread, on a socket in a fresh directory. */
+static int server_start(struct hvb_cell *c, struct hv_xs *xs, struct wl_xl *x)
+{
+    struct xsd_opts opts = {0};
+    char err[256] = "";
+    int rc = host_nodes_inproc(xs);
+
     if ( rc )
     {
         hvb_cell_error(c, "xs_profile=libxl: the host's nodes: %s",
@@ -1061,9 +1115,10 @@ int wl_xl_open(struct hvb_cell *c, struct hv_xs *xs, struct wl_xl **out)
     strcpy(x->dir, "/tmp/hvb-xl.XXXXXX");
     if ( mkdtemp(x->dir) == NULL )
     {
+        rc = -errno;
         hvb_cell_error(c, "mkdtemp: %s", strerror(errno));
         x->dir[0] = '\0';
-        return -errno;
+        return rc;
     }
     snprintf(x->sock, sizeof(x->sock), "%s/sock", x->dir);
     opts.socket = x->sock;
@@ -1071,19 +1126,53 @@ int wl_xl_open(struct hvb_cell *c, struct hv_xs *xs, struct wl_xl **out)
     if ( rc == 0 && (rc = -pthread_create(&x->server_thread, NULL, serve,
                                           x->server)) == 0 )
         x->started[NR_WATCHERS] = true;
+    if ( rc )
+        hvb_cell_error(c, "xs_client=socket: %s", err[0] ? err : strerror(-rc));
+    return rc;
+}
+
+int wl_xl_open(struct hvb_cell *c, struct hv_xs *xs,
+               const struct wl_xl_external *ext, struct wl_xl **out)
+{
+    void *(*const fns[NR_WATCHERS])(void *) = {kernel_watcher,
+                                               consoled_watcher};
+    struct wl_xl *x = calloc(1, sizeof(*x));
+    unsigned int i;
+    int rc = 0;
+
+    *out = x;
+    if ( x == NULL )
+        return -ENOMEM;
+    if ( ext == NULL && (rc = server_start(c, xs, x)) != 0 )
+        return rc;
+    if ( ext )
+    {
+        if ( strlen(ext->socket) >= sizeof(x->sock) )
+        {
+            hvb_cell_error(c, "xs_server=external: socket path too long: %s",
+                           ext->socket);
+            return -ENAMETOOLONG;
+        }
+        strcpy(x->sock, ext->socket);
+        x->external = true;
+        x->pid = ext->pid;
+    }
     for ( i = 0; rc == 0 && i < NR_WATCHERS; i++ )
-        rc = xsd_client_open(x->sock, &x->watcher[i]);
-    if ( rc == 0 && (rc = xsd_client_open(x->sock, &x->kernel)) == 0 &&
-         (rc = xsd_client_open(x->sock, &x->control)) == 0 &&
-         (rc = watch(x->watcher[0], "backend", "backend")) == 0 &&
-         (rc = watch(x->watcher[1], "@introduceDomain", "domlist")) == 0 )
-        rc = watch(x->watcher[1], "@releaseDomain", "domlist");
+        rc = xopen(x, &x->watcher[i]);
+    if ( rc == 0 && (rc = xopen(x, &x->kernel)) == 0 &&
+         (rc = xopen(x, &x->control)) == 0 && x->external )
+        rc = host_nodes_wire(x);
+    if ( rc == 0 && (rc = watch(x, x->watcher[0], "backend", "backend")) == 0 &&
+         (rc = watch(x, x->watcher[1], "@introduceDomain", "domlist")) == 0 )
+        rc = watch(x, x->watcher[1], "@releaseDomain", "domlist");
     for ( i = 0; rc == 0 && i < NR_WATCHERS; i++ )
         if ( (rc = -pthread_create(&x->watcher_thread[i], NULL, fns[i], x)) ==
              0 )
             x->started[i] = true;
     if ( rc )
-        hvb_cell_error(c, "xs_client=socket: %s", err[0] ? err : strerror(-rc));
+        hvb_cell_error(c, "xs_client=socket: %s%s: %s",
+                       x->external ? "xs_server=external: " : "", x->sock,
+                       strerror(-rc));
     return rc;
 }
 
@@ -1125,20 +1214,29 @@ int wl_xl_client_open(struct wl_xl *x, struct wl_xl_client **out)
     if ( cl == NULL )
         return -ENOMEM;
     cl->x = x;
+    cl->next = x->clients;
+    x->clients = cl;
     for ( r = 0; rc == 0 && r < WL_XL_NR_ROLES; r++ )
         if ( r != WL_XL_HOTPLUG )
-            rc = xsd_client_open(x->sock, &cl->conn[r]);
+            rc = xopen(x, &cl->conn[r]);
     if ( rc == 0 )
-        rc = xsd_client_open(x->sock, &cl->fe_watch);
+        rc = xopen(x, &cl->fe_watch);
     return rc;
 }
 
 void wl_xl_client_close(struct wl_xl_client *cl)
 {
+    struct wl_xl_client **p;
     unsigned int r;
 
     if ( cl == NULL )
         return;
+    for ( p = &cl->x->clients; *p; p = &(*p)->next )
+        if ( *p == cl )
+        {
+            *p = cl->next;
+            break;
+        }
     for ( r = 0; r < WL_XL_NR_ROLES; r++ )
         xsd_client_close(cl->conn[r]);
     xsd_client_close(cl->fe_watch);
@@ -1147,7 +1245,11 @@ void wl_xl_client_close(struct wl_xl_client *cl)
 
 /*
  * The kernel watcher has handled every event so far: a write of
- * backend/sync/0 (an event it answers last) and its DIRECTORY.
+ * backend/sync/0 (an event it answers last) and its DIRECTORY.  An
+ * external oxenstored 4.17.7 may hold that event in its queue for a
+ * watcher that was behind (its BoundedPipe) until its main loop next wakes
+ * (up to its 15 s period when idle): there each wait of 1 ms is one READ
+ * on the control connection (not counted), which wakes it.
  */
 static int sync_watcher(struct wl_xl *x)
 {
@@ -1161,9 +1263,14 @@ static int sync_watcher(struct wl_xl *x)
                             NULL, 0, NULL);
     while ( rc == 0 && atomic_load(&x->synced) < want )
     {
+        if ( (rc = atomic_load(&x->kernel_rc)) != 0 )
+            return rc;
         if ( hv_now_ns() > end )
             return -ETIMEDOUT;
         usleep(1000);
+        if ( x->external )
+            rc = xsd_client_request(x->control, XSD_READ, 0, body,
+                                    sizeof(body) - 2, NULL, 0, NULL);
     }
     return rc;
 }
@@ -1179,6 +1286,61 @@ static uint64_t stat_of(const char *text, const char *key)
     return 0;
 }
 
+/*
+ * An external daemon's CPU time so far: utime + stime of /proc/PID/stat
+ * (fields 14 and 15, after the command's parenthesis), in clock ticks.
+ */
+static bool proc_cpu_ns(int pid, uint64_t *ns)
+{
+    unsigned long long ut, st;
+    char path[64], buf[1024], *p;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if ( pid <= 0 || (f = fopen(path, "r")) == NULL )
+        return false;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    if ( (p = strrchr(buf, ')')) == NULL ||
+         sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+                &ut, &st) != 2 )
+        return false;
+    *ns = (ut + st) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+    return true;
+}
+
+/* An external daemon's counts, as its clients saw them. */
+static void client_side_stats(struct wl_xl *x, struct wl_xl_stats *st)
+{
+    const struct wl_xl_client *cl;
+    unsigned int r;
+
+    st->client_side = true;
+    st->requests = 0;
+    for ( r = 0; r < WL_XL_NR_ROLES; r++ )
+        st->requests += st->role_requests[r];
+    st->connections = atomic_load(&x->opens);
+    /*
+     * Received, less each WATCH's own first event: the daemon's "events"
+     * are those its writes fire (INTRODUCE's and RELEASE's included).
+     */
+    st->events = atomic_load(&x->watcher_events[0]) +
+                 atomic_load(&x->watcher_events[1]) - x->nr_stats -
+                 atomic_load(&x->watches);
+    for ( cl = x->clients; cl; cl = cl->next )
+    {
+        for ( r = 0; r < WL_XL_NR_ROLES; r++ )
+            if ( cl->conn[r] )
+                st->events += xsd_client_events(cl->conn[r]);
+        st->events += xsd_client_events(cl->fe_watch);
+    }
+    st->events_dropped = 0; /* a client cannot see the daemon's */
+    st->quota_copies = 0;   /* the daemon's own quota, not the plugin's */
+    st->has_cpu = proc_cpu_ns(x->pid, &st->server_cpu_ns);
+}
+
 int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st)
 {
     static const char cmd[] = "stats";
@@ -1189,25 +1351,33 @@ int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st)
     unsigned int r;
     int rc = sync_watcher(x);
 
-    if ( rc == 0 )
-        rc = xsd_client_request(x->control, XSD_CONTROL, 0, cmd, sizeof(cmd),
-                                buf, sizeof(buf) - 1, &len);
+    if ( rc )
+        return rc;
+    x->nr_stats++;
+    for ( r = 0; r < WL_XL_NR_ROLES; r++ )
+        st->role_requests[r] = atomic_load(&x->role_requests[r]);
+    st->role_requests[WL_XL_BACKEND] -= x->nr_stats;
+    if ( x->external )
+    {
+        client_side_stats(x, st);
+        return 0;
+    }
+    rc = xsd_client_request(x->control, XSD_CONTROL, 0, cmd, sizeof(cmd), buf,
+                            sizeof(buf) - 1, &len);
     if ( rc )
         return rc;
     buf[len] = '\0';
     /* Less each call's own: WRITE + its DIRECTORY + CONTROL, 1 event */
-    x->nr_stats++;
+    st->client_side = false;
     st->requests = stat_of(buf, "requests") - 3 * x->nr_stats;
     st->connections = stat_of(buf, "connections");
     st->events = stat_of(buf, "events") - x->nr_stats;
     st->events_dropped = stat_of(buf, "events_dropped");
     st->quota_copies = stat_of(buf, "quota_copies") - 5 * x->nr_stats;
-    for ( r = 0; r < WL_XL_NR_ROLES; r++ )
-        st->role_requests[r] = atomic_load(&x->role_requests[r]);
-    st->role_requests[WL_XL_BACKEND] -= x->nr_stats;
     st->server_cpu_ns = 0;
-    if ( pthread_getcpuclockid(x->server_thread, &clk) == 0 &&
-         clock_gettime(clk, &ts) == 0 )
+    st->has_cpu = pthread_getcpuclockid(x->server_thread, &clk) == 0 &&
+                  clock_gettime(clk, &ts) == 0;
+    if ( st->has_cpu )
         st->server_cpu_ns =
             (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     return 0;

@@ -19,6 +19,7 @@ struct incres_params {
     uint64_t scale_pct;
     uint64_t order;
     uint64_t node;
+    uint64_t dom0_mb;
     struct wl_mem_params mem;
 };
 
@@ -35,6 +36,14 @@ static uint64_t size_bytes(const struct hvb_cell *c)
     return (p->size_mb << 20) * p->scale_pct / 100;
 }
 
+/* What the cell allocates: every thread's domain, and dom0's. */
+static uint64_t all_bytes(const struct hvb_cell *c)
+{
+    const struct incres_params *p = c->params;
+
+    return size_bytes(c) * c->threads + (p->dom0_mb << 20);
+}
+
 static int incres_check(struct hvb_cell *c)
 {
     const struct incres_params *p = c->params;
@@ -44,22 +53,42 @@ static int incres_check(struct hvb_cell *c)
         hvb_cell_error(c, "size_mb x scale_pct is below one extent");
         return -EINVAL;
     }
-    return wl_mem_check(c, &p->mem, p->node, size_bytes(c) * c->threads);
+    return wl_mem_check(c, &p->mem, p->node, all_bytes(c));
 }
 
 static void incres_configure(const struct hvb_cell *c, struct hv_config *cfg)
 {
     const struct incres_params *p = c->params;
 
-    wl_mem_configure(&p->mem, cfg, size_bytes(c) * c->threads);
+    wl_mem_configure(&p->mem, cfg, all_bytes(c));
 }
 
 static uint64_t incres_mem_need(const struct hvb_cell *c)
 {
     const struct incres_params *p = c->params;
-    uint64_t all = size_bytes(c) * c->threads;
+    uint64_t all = all_bytes(c);
 
     return wl_mem_need(&p->mem, all, wl_mem_scrubbed(&p->mem) ? all : 0);
+}
+
+/* dom0 populates dom0_mb on the domain's node before the clock starts. */
+static int hold_dom0(struct hvb_cell *c, const struct incres_params *p)
+{
+    struct hv_cpu *cpu = wl_mem_prepare_cpu(c);
+    struct hv_domain *d0;
+    int rc;
+
+    if ( cpu == NULL )
+        return -ENOMEM;
+    rc = wl_mem_domain(c, 0, p->node, &d0);
+    if ( rc == 0 )
+        rc = wl_mem_op(cpu, d0, true, p->dom0_mb << (20 - HV_PAGE_SHIFT), 0,
+                       512, 0);
+    hv_cpu_leave(cpu);
+    if ( rc == -ENOMEM )
+        hvb_cell_error(c, "the topology has too little memory for dom0_mb=%llu",
+                       (unsigned long long)p->dom0_mb);
+    return rc;
 }
 
 static int incres_prepare(struct hvb_cell *c)
@@ -76,6 +105,8 @@ static int incres_prepare(struct hvb_cell *c)
     s->extents = size_bytes(c) >> (HV_PAGE_SHIFT + s->order);
     for ( i = 0; rc == 0 && i < c->threads && i < HV_MAX_CPUS; i++ )
         rc = wl_mem_domain(c, (domid_t)(1 + i), p->node, &s->d[i]);
+    if ( rc == 0 && p->dom0_mb )
+        rc = hold_dom0(c, p);
     return rc;
 }
 
@@ -107,6 +138,9 @@ static const struct hv_opt incres_param_table[] = {
                        "extent order (domU max 9)"),
     HVB_PARAM_UINT_ROW(struct incres_params, node, "0", 0, HV_MAX_NUMNODES - 1,
                        "node of the domain's vCPU"),
+    HVB_PARAM_UINT_ROW(struct incres_params, dom0_mb, "0", 0, 1u << 22,
+                       "memory dom0 already holds on that node, populated "
+                       "before the domain (MiB); seed 001: 914 of 2048"),
     WL_MEM_PARAMS(struct incres_params, mem),
     HVB_PARAM_TABLE_END,
 };

@@ -19,6 +19,12 @@
  * 7 ms every 10 ms use 700 ms/s; workers booting 100 domains/s at 1 ms
  * each use 100 ms/s; the share is 700 / 800 = 87.5%.
  * One operation = one window (a one-shot workload).
+ *
+ * poll_cpu_us is the poller's CPU per enumeration, p.  Two strategies
+ * whose polls cost r p and p beside the same work W of the workers give
+ * shares r p / (r p + W) and p / (p + W), whose ratio
+ * r (p + W) / (r p + W) grows with W but never passes r: the ratio of
+ * the cells' poll_cpu_us bounds the ratio of their shares.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -305,6 +311,9 @@ static void xpoll_thread(struct hvb_thread *t)
         hvb_counter_add(t, "late_polls", (double)late, 0);
         hvb_counter_add(t, "poll_us", polls ? (double)busy / polls / 1e3 : 0,
                         0);
+        /* The share's bound: see the comment at the top. */
+        hvb_counter_add(t, "poll_cpu_us",
+                        polls ? (double)poller / polls / 1e3 : 0, 0);
         hvb_counter_add(t, "boots", (double)(atomic_load(&s->boots) - b0), 0);
         if ( s->boot_work_us )
             hvb_counter_add(t, "boot_work_us_modelled", s->boot_work_us, 0);

@@ -3,12 +3,17 @@
 """The history's static site (hvbench history publish OUT): from
 OUT/data.json (harness/history/history_publish.c) write
 
-  OUT/index.html        every series; the open regressions (series whose
-                        last change point is a regression) first
-  OUT/bench/SLUG.html   one series: an inline SVG chart of its points with
-                        their CI band, change points marked (red a
-                        regression, green an improvement) and listed, each
-                        linked to the review it was recorded from
+  OUT/index.html        every benchmark (cell and metric) with its
+                        precision; the open regressions (series whose last
+                        change point is a regression) first
+  OUT/bench/SLUG.html   one benchmark: its ratio series (on the first
+                        reference's scale across moves of the reference,
+                        each move marked) with its CI band, and its
+                        absolute series, as inline SVG charts; change
+                        points marked (red a regression, green an
+                        improvement) and listed with their ids and triage
+                        labels, each linked to the review it was recorded
+                        from; the precision of the labelled ones
   OUT/atom.xml          an Atom feed, one entry per change point
 
 No server and no script: plain HTML and SVG, the same bytes for the same
@@ -31,12 +36,42 @@ def name(s):
     return "%s %s %s" % (s["cell"], s["metric"], s["series"])
 
 
+def bench(s):
+    """The benchmark a series is of: its cell and metric."""
+    return "%s %s" % (s["cell"], s["metric"])
+
+
+def value(p):
+    """A point as drawn: on the chained scale where there is one."""
+    c = p.get("chained")
+    return c["value"] if c and c["value"] is not None else p["value"]
+
+
+def ci(p):
+    c = p.get("chained")
+    return c["ci"] if c else p["ci"]
+
+
+def precision(series):
+    """(real + expected, labelled) over the change points kept."""
+    good = sum(s["triage"]["real"] + s["triage"]["expected"] for s in series)
+    return good, good + sum(s["triage"]["noise"] for s in series)
+
+
+def precision_text(series):
+    good, n = precision(series)
+    if not n:
+        return "no change point triaged yet"
+    return "precision %.0f%% (%d of %d labelled: real or expected)" % (
+        100.0 * good / n, good, n)
+
+
 def chart(s):
     """An SVG of series s: the points, their CI band, the changes."""
     pts = s["points"]
-    vals = [p["value"] for p in pts]
-    lo = [p["ci"][0] if p["ci"][0] is not None else p["value"] for p in pts]
-    hi = [p["ci"][1] if p["ci"][1] is not None else p["value"] for p in pts]
+    vals = [value(p) for p in pts]
+    lo = [ci(p)[0] if ci(p)[0] is not None else value(p) for p in pts]
+    hi = [ci(p)[1] if ci(p)[1] is not None else value(p) for p in pts]
     ymin, ymax = min(lo + vals), max(hi + vals)
     if ymax == ymin:
         ymin, ymax = ymin - 0.5 * abs(ymin or 1) * 0.01, ymax + 0.5 * abs(ymax or 1) * 0.01
@@ -52,7 +87,7 @@ def chart(s):
            'viewBox="0 0 %d %d" role="img" aria-label="%s">' %
            (W, H, W, H, html.escape(name(s)))]
     out.append('<rect width="%d" height="%d" fill="white"/>' % (W, H))
-    if any(p["ci"][0] is not None for p in pts):
+    if any(ci(p)[0] is not None for p in pts):
         band = ["%.1f,%.1f" % (x(i), y(hi[i])) for i in range(n)]
         band += ["%.1f,%.1f" % (x(i), y(lo[i])) for i in reversed(range(n))]
         out.append('<polygon class="ci" points="%s" fill="#9ecae1" '
@@ -66,6 +101,15 @@ def chart(s):
         out.append('<line class="%s" x1="%.1f" x2="%.1f" y1="%d" y2="%d" '
                    'stroke="%s" stroke-width="3"/>' %
                    (c["kind"], xi, xi, PAD, H - PAD, col))
+    for m in s.get("moves", []):
+        xi = x(m["index"] - 0.5)
+        out.append('<line class="move" x1="%.1f" x2="%.1f" y1="%d" y2="%d" '
+                   'stroke="#7f7f7f" stroke-dasharray="6,4"/>' %
+                   (xi, xi, PAD, H - PAD))
+        out.append('<text x="%.1f" y="%d" font-size="10">reference %s%s'
+                   '</text>' % (xi + 2, PAD - 4, html.escape(
+                       (m["to"] or "?")[:8]), "" if m["overlap"] else
+                       " (break)"))
     for v in (ymin, ymax):
         out.append('<text x="4" y="%.1f" font-size="11">%.5g</text>' %
                    (y(v) + 4, v))
@@ -83,26 +127,71 @@ def review_link(p):
     return html.escape(src) if src else "-"
 
 
-def page(s):
+def changes_table(s):
     rows = []
     for c in s["changes"]:
         p, q = s["points"][c["index"]], s["points"][c["index"] - 1]
-        rows.append("<tr class=\"%s\"><td>%s</td><td><code>%s</code></td>"
-                    "<td><code>%s</code></td><td>%.6g &rarr; %.6g (%+.2f%%)"
-                    "</td><td>%.2g</td><td>%s</td></tr>" %
-                    (c["kind"], c["kind"], html.escape((p["commit"] or "?")[:12]),
+        rows.append("<tr class=\"%s\"><td>#%s</td><td>%s</td><td><code>%s"
+                    "</code></td><td><code>%s</code></td><td>%.6g &rarr; %.6g "
+                    "(%+.2f%%)</td><td>%.2g</td><td>%s</td><td>%s</td></tr>" %
+                    (c["kind"], c.get("id", "?"), c["kind"],
+                     html.escape((p["commit"] or "?")[:12]),
                      html.escape((q["commit"] or "?")[:12]), c["before"],
                      c["after"], 100 * (c["after"] / c["before"] - 1)
-                     if c["before"] else 0, c["p"], review_link(p)))
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s"
-            "</title></head><body><p><a href=\"../index.html\">all series</a>"
-            "</p><h1>%s</h1><p>%d points, unit %s.</p>\n%s\n<h2>Change "
-            "points</h2><table border=\"1\"><tr><th>kind</th><th>at commit"
+                     if c["before"] else 0, c["p"],
+                     html.escape(c.get("label") or "untriaged"),
+                     review_link(p)))
+    return ("<table border=\"1\"><tr><th>id</th><th>kind</th><th>at commit"
             "</th><th>after</th><th>mean before &rarr; after</th><th>p</th>"
-            "<th>recorded from</th></tr>%s</table></body></html>\n" %
-            (html.escape(name(s)), html.escape(name(s)), len(s["points"]),
-             html.escape(s.get("unit") or "-"), chart(s),
-             "".join(rows) or "<tr><td colspan=\"6\">none</td></tr>"))
+            "<th>triage</th><th>recorded from</th></tr>%s</table>" %
+            ("".join(rows) or "<tr><td colspan=\"8\">none</td></tr>"))
+
+
+def moves_text(s):
+    out = []
+    for m in s.get("moves", []):
+        if m["overlap"]:
+            out.append("<li>reference %s &rarr; %s at point %d: chained by "
+                       "the overlap review of %s (factor %.6g)</li>" % (
+                           html.escape((m["from"] or "?")[:12]),
+                           html.escape((m["to"] or "?")[:12]), m["index"],
+                           html.escape((m["overlap"] or "?")[:12]),
+                           m["factor"]))
+        else:
+            out.append("<li>reference %s &rarr; %s at point %d without an "
+                       "overlap: the series breaks there, nothing is "
+                       "compared across it</li>" % (
+                           html.escape((m["from"] or "?")[:12]),
+                           html.escape((m["to"] or "?")[:12]), m["index"]))
+    return "<ul class=\"moves\">%s</ul>" % "".join(out) if out else ""
+
+
+def page(group):
+    title = bench(group[0])
+    parts = []
+    for s in sorted(group, key=lambda s: s["series"] != "ratio"):
+        what = ("paired ratio head/reference, on the first reference's scale"
+                if s["series"] == "ratio" else "absolute figure")
+        parts.append("<h2 id=\"%s\">%s (%s)</h2><p>%d points, unit %s.</p>"
+                     "\n%s\n%s<h3>Change points</h3>%s" % (
+                         s["series"], html.escape(s["series"]), what,
+                         len(s["points"]), html.escape(s.get("unit") or "-"),
+                         chart(s), moves_text(s), changes_table(s)))
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s"
+            "</title></head><body><p><a href=\"../index.html\">all "
+            "benchmarks</a></p><h1>%s</h1><p class=\"precision\">%s. Label a "
+            "change point with <code>hvbench history triage ID "
+            "real|noise|expected</code>.</p>%s</body></html>\n" %
+            (html.escape(title), html.escape(title),
+             html.escape(precision_text(group)), "".join(parts)))
+
+
+def groups(series):
+    """The series by benchmark, in the order first seen."""
+    out = {}
+    for s in series:
+        out.setdefault(bench(s), []).append(s)
+    return out
 
 
 def index(series):
@@ -111,22 +200,36 @@ def index(series):
 
     def row(s):
         last = s["changes"][-1] if s["changes"] else None
-        return ("<tr><td><a href=\"bench/%s.html\">%s</a></td><td>%s</td>"
+        return ("<tr><td><a href=\"bench/%s.html#%s\">%s</a></td><td>%s</td>"
                 "<td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" %
-                (slug(name(s)), html.escape(s["cell"]), html.escape(s["metric"]),
-                 s["series"], len(s["points"]), len(s["changes"]),
-                 last["kind"] if last else "-"))
+                (slug(bench(s)), s["series"], html.escape(s["cell"]),
+                 html.escape(s["metric"]), s["series"], len(s["points"]),
+                 len(s["changes"]), last["kind"] if last else "-"))
+
+    def brow(key, group):
+        good, n = precision(group)
+        return ("<tr><td><a href=\"bench/%s.html\">%s</a></td><td>%s</td>"
+                "<td>%s</td><td>%d</td><td>%s</td></tr>" %
+                (slug(key), html.escape(group[0]["cell"]),
+                 html.escape(group[0]["metric"]),
+                 ", ".join(s["series"] for s in group),
+                 sum(len(s["changes"]) for s in group),
+                 "%.0f%% (%d/%d)" % (100.0 * good / n, good, n) if n else "-"))
     head = ("<tr><th>cell</th><th>metric</th><th>series</th><th>points</th>"
             "<th>change points</th><th>last change</th></tr>")
+    bhead = ("<tr><th>cell</th><th>metric</th><th>series</th><th>change "
+             "points</th><th>precision (triaged)</th></tr>")
+    g = groups(series)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hvbench "
             "history</title><link rel=\"alternate\" type=\"application/atom+xml\" "
             "href=\"atom.xml\"></head><body><h1>hvbench history</h1>"
             "<h2 id=\"open\">Open regressions (%d)</h2><table border=\"1\">%s%s"
-            "</table><h2>Every series (%d)</h2><table border=\"1\">%s%s</table>"
-            "<p><a href=\"atom.xml\">Atom feed</a> of the change points.</p>"
-            "</body></html>\n" %
-            (len(open_), head, "".join(row(s) for s in open_), len(series), head,
-             "".join(row(s) for s in series)))
+            "</table><h2>Every benchmark (%d)</h2><p>%s.</p><table border=\"1\">"
+            "%s%s</table><p><a href=\"atom.xml\">Atom feed</a> of the change "
+            "points.</p></body></html>\n" %
+            (len(open_), head, "".join(row(s) for s in open_), len(g),
+             html.escape(precision_text(series)), bhead,
+             "".join(brow(k, v) for k, v in g.items())))
 
 
 def atom(series):
@@ -143,7 +246,7 @@ def atom(series):
                 "<summary>%.6g to %.6g, p %.2g</summary></entry>" %
                 (html.escape(slug(name(s))), p["run"], c["kind"],
                  html.escape(name(s)), html.escape((p["commit"] or "?")[:12]),
-                 at, slug(name(s)), c["before"], c["after"], c["p"]))
+                 at, slug(bench(s)), c["before"], c["after"], c["p"]))
     return ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns="
             "\"http://www.w3.org/2005/Atom\"><title>hvbench history: change "
             "points</title><id>tag:hvbench,2026:history</id><updated>%s"
@@ -155,9 +258,9 @@ def main():
     data, out = sys.argv[1], sys.argv[2]
     series = json.load(open(data))["series"]
     os.makedirs(os.path.join(out, "bench"), exist_ok=True)
-    for s in series:
-        with open(os.path.join(out, "bench", slug(name(s)) + ".html"), "w") as f:
-            f.write(page(s))
+    for key, group in groups(series).items():
+        with open(os.path.join(out, "bench", slug(key) + ".html"), "w") as f:
+            f.write(page(group))
     with open(os.path.join(out, "index.html"), "w") as f:
         f.write(index(series))
     with open(os.path.join(out, "atom.xml"), "w") as f:

@@ -34,7 +34,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/fsutil.h>
 
-#include "bisect.h"
+#include "private.h"
 
 #define UNTRIED (-2)
 

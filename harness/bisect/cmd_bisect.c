@@ -29,9 +29,9 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
-#include <hvb/history.h>
+#include <hvb/bisect.h>
 
-#include "bisect.h"
+#include "private.h"
 
 /* The fleet rows are struct hvb_hreview's: it must come first. */
 _Static_assert(offsetof(struct bisect, r) == 0, "bisect: r first");

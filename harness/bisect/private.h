@@ -4,15 +4,15 @@
  * a time (cmd_bisect.c), and the k-ary one, k reviews at once as a Slurm
  * job array (bisect_kary.c).
  */
-#ifndef HVB_HISTORY_BISECT_H
-#define HVB_HISTORY_BISECT_H
+#ifndef HVB_BISECT_PRIVATE_H
+#define HVB_BISECT_PRIVATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
-#include "private.h"
+#include <hvb/hreview.h>
 
 #define BISECT_RETRY_FACTOR 4  /* an unknown step: again with 4x the pairs */
 #define BISECT_PAIRS        24 /* the gate's default budget of pairs */
@@ -59,4 +59,4 @@ void bisect_record(struct bisect *b, size_t k, int v, double seconds,
 int bisect_kary(struct bisect *b, const char *good, long *lo, long *hi,
                 bool *differs);
 
-#endif /* HVB_HISTORY_BISECT_H */
+#endif /* HVB_BISECT_PRIVATE_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A ratio series across moves of its reference.  Every point of a ratio
+ * series is head/base of one review; while the base is one pinned
+ * reference build, the points share one scale.  When the reference is
+ * moved (history reference set), one overlap review pairs a commit
+ * already measured against the old reference with the new one, and the
+ * later points are brought onto the first reference's scale by the
+ * overlap's factor.  A move without an overlap is a break: the points
+ * after it start a segment of their own, and detect never puts a change
+ * point across it (the two scales are not comparable).
+ *
+ * Worked example, base in brackets:
+ *   X1 [R1] 1.00   X2 [R1] 1.02   X2 [R2] 0.51   X3 [R2] 0.52
+ * X2 was measured against both: factor 1.02 / 0.51 = 2.0.  Chained:
+ *   X1 1.00   X2 1.02   (X2 [R2] is the anchor, left out)   X3 1.04
+ * Had no commit of R2's points been measured against R1, X2 [R2] would
+ * start segment 1 at 0.51 and X3 follow it at 0.52.
+ *
+ * A point without a base (a results file, a synthetic series) belongs
+ * to the epoch it is in: it never starts a move.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "private.h"
+
+static bool same(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* The end of the epoch of base @b that starts at @s: the next point
+ * with another known base. */
+static size_t epoch_end(const struct hvb_hpoint *p, size_t n, size_t s,
+                        const char *b)
+{
+    while ( s < n && (p[s].base == NULL || same(p[s].base, b)) )
+        s++;
+    return s;
+}
+
+/*
+ * The overlap of epochs [s, i) and [i, e): the latest point j of the
+ * first whose commit has a point k in the second (the earliest such).
+ * true with them, or false.
+ */
+static bool overlap(const struct hvb_hpoint *p, size_t s, size_t i, size_t e,
+                    size_t *j, size_t *k)
+{
+    size_t a, b;
+
+    for ( a = i; a-- > s; )
+        for ( b = i; b < e; b++ )
+            if ( same(p[a].commit, p[b].commit) && p[a].value > 0 &&
+                 p[b].value > 0 )
+            {
+                *j = a;
+                *k = b;
+                return true;
+            }
+    return false;
+}
+
+size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
+                  size_t max)
+{
+    const char *base = NULL;
+    double f = 1.0;
+    size_t s = 0, i, e, j, k, nm = 0, seg = 0;
+
+    for ( i = 0; i < n; i++ )
+        p[i].keep = true;
+    for ( i = 0; i < n; i = e )
+    {
+        const char *b = p[i].base;
+
+        if ( base == NULL )
+            base = b;
+        e = epoch_end(p, n, i, base != NULL ? base : b);
+        if ( e == i ) /* p[i] starts the next epoch */
+        {
+            struct hvb_hmove m = {.at = i, .from = base, .to = b};
+
+            e = epoch_end(p, n, i, b);
+            if ( overlap(p, s, i, e, &j, &k) )
+            {
+                m.overlap = p[k].commit;
+                m.factor = f * p[j].value / p[k].value;
+                f = m.factor;
+                p[k].keep = false;
+            }
+            else
+            {
+                m.factor = NAN;
+                f = 1.0;
+                seg++;
+            }
+            if ( nm < max )
+                moves[nm] = m;
+            nm++;
+            base = b;
+            s = i;
+        }
+        for ( j = i; j < e; j++ )
+        {
+            p[j].chained = p[j].value * f;
+            p[j].lo *= f;
+            p[j].hi *= f;
+            p[j].segment = seg;
+        }
+    }
+    return nm;
+}
