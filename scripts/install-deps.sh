@@ -5,8 +5,9 @@
 # With --test: only the heavy test-only ones (chromium, for the report
 # page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
-# Also Slurm and munge, for the fleet-slurm test (tests/fleet/), and
-# PostgreSQL, for the history-pg test (tests/history/).
+# Also Slurm and munge, for the fleet-slurm and bisect tests, PostgreSQL,
+# for the history-pg test (tests/history/), and ccache, which the build
+# cache's builds go through where it is installed.
 # As root: apt-get installs what is missing.  Otherwise: print the one
 # apt-get line to run and exit 2.  Prints nothing when all is there.
 set -eu
@@ -32,6 +33,7 @@ if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES xen-utils-4.17" # test-xenstore, oxenstored
     PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
     PACKAGES="$PACKAGES postgresql" # history-pg
+    PACKAGES="$PACKAGES ccache" # the build cache's builds (review, bisect)
 fi
 
 missing=""

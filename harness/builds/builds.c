@@ -26,6 +26,17 @@
  * 2f87caf4d5e6-3f9e0c1d2a4b-5c0e..., built once for that content.  Every
  * key has one length, so every entry's source path does (see
  * hvb_build_get()).
+ *
+ * Where ccache is on PATH (and $HVBENCH_CCACHE is not 0), the builds go
+ * through it, its files in CACHE/ccache (unless $CCACHE_DIR says
+ * otherwise), with base_dir the entry and hash_dir off: paths inside
+ * the entry are made relative, so two entries (neighbouring commits)
+ * share every object whose source and headers are the same.  Such
+ * builds compile relative paths into the binary (__FILE__), so they
+ * have their own options key ("-DCMAKE_C_COMPILER_LAUNCHER=ccache" is
+ * one of its options): never paired with a build made without.  Their
+ * debug information names the directory of the entry that compiled the
+ * object first (the same source, another entry).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -274,6 +285,25 @@ static char *cmake_cache_value(FILE *f, const char *key)
     return NULL;
 }
 
+/* Is ccache on PATH (and not turned off by $HVBENCH_CCACHE=0)? */
+static bool ccache_on(void)
+{
+    const char *off = getenv("HVBENCH_CCACHE"), *path = getenv("PATH");
+    char dir[PATH_MAX + 16];
+    size_t n;
+
+    if ( off != NULL && strcmp(off, "0") == 0 )
+        return false;
+    for ( ; path != NULL && *path; path += n + (path[n] == ':') )
+    {
+        n = strcspn(path, ":");
+        snprintf(dir, sizeof(dir), "%.*s/ccache", (int)n, path);
+        if ( n > 0 && access(dir, X_OK) == 0 )
+            return true;
+    }
+    return false;
+}
+
 /* This hvbench's CMake options into @bc->defs. */
 static int own_options(struct hvb_build_cache *bc)
 {
@@ -319,6 +349,13 @@ static int own_options(struct hvb_build_cache *bc)
                       bi.build_type[0] ? bi.build_type : "Release") < 0 )
             return -ENOMEM;
         bc->nr_defs = 1;
+    }
+    if ( ccache_on() )
+    {
+        bc->defs[bc->nr_defs++] = strdup("-DCMAKE_C_COMPILER_LAUNCHER=ccache");
+        bc->defs[bc->nr_defs++] =
+            strdup("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+        bc->ccache = bc->defs[bc->nr_defs - 1] && bc->defs[bc->nr_defs - 2];
     }
     return 0;
 }
@@ -393,13 +430,16 @@ static void log_tail(const char *path, const char *what, char *err, size_t len)
     free(text);
 }
 
-/* One step of a build: @argv with its output appended to the log @fd. */
-static int step(char *const *argv, const char *cwd, int fd)
+/*
+ * One step of a build: @argv (@env added) with its output appended to
+ * the log @fd.
+ */
+static int step(char *const *argv, char *const *env, int fd)
 {
     struct hvb_exec c = {.argv = argv,
                          .path_search = true,
                          .timeout_s = BUILD_TIMEOUT_S,
-                         .cwd = cwd,
+                         .env = env,
                          .log_fd = fd};
     size_t i;
     int rc;
@@ -417,7 +457,9 @@ static int step(char *const *argv, const char *cwd, int fd)
 static int build(struct hvb_build_cache *bc, const char *repo,
                  const struct hvb_rev *r, struct hvb_build *b, int fd)
 {
-    char src[4400], bdir[4400], jobs[16];
+    char src[4400], bdir[4400], jobs[16], cdir[4200], base[4400];
+    char *env[4] = {"CCACHE_NOHASHDIR=1", base,
+                    getenv("CCACHE_DIR") ? NULL : cdir, NULL};
     char *cfg[8 + 16] = {"cmake", "-S", src,
                          "-B",    bdir, "-DHVB_ENABLE_TESTING=OFF"};
     size_t n = 6, i;
@@ -425,6 +467,8 @@ static int build(struct hvb_build_cache *bc, const char *repo,
     snprintf(src, sizeof(src), "%s/src", b->dir);
     snprintf(bdir, sizeof(bdir), "%s/build", b->dir);
     snprintf(jobs, sizeof(jobs), "%u", bc->jobs ? bc->jobs : 2);
+    snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s", b->dir);
+    snprintf(cdir, sizeof(cdir), "CCACHE_DIR=%s/ccache", bc->dir);
     for ( i = 0; i < bc->nr_defs; i++ )
         cfg[n++] = bc->defs[i];
     cfg[n] = NULL;
@@ -440,10 +484,10 @@ static int build(struct hvb_build_cache *bc, const char *repo,
                                      "--reset", (char *)r->tree, NULL},
                           NULL, fd) )
         return -EINVAL;
-    if ( step(cfg, NULL, fd) ||
+    if ( step(cfg, bc->ccache ? env : NULL, fd) ||
          step((char *[]){"cmake", "--build", bdir, "--target", "hvbench", "-j",
                          jobs, NULL},
-              NULL, fd) )
+              bc->ccache ? env : NULL, fd) )
         return -EINVAL;
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <hvb/gate.h>
 #include <hvb/hosts.h>
 #include <hvb/merge.h>
+#include <hvb/bisect.h>
 #include <hvb/history.h>
 #include <hvb/twobuild.h>
 #include <hvb/reproduce.h>

@@ -440,18 +440,6 @@ static int fleet_slurm(struct fleet *fl, char *const *orig, size_t argc)
     return status;
 }
 
-/* @d as an absolute path (need not exist yet) into @out. */
-static int absolute(const char *d, char *out, size_t len)
-{
-    char cwd[PATH_MAX];
-
-    if ( d[0] == '/' )
-        return snprintf(out, len, "%s", d) < (int)len ? 0 : -ENAMETOOLONG;
-    if ( getcwd(cwd, sizeof(cwd)) == NULL )
-        return -errno;
-    return snprintf(out, len, "%s/%s", cwd, d) < (int)len ? 0 : -ENAMETOOLONG;
-}
-
 /* The run command after "--" (from @first): 0, or the exit status. */
 static int fleet_check_run(const struct fleet *fl, int argc, char **argv,
                            int first)
@@ -496,8 +484,7 @@ static int fleet_check_args(struct fleet_args *a, int argc, char **argv)
     rc = fleet_check_run(fl, argc, argv, a->first_run);
     if ( rc )
         return rc;
-    if ( absolute(a->dir, fl->dir, sizeof(fl->dir)) ||
-         strpbrk(fl->dir, " \t\n%'\"\\$`") != NULL )
+    if ( hvb_fleet_dir(a->dir, fl->dir, sizeof(fl->dir)) )
         return hvb_usage_error("fleet: --dir '%s': want a path without "
                                "blanks, quotes, '%%', '$' or '\\' (it goes "
                                "into #SBATCH lines)",

@@ -180,25 +180,24 @@ int fleet_still_queued(const struct fleet *fl)
     return status;
 }
 
-/* Follow the jobs to their end.  Exit status (2: Slurm not reachable). */
-int fleet_follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
-                 size_t total)
+int hvb_fleet_follow(char *const *ids, size_t nr_ids, size_t total,
+                     double poll_s, bool quiet, char *err, size_t len)
 {
     struct hvb_fleet_counts c, last = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
     struct hvb_progress prog;
-    struct timespec ts = {
-        .tv_sec = (time_t)fl->poll_s,
-        .tv_nsec = (long)((fl->poll_s - (double)(time_t)fl->poll_s) * 1e9)};
-    char err[512] = "", label[96];
+    struct timespec ts = {.tv_sec = (time_t)poll_s,
+                          .tv_nsec =
+                              (long)((poll_s - (double)(time_t)poll_s) * 1e9)};
+    char label[96];
     size_t seen = 0;
     double t0 = now_s();
     int misses = 0;
 
-    hvb_progress_start(&prog, total, fl->quiet);
+    hvb_progress_start(&prog, total, quiet);
     for ( ;; )
     {
         /* A controller restarting: a few misses are not the end. */
-        if ( hvb_slurm_poll(ids, nr_ids, total, &c, err, sizeof(err)) )
+        if ( hvb_slurm_poll(ids, nr_ids, total, &c, err, len) )
         {
             if ( ++misses < FLEET_POLL_MISSES )
             {
@@ -206,9 +205,9 @@ int fleet_follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
                 continue;
             }
             hvb_progress_end(&prog);
-            return hvb_usage_error("fleet: %s (%d times in a row; the jobs "
-                                   "go on: --resume once they have ended)",
-                                   err, misses);
+            snprintf(err + strlen(err), len - strlen(err),
+                     " (%d times in a row", misses);
+            return -EIO;
         }
         misses = 0;
         snprintf(label, sizeof(label), "%zu pending, %zu running, %zu done",
@@ -221,7 +220,7 @@ int fleet_follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
             seen++;
             hvb_progress_step(&prog, label);
         }
-        if ( !prog.tty && !fl->quiet &&
+        if ( !prog.tty && !quiet &&
              (c.pending != last.pending || c.running != last.running) )
             fprintf(stderr, "hvbench: fleet: %s (%.0f s)\n", label,
                     now_s() - t0);
@@ -231,7 +230,21 @@ int fleet_follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
         nanosleep(&ts, NULL);
     }
     hvb_progress_end(&prog);
-    return HVB_EXIT_OK;
+    return 0;
+}
+
+/* Follow the jobs to their end.  Exit status (2: Slurm not reachable). */
+int fleet_follow(const struct fleet *fl, char *const *ids, size_t nr_ids,
+                 size_t total)
+{
+    char err[600] = "";
+
+    if ( hvb_fleet_follow(ids, nr_ids, total, fl->poll_s, fl->quiet, err,
+                          sizeof(err) - 60) == 0 )
+        return HVB_EXIT_OK;
+    return hvb_usage_error("fleet: %s; the jobs go on: --resume once they "
+                           "have ended)",
+                           err);
 }
 
 /* The nodes, and the default number of shards.  Exit status. */

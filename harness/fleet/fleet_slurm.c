@@ -22,10 +22,13 @@
  * shard 2 alone: --array=2).  --exclusive keeps each task alone on its
  * node, so no two shards measure side by side.  --per-host: the same
  * script with "--out .../host-$SLURMD_NODENAME.json" and no --shard,
- * one job per node ("sbatch --parsable --nodelist=NODE job.sh").
+ * one job per node ("sbatch --parsable --nodelist=NODE job.sh").  A
+ * job of commands (j->cmds: bisect's steps) has a case per task instead,
+ * each writing its exit status beside its log (script_cmds()).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,30 +50,48 @@ void hvb_fleet_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-char *hvb_slurm_script(const struct hvb_fleet_job *j)
+/*
+ * Each task its own command (j->cmds), a case of the task id:
+ *
+ *   1) '/b/hvbench' 'review' ... >'/o/steps/ab12.log' 2>&1 </dev/null
+ *      rc=$?; echo "$rc $t0 $(date +%s.%N)" >'/o/steps/ab12.status.tmp'
+ *      mv -f '/o/steps/ab12.status.tmp' '/o/steps/ab12.status' ;;
+ */
+static void script_cmds(FILE *f, const struct hvb_fleet_job *j)
 {
-    char *buf = NULL;
-    size_t n = 0, i;
-    FILE *f = open_memstream(&buf, &n);
+    size_t i, a;
 
-    if ( f == NULL )
-        return NULL;
-    fprintf(f,
-            "#!/bin/sh\n"
-            "# hvbench fleet: %s\n"
-            "#SBATCH --job-name=hvbench-fleet\n"
-            "#SBATCH --nodes=1\n"
-            "#SBATCH --ntasks=1\n"
-            "#SBATCH --exclusive\n"
-            "#SBATCH --output=%s/logs/%s.log\n",
-            j->per_host ? "the whole matrix on each host"
-                        : "one shard of the matrix per array task",
-            j->dir, j->per_host ? "host-%N" : "shard-%a");
-    if ( j->partition != NULL )
-        fprintf(f, "#SBATCH --partition=%s\n", j->partition);
-    if ( j->constraint != NULL )
-        fprintf(f, "#SBATCH --constraint=%s\n", j->constraint);
-    fputs("set -eu\n", f);
+    fputs("t0=$(date +%s.%N)\ncase \"$K\" in\n", f);
+    for ( i = 0; i < j->nr_tasks; i++ )
+    {
+        const struct hvb_fleet_cmd *c = &j->cmds[i];
+
+        fprintf(f, "%u)", j->tasks[i]);
+        for ( a = 0; c->argv[a] != NULL; a++ )
+        {
+            fputc(' ', f);
+            hvb_fleet_quote(f, c->argv[a]);
+        }
+        fputs(" >", f);
+        hvb_fleet_quote(f, c->log);
+        fputs(" 2>&1 </dev/null\n    rc=$?; echo \"$rc $t0 $(date +%s.%N)\" "
+              ">",
+              f);
+        hvb_fleet_quote(f, c->status);
+        fputs(".tmp\n    mv -f ", f);
+        hvb_fleet_quote(f, c->status);
+        fputs(".tmp ", f);
+        hvb_fleet_quote(f, c->status);
+        fputs(" ;;\n", f);
+    }
+    fputs("*) echo \"no task $K in this job\" >&2; exit 2 ;;\nesac\n", f);
+}
+
+/* The shard's (or the host's) "run" command. */
+static void script_run(FILE *f, const struct hvb_fleet_job *j)
+{
+    size_t i;
+
     if ( j->per_host )
         fputs("H=\"${SLURMD_NODENAME:?not a Slurm task}\"\n", f);
     else
@@ -88,12 +109,68 @@ char *hvb_slurm_script(const struct hvb_fleet_job *j)
     else
         fprintf(f, " --shard \"$K/%u\" --out ", j->shards),
             hvb_fleet_quote(f, j->dir), fputs("\"/shard-$K.json\"\n", f);
+}
+
+char *hvb_slurm_script(const struct hvb_fleet_job *j)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+
+    if ( f == NULL )
+        return NULL;
+    fprintf(f,
+            "#!/bin/sh\n"
+            "# hvbench fleet: %s\n"
+            "#SBATCH --job-name=%s\n"
+            "#SBATCH --nodes=1\n"
+            "#SBATCH --ntasks=1\n"
+            "#SBATCH --exclusive\n"
+            "#SBATCH --output=%s/logs/%s.log\n",
+            j->cmds       ? "each array task its own command"
+            : j->per_host ? "the whole matrix on each host"
+                          : "one shard of the matrix per array task",
+            j->name ? j->name : "hvbench-fleet", j->dir,
+            j->cmds       ? "task-%A_%a"
+            : j->per_host ? "host-%N"
+                          : "shard-%a");
+    if ( j->partition != NULL )
+        fprintf(f, "#SBATCH --partition=%s\n", j->partition);
+    if ( j->constraint != NULL )
+        fprintf(f, "#SBATCH --constraint=%s\n", j->constraint);
+    if ( j->cmds )
+    {
+        fputs("set -u\nK=\"${SLURM_ARRAY_TASK_ID:?not a job array task}\"\n",
+              f);
+        script_cmds(f, j);
+    }
+    else
+    {
+        fputs("set -eu\n", f);
+        script_run(f, j);
+    }
     if ( fclose(f) )
     {
         free(buf);
         return NULL;
     }
     return buf;
+}
+
+int hvb_fleet_dir(const char *d, char *out, size_t len)
+{
+    char cwd[PATH_MAX];
+    int n;
+
+    if ( d[0] == '/' )
+        n = snprintf(out, len, "%s", d);
+    else if ( getcwd(cwd, sizeof(cwd)) == NULL )
+        return -errno;
+    else
+        n = snprintf(out, len, "%s/%s", cwd, d);
+    if ( n < 0 || (size_t)n >= len )
+        return -ENAMETOOLONG;
+    return strpbrk(out, " \t\n%'\"\\$`") != NULL ? -EINVAL : 0;
 }
 
 static double cmd_timeout_s = FLEET_CMD_TIMEOUT;

@@ -20,16 +20,17 @@
 #include <jansson.h>
 
 #include <hvb/exec.h>
+#include <hvb/fleet.h>
 #include <hvb/fsutil.h>
 
 #define FLEET_DEFAULT_DIR     "hvbench-fleet"
 #define FLEET_STATE           "fleet.json"
 #define FLEET_JOBS            "jobs"
 #define FLEET_POLL_MISSES     10 /* squeue failures in a row before giving up */
-#define FLEET_CMD_TIMEOUT     120         /* s, default --slurm-timeout */
+#define FLEET_CMD_TIMEOUT     HVB_SLURM_TIMEOUT_S
 #define FLEET_LIST_MAX        (16u << 20) /* sinfo, squeue: stdout at most */
 #define FLEET_ID_MAX          4096 /* sbatch --parsable: stdout at most */
-#define FLEET_CMD_TIMEOUT_ENV "HVB_SLURM_TIMEOUT"
+#define FLEET_CMD_TIMEOUT_ENV HVB_SLURM_TIMEOUT_ENV
 
 struct fleet {
     const char *partition, *constraint, *out;

@@ -55,18 +55,24 @@ static const struct hvb_optdef backfill_opts[] = {
     HVB_OPT_STR("db", 0, "PATH|URL", F, db,
                 "the history, a file or a PostgreSQL URL (as record's)"),
     HVB_OPT_UINT("jobs", 'j', "N", F, r.jobs, 1, 256, "build parallelism"),
+    HVB_OPT_ALSO(hvb_hreview_fleet_opts),
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 #undef F
 
+/* The fleet rows are struct hvb_hreview's: it must come first. */
+_Static_assert(offsetof(struct backfill, r) == 0, "backfill: r first");
+
 const struct hvb_cmd_doc hvb_doc_history_backfill = {
-    .usage = "history backfill REV-RANGE [--reference REV] [--every N] -- "
-             "WORKLOAD [run options]",
+    .usage = "history backfill REV-RANGE [--reference REV] [--every N] "
+             "[--fleet slurm] -- WORKLOAD [run options]",
     .text = "Each commit of REV-RANGE (git rev-list --first-parent, oldest\n"
             "first, every Nth) reviewed against one pinned reference build\n"
             "and recorded: a ratio series against the same reference\n"
-            "throughout, and the absolute figures beside it.",
+            "throughout, and the absolute figures beside it.  With --fleet\n"
+            "slurm the reviews are one job array, recorded in commit order\n"
+            "once done.",
     .opts = backfill_opts,
 };
 
@@ -90,39 +96,88 @@ static long range_commits(struct backfill *b, const char *range, char *out,
     return n + (i > 0);
 }
 
+/* Commit @c's review (exit @rc) recorded, or said skipped. */
+static void account(struct backfill *b, struct hvb_hdb *h,
+                    const struct hvb_hfleet_task *t, const char *c,
+                    unsigned long *done, unsigned long *skipped)
+{
+    if ( (t->rc == 0 || t->rc == 1 || t->rc == 3) &&
+         hvb_hreview_record(h, t->dir, b->branch, b->machine) >= 0 )
+        (*done)++;
+    else
+    {
+        (*skipped)++;
+        fprintf(stderr,
+                "hvbench: history backfill: %.12s skipped (review exit "
+                "%d; log: %s)\n",
+                c, t->rc, t->log);
+    }
+    fprintf(stderr, "hvbench: history backfill: %.12s (%lu recorded)\n", c,
+            *done);
+}
+
+/* The reviews of @t (@n, of commits @cs): here one by one, or a job. */
+static int review_all(struct backfill *b, struct hvb_hdb *h,
+                      struct hvb_hfleet_task *t, char **cs, size_t n,
+                      unsigned long *done, unsigned long *skipped)
+{
+    char script[4300];
+    json_t *jobs;
+    size_t i;
+    int status;
+
+    if ( b->r.fleet == NULL )
+    {
+        for ( i = 0; i < n; i++ )
+        {
+            snprintf(t[i].log, sizeof(t[i].log), "%s.log", t[i].dir);
+            t[i].rc = hvb_hreview_run(t[i].argv, t[i].log);
+            account(b, h, &t[i], cs[i], done, skipped);
+        }
+        return 0;
+    }
+    snprintf(script, sizeof(script), "%s/fleet", b->out);
+    if ( hvb_mkdirs(script) )
+        return hvb_failure("history backfill: cannot create %s", script);
+    snprintf(script, sizeof(script), "%s/fleet/backfill.sh", b->out);
+    jobs = json_array();
+    status = hvb_hfleet_run(&b->r, script, t, n, false, jobs);
+    json_decref(jobs);
+    for ( i = 0; i < n && status == 0; i++ )
+        account(b, h, &t[i], cs[i], done, skipped);
+    return status;
+}
+
 static int walk(struct backfill *b, struct hvb_hdb *h, char *list,
                 const char *ref)
 {
-    char dir[4200], logp[4300], *c, *save = NULL;
+    char *c, *save = NULL, **cs = calloc(strlen(list) / 40 + 2, sizeof(*cs));
+    struct hvb_hfleet_task *t = calloc(strlen(list) / 40 + 2, sizeof(*t));
     unsigned long k = 0, done = 0, skipped = 0;
-    char **av;
-    int rc;
+    size_t n = 0, i;
+    int status = cs && t ? 0 : hvb_failure("out of memory");
 
-    for ( c = strtok_r(list, "\n", &save); c; c = strtok_r(NULL, "\n", &save) )
+    for ( c = strtok_r(list, "\n", &save); c && status == 0;
+          c = strtok_r(NULL, "\n", &save) )
     {
         if ( k++ % b->every )
             continue;
-        snprintf(dir, sizeof(dir), "%s/%.12s", b->out, c);
-        snprintf(logp, sizeof(logp), "%s.log", dir);
-        if ( hvb_mkdirs(dir) ||
-             (av = hvb_hreview_argv(&b->r, ref, c, dir, NULL, false)) == NULL )
-            return hvb_failure("history backfill: %s: cannot start", dir);
-        rc = hvb_hreview_run(av, logp);
-        free(av);
-        if ( (rc == 0 || rc == 1 || rc == 3) &&
-             hvb_hreview_record(h, dir, b->branch, b->machine) >= 0 )
-            done++;
-        else
-        {
-            skipped++;
-            fprintf(stderr,
-                    "hvbench: history backfill: %.12s skipped (review exit "
-                    "%d; log: %s)\n",
-                    c, rc, logp);
-        }
-        fprintf(stderr, "hvbench: history backfill: %.12s (%lu recorded)\n", c,
-                done);
+        cs[n] = c;
+        snprintf(t[n].dir, sizeof(t[n].dir), "%s/%.12s", b->out, c);
+        if ( hvb_mkdirs(t[n].dir) ||
+             (t[n].argv = hvb_hreview_argv(&b->r, ref, c, t[n].dir, NULL,
+                                           false)) == NULL )
+            status =
+                hvb_failure("history backfill: %s: cannot start", t[n].dir);
+        n++;
     }
+    status = status ?: review_all(b, h, t, cs, n, &done, &skipped);
+    for ( i = 0; i < n; i++ )
+        free(t[i].argv);
+    free(t);
+    free(cs);
+    if ( status )
+        return status;
     printf("backfilled %lu commit(s) against %.12s; %lu skipped\n", done, ref,
            skipped);
     return done > 0 ? 0
@@ -164,6 +219,8 @@ int hvb_history_backfill(int argc, char **argv)
                                "[run options]");
     b.r.line = argv + dd + 1;
     b.r.nr_line = argc - dd - 1;
+    if ( (status = hvb_hfleet_check(&b.r, "history backfill", &b.out)) >= 0 )
+        return status;
     sl = readlink("/proc/self/exe", b.r.self, sizeof(b.r.self) - 1);
     b.r.self[sl > 0 ? sl : 0] = '\0';
     if ( getcwd(cwd, sizeof(cwd)) == NULL ||

@@ -11,7 +11,9 @@
 
 #include <jansson.h>
 
+#include <hvb/cmdline.h>
 #include <hvb/history.h>
+#include <hvb/hreview.h>
 
 #include <hvb/sqldb.h>
 
@@ -52,29 +54,6 @@ int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
 /* Record @r in one transaction: its run id, or -errno with @err. */
 long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
                          size_t len);
-
-/*
- * A review history runs (bisect's steps, backfill's commits): "self
- * review BASE HEAD --repo R --metric M ... -- LINE", history_review.c.
- */
-struct hvb_hreview {
-    const char *metric, *threshold, *max_pairs, *cache;
-    unsigned int jobs;
-    char repo[4096], self[4096];
-    char **line; /* WORKLOAD [run options] */
-    int nr_line;
-};
-
-/*
- * Its argv (malloc'd) into @out: metric default sim_instructions, with
- * @pairs as --max-pairs if set, explained (--explain changed) or not.
- */
-char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
-                        const char *head, const char *out, const char *pairs,
-                        bool explain);
-
-/* Run it, both outputs into @logp: its exit status, or -1. */
-int hvb_hreview_run(char **av, const char *logp);
 
 /* Record the review in @dir (its review.json) into @h: its run id, or -1. */
 long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,

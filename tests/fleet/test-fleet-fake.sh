@@ -12,6 +12,12 @@
 #   - sbatch printing "Submitted batch job 77": not a job id, exit 2
 #   - a sinfo, sbatch or squeue that never returns: killed at the
 #     deadline (--slurm-timeout, $HVB_SLURM_TIMEOUT), exit 2 naming it
+#   - bisect and history backfill --fleet slurm (harness/history/
+#     history_fleet.c) on a 6-commit repository that does not build: one
+#     job array of BAD and 3 midpoints (a case per task, its status
+#     beside its log), every step "does not build", exit 2; the backfill's
+#     array, nothing recorded; a hanging sbatch killed at --slurm-timeout;
+#     usage errors (another engine, --partition alone, a blank in --out)
 #
 # Every hvbench here runs under timeout(1), so a regression is a failed
 # check, not a hung test.
@@ -80,5 +86,36 @@ FAKE_SINFO="nodes 2" FAKE_SQUEUE=hang fleet --slurm-timeout 0.2 --poll 0.05 --di
 fleet --slurm-timeout soon --dir "$tmp/bad" -- run $M
 [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && ok || bad "--slurm-timeout soon: status $rc, $(cat err)"
 "$hvb" fleet --help | grep -q -- "--slurm-timeout S" && ok || bad "--slurm-timeout not in --help"
+
+# bisect --fleet slurm: a repository whose commits do not build (each
+# review fails in a second), so the job's tasks run for real.
+git_() { git -C "$tmp/repo" -c user.name=t -c user.email=t@example.org "$@"; }
+mkdir repo && git_ init -q && for n in 0 1 2 3 4 5 6; do
+    echo $n >"$tmp/repo/f" && git_ add f && git_ commit -q -m "c$n"
+done
+rm -f fake/*.calls fake/tasks fake/task-*
+B="--cache $tmp/cache --repo $tmp/repo"
+timeout -k 5 60 "$hvb" bisect HEAD~6 HEAD --fleet slurm -k 3 $B --out "$tmp/bis" -- lookup >out 2>err
+rc=$?
+j=$tmp/bis/bisect.json
+[ $rc -eq 2 ] && grep -q "BAD could not be reviewed" err && grep -q "4 review(s) as Slurm job 77" err &&
+    [ "$(jq -c '.rounds[0].verdicts' "$j")" = '["does not build","does not build","does not build","does not build"]' ] &&
+    [ "$(jq -c '[.rounds[0].commits[] | .[0:7]]' "$j")" = "[\"$(git_ rev-parse --short=7 HEAD~5)\",\"$(git_ rev-parse --short=7 HEAD~3)\",\"$(git_ rev-parse --short=7 HEAD~2)\",\"$(git_ rev-parse --short=7 HEAD)\"]" ] &&
+    [ "$(ls bis/steps/*.status | wc -l)" -eq 4 ] && grep -q "^4) '$hvb' 'review' " bis/fleet/round-1.sh &&
+    grep -q -- "--exclusive" bis/fleet/round-1.sh && [ "$(jq -r '.fleet + " " + (.k|tostring)' "$j")" = "slurm 3" ] &&
+    ok || bad "bisect --fleet on fake Slurm: status $rc, $(cat err) $(jq -c .rounds "$j" 2>/dev/null)"
+rm -f fake/*.calls fake/tasks fake/task-*
+timeout -k 5 60 "$hvb" history backfill HEAD~2..HEAD --fleet slurm $B --db "$tmp/h.db" --out "$tmp/bf" -- lookup >out 2>err
+[ $? -eq 2 ] && grep -q "2 review(s) as Slurm job 77" err && grep -q "nothing recorded" err &&
+    [ "$(ls bf/*.status | wc -l)" -eq 2 ] && ok || bad "backfill --fleet on fake Slurm: $(cat err)"
+FAKE_SBATCH=hang timeout -k 5 30 "$hvb" bisect HEAD~6 HEAD --fleet slurm --slurm-timeout 0.5 $B --out "$tmp/bis2" -- lookup >out 2>err
+[ $? -eq 2 ] && grep -q "sbatch did not answer within 0.5 s: killed" err && ok ||
+    bad "bisect --fleet, a sbatch that hangs: $(cat err)"
+"$hvb" bisect HEAD~6 HEAD --fleet pbs $B -- lookup >out 2>err
+[ $? -eq 2 ] && grep -q "the engine is slurm" err && ok || bad "--fleet pbs: $(cat err)"
+"$hvb" history backfill HEAD~2..HEAD --partition p $B -- lookup >out 2>err
+[ $? -eq 2 ] && grep -q "are --fleet slurm's" err && ok || bad "--partition without --fleet: $(cat err)"
+"$hvb" bisect HEAD~6 HEAD --fleet slurm --out "$tmp/a b" $B -- lookup >out 2>err
+[ $? -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && ok || bad "--out with a blank: $(cat err)"
 
 finish test-fleet-fake

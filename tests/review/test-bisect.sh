@@ -11,33 +11,42 @@
 #     against it) is regressed with rcu_ref_lock on top;
 #   - history backfill of the 4th to 6th against GOOD records 3 reviews,
 #     each against GOOD, the ratio above 1 from the 5th on;
+#   - on a real single-node Slurm (scripts/slurm-local.sh, stopped by pid
+#     at exit, also on failure; skipped, saying so, where not root or
+#     without Slurm): history backfill GOOD..2nd --fleet slurm records
+#     the 1st and 2nd (one job array, in commit order, ratio 1), then the
+#     same bisect with --fleet slurm -k 3 names the 5th in 2 rounds
+#     (BAD, 1st, 3rd, 4th; then 5th) where the sequential one took 4,
+#     every build from the warm cache (no new entry);
 #   - GOOD against a BAD before the slowdown (the 4th): "nothing to
 #     find", exit 0;
 #   - bad arguments are exit 2.
-# About 5 builds of 30-40 s on 2 vCPUs.  Usage: test-bisect.sh HVBENCH SRC
+# About 7 builds of 30-40 s on 2 vCPUs (8-12 s after the first through
+# ccache: about 3 min in all).  Usage: test-bisect.sh HVBENCH SRC
 set -u
 hvb=$(realpath "$1")
 src=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
-[ -n "${HVB_TEST_KEEP:-}" ] && trap 'echo "kept $tmp"' EXIT
+cluster=$tmp/slurm
+cleanup_slurm() {
+    [ -e "$cluster" ] && "$src/scripts/slurm-local.sh" stop "$cluster" >/dev/null 2>&1
+    if [ -n "${HVB_TEST_KEEP:-}" ]; then echo "kept $tmp"; else cleanup; fi
+}
+trap cleanup_slurm EXIT
+trap 'exit 1' INT TERM
 command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
 repo=$tmp/repo cache=$tmp/cache
-git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+. "$here/scratch-repo.sh"
 
-mkdir "$repo"
-(cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - ) |
-    tar -xf - -C "$repo" 2>/dev/null
-git_ init -q && git_ add -A && git_ commit -q -m good || exit 1
+scratch_repo "$src" "$repo" || exit 1
 good=$(git_ rev-parse HEAD)
 n=1
 while [ $n -le 6 ]; do
     case $n in
     3) printf '#error this revision does not build\n' >>"$repo/hv/domain.c" ;;
     4) sed -i '$d' "$repo/hv/domain.c" ;;
-    5) sed -i 's/^    hv_rcu_read_lock(cpu);$/    hv_rcu_read_lock(cpu);\n    {\n        volatile unsigned int spin = 0;\n\n        while ( spin < 64 )\n            spin++;\n    }/' \
-           "$repo/plugins/domlookup/rcu-ref.c"
-       grep -q "spin < 64" "$repo/plugins/domlookup/rcu-ref.c" || { echo "FAIL: no slowdown"; exit 1; } ;;
+    5) slow_rcu_ref "$repo" || { echo "FAIL: no slowdown"; exit 1; } ;;
     *) echo "$n" >>"$repo/NOTES.txt"
        git_ add NOTES.txt ;;
     esac
@@ -81,6 +90,41 @@ rc=$?
 r=$(sqlite3 "$tmp/h.db" "SELECT group_concat(x, ' ') FROM (SELECT (p.value > 1.5) AS x FROM points p JOIN runs r ON r.id = p.run_id WHERE p.series = 'ratio' AND p.metric = 'sim_instructions' ORDER BY r.id)")
 [ "$r" = "0 1 1" ] && [ "$(sqlite3 "$tmp/h.db" "SELECT count(DISTINCT base_commit) || base_commit FROM runs")" = "1$good" ] &&
     ok || bad "backfill's ratios (above 1.5: 0 1 1 wanted): $r"
+
+# The same on Slurm: a backfill of the 1st and 2nd as one job array
+# (they build there), then bisect -k 3 from the warm cache alone.
+if "$src/scripts/slurm-local.sh" start "$cluster" >"$tmp/slurm.out" 2>"$tmp/slurm.err"; then
+    export SLURM_CONF="$cluster/slurm.conf"
+    (cd "$repo" && timeout -k 10 1200 "$hvb" history backfill "$good..$c2" \
+        --fleet slurm --reference "$good" --cache "$cache" --db "$tmp/hf.db" \
+        --out "$tmp/bff" -- $W >"$tmp/bff.stdout" 2>"$tmp/bff.stderr")
+    rc=$?
+    r=$(sqlite3 "$tmp/hf.db" "SELECT group_concat(commit_hash || ':' || (p.value > 1.5), ' ') FROM (SELECT * FROM points ORDER BY run_id) p JOIN runs r ON r.id = p.run_id WHERE p.series = 'ratio' AND p.metric = 'sim_instructions'")
+    [ $rc -eq 0 ] && grep -q "^backfilled 2 commit(s) against" "$tmp/bff.stdout" &&
+        grep -q "2 review(s) as Slurm job" "$tmp/bff.stderr" && [ "$r" = "$c1:0 $c2:0" ] &&
+        ok || bad "backfill --fleet slurm: exit $rc, records $r, $(cat "$tmp/bff.stdout") $(tail -5 "$tmp/bff.stderr")"
+    entries=$(ls "$cache" | wc -l)
+    bisect fleet "$good" "$c6" --fleet slurm -k 3 -- $W
+    j=$tmp/fleet/bisect.json
+    [ $rc -eq 0 ] && [ "$(jq -r .found "$j")" = "$c5" ] &&
+        grep -q "first commit that differs from .*: $c5 (5 of 6)" "$tmp/fleet.stdout" &&
+        [ "$(jq -r '.fleet + " " + (.k | tostring)' "$j")" = "slurm 3" ] && ok ||
+        bad "bisect --fleet slurm -k 3: exit $rc, found $(jq -r .found "$j" 2>/dev/null), $(cat "$tmp/fleet.stdout") $(tail -5 "$tmp/fleet.stderr")"
+    seq_rounds=$(jq '.rounds | length' "$tmp/found/bisect.json")
+    [ "$(jq -c '[.rounds[] | .commits | length]' "$j")" = "[4,1]" ] &&
+        [ "$(jq '.rounds | length' "$j")" -lt "$seq_rounds" ] &&
+        [ "$(jq -r --arg c "$c3" '.rounds[0] | [.commits, .verdicts] | transpose[] | select(.[0] == $c) | .[1]' "$j")" = "does not build" ] &&
+        [ "$(jq -r '.rounds[0].jobs | length' "$j")" = 1 ] && ok ||
+        bad "k-ary rounds (2, fewer than the sequential $seq_rounds): $(jq -c '[.rounds[] | {commits: [.commits[] | .[0:7]], verdicts}]' "$j")"
+    [ "$(ls "$cache" | wc -l)" -eq "$entries" ] && ! grep -l "building " "$tmp"/fleet/steps/*.log >/dev/null 2>&1 &&
+        ok || bad "bisect --fleet built: $(grep -l "building " "$tmp"/fleet/steps/*.log)"
+    "$src/scripts/slurm-local.sh" stop "$cluster" >/dev/null 2>&1
+else
+    echo "SKIP (the --fleet slurm part): $(cat "$tmp/slurm.err")"
+fi
+bisect kopt "$good" "$c6" -k 3 -- $W
+[ $rc -eq 2 ] && grep -q -- "-k is --fleet slurm's" "$tmp/kopt.stderr" && ok ||
+    bad "-k without --fleet: exit $rc, $(cat "$tmp/kopt.stderr")"
 
 bisect none "$good" "$c4" -- $W
 [ $rc -eq 0 ] && grep -q "nothing to find" "$tmp/none.stdout" && ok ||

@@ -58,6 +58,7 @@ struct hvb_build_cache {
     char options_key[17]; /* hash of defs */
     unsigned int jobs;    /* cmake --build -j */
     bool quiet;
+    bool ccache; /* builds through ccache (on PATH; not $HVBENCH_CCACHE=0) */
 };
 
 /*

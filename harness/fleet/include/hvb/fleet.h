@@ -27,8 +27,25 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Every sinfo, sbatch, squeue's deadline: --slurm-timeout, else $ENV. */
+#define HVB_SLURM_TIMEOUT_S   120 /* s */
+#define HVB_SLURM_TIMEOUT_ENV "HVB_SLURM_TIMEOUT"
+
+/*
+ * One array task's own command (bisect's steps, backfill's reviews):
+ * task K runs @argv with its stdout and stderr into @log, then writes
+ * "STATUS START END" (its exit status, seconds since the epoch) into
+ * @status, atomically.  No @status file after the job: it did not end
+ * by itself (cancelled, killed, the node lost).
+ */
+struct hvb_fleet_cmd {
+    char *const *argv; /* NULL-ended; argv[0] a path every node sees */
+    const char *log, *status;
+};
+
 struct hvb_fleet_job {
     const char *dir;        /* the fleet directory, absolute */
+    const char *name;       /* --job-name (NULL: hvbench-fleet) */
     const char *partition;  /* or NULL */
     const char *constraint; /* or NULL */
     bool per_host;
@@ -39,6 +56,12 @@ struct hvb_fleet_job {
     char *const *run_argv;     /* "run" WORKLOAD [options], staged */
     size_t run_argc;
     const char *binary; /* what the nodes execute */
+    /*
+     * Or each task its own command: task tasks[i] runs cmds[i] (then
+     * run_argv, binary and shards are not used; output DIR/logs/
+     * task-JOB_K.log).
+     */
+    const struct hvb_fleet_cmd *cmds;
 };
 
 /* A task's state as the scheduler sees it. */
@@ -82,6 +105,22 @@ int hvb_slurm_poll(char *const *ids, size_t nr_ids, size_t total,
  * the call then fails with -ETIMEDOUT, naming the command.
  */
 void hvb_slurm_set_timeout(double seconds);
+
+/*
+ * hvb_fleet_follow - follow jobs @ids (@total tasks) to their end, a
+ * look every @poll_s seconds ("N pending, N running, N done" on stderr
+ * unless @quiet; a bar on a TTY).  0, or -EIO with @err when squeue
+ * failed FLEET_POLL_MISSES times in a row (the jobs go on).
+ */
+int hvb_fleet_follow(char *const *ids, size_t nr_ids, size_t total,
+                     double poll_s, bool quiet, char *err, size_t len);
+
+/*
+ * hvb_fleet_dir - @d as an absolute path into @out (it need not exist):
+ * 0, or -EINVAL when it has a blank, a quote, '%', '$', '\\' or '`' (it
+ * goes into #SBATCH lines), -ENAMETOOLONG.
+ */
+int hvb_fleet_dir(const char *d, char *out, size_t len);
 
 /* Shell-quote @s onto @f: 'it'\''s'. */
 void hvb_fleet_quote(FILE *f, const char *s);

@@ -20,9 +20,6 @@ struct hvb_cmd_ctx;
 
 int hvb_cmd_history(struct hvb_cmd_ctx *ctx);
 extern const struct hvb_cmd_doc hvb_doc_history;
-/* "hvbench bisect GOOD BAD -- WORKLOAD ..." (cmd_bisect.c). */
-int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx);
-extern const struct hvb_cmd_doc hvb_doc_bisect;
 
 /* One change point of a series (detect.c). */
 struct hvb_change {

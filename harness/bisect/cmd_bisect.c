@@ -29,21 +29,12 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
-#include <hvb/history.h>
+#include <hvb/bisect.h>
 
 #include "private.h"
 
-#define MAX_COMMITS  100000
-#define RETRY_FACTOR 4
-
-struct bisect {
-    struct hvb_hreview r; /* the steps' reviews */
-    const char *repo_opt, *out;
-    bool quiet;
-    char (*commits)[41]; /* GOOD's successors up to BAD, oldest first */
-    size_t n;
-    json_t *steps;
-};
+/* The fleet rows are struct hvb_hreview's: it must come first. */
+_Static_assert(offsetof(struct bisect, r) == 0, "bisect: r first");
 
 #define B struct bisect
 static const struct hvb_optdef bisect_opts[] = {
@@ -63,14 +54,18 @@ static const struct hvb_optdef bisect_opts[] = {
                 "the repository (default: the current directory's)"),
     HVB_OPT_UINT("jobs", 'j', "N", B, r.jobs, 1, 256, "build parallelism"),
     HVB_OPT_SET("quiet", 'q', B, quiet, "no progress on stderr"),
+    HVB_OPT_UINT("midpoints", 'k', "K", B, k, 1, 1000,
+                 "--fleet: K commits built and gated at once a round, a job "
+                 "array (k-ary search: about log_(K+1) N rounds; default 3)"),
+    HVB_OPT_ALSO(hvb_hreview_fleet_opts),
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
 #undef B
 
 const struct hvb_cmd_doc hvb_doc_bisect = {
-    .usage = "bisect GOOD BAD [--metric M] [--out DIR] -- WORKLOAD [run "
-             "options]",
+    .usage = "bisect GOOD BAD [--metric M] [--out DIR] [--fleet slurm [-k "
+             "K]] -- WORKLOAD [run options]",
     .text = "The first commit on BAD's first-parent line since GOOD whose\n"
             "paired verdict against GOOD differs (regressed or improved in\n"
             "any cell of the line), by binary search: each step reviews GOOD\n"
@@ -80,7 +75,8 @@ const struct hvb_cmd_doc hvb_doc_bisect = {
             "unknown, bisect stops and names the range left (exit 3).  A\n"
             "commit that does not build is skipped.  The commit found is\n"
             "reviewed against its parent (flame graph, lock and instruction\n"
-            "diffs) into OUT/found/.",
+            "diffs) into OUT/found/.  With --fleet slurm, each round gates K\n"
+            "commits at once as one job array and keeps the one interval.",
     .opts = bisect_opts,
     .notes = "exit status: 0 found (or GOOD and BAD the same: nothing to "
              "find), 2 usage or GOOD does not build, 3 a step that stayed "
@@ -119,21 +115,21 @@ static int commits(struct bisect *b, const char *good, const char *bad)
     return 0;
 }
 
-enum {
-    V_SAME,
-    V_DIFFERS,
-    V_UNKNOWN,
-    V_NOBUILD
-};
-static const char *const vnames[] = {"same", "differs", "unknown",
+const char *const bisect_vnames[] = {"same", "differs", "unknown",
                                      "does not build"};
 
-/* The verdict of step dir @dir's review (exit @rc, log @logp). */
-static int step_verdict(const char *dir, int rc, const char *logp, json_t **doc)
+const char *bisect_vname(int v)
+{
+    return v >= 0 ? bisect_vnames[v] : "error";
+}
+
+int bisect_verdict(const char *dir, int rc, const char *logp, json_t **doc)
 {
     char path[4300];
     char *log = hvb_slurp(logp, NULL);
-    bool nobuild = log != NULL && strstr(log, "does not build") != NULL;
+    /* Built now and failed, or failed before (the cache remembers). */
+    bool nobuild = log != NULL && (strstr(log, "does not build") != NULL ||
+                                   strstr(log, "did not build") != NULL);
     json_t *cell, *v;
     size_t i;
     const char *m;
@@ -164,7 +160,7 @@ static int step(struct bisect *b, const char *good, size_t k)
     const char *pairs = b->r.max_pairs;
     json_t *doc = NULL;
     int try, v = -1, rc;
-    double t0 = (double)hv_now_ns() * 1e-9;
+    double t0 = (double)hv_now_ns() * 1e-9, t;
 
     for ( try = 0; try < 2; try++ )
     {
@@ -180,26 +176,55 @@ static int step(struct bisect *b, const char *good, size_t k)
         rc = hvb_hreview_run(av, logp);
         free(av);
         json_decref(doc);
-        v = rc < 0 ? -1 : step_verdict(dir, rc, logp, &doc);
+        v = rc < 0 ? -1 : bisect_verdict(dir, rc, logp, &doc);
         if ( v != V_UNKNOWN )
             break;
         /* Unknown: more pairs, never a guess. */
         snprintf(more, sizeof(more), "%u",
-                 RETRY_FACTOR * (pairs ? (unsigned int)atoi(pairs) : 24));
+                 BISECT_RETRY_FACTOR *
+                     (pairs ? (unsigned int)atoi(pairs) : BISECT_PAIRS));
         pairs = more;
     }
+    t = (double)hv_now_ns() * 1e-9 - t0;
+    bisect_record(b, k, v, t, dir, doc);
+    json_decref(doc);
+    /* A round of one. */
+    json_array_append_new(b->rounds,
+                          json_pack("{s:i, s:[s], s:[s], s:f}", "round",
+                                    (int)json_array_size(b->rounds) + 1,
+                                    "commits", b->commits[k], "verdicts",
+                                    bisect_vname(v), "seconds", t));
+    return v;
+}
+
+void bisect_record(struct bisect *b, size_t k, int v, double seconds,
+                   const char *dir, json_t *doc)
+{
     json_array_append_new(
         b->steps,
         json_pack("{s:s, s:I, s:s, s:f, s:s, s:O?}", "commit", b->commits[k],
-                  "index", (json_int_t)k + 1, "verdict",
-                  v >= 0 ? vnames[v] : "error", "seconds",
-                  (double)hv_now_ns() * 1e-9 - t0, "review", dir, "cells",
+                  "index", (json_int_t)k + 1, "verdict", bisect_vname(v),
+                  "seconds", seconds, "review", dir, "cells",
                   doc ? json_object_get(doc, "cells") : NULL));
-    json_decref(doc);
     if ( !b->quiet )
         fprintf(stderr, "hvbench: bisect: %.12s (%zu of %zu): %s\n",
-                b->commits[k], k + 1, b->n, v >= 0 ? vnames[v] : "error");
-    return v;
+                b->commits[k], k + 1, b->n, bisect_vname(v));
+}
+
+int bisect_bad(const struct bisect *b, int v)
+{
+    if ( v == V_DIFFERS )
+        return 0;
+    if ( v == V_SAME )
+        printf("bisect: GOOD and BAD are the same in %s: nothing to "
+               "find\n",
+               b->r.metric ? b->r.metric : "sim_instructions");
+    return v == V_SAME      ? 0
+           : v == V_UNKNOWN ? 3
+                            : hvb_usage_error("bisect: BAD could not be "
+                                              "reviewed against GOOD (see "
+                                              "%s/steps/)",
+                                              b->out);
 }
 
 /*
@@ -236,16 +261,7 @@ static int search(struct bisect *b, const char *good, long *lo, long *hi,
     if ( v != V_DIFFERS )
     {
         free(skipped);
-        if ( v == V_SAME )
-            printf("bisect: GOOD and BAD are the same in %s: nothing to "
-                   "find\n",
-                   b->r.metric ? b->r.metric : "sim_instructions");
-        return v == V_SAME      ? 0
-               : v == V_UNKNOWN ? 3
-                                : hvb_usage_error("bisect: BAD could not be "
-                                                  "reviewed against GOOD (see "
-                                                  "%s/steps/)",
-                                                  b->out);
+        return bisect_bad(b, v);
     }
     while ( *hi - *lo > 1 && status == 0 )
     {
@@ -268,13 +284,18 @@ static int search(struct bisect *b, const char *good, long *lo, long *hi,
 /* OUT/bisect.json (@o put). */
 static int write_json(struct bisect *b, json_t *o)
 {
-    char path[4200];
+    char path[4200], tmp[4300];
     int rc;
 
     snprintf(path, sizeof(path), "%s/bisect.json", b->out);
-    rc = o ? json_dump_file(o, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    rc = o ? json_dump_file(o, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
            : -1;
     json_decref(o);
+    if ( rc == 0 && rename(tmp, path) )
+        rc = -1;
+    if ( rc )
+        unlink(tmp);
     return rc ? hvb_failure("bisect: cannot write %s", path) : 0;
 }
 
@@ -326,7 +347,11 @@ static int parse(struct bisect *b, int argc, char **argv, const char **rev)
                                "options]");
     b->r.line = argv + dd + 1;
     b->r.nr_line = argc - dd - 1;
-    return -1;
+    if ( b->k && b->r.fleet == NULL )
+        return hvb_usage_error("bisect: -k is --fleet slurm's (K commits "
+                               "gated at once)");
+    b->k = b->k ? b->k : 3;
+    return hvb_hfleet_check(&b->r, "bisect", &b->out);
 }
 
 int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
@@ -356,21 +381,26 @@ int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
     if ( hvb_mkdirs(b.out) )
         return hvb_failure("bisect: %s: %s", b.out, strerror(errno));
     if ( !b.quiet )
-        fprintf(stderr,
-                "hvbench: bisect: %zu commit(s) after %.12s, about "
-                "%.0f step(s)\n",
-                b.n, good.commit, ceil(log2((double)b.n + 1)));
+        fprintf(
+            stderr,
+            "hvbench: bisect: %zu commit(s) after %.12s, about "
+            "%.0f %s\n",
+            b.n, good.commit,
+            ceil(log((double)b.n + 1) / log(b.r.fleet ? (double)b.k + 1 : 2)),
+            b.r.fleet ? "round(s)" : "step(s)");
     b.steps = json_array();
-    status = search(&b, good.commit, &lo, &hi, &differs);
+    b.rounds = json_array();
+    status = b.r.fleet ? bisect_kary(&b, good.commit, &lo, &hi, &differs)
+                       : search(&b, good.commit, &lo, &hi, &differs);
     found = differs && status == 0 && hi - lo == 1;
     if ( found )
     {
         printf("bisect: the first commit that differs from %.12s: %s (%zu "
-               "of %zu), after %zu step(s), %.0f s; its review: "
-               "%s/found/review.md\n",
+               "of %zu), after %zu step(s) in %zu round(s), %.0f s; its "
+               "review: %s/found/review.md\n",
                good.commit, b.commits[hi], (size_t)hi + 1, b.n,
-               json_array_size(b.steps), (double)hv_now_ns() * 1e-9 - t0,
-               b.out);
+               json_array_size(b.steps), json_array_size(b.rounds),
+               (double)hv_now_ns() * 1e-9 - t0, b.out);
         review_found(&b, b.commits[hi]);
     }
     else if ( differs )
@@ -382,11 +412,14 @@ int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
         status = status ? status : 3;
     }
     if ( write_json(&b,
-                    json_pack("{s:s, s:s, s:O, s:s?, s:i}", "good", good.commit,
-                              "bad", bad.commit, "steps", b.steps, "found",
+                    json_pack("{s:s, s:s, s:O, s:O, s:s?, s:I, s:s?, s:i}",
+                              "good", good.commit, "bad", bad.commit, "steps",
+                              b.steps, "rounds", b.rounds, "fleet", b.r.fleet,
+                              "k", (json_int_t)(b.r.fleet ? b.k : 1), "found",
                               found ? b.commits[hi] : NULL, "exit", status)) )
         status = 2;
     json_decref(b.steps);
+    json_decref(b.rounds);
     free(b.commits);
     return status;
 }
