@@ -451,11 +451,12 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
         if ( id > 0 )
             hvb_hchange_label(h, id, label, sizeof(label));
         printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
-               "%.6g (%+.2f%%), p %.2g  %s",
+               "%.6g (%+.2f%%, 95%% CI [%+.2f%%, %+.2f%%]), p %.2g  %s",
                s->key[0], s->key[1], s->key[2], at->run,
                at->commit ? at->commit : "unknown",
                prev->commit ? prev->commit : "unknown", c->before, c->after,
-               100 * rel, c->p,
+               100 * rel, c->before != 0 ? 100 * c->lo / c->before : NAN,
+               c->before != 0 ? 100 * c->hi / c->before : NAN, c->p,
                c->after > c->before ? "regression" : "improvement");
         if ( id > 0 )
             printf("  #%lld%s%s", id, *label ? " " : "", label);

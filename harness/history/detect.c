@@ -196,12 +196,18 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
     }
     for ( i = 0; i < nc && i < max; i++ )
     {
+        size_t a = i ? c[i - 1] : 0, b = i + 1 < nc ? c[i + 1] : n;
+        double v1, v2;
+
         out[i].at = c[i];
-        out[i].p = cp_p(s, s2, i ? c[i - 1] : 0, c[i],
-                        i + 1 < nc ? c[i + 1] : n, min_seg, &m1, &m2);
+        out[i].p = cp_p(s, s2, a, c[i], b, min_seg, &m1, &m2);
         out[i].p = out[i].p * sel < 1 ? out[i].p * sel : 1;
         out[i].before = m1;
         out[i].after = m2;
+        seg(s, s2, a, c[i], &m1, &v1);
+        seg(s, s2, c[i], b, &m2, &v2);
+        hvb_welch_ci(m1, v1, c[i] - a, m2, v2, b - c[i], 0.95, &out[i].lo,
+                     &out[i].hi);
     }
     rc = (long)nc;
 out:

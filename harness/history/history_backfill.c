@@ -2,7 +2,8 @@
 /*
  * "hvbench history backfill REV-RANGE [--reference REV] [--every N] --
  * WORKLOAD [run options]": a history filled from past commits.  Each
- * commit of the range (first-parent, oldest first, every Nth) is
+ * commit of the range (oldest first, or its first-parent line with
+ * --first-parent; every Nth) is
  * reviewed against one pinned reference build (default: the range's
  * first commit), and its review.json recorded: the ratio series against
  * the same reference throughout, where the machine's drift cancels, and
@@ -33,6 +34,7 @@ struct backfill {
     struct hvb_hreview r;
     const char *db, *reference, *out, *repo_opt, *branch, *machine;
     unsigned int every;
+    bool first_parent, list_only;
 };
 
 #define F struct backfill
@@ -41,6 +43,13 @@ static const struct hvb_optdef backfill_opts[] = {
                 "the build every commit is paired with (default the "
                 "history's pinned reference, else the range's first commit, "
                 "then pinned)"),
+    HVB_OPT_SET("first-parent", 0, F, first_parent,
+                "only the commits of the first-parent line (a merge, not "
+                "the commits it brought in; default every commit of the "
+                "range, oldest first)"),
+    HVB_OPT_SET("list", 0, F, list_only,
+                "print the commits it would review, one per line, and stop "
+                "(no WORKLOAD needed)"),
     HVB_OPT_UINT("every", 0, "N", F, every, 1, 1000000,
                  "every Nth commit of the range (default 1)"),
     HVB_OPT_STR("metric", 'm', "M[,M...]", F, r.metric,
@@ -65,12 +74,13 @@ static const struct hvb_optdef backfill_opts[] = {
 _Static_assert(offsetof(struct backfill, r) == 0, "backfill: r first");
 
 const struct hvb_cmd_doc hvb_doc_history_backfill = {
-    .usage = "history backfill REV-RANGE [--reference REV] [--every N] "
-             "[--fleet slurm] -- WORKLOAD [run options]",
-    .text = "Each commit of REV-RANGE (git rev-list --first-parent, oldest\n"
-            "first, every Nth) reviewed against one pinned reference build\n"
-            "and recorded: a ratio series against the same reference\n"
-            "throughout, and the absolute figures beside it.  With --fleet\n"
+    .usage = "history backfill REV-RANGE [--reference REV] [--first-parent] "
+             "[--every N] [--fleet slurm] -- WORKLOAD [run options]",
+    .text = "Each commit of REV-RANGE (git rev-list --reverse --topo-order,\n"
+            "or its first-parent line; every Nth) reviewed against one\n"
+            "pinned reference build and recorded: a ratio series against\n"
+            "the same reference throughout, and the absolute figures\n"
+            "beside it.  --list prints the commits and stops.  With --fleet\n"
             "slurm the reviews are one job array, recorded in commit order\n"
             "once done.",
     .opts = backfill_opts,
@@ -81,11 +91,13 @@ static long range_commits(struct backfill *b, const char *range, char *out,
                           size_t cap)
 {
     char err[1024];
-    const char *args[] = {"rev-list", "--first-parent", "--reverse",
-                          (char *)range, NULL};
+    const char *args[] = {"rev-list",    "--reverse", "--topo-order",
+                          (char *)range, NULL,        NULL};
     long n = 0;
     size_t i;
 
+    if ( b->first_parent )
+        args[3] = "--first-parent", args[4] = range;
     if ( hvb_git(b->r.repo, out, cap, err, sizeof(err), NULL, args) )
     {
         fprintf(stderr, "hvbench: history backfill: %s\n", err);
@@ -94,6 +106,21 @@ static long range_commits(struct backfill *b, const char *range, char *out,
     for ( i = 0; out[i]; i++ )
         n += out[i] == '\n';
     return n + (i > 0);
+}
+
+/* --list: every Nth commit of @list, as the backfill would take them. */
+static void print_every(const struct backfill *b, const char *list)
+{
+    unsigned long k = 0;
+    const char *c;
+    size_t n;
+
+    for ( c = list; *c; c += n + (c[n] == '\n') )
+    {
+        n = strcspn(c, "\n");
+        if ( n && k++ % b->every == 0 )
+            printf("%.*s\n", (int)n, c);
+    }
 }
 
 /* Commit @c's review (exit @rc) recorded, or said skipped. */
@@ -214,7 +241,7 @@ int hvb_history_backfill(int argc, char **argv)
             return hvb_usage_error("history backfill takes one REV-RANGE");
         range = val;
     }
-    if ( range == NULL || dd + 1 >= argc )
+    if ( range == NULL || (dd + 1 >= argc && !b.list_only) )
         return hvb_usage_error("history backfill needs REV-RANGE -- WORKLOAD "
                                "[run options]");
     b.r.line = argv + dd + 1;
@@ -233,6 +260,12 @@ int hvb_history_backfill(int argc, char **argv)
     {
         free(list);
         return hvb_usage_error("history backfill: no commit in '%s'", range);
+    }
+    if ( b.list_only )
+    {
+        print_every(&b, list);
+        free(list);
+        return 0;
     }
     snprintf(first, sizeof(first), "%.*s", (int)strcspn(list, "\n"), list);
     if ( hvb_hdb_open(&h, b.db, err, sizeof(err)) )

@@ -163,12 +163,13 @@ static int changes(struct hvb_hdb *h, json_t *s,
         if ( id > 0 )
             hvb_hchange_label(h, id, label, sizeof(label));
         json_array_append_new(
-            a, json_pack("{s:I, s:f, s:f, s:f, s:s, s:I, s:s?}", "index",
-                         (json_int_t)f[k].at, "before", f[k].c.before, "after",
-                         f[k].c.after, "p", f[k].c.p, "kind",
-                         f[k].c.after > f[k].c.before ? "regression"
-                                                      : "improvement",
-                         "id", (json_int_t)id, "label", *label ? label : NULL));
+            a, json_pack(
+                   "{s:I, s:f, s:f, s:[o, o], s:f, s:s, s:I, s:s?}", "index",
+                   (json_int_t)f[k].at, "before", f[k].c.before, "after",
+                   f[k].c.after, "diff_ci", num_or_nan(f[k].c.lo),
+                   num_or_nan(f[k].c.hi), "p", f[k].c.p, "kind",
+                   f[k].c.after > f[k].c.before ? "regression" : "improvement",
+                   "id", (json_int_t)id, "label", *label ? label : NULL));
     }
     free(hp);
     json_object_set_new(s, "changes", a);

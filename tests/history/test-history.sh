@@ -34,6 +34,8 @@
 #      at X31 and nothing at the move; the same without the overlap is a
 #      break (nothing compared across it), the step still found; backfill
 #      and reference set pin and refuse as they should.
+#   9. backfill --list on a scratch repository with a merge: every commit
+#      of the range, or its first-parent line, every Nth.
 # About 20 s.  Usage: test-history.sh HVBENCH
 set -u
 hv=$(realpath "$1")
@@ -134,13 +136,29 @@ for w in with without; do
     "$hv" history detect --series ratio --db "$tmp/mv-$w.db" >"$tmp/mv-$w.out" 2>&1
 done
 [ "$(grep -c '^mv/1  time  ratio  at run' "$tmp/mv-with.out")" = 1 ] &&
-    grep -q '^mv/1  time  ratio  at run 32 (commit X31, after X30): .* (+3\.[0-9]*%).* regression' "$tmp/mv-with.out" &&
+    grep -q '^mv/1  time  ratio  at run 32 (commit X31, after X30): .* (+3\.[0-9]*%, 95% CI \[+[0-9.]*%, +[0-9.]*%\]).* regression' "$tmp/mv-with.out" &&
     grep -q '^1 ratio series across moves of their reference: chained by the overlaps; 0 move(s) without one' "$tmp/mv-with.out" ||
     bad "the chained series: $(cat "$tmp/mv-with.out")"
 [ "$(grep -c '^mv/1  time  ratio  at run' "$tmp/mv-without.out")" = 1 ] &&
     grep -q '^mv/1  time  ratio  at run 31 (commit X31, after X30): .* regression' "$tmp/mv-without.out" &&
     grep -q '1 move(s) without one' "$tmp/mv-without.out" ||
     bad "the broken series: $(cat "$tmp/mv-without.out")"
+/usr/bin/python3 - "$tmp/mv-with.db" "$tmp/mv-with.out" <<'PY' || bad "the change's CI (Welch's, scipy's t)"
+import math, re, sqlite3, sys
+from scipy import stats
+v = [r[0] for r in sqlite3.connect(sys.argv[1]).execute(
+    "SELECT value FROM points WHERE series = 'ratio' ORDER BY run_id")]
+ch = v[:20] + [x * v[19] / v[20] for x in v[21:]]  # chained, anchor out
+a, b = ch[:30], ch[30:]
+m = lambda x: sum(x) / len(x)
+s2 = lambda x: sum((y - m(x)) ** 2 for y in x) / (len(x) - 1) / len(x)
+df = (s2(a) + s2(b)) ** 2 / (s2(a) ** 2 / 29 + s2(b) ** 2 / 9)
+t = stats.t.ppf(0.975, df) * math.sqrt(s2(a) + s2(b))
+want = [100 * (m(b) - m(a) - t) / m(a), 100 * (m(b) - m(a) + t) / m(a)]
+got = re.search(r"mv/1  time  ratio .*95% CI \[([-+0-9.]+)%, ([-+0-9.]+)%\]",
+                open(sys.argv[2]).read())
+assert all(abs(float(g) - w) < 0.006 for g, w in zip(got.groups(), want)), (got.groups(), want)
+PY
 "$hv" history publish "$tmp/mv-site" --db "$tmp/mv-with.db" >/dev/null 2>&1 || bad "publish mv"
 /usr/bin/python3 - "$tmp/mv-site/data.json" <<'PY' || bad "the chained values in data.json"
 import json, sys
@@ -173,5 +191,21 @@ if [ -n "$here_commit" ]; then
         bad "reference set --no-overlap: $(cat "$tmp/ref.out")"
 fi
 hist_one "reference, bad" "takes nothing, or set REV" "$hv" history reference move x --db "$tmp/ref.db"
+
+# 9. backfill --list: a range with a merge, all its commits or the
+# first-parent line (no build: --list stops before any review).
+g="$tmp/g"
+git init -q "$g" && git -C "$g" config user.email t@t && git -C "$g" config user.name t
+for c in a b; do echo $c >"$g/$c"; git -C "$g" add $c; git -C "$g" commit -qm $c; done
+git -C "$g" checkout -qb side HEAD~1
+echo s >"$g/s"; git -C "$g" add s; git -C "$g" commit -qm s
+git -C "$g" checkout -q - && git -C "$g" merge -q --no-edit side
+all=$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list | wc -l)
+fp=$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --first-parent | wc -l)
+ev=$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --every 2 | wc -l)
+[ "$all" = 3 ] && [ "$fp" = 2 ] && [ "$ev" = 2 ] &&
+    [ "$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --first-parent | tail -1)" = "$(git -C "$g" rev-parse HEAD)" ] ||
+    bad "backfill --list: $all commits, $fp first-parent, $ev every 2nd"
+one "backfill, no workload" "needs REV-RANGE -- WORKLOAD" sh -c "cd '$g' && '$hv' history backfill HEAD~2..HEAD"
 
 finish history

@@ -127,23 +127,35 @@ def review_link(p):
     return html.escape(src) if src else "-"
 
 
+def change_text(c):
+    """+3.44%, 95% CI [+2.91%, +3.97%]: the change and its CI."""
+    b = c["before"]
+    if not b:
+        return "-"
+    out = "%+.2f%%" % (100 * (c["after"] / b - 1))
+    lo, hi = (c.get("diff_ci") or [None, None])[:2]
+    if lo is not None and hi is not None:
+        out += ", 95%% CI [%+.2f%%, %+.2f%%]" % (100 * lo / b, 100 * hi / b)
+    return out
+
+
 def changes_table(s):
     rows = []
     for c in s["changes"]:
         p, q = s["points"][c["index"]], s["points"][c["index"] - 1]
         rows.append("<tr class=\"%s\"><td>#%s</td><td>%s</td><td><code>%s"
                     "</code></td><td><code>%s</code></td><td>%.6g &rarr; %.6g "
-                    "(%+.2f%%)</td><td>%.2g</td><td>%s</td><td>%s</td></tr>" %
+                    "(%s)</td><td>%.2g</td><td>%s</td><td>%s</td></tr>" %
                     (c["kind"], c.get("id", "?"), c["kind"],
                      html.escape((p["commit"] or "?")[:12]),
                      html.escape((q["commit"] or "?")[:12]), c["before"],
-                     c["after"], 100 * (c["after"] / c["before"] - 1)
-                     if c["before"] else 0, c["p"],
+                     c["after"], change_text(c), c["p"],
                      html.escape(c.get("label") or "untriaged"),
                      review_link(p)))
     return ("<table border=\"1\"><tr><th>id</th><th>kind</th><th>at commit"
-            "</th><th>after</th><th>mean before &rarr; after</th><th>p</th>"
-            "<th>triage</th><th>recorded from</th></tr>%s</table>" %
+            "</th><th>after</th><th>mean before &rarr; after (change, its CI)"
+            "</th><th>p</th><th>triage</th><th>recorded from</th></tr>%s"
+            "</table>" %
             ("".join(rows) or "<tr><td colspan=\"8\">none</td></tr>"))
 
 

@@ -25,7 +25,8 @@ extern const struct hvb_cmd_doc hvb_doc_history;
 struct hvb_change {
     size_t at;            /* the first point after the change */
     double before, after; /* the segments' means */
-    double p; /* Welch's t-test of the two segments, x the splits tried */
+    double p;      /* Welch's t-test of the two segments, x the splits tried */
+    double lo, hi; /* 95% CI of after - before (Welch's t) */
 };
 
 /*
@@ -42,6 +43,13 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
 /* Two-sided p of Welch's t-test for two samples' means and variances. */
 double hvb_welch_p(double m1, double v1, size_t n1, double m2, double v2,
                    size_t n2);
+
+/*
+ * The @level CI of m2 - m1 (Welch-Satterthwaite degrees of freedom) into
+ * @lo, @hi; NAN, NAN where a side has fewer than 2 points.
+ */
+void hvb_welch_ci(double m1, double v1, size_t n1, double m2, double v2,
+                  size_t n2, double level, double *lo, double *hi);
 
 #ifdef __cplusplus
 }
