@@ -110,6 +110,24 @@ static double cp_p(const double *s, const double *s2, size_t lo, size_t at,
     return hvb_welch_p(*m1, v1, at - lo, *m2, v2, hi - at);
 }
 
+/*
+ * The change at @at between its neighbours @a and @b: the segments'
+ * means, Welch's p times the @sel splits tried, the 95% CI of the step.
+ */
+static void change_at(const double *s, const double *s2, size_t a, size_t at,
+                      size_t b, size_t min_seg, double sel,
+                      struct hvb_change *o)
+{
+    double v1, v2, p = cp_p(s, s2, a, at, b, min_seg, &o->before, &o->after);
+
+    o->at = at;
+    o->p = p * sel < 1 ? p * sel : 1;
+    seg(s, s2, a, at, &o->before, &v1);
+    seg(s, s2, at, b, &o->after, &v2);
+    hvb_welch_ci(o->before, v1, at - a, o->after, v2, b - at, 0.95, &o->lo,
+                 &o->hi);
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -195,20 +213,8 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
                     sel;
     }
     for ( i = 0; i < nc && i < max; i++ )
-    {
-        size_t a = i ? c[i - 1] : 0, b = i + 1 < nc ? c[i + 1] : n;
-        double v1, v2;
-
-        out[i].at = c[i];
-        out[i].p = cp_p(s, s2, a, c[i], b, min_seg, &m1, &m2);
-        out[i].p = out[i].p * sel < 1 ? out[i].p * sel : 1;
-        out[i].before = m1;
-        out[i].after = m2;
-        seg(s, s2, a, c[i], &m1, &v1);
-        seg(s, s2, c[i], b, &m2, &v2);
-        hvb_welch_ci(m1, v1, c[i] - a, m2, v2, b - c[i], 0.95, &out[i].lo,
-                     &out[i].hi);
-    }
+        change_at(s, s2, i ? c[i - 1] : 0, c[i], i + 1 < nc ? c[i + 1] : n,
+                  min_seg, sel, &out[i]);
     rc = (long)nc;
 out:
     free(d);

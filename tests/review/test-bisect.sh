@@ -10,7 +10,9 @@
 #     skipped for its neighbour; the found commit's review (its parent
 #     against it) is regressed with rcu_ref_lock on top;
 #   - history backfill of the 4th to 6th against GOOD records 3 reviews,
-#     each against GOOD, the ratio above 1 from the 5th on;
+#     each against GOOD, the ratio above 1 from the 5th on; history
+#     reference set moves the reference to the 4th with the 6th's overlap
+#     review (the chain's factor 1: the 4th's instructions are GOOD's);
 #   - on a real single-node Slurm (scripts/slurm-local.sh, stopped by pid
 #     at exit, also on failure; skipped, saying so, where not root or
 #     without Slurm): history backfill GOOD..2nd --fleet slurm records
@@ -90,6 +92,22 @@ rc=$?
 r=$(sqlite3 "$tmp/h.db" "SELECT group_concat(x, ' ') FROM (SELECT (p.value > 1.5) AS x FROM points p JOIN runs r ON r.id = p.run_id WHERE p.series = 'ratio' AND p.metric = 'sim_instructions' ORDER BY r.id)")
 [ "$r" = "0 1 1" ] && [ "$(sqlite3 "$tmp/h.db" "SELECT count(DISTINCT base_commit) || base_commit FROM runs")" = "1$good" ] &&
     ok || bad "backfill's ratios (above 1.5: 0 1 1 wanted): $r"
+
+# The reference moved from GOOD (backfill pinned it) to the 4th: the
+# overlap is the 6th (the newest recorded against GOOD) reviewed against
+# the 4th, both built already; the chain's factor is 6/GOOD over 6/4th,
+# 1 in sim_instructions (the 4th's instructions are GOOD's).
+(cd "$repo" && timeout -k 10 1200 "$hvb" history reference set "$c4" \
+    --cache "$cache" --db "$tmp/h.db" --out "$tmp/ref" -- $W \
+    >"$tmp/ref.stdout" 2>"$tmp/ref.stderr")
+rc=$?
+"$hvb" history publish "$tmp/site" --db "$tmp/h.db" >/dev/null 2>&1
+factor=$(jq '[.series[] | select(.series == "ratio" and .metric == "sim_instructions") | .moves[0].factor][0]' "$tmp/site/data.json" 2>/dev/null)
+[ $rc -eq 0 ] && grep -q "^reference ${good%"${good#????????????}"} -> ${c4%"${c4#????????????}"}, overlap ${c6%"${c6#????????????}"} recorded as run 4" "$tmp/ref.stdout" &&
+    [ "$("$hvb" history reference --commit --db "$tmp/h.db")" = "$c4" ] &&
+    "$hvb" history detect --db "$tmp/h.db" --series ratio | grep -q "chained by the overlaps; 0 move(s) without one" &&
+    /usr/bin/python3 -c "import sys; f = float(sys.argv[1]); assert abs(f - 1) < 0.001, f" "$factor" &&
+    ok || bad "reference set: exit $rc, factor $factor, $(cat "$tmp/ref.stdout") $(tail -3 "$tmp/ref.stderr")"
 
 # The same on Slurm: a backfill of the 1st and 2nd as one job array
 # (they build there), then bisect -k 3 from the warm cache alone.
