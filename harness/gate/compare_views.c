@@ -82,8 +82,9 @@ void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c)
              (1 - (c->builds ? c->alpha : 0.05)) * 100);
     fprintf(f, "metric: %s: %s; threshold %.2g%%%s\n", c->metric, c->source,
             c->threshold * 100,
-            c->builds   ? "; two builds paired: the median of the per-round "
-                          "ratios new/base, p of a ratio other than 1 (bootstrap)"
+            c->builds   ? "; two builds paired: per process pair the median of "
+                          "its per-round ratios new/base, their Hodges-Lehmann "
+                          "estimate, p of a ratio other than 1 (bootstrap)"
             : c->paired ? "; paired rounds: each variant against its group's "
                           "reference, noise of the per-round ratios"
                         : "");

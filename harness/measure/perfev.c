@@ -330,7 +330,7 @@ static int open_events(struct hvb_perfev_group *g,
         a.inherit = 0;
         a.pinned = leader;
         fd = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-                          leader ? -1 : g->fd[0], 0);
+                          leader ? -1 : g->fd[0], PERF_FLAG_FD_CLOEXEC);
         if ( fd < 0 )
         {
             e = errno;

@@ -57,6 +57,14 @@ struct hvb_meter_cfg {
     struct hvb_perfev_def sw[4], hw[HVB_PERFEV_MAX];
     char sw_why[200], hw_why[200];
     char sw_kernel_why[256]; /* why not the kernel-side software events */
+    /*
+     * The probe's software events, kept open on the probing thread for
+     * the life of the process: while one event of a kind exists, the
+     * kernel's static key for that kind stays on, so a bracket's open
+     * and close of its own (every sample) no longer patch kernel text
+     * and IPI every CPU (probe.c).
+     */
+    struct hvb_perfev_group sw_keep;
     /* --events: hw[nr_hw..nr_grp) are those in the group; "" there. */
     unsigned int nr_grp;
     struct hvb_perfev_list ev;

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -427,6 +428,111 @@ int hvb_bootstrap_median_draws_clustered(const double *v, size_t n,
                                          uint64_t seed, double *est)
 {
     return draws(v, n, k, NULL, 0, 1, resamples, seed, est);
+}
+
+/*
+ * The @k-th smallest of @v[0..n) (k < n), @v reordered: quickselect with
+ * a three-way partition, so that the many equal values of a bootstrap
+ * resample (clusters drawn twice) keep it linear.
+ */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k;
+
+    while ( lo < hi )
+    {
+        double p = v[lo + (hi - lo) / 2], t;
+        ptrdiff_t lt = lo, i = lo, gt = hi;
+
+        /* v[lo, lt) < p, v[lt, i) == p, v(gt, hi] > p */
+        while ( i <= gt )
+            if ( v[i] < p )
+            {
+                t = v[lt];
+                v[lt++] = v[i];
+                v[i++] = t;
+            }
+            else if ( v[i] > p )
+            {
+                t = v[gt];
+                v[gt--] = v[i];
+                v[i] = t;
+            }
+            else
+                i++;
+        if ( want < lt )
+            hi = lt - 1;
+        else if ( want > gt )
+            lo = gt + 1;
+        else
+            return p;
+    }
+    return v[want];
+}
+
+/*
+ * The Hodges-Lehmann estimate of @m[0..k): the median of the k (k + 1) / 2
+ * Walsh averages (m_i + m_j) / 2, i <= j, built in @w.  E.g. {1, 2, 9}:
+ * averages 1, 1.5, 5, 2, 5.5, 9, median (2 + 5) / 2 = 3.5, where the
+ * mean is 4 and the median 2.
+ */
+static double hodges_lehmann(const double *m, size_t k, double *w)
+{
+    size_t i, j, nw = 0, half;
+    double a;
+
+    for ( i = 0; i < k; i++ )
+        for ( j = i; j < k; j++ )
+            w[nw++] = (m[i] + m[j]) / 2;
+    half = nw / 2;
+    a = select_kth(w, nw, half);
+    if ( nw % 2 )
+        return a;
+    /* The largest of w[0..half), all <= a after the selection. */
+    return (select_kth(w, half, half - 1) + a) / 2;
+}
+
+int hvb_bootstrap_hl_draws_clustered(const double *v, size_t n, unsigned int k,
+                                     unsigned int resamples, uint64_t seed,
+                                     double *est, double *point)
+{
+    size_t m = k ? n / k : 0, c, i;
+    double *med = NULL, *pick_m = NULL, *w = NULL;
+    uint64_t s = seed;
+    unsigned int b;
+    int rc = -EINVAL;
+
+    if ( k == 0 || n == 0 || n % k != 0 || resamples == 0 )
+        return rc;
+    rc = -ENOMEM;
+    med = malloc(k * sizeof(*med));
+    pick_m = malloc(k * sizeof(*pick_m));
+    w = malloc(((size_t)k * (k + 1) / 2 > m ? (size_t)k * (k + 1) / 2 : m) *
+               sizeof(*w));
+    if ( med == NULL || pick_m == NULL || w == NULL )
+        goto out;
+    for ( c = 0; c < k; c++ )
+    {
+        for ( i = 0; i < m; i++ )
+            w[i] = v[c * m + i];
+        med[c] = select_kth(w, m, m / 2);
+        if ( m % 2 == 0 )
+            med[c] = (med[c] + select_kth(w, m / 2, m / 2 - 1)) / 2;
+    }
+    *point = hodges_lehmann(med, k, w);
+    for ( b = 0; b < resamples; b++ )
+    {
+        for ( c = 0; c < k; c++ )
+            pick_m[c] = med[pick(&s, k)];
+        est[b] = hodges_lehmann(pick_m, k, w);
+    }
+    qsort(est, resamples, sizeof(*est), cmp_double);
+    rc = 0;
+out:
+    free(med);
+    free(pick_m);
+    free(w);
+    return rc;
 }
 
 int hvb_bootstrap_median_ci(const double *v, size_t n, unsigned int resamples,

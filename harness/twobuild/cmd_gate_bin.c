@@ -180,8 +180,9 @@ const struct hvb_cmd_doc hvb_doc_gate_bin = {
         "('hvbench worker', both warm), and the gate alternates short\n"
         "samples of the two (AB BA AB ...), one iteration count shared per\n"
         "cell, so the machine's drift hits both builds alike.  Per cell the\n"
-        "ratios new/base of the rounds' two samples, pooled over process\n"
-        "pairs, give the median ratio and its bootstrap CI.  Adaptive, as\n"
+        "ratios new/base of the rounds' two samples give each process pair\n"
+        "one vote, its median; the Hodges-Lehmann estimate of the pairs'\n"
+        "medians is the ratio, with its bootstrap CI.  Adaptive, as\n"
         "Chromium Pinpoint: after --pairs pairs a cell whose CI lies inside\n"
         "[1-t, 1+t] is same, one whose CI lies wholly above (below) it is\n"
         "regressed (improved); the cells still undecided get more pairs,\n"
@@ -671,8 +672,10 @@ static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c)
     size_t i;
 
     snprintf(method, sizeof(method),
-             "median of the per-round ratios new/base, percentile bootstrap "
-             "CI (process pairs, then rounds); looks after %u pairs, then "
+             "one vote per process pair: each pair's median of its per-round "
+             "ratios new/base, their Hodges-Lehmann estimate, percentile "
+             "bootstrap CI over the pairs (under 4 pairs: the median of all "
+             "rounds, pairs then rounds); looks after %u pairs, then "
              "every %u, to %u: at most %u looks, each at alpha %g/%u "
              "(Bonferroni); same: CI inside [1-t, 1+t]; regressed/improved: "
              "CI wholly above/below it and a Benjamini-Hochberg discovery at "

@@ -248,6 +248,41 @@ static void test_draws(void **state)
                      -22);
 }
 
+/*
+ * One vote per cluster: the Hodges-Lehmann estimate of the cluster
+ * medians, and a cluster in a state of its own (one pair of 16 at 1.195)
+ * widens its CI far less than it widens the pooled median's.
+ */
+static void test_hl(void **state)
+{
+    double v[160], d[2000], d2[2000], point = 0, x[3] = {1, 2, 9};
+    unsigned int i;
+
+    (void)state;
+    assert_int_equal(
+        hvb_bootstrap_hl_draws_clustered(x, 3, 3, 100, 7, d, &point), 0);
+    assert_true(point == 3.5); /* Walsh averages 1 1.5 5 2 5.5 9 */
+    for ( i = 1; i < 100; i++ )
+        assert_true(d[i - 1] <= d[i]);
+    assert_true(d[0] >= 1 && d[99] <= 9);
+    for ( i = 0; i < 160; i++ )
+        v[i] = (i / 10 == 7 ? 1.195 : 1.0 + 0.002 * ((i / 10) % 5 - 2.0)) +
+               0.01 * ((i % 10) - 4.5);
+    assert_int_equal(
+        hvb_bootstrap_hl_draws_clustered(v, 160, 16, 2000, 7, d, &point), 0);
+    assert_true(fabs(point - 1.0) < 0.002);
+    assert_int_equal(
+        hvb_bootstrap_median_draws_clustered(v, 160, 16, 2000, 7, d2), 0);
+    /* 99% upper ends: one pair's worth (one rank) against its weight. */
+    assert_true(hvb_quantile_sorted(d, 2000, 0.995) < 1.004);
+    assert_true(hvb_quantile_sorted(d2, 2000, 0.995) >
+                hvb_quantile_sorted(d, 2000, 0.995));
+    assert_int_equal(
+        hvb_bootstrap_hl_draws_clustered(v, 160, 7, 10, 7, d, &point), -22);
+    assert_int_equal(
+        hvb_bootstrap_hl_draws_clustered(v, 0, 1, 10, 7, d, &point), -22);
+}
+
 static void test_edges(void **state)
 {
     double v[1] = {3}, lo, hi;
@@ -273,6 +308,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_two_clusters),
         cmocka_unit_test(test_bh),
         cmocka_unit_test(test_draws),
+        cmocka_unit_test(test_hl),
         cmocka_unit_test(test_edges),
     };
     json_error_t e;

@@ -116,8 +116,10 @@ int hvb_cmp_paired(json_t *doc, const char *metric, double t,
  * hvb_cmp_builds - gate --base-bin's look at two builds paired in one run
  * (@doc as for hvb_cmp_paired(), each base cell followed by its new
  * cell; a cell's "processes", when there, is its own count of process
- * pairs).  The ratio is the median of the per-round ratios new/base, its
- * CI at level 1 - @alpha from the two-stage bootstrap (pairs, then
+ * pairs).  Each pair has one vote, the median of its per-round ratios
+ * new/base; the ratio is the Hodges-Lehmann estimate of those medians,
+ * its CI at level 1 - @alpha from the bootstrap of the pairs (with under
+ * 4 pairs: the median of all rounds, two-stage bootstrap: pairs, then
  * rounds), p and p_beyond bootstrap p-values of that distribution (of a
  * ratio other than 1, and beyond [1 - t, 1 + t]).  Verdicts:
  *
