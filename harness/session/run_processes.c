@@ -92,8 +92,6 @@ static int run_child(struct hvb_run_state *st, const char *out)
         return -errno;
     pthread_mutex_lock(&st->write_lock);
     st->child = pid;
-    st->child_out = out;
-    st->proc++;
     pthread_mutex_unlock(&st->write_lock);
     while ( waitpid(pid, &status, 0) < 0 )
         if ( errno != EINTR )
@@ -112,6 +110,24 @@ static int run_child(struct hvb_run_state *st, const char *out)
     return 128 + WTERMSIG(status);
 }
 
+/*
+ * Remove child @k's file @path and say which process runs next, in one
+ * step of the write lock: an interrupt (run_session.c's on_signal())
+ * then finds either the file to remove or none, and names process k + 2
+ * once k + 1 is done (ctest interrupt: SIGINT right after "process 1/3
+ * done" said "in process 1 of 3" while the parent was pooling).
+ */
+static void child_done(struct hvb_run_state *st, unsigned int k,
+                       const char *path)
+{
+    pthread_mutex_lock(&st->write_lock);
+    hvb_outfile_remove(path);
+    st->child_out = NULL;
+    if ( k + 1 < st->o->processes )
+        st->proc = k + 2;
+    pthread_mutex_unlock(&st->write_lock);
+}
+
 int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;
@@ -121,20 +137,25 @@ int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
 
     for ( k = 0; k < o->processes; k++ )
     {
+        /* Made and made known at once: an interrupt removes it. */
+        pthread_mutex_lock(&st->write_lock);
         rc = child_out(o, path, sizeof(path));
+        st->child_out = rc ? NULL : path;
+        st->proc = k + 1;
+        pthread_mutex_unlock(&st->write_lock);
         if ( rc )
             return hvb_failure("--processes: temporary file %s: %s", path,
                                strerror(-rc));
         rc = run_child(st, path);
         if ( rc < 0 )
         {
-            hvb_outfile_remove(path);
+            child_done(st, k, path);
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, strerror(-rc));
         }
         if ( rc != 0 )
         {
-            hvb_outfile_remove(path);
+            child_done(st, k, path);
             return hvb_failure("--processes: process %u of %u failed (%s %d)",
                                k + 1, o->processes,
                                rc > 128 ? "signal" : "exit status",
@@ -142,7 +163,7 @@ int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
         }
         rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
                              total, st->iters, res, err, sizeof(err));
-        hvb_outfile_remove(path);
+        child_done(st, k, path);
         if ( rc )
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, err);

@@ -288,11 +288,11 @@ static void on_signal(void *ctx, int sig)
 
     pthread_mutex_lock(&st->write_lock);
     if ( st->child > 0 && kill(st->child, sig) == 0 )
-    {
         while ( waitpid(st->child, &status, 0) < 0 && errno == EINTR )
             ;
+    /* Whether a child runs, has ended, or is about to start. */
+    if ( st->child_out != NULL )
         hvb_outfile_remove(st->child_out);
-    }
     if ( st->last != NULL &&
          hvb_results_write(o->out_path, st->last, err, sizeof(err)) )
         st->written = 0;
