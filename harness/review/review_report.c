@@ -342,10 +342,12 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
         }
         fputc('\n', f);
     }
-    fputs("\nNEW/BASE per cell: the median ratio over paired rounds of the "
-          "two builds and its 95% CI; SAME inside the threshold, "
-          "regressed/improved outside it, unknown when the budget ended "
-          "first (docs/gating.md).\n",
+    fputs("\nNEW/BASE per cell: the two builds' ratio over paired rounds, "
+          "one vote per process pair (the Hodges-Lehmann estimate of the "
+          "pairs' median ratios; sim_ metrics, one pair: the median of its "
+          "rounds), and its CI at each look's level (5% over all the looks "
+          "together); SAME inside the threshold, regressed/improved outside "
+          "it, unknown when the budget ended first (docs/gating.md).\n",
           f);
     md_estimate(f, cells, order);
     json_array_foreach(order, i, name)
