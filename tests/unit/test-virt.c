@@ -3,7 +3,8 @@
  * test-virt: the libvirt model's API, under every built-in seclock x
  * namesearch pair: define / lookup by UUID, name and id / EEXIST /
  * undefine / start / stop with their errors, labels (spawned helper,
- * unique, released), bad configurations; and the RPC layer: the
+ * unique, released), the modelled delays' timer slack, bad
+ * configurations; and the RPC layer: the
  * per-client in-flight cap, the bounded pool, priority workers.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -214,6 +216,35 @@ static void test_setall_no_helper(void **state)
         assert_int_equal(hv_secmgr_labels_held(hv_virt_secmgr(v)), 0);
         hv_virt_destroy(v);
     }
+}
+
+/*
+ * A modelled delay sleeps with a timer slack of 1 ns, not the default
+ * 50 us that ended a 130 us sleep at 185 us: checked on the slack itself
+ * (deterministic), in a thread of its own so that its first sleep is the
+ * one that sets it.
+ */
+static void *slack_thread(void *arg)
+{
+    long *slack = arg;
+
+    assert_int_equal(prctl(PR_SET_TIMERSLACK, 50000UL, 0UL, 0UL, 0UL), 0);
+    hv_virt_sleep_us(0); /* no sleep: the slack stays */
+    slack[0] = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    hv_virt_sleep_us(1);
+    slack[1] = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    return NULL;
+}
+
+static void test_sleep_exact(void **state)
+{
+    long slack[2] = {-1, -1};
+    pthread_t t;
+
+    assert_int_equal(pthread_create(&t, NULL, slack_thread, slack), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(slack[0], 50000);
+    assert_int_equal(slack[1], 1);
 }
 
 /*
@@ -418,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_every_pair),
         cmocka_unit_test(test_helper_spawned),
         cmocka_unit_test(test_setall_no_helper),
+        cmocka_unit_test(test_sleep_exact),
         cmocka_unit_test(test_nwfilter),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_rpc_caps),
