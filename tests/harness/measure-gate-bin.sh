@@ -22,7 +22,8 @@
 #   issue14      all of them, as measured for docs/gating.md (batches of
 #                gates, one exclusive lock per batch)
 #   issue21      the adaptive gate's targets (docs/gating.md): 20 gates of
-#                a +1% slowdown (slow 900) and 20 A/A (aacell), one lock
+#                a +1% slowdown (slow E, E calibrated first from one gate
+#                of E=90, or SLOW_E) and 20 A/A (aacell), one lock
 #                per gate; per gate its verdict, pairs and seconds from
 #                --json, then the count of each and the median seconds
 #
@@ -137,7 +138,34 @@ issue21)
     # The table of docs/gating.md for the adaptive gate: one lock per gate
     # (others' work goes on between them), the load average before each
     # batch.
-    for b in "slow 900 20" "aacell 20"; do
+    # E for a +1% change on this machine (SLOW_E sets it): one 8-pair
+    # gate of E=90, scaled to +1% (the work per slowed lookup is fixed, so
+    # the change goes as 1 / E), then one 16-pair gate at that E, scaled
+    # again (the first step is not linear: cache effects of a slowdown on
+    # every 90th lookup).  900 was +1% on the AMD VM, +1.7% on an Intel
+    # one.
+    e=${SLOW_E:-}
+    if [ -z "$e" ]; then
+        e=90 pairs=8
+        for step in 1 2; do
+            HVB_SLOWDOWN_EVERY=$e HVB_SLOWDOWN_WORK=200 locked "$hv" gate \
+                --base-bin "$tmp/base" --pairs $pairs --max-pairs $pairs \
+                --json "$tmp/c.json" -- $slowcell >"$tmp/g" 2>&1
+            out=$(/usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["cells"][0]["ratio"]
+print(max(1, round(int(sys.argv[2]) * (r - 1) / 0.01)), "%+.2f%%" % (100 * (r - 1)))' \
+                "$tmp/c.json" "$e") || {
+                cat "$tmp/g"
+                exit 2
+            }
+            # shellcheck disable=SC2086
+            set -- $out
+            echo "== calibration $step: E=$e changed the cell by $2 ($pairs pairs), so E=$1 for +1%"
+            e=$1 pairs=16
+        done
+    fi
+    for b in "slow $e 20" "aacell 20"; do
         echo "== $b, THR=$thr, GATE_OPTS=${GATE_OPTS:-}; load average before: $(cat /proc/loadavg)"
         # shellcheck disable=SC2086
         "$0" "$hv" "$so" $b
