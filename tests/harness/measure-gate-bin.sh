@@ -22,8 +22,8 @@
 #   issue14      all of them, as measured for docs/gating.md (batches of
 #                gates, one exclusive lock per batch)
 #   issue21      the adaptive gate's targets (docs/gating.md): 20 gates of
-#                a +1% slowdown (slow E, E calibrated first from one gate
-#                of E=90, or SLOW_E) and 20 A/A (aacell), one lock
+#                a +1% slowdown (slow E, E calibrated first by two gates
+#                from E=90, or SLOW_E) and 20 A/A (aacell), one lock
 #                per gate; per gate its verdict, pairs and seconds from
 #                --json, then the count of each and the median seconds
 #
