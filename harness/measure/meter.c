@@ -5,6 +5,7 @@
  * what probe.c found.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,12 +60,83 @@ static void read_alloc(const struct hvb_meter *mt, uint64_t *a, uint64_t *d)
     *d = mt->deallocp ? *mt->deallocp : 0;
 }
 
+/*
+ * A thread's groups, kept open from one bracket to its next.  Opening
+ * and closing them was half of a bracket's cost (5 perf_event_open and 5
+ * close per sample on the measurement thread, which now lives as long as
+ * the process).  The counts are read as deltas from start() to stop(),
+ * so what they counted in between does not matter.  Kept for the probe
+ * that opened them (gen) and closed when their thread exits (keep_key).
+ */
+struct meter_keep {
+    unsigned int gen; /* 0: nothing kept */
+    struct hvb_perfev_group sw, hw;
+};
+static __thread struct meter_keep kept;
+static pthread_key_t keep_key;
+static pthread_once_t keep_once = PTHREAD_ONCE_INIT;
+
+static void keep_close(struct meter_keep *k)
+{
+    hvb_perfev_close(&k->sw);
+    hvb_perfev_close(&k->hw);
+    k->gen = 0;
+}
+
+static void keep_exit(void *p)
+{
+    keep_close(p);
+}
+
+static void keep_init(void)
+{
+    if ( pthread_key_create(&keep_key, keep_exit) )
+        keep_key = (pthread_key_t)-1;
+}
+
+/* Hand this thread's kept groups to @mt: true if there were some. */
+static bool take_kept(struct hvb_meter *mt)
+{
+    if ( kept.gen == 0 )
+        return false;
+    if ( kept.gen != hvb_meter_cfg.gen )
+    {
+        keep_close(&kept); /* of an earlier probe */
+        return false;
+    }
+    mt->sw = kept.sw;
+    mt->hw = kept.hw;
+    kept.gen = 0;
+    return true;
+}
+
+/* Keep @mt's groups for the thread's next bracket, or close them. */
+static void put_kept(struct hvb_meter *mt)
+{
+    pthread_once(&keep_once, keep_init);
+    if ( kept.gen == 0 && keep_key != (pthread_key_t)-1 &&
+         pthread_setspecific(keep_key, &kept) == 0 )
+    {
+        kept.sw = mt->sw;
+        kept.hw = mt->hw;
+        kept.gen = hvb_meter_cfg.gen;
+    }
+    else
+    {
+        hvb_perfev_close(&mt->sw);
+        hvb_perfev_close(&mt->hw);
+    }
+    mt->sw.nr = mt->hw.nr = 0;
+}
+
 void hvb_meter_begin(struct hvb_meter *mt)
 {
     char why[200];
 
     memset(mt, 0, sizeof(*mt));
     find_alloc(mt);
+    if ( take_kept(mt) )
+        return;
     if ( hvb_meter_cfg.nr_sw )
         hvb_perfev_open_solo(&mt->sw, hvb_meter_cfg.sw, hvb_meter_cfg.nr_sw,
                              why, sizeof(why));
@@ -169,6 +241,5 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
         if ( hvb_meter_cfg.callgrind )
             hvb_meter_sim_add(ctrs);
     }
-    hvb_perfev_close(&mt->sw);
-    hvb_perfev_close(&mt->hw);
+    put_kept(mt);
 }

@@ -83,6 +83,7 @@ struct hvb_meter_cfg {
     bool sim;                      /* the pinned cache simulation runs */
     char sim_why[240];             /* why not */
     double bracket_ns; /* start() + stop(): inside the timed window */
+    unsigned int gen;  /* probes so far: a thread's kept groups are of one */
 };
 extern struct hvb_meter_cfg hvb_meter_cfg HVB_HIDDEN;
 

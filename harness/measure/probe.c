@@ -242,11 +242,13 @@ int hvb_meter_probe(enum hvb_counters_mode mode,
                     bool count_allocs, const char *cg_dir, char *err,
                     size_t len)
 {
+    static unsigned int probes;
     struct hvb_perfev_group keep = hvb_meter_cfg.sw_keep;
 
     memset(&hvb_meter_cfg, 0, sizeof(hvb_meter_cfg));
     hvb_meter_cfg.sw_keep = keep; /* closed by keep_sw(): a second probe */
     hvb_meter_cfg.probed = true;
+    hvb_meter_cfg.gen = ++probes;
     hvb_meter_cfg.mode = mode;
     if ( events != NULL )
         hvb_meter_cfg.ev = *events;

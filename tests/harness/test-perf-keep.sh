@@ -4,9 +4,11 @@
 # The probe keeps its software perf events open for the life of the
 # process (harness/measure/probe.c keep_sw()), so that every sample's own
 # events no longer flip the kernel's static keys; and every perf fd is
-# close-on-exec.  A live worker (hvbench worker empty): after its hello
-# it holds perf fds, all with O_CLOEXEC, and as many after two samples
-# as before (kept, none leaked per sample).  Where this kernel lets no
+# close-on-exec.  The measurement thread also keeps its own bracket's
+# events from one sample to the next (harness/measure/meter.c).  A live
+# worker (hvbench worker empty): after its hello it holds perf fds; after
+# one sample more (the thread's), and as many after two samples more
+# (kept, none leaked per sample); all with O_CLOEXEC.  Where this kernel lets no
 # software event open (a run counts no sw_task_clock), there is nothing
 # to keep: skip (77), saying why.
 # Usage: test-perf-keep.sh HVBENCH
@@ -59,6 +61,13 @@ if [ "$n0" -eq 0 ]; then
     echo "FAIL: software events count here, but the worker keeps no perf fd open"
     exit 1
 fi
+echo "run 0 1000" >&3
+answers 2
+n1=$(perf_fds | wc -l)
+if [ "$n1" -le "$n0" ]; then
+    echo "FAIL: $n0 perf fds after the hello, $n1 after a sample: the measurement thread keeps none"
+    exit 1
+fi
 fail=0
 for fd in $(perf_fds); do
     flags=$(awk '/^flags:/ {print $2}' /proc/"$pid"/fdinfo/"$fd")
@@ -70,13 +79,13 @@ for fd in $(perf_fds); do
 done
 echo "run 0 1000" >&3
 echo "run 0 1000" >&3
-answers 3
-n1=$(perf_fds | wc -l)
-if [ "$n1" -ne "$n0" ]; then
-    echo "FAIL: $n0 perf fds after the hello, $n1 after two samples"
+answers 4
+n3=$(perf_fds | wc -l)
+if [ "$n3" -ne "$n1" ]; then
+    echo "FAIL: $n1 perf fds after a sample, $n3 after two more"
     fail=1
 fi
 echo quit >&3
-answers 4
-[ $fail -eq 0 ] && echo "ok: $n0 perf fds kept across samples, all close-on-exec"
+answers 5
+[ $fail -eq 0 ] && echo "ok: $n0 perf fds after the hello, $n1 kept across samples, all close-on-exec"
 exit $fail
