@@ -48,7 +48,8 @@ static const struct hvb_optdef bisect_opts[] = {
                 "unknown step is asked again with four times as many)"),
     HVB_OPT_STR("out", 'o', "DIR", B, out,
                 "where each step's review and bisect.json go (default "
-                "hvbench-bisect)"),
+                "GIT_DIR/hvbench-bisect, e.g. .git/hvbench-bisect: never "
+                "inside the work tree)"),
     HVB_OPT_STR("cache", 0, "DIR", B, r.cache, "the build cache (as review's)"),
     HVB_OPT_STR("repo", 0, "DIR", B, repo_opt,
                 "the repository (default: the current directory's)"),
@@ -351,12 +352,24 @@ static int parse(struct bisect *b, int argc, char **argv, const char **rev)
         return hvb_usage_error("bisect: -k is --fleet slurm's (K commits "
                                "gated at once)");
     b->k = b->k ? b->k : 3;
+    if ( b->out == NULL )
+    {
+        char cwd[4096], err[1024];
+
+        if ( getcwd(cwd, sizeof(cwd)) == NULL ||
+             hvb_rev_gitdir_path(b->repo_opt ? b->repo_opt : cwd,
+                                 "hvbench-bisect", b->out_default,
+                                 sizeof(b->out_default), err, sizeof(err)) )
+            return hvb_usage_error("bisect: %s is not in a git repository",
+                                   b->repo_opt ? b->repo_opt : ".");
+        b->out = b->out_default;
+    }
     return hvb_hfleet_check(&b->r, "bisect", &b->out);
 }
 
 int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
 {
-    struct bisect b = {.out = "hvbench-bisect"};
+    struct bisect b = {.out = NULL};
     const char *rev[2];
     struct hvb_rev good, bad;
     char cwd[4096], err[1024];

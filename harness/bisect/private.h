@@ -20,6 +20,7 @@
 struct bisect {
     struct hvb_hreview r; /* the steps' reviews; first (the fleet rows) */
     const char *repo_opt, *out;
+    char out_default[4096]; /* GIT_DIR/hvbench-bisect */
     bool quiet;
     unsigned int k;      /* --fleet: commits gated at once */
     char (*commits)[41]; /* GOOD's successors up to BAD, oldest first */

@@ -4,9 +4,14 @@
  *
  * A revision is a commit, or the working tree on top of one.  The
  * working tree's files are named by a tree hash without touching the
- * user's index: a copy of .git/index is read into, "git add -A" run on
- * the copy, "git write-tree" answers (the objects land in the user's
- * object store, where git would put them on commit anyway).
+ * user's index or object store: a copy of .git/index is read into,
+ * "git add -u" run on the copy ("-A" with --include-untracked), "git
+ * write-tree" answers; the new objects land in a temporary object store
+ * whose alternate is the repository's, read again by the build's
+ * checkout and removed after the review.  Untracked files (a report
+ * written inside the tree, a .env, a 30 MB core file) are not part of
+ * the reviewed tree unless asked, so nothing a review writes changes
+ * what the next review sees.
  *
  * An entry of the cache is one revision built with one set of CMake
  * options, in CACHE/KEY/: src/ (a "git clone --shared" of the user's
@@ -49,6 +54,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +137,17 @@ int hvb_rev_repo(const char *dir, char *top, size_t len, char *err, size_t elen)
     return 0;
 }
 
+int hvb_rev_gitdir_path(const char *dir, const char *name, char *path,
+                        size_t len, char *err, size_t elen)
+{
+    char gitdir[PATH_MAX];
+
+    if ( GIT(dir, gitdir, err, elen, "rev-parse", "--absolute-git-dir") )
+        return -EINVAL;
+    snprintf(path, len, "%s/%s", gitdir, name);
+    return 0;
+}
+
 static int subject(const char *repo, struct hvb_rev *r, char *err, size_t len)
 {
     return GIT(repo, r->subject, err, len, "log", "-1", "--format=%s",
@@ -153,43 +170,63 @@ int hvb_rev_resolve(const char *repo, const char *spec, struct hvb_rev *r,
     return subject(repo, r, err, len);
 }
 
-/* The tree of @repo's working tree (tracked and untracked files). */
-static int worktree_tree(const char *repo, char *tree, size_t tlen, char *err,
+/*
+ * The tree of @repo's working tree into @r->tree: a copy of the index,
+ * "git add -u" (tracked files) or "-A" (and untracked ones) on it, then
+ * "git write-tree", with the new objects in a private store.
+ */
+static int worktree_tree(const char *repo, struct hvb_rev *r, char *err,
                          size_t len)
 {
-    char index[PATH_MAX], tmp[] = "/tmp/hvbench-index.XXXXXX", env[PATH_MAX];
-    char *envv[] = {env, NULL};
-    const char *const add[] = {"add", "-A", NULL};
+    char index[PATH_MAX], objects[PATH_MAX], tmp[PATH_MAX + 16];
+    char env[3][PATH_MAX + 64], *envv[] = {env[0], env[1], env[2], NULL};
+    const char *const add[] = {"add", r->untracked ? "-A" : "-u", NULL};
     const char *const write[] = {"write-tree", NULL};
-    int fd, rc;
+    const char *t = getenv("TMPDIR");
+    int rc;
 
     rc = GIT(repo, index, err, len, "rev-parse", "--path-format=absolute",
              "--git-path", "index");
+    if ( rc == 0 )
+        rc = GIT(repo, objects, err, len, "rev-parse", "--path-format=absolute",
+                 "--git-path", "objects");
     if ( rc )
         return rc;
-    fd = mkstemp(tmp);
-    if ( fd < 0 )
+    snprintf(r->objdir, sizeof(r->objdir), "%s/hvbench-tree.XXXXXX",
+             t != NULL && *t == '/' ? t : "/tmp");
+    if ( mkdtemp(r->objdir) == NULL )
     {
-        snprintf(err, len, "mkstemp: %s", strerror(errno));
+        snprintf(err, len, "mkdtemp %s: %s", r->objdir, strerror(errno));
+        r->objdir[0] = '\0';
         return -errno;
     }
-    close(fd);
+    snprintf(tmp, sizeof(tmp), "%s/objects", r->objdir);
+    if ( mkdir(tmp, 0700) )
+    {
+        snprintf(err, len, "mkdir %s: %s", tmp, strerror(errno));
+        return -errno;
+    }
+    snprintf(env[1], sizeof(env[1]), "GIT_OBJECT_DIRECTORY=%s", tmp);
+    snprintf(tmp, sizeof(tmp), "%s/index", r->objdir);
     /* A copy of the index: its stat data spares re-hashing every file. */
     rc = hvb_copy_file(index, tmp, 0600);
     if ( rc == -ENOENT )
         rc = 0; /* no index yet: add -A builds one */
     else if ( rc )
         snprintf(err, len, "copying %s: %s", index, strerror(-rc));
-    snprintf(env, sizeof(env), "GIT_INDEX_FILE=%s", tmp);
+    snprintf(env[0], sizeof(env[0]), "GIT_INDEX_FILE=%s", tmp);
+    snprintf(env[2], sizeof(env[2]), "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s",
+             objects);
     if ( rc == 0 )
         rc = hvb_git(repo, NULL, 0, err, len, envv, add);
     if ( rc == 0 )
-        rc = hvb_git(repo, tree, tlen, err, len, envv, write);
+        rc = hvb_git(repo, r->tree, sizeof(r->tree), err, len, envv, write);
     unlink(tmp);
     return rc;
 }
 
-int hvb_rev_worktree(const char *repo, struct hvb_rev *r, char *err, size_t len)
+int hvb_rev_worktree(const char *repo, struct hvb_rev *r, bool untracked,
+                     char *err, size_t len)
 {
     char status[64];
     int rc;
@@ -199,14 +236,22 @@ int hvb_rev_worktree(const char *repo, struct hvb_rev *r, char *err, size_t len)
         return rc;
     snprintf(r->spec, sizeof(r->spec), "working tree");
     r->worktree = true;
+    r->untracked = untracked;
     rc = GIT(repo, status, err, len, "status", "--porcelain",
-             "--untracked-files=normal");
+             untracked ? "--untracked-files=normal" : "--untracked-files=no");
     if ( rc )
         return rc;
     r->dirty = status[0] != '\0';
     if ( !r->dirty )
         return 0;
-    return worktree_tree(repo, r->tree, sizeof(r->tree), err, len);
+    return worktree_tree(repo, r, err, len);
+}
+
+void hvb_rev_release(struct hvb_rev *r)
+{
+    if ( r->objdir[0] != '\0' )
+        hvb_rmtree(r->objdir);
+    r->objdir[0] = '\0';
 }
 
 int hvb_rev_default_base(const char *repo, const struct hvb_rev *head,
@@ -360,6 +405,43 @@ static int own_options(struct hvb_build_cache *bc)
     return 0;
 }
 
+/*
+ * The cache's root made and checked: a directory of this user's that
+ * nobody else can write (else another user could plant a symlink or a
+ * directory where an entry goes, or swap one under a build).  In /tmp
+ * (@shared: no HOME) it is made 0700 and never followed through a
+ * symlink; a root the user named is resolved first (a symlink to
+ * another disk is theirs to make).
+ */
+static int cache_root(struct hvb_build_cache *bc, bool shared, char *err,
+                      size_t len)
+{
+    char why[256], real[PATH_MAX];
+    int rc = 0;
+
+    if ( shared )
+    {
+        if ( mkdir(bc->dir, 0700) && errno != EEXIST )
+            rc = -errno;
+    }
+    else
+        rc = hvb_mkdirs(bc->dir);
+    if ( rc )
+    {
+        snprintf(err, len, "build cache %s: %s", bc->dir, strerror(-rc));
+        return rc;
+    }
+    if ( !shared && realpath(bc->dir, real) != NULL )
+        snprintf(bc->dir, sizeof(bc->dir), "%s", real);
+    rc = hvb_dir_ours(bc->dir, 1, why, sizeof(why));
+    if ( rc )
+        snprintf(err, len,
+                 "build cache %s: %s (a cache must be a directory of this "
+                 "user's that nobody else can write; see --cache)",
+                 bc->dir, why);
+    return rc;
+}
+
 int hvb_build_cache_init(struct hvb_build_cache *bc, const char *dir,
                          unsigned int jobs, char *err, size_t len)
 {
@@ -381,13 +463,14 @@ int hvb_build_cache_init(struct hvb_build_cache *bc, const char *dir,
         snprintf(bc->dir, sizeof(bc->dir), "%s/.cache/hvbench/builds", home);
     else
         snprintf(bc->dir, sizeof(bc->dir), "/tmp/hvbench-builds-%u",
-                 (unsigned int)getuid());
-    rc = hvb_mkdirs(bc->dir);
+                 (unsigned int)geteuid());
+    rc = cache_root(bc,
+                    dir == NULL && (env == NULL || *env == '\0') &&
+                        (xdg == NULL || *xdg != '/') &&
+                        (home == NULL || *home != '/'),
+                    err, len);
     if ( rc )
-    {
-        snprintf(err, len, "build cache %s: %s", bc->dir, strerror(-rc));
         return rc;
-    }
     rc = own_options(bc);
     if ( rc )
     {
@@ -453,15 +536,105 @@ static int step(char *const *argv, char *const *env, int fd)
     return rc;
 }
 
-/* Clone, check out and build @r into entry @b: 0, or -EINVAL (logged). */
-static int build(struct hvb_build_cache *bc, const char *repo,
-                 const struct hvb_rev *r, struct hvb_build *b, int fd)
+/*
+ * A failed step @argv (status @rc) is the commit's own (the compiler
+ * failed on it: remembered) or the environment's (a tool missing or
+ * killed, a full disk, no memory: said, never remembered, so the commit
+ * is tried again once the machine is fixed).
+ */
+static int step_failed(char *const *argv, int rc, const struct hvb_build *b,
+                       char *why, size_t len)
 {
-    char src[4400], bdir[4400], jobs[16], cdir[4200], base[4400];
+    static const char *const env_signs[] = {
+        "No space left on device",          "Disk quota exceeded",
+        "Killed signal terminated program", "virtual memory exhausted",
+        "Cannot allocate memory",           NULL};
+    bool compile =
+        strcmp(argv[0], "cmake") == 0 && strcmp(argv[1], "--build") == 0;
+    struct statvfs fs;
+    char *log;
+    size_t i;
+
+    if ( rc < 0 || rc == 127 || rc == 126 || rc > 128 )
+    {
+        snprintf(why, len, "%s could not run here (%s)", argv[0],
+                 rc == 127  ? "not found on PATH"
+                 : rc < 0   ? strerror(-rc)
+                 : rc > 128 ? "killed by a signal"
+                            : "not executable");
+        return -EAGAIN;
+    }
+    if ( statvfs(b->dir, &fs) == 0 &&
+         (double)fs.f_bavail * fs.f_frsize < 64.0 * 1024 * 1024 )
+    {
+        snprintf(why, len, "%s failed with the disk of %.300s full", argv[0],
+                 b->dir);
+        return -EAGAIN;
+    }
+    log = hvb_slurp(b->log, NULL);
+    for ( i = 0; log != NULL && env_signs[i] != NULL; i++ )
+        if ( strstr(log, env_signs[i]) != NULL )
+            break;
+    free(log);
+    if ( log != NULL && env_signs[i] != NULL )
+    {
+        snprintf(why, len,
+                 "%s failed: \"%s\" (the machine's, not the "
+                 "commit's)",
+                 argv[0], env_signs[i]);
+        return -EAGAIN;
+    }
+    if ( !compile )
+    {
+        snprintf(why, len, "%s %s failed (exit %d)", argv[0], argv[1], rc);
+        return -EAGAIN;
+    }
+    snprintf(why, len, "the compiler failed on this commit");
+    return -EINVAL;
+}
+
+/* Run the steps @argvs (NULL-ended) with @envs: 0, or step_failed(). */
+static int steps(char **const *argvs, char **const *envs, size_t n,
+                 const struct hvb_build *b, int fd, char *why, size_t len)
+{
+    size_t i;
+    int rc;
+
+    for ( i = 0; i < n; i++ )
+    {
+        if ( argvs[i] == NULL )
+            continue;
+        rc = step(argvs[i], envs[i], fd);
+        if ( rc )
+            return step_failed(argvs[i], rc, b, why, len);
+    }
+    return 0;
+}
+
+/*
+ * Clone, check out and build @r into entry @b: 0; -EINVAL when the
+ * compiler failed on it, -EAGAIN when the environment did (@why says).
+ */
+static int build(struct hvb_build_cache *bc, const char *repo,
+                 const struct hvb_rev *r, struct hvb_build *b, int fd,
+                 char *why, size_t len)
+{
+    char src[4400], bdir[4400], jobs[16], cdir[4200], base[4400], alt[4200];
     char *env[4] = {"CCACHE_NOHASHDIR=1", base,
                     getenv("CCACHE_DIR") ? NULL : cdir, NULL};
     char *cfg[8 + 16] = {"cmake", "-S", src,
                          "-B",    bdir, "-DHVB_ENABLE_TESTING=OFF"};
+    char *rm[] = {"rm", "-rf", src, bdir, NULL};
+    char *clone[] = {"git",           "clone",      "-q", "--shared",
+                     "--no-checkout", (char *)repo, src,  NULL};
+    char *checkout[] = {
+        "git", "-C", src, "checkout", "-q", "--detach", (char *)r->commit,
+        NULL};
+    char *tree[] = {"git",           "-C", src, "read-tree", "-u", "--reset",
+                    (char *)r->tree, NULL};
+    char *make[] = {"cmake",   "--build", bdir, "--target",
+                    "hvbench", "-j",      jobs, NULL};
+    char *alts[] = {alt, NULL};
     size_t n = 6, i;
 
     snprintf(src, sizeof(src), "%s/src", b->dir);
@@ -469,27 +642,17 @@ static int build(struct hvb_build_cache *bc, const char *repo,
     snprintf(jobs, sizeof(jobs), "%u", bc->jobs ? bc->jobs : 2);
     snprintf(base, sizeof(base), "CCACHE_BASEDIR=%s", b->dir);
     snprintf(cdir, sizeof(cdir), "CCACHE_DIR=%s/ccache", bc->dir);
+    snprintf(alt, sizeof(alt), "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/objects",
+             r->objdir);
     for ( i = 0; i < bc->nr_defs; i++ )
         cfg[n++] = bc->defs[i];
     cfg[n] = NULL;
-    if ( step((char *[]){"rm", "-rf", src, bdir, NULL}, NULL, fd) ||
-         step((char *[]){"git", "clone", "-q", "--shared", "--no-checkout",
-                         (char *)repo, src, NULL},
-              NULL, fd) ||
-         step((char *[]){"git", "-C", src, "checkout", "-q", "--detach",
-                         (char *)r->commit, NULL},
-              NULL, fd) )
-        return -EINVAL;
-    if ( r->dirty && step((char *[]){"git", "-C", src, "read-tree", "-u",
-                                     "--reset", (char *)r->tree, NULL},
-                          NULL, fd) )
-        return -EINVAL;
-    if ( step(cfg, bc->ccache ? env : NULL, fd) ||
-         step((char *[]){"cmake", "--build", bdir, "--target", "hvbench", "-j",
-                         jobs, NULL},
-              bc->ccache ? env : NULL, fd) )
-        return -EINVAL;
-    return 0;
+    return steps((char **const[]){rm, clone, checkout, r->dirty ? tree : NULL,
+                                  cfg, make},
+                 (char **const[]){NULL, NULL, NULL, alts,
+                                  bc->ccache ? env : NULL,
+                                  bc->ccache ? env : NULL},
+                 6, b, fd, why, len);
 }
 
 /* Write stamp @name of entry @b with @text (atomically). */
@@ -570,13 +733,54 @@ static int found(const struct hvb_build *b, char *err, size_t len)
     return 1;
 }
 
+/*
+ * What a build's status @rc (build()'s, @why) leaves in entry @b: an
+ * "ok" stamp, a remembered "failed" (the compiler's), or nothing (the
+ * environment's: -EIO).  Returns 0, -EINVAL or -EIO with @err.
+ */
+static int outcome(const struct hvb_build_cache *bc, const struct hvb_rev *r,
+                   const struct hvb_build *b, int rc, const char *why,
+                   char *err, size_t len)
+{
+    char what[700], *json;
+    json_t *o;
+
+    if ( rc == -EINVAL )
+    {
+        stamp(b, "failed", "the compiler failed: see build.log\n");
+        log_tail(b->log,
+                 "it does not build (the compiler failed on this commit; "
+                 "remembered)",
+                 err, len);
+        return rc;
+    }
+    if ( rc )
+    {
+        snprintf(what, sizeof(what),
+                 "it could not be built here: %s (not remembered: fixed, "
+                 "it is built again)",
+                 why);
+        log_tail(b->log, what, err, len);
+        return -EIO;
+    }
+    o = json_pack("{s:o, s:o, s:f}", "revision", hvb_rev_json(r), "options",
+                  json_array(), "build_s", b->build_s);
+    for ( size_t i = 0; o != NULL && i < bc->nr_defs; i++ )
+        json_array_append_new(json_object_get(o, "options"),
+                              json_string(bc->defs[i]));
+    json = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+    stamp(b, "ok", json ? json : "{}");
+    free(json);
+    json_decref(o);
+    return 0;
+}
+
 int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
                   const struct hvb_rev *r, struct hvb_build *b, char *err,
                   size_t len)
 {
-    char lock[4400], *json;
+    char lock[4400], why[512];
     double t0;
-    json_t *o;
     int lfd, fd, rc;
 
     memset(b, 0, sizeof(*b));
@@ -593,14 +797,17 @@ int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
     snprintf(b->dir, sizeof(b->dir), "%s/%s", bc->dir, b->key);
     snprintf(b->bin, sizeof(b->bin), "%s/build/hvbench", b->dir);
     snprintf(b->log, sizeof(b->log), "%s/build.log", b->dir);
-    rc = hvb_mkdirs(b->dir);
+    rc = hvb_mkdir_ours(b->dir, why, sizeof(why));
     if ( rc )
     {
-        snprintf(err, len, "%s: %s", b->dir, strerror(-rc));
+        snprintf(err, len,
+                 "build cache entry %s: %s (not made by this hvbench: "
+                 "refused, nothing in it used or removed)",
+                 b->dir, why);
         return rc;
     }
     snprintf(lock, sizeof(lock), "%s.lock", b->dir);
-    lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if ( lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB) )
     {
         if ( lfd >= 0 && !bc->quiet )
@@ -623,7 +830,8 @@ int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
         close(lfd);
         return rc;
     }
-    fd = open(b->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = open(b->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+              0644);
     if ( fd < 0 )
     {
         snprintf(err, len, "%s: %s", b->log, strerror(errno));
@@ -633,26 +841,10 @@ int hvb_build_get(struct hvb_build_cache *bc, const char *repo,
     if ( !bc->quiet )
         eta(bc, b);
     t0 = hv_now_ns() * 1e-9;
-    rc = build(bc, repo, r, b, fd);
+    rc = build(bc, repo, r, b, fd, why, sizeof(why));
     close(fd);
     b->build_s = hv_now_ns() * 1e-9 - t0;
-    if ( rc )
-    {
-        stamp(b, "failed", "see build.log\n");
-        log_tail(b->log, "it does not build", err, len);
-    }
-    else
-    {
-        o = json_pack("{s:o, s:o, s:f}", "revision", hvb_rev_json(r), "options",
-                      json_array(), "build_s", b->build_s);
-        for ( size_t i = 0; o != NULL && i < bc->nr_defs; i++ )
-            json_array_append_new(json_object_get(o, "options"),
-                                  json_string(bc->defs[i]));
-        json = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
-        stamp(b, "ok", json ? json : "{}");
-        free(json);
-        json_decref(o);
-    }
+    rc = outcome(bc, r, b, rc, why, err, len);
     close(lfd);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Small file operations the commands share; see hvb/fsutil.h. */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,4 +99,59 @@ char *hvb_slurp(const char *path, size_t *len)
     close(fd);
     free(buf);
     return NULL;
+}
+
+int hvb_dir_ours(const char *path, int private, char *why, size_t len)
+{
+    struct stat st;
+
+    if ( lstat(path, &st) )
+    {
+        snprintf(why, len, "%s", strerror(errno));
+        return -errno;
+    }
+    if ( S_ISLNK(st.st_mode) )
+        snprintf(why, len, "a symlink, not a directory");
+    else if ( !S_ISDIR(st.st_mode) )
+        snprintf(why, len, "not a directory");
+    else if ( st.st_uid != geteuid() )
+        snprintf(why, len, "owned by uid %u, not this user (%u)",
+                 (unsigned int)st.st_uid, (unsigned int)geteuid());
+    else if ( private && (st.st_mode & 022) )
+        snprintf(why, len, "mode %04o: writable by others",
+                 (unsigned int)(st.st_mode & 07777));
+    else
+        return 0;
+    return -EPERM;
+}
+
+int hvb_mkdir_ours(const char *path, char *why, size_t len)
+{
+    if ( mkdir(path, 0755) && errno != EEXIST )
+    {
+        snprintf(why, len, "%s", strerror(errno));
+        return -errno;
+    }
+    return hvb_dir_ours(path, 0, why, len);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if ( (flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT )
+        return -errno;
+    return 0;
+}
+
+int hvb_rmtree(const char *path)
+{
+    struct stat st;
+
+    if ( lstat(path, &st) )
+        return errno == ENOENT ? 0 : -errno;
+    if ( !S_ISDIR(st.st_mode) )
+        return unlink(path) ? -errno : 0;
+    return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }

@@ -6,7 +6,7 @@
  * points per series (detect.c).
  *
  * E.g. in CI, after each review of HEAD against a pinned base:
- *   hvbench history record hvbench-review/review.json --branch main
+ *   hvbench history record .git/hvbench-review/review.json --branch main
  *   hvbench history detect 'lookup*' --series ratio --fail-on regression
  */
 #define _GNU_SOURCE /* nftw */

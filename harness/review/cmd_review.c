@@ -9,9 +9,12 @@
  *
  * E.g. in a clone with one commit on top of origin/main:
  *   hvbench review
- * builds origin/main's merge base and the working tree, gates the lines
- * of .ci/gate-suite in time and in sim_instructions, and writes
- * hvbench-review/{review.json,review.md,index.html}; exit 0 when nothing
+ * builds origin/main's merge base and the working tree (its tracked
+ * files), gates the lines of .ci/gate-suite in time and in
+ * sim_instructions, and writes .git/hvbench-review/{review.json,
+ * review.md,index.html} (under the git directory: a report inside the
+ * work tree must never become part of what the next review reviews);
+ * exit 0 when nothing
  * regressed, 1 when something did, 3 when some cell could not be told.
  */
 #define _GNU_SOURCE
@@ -32,7 +35,7 @@
 
 #include "private.h"
 
-#define DEFAULT_OUT     "hvbench-review"
+#define DEFAULT_OUT     "hvbench-review" /* under the git directory */
 #define DEFAULT_METRICS "time,sim_instructions,sim_cycles" /* + cycles (PMU) */
 #define DEFAULT_SUITE   ".ci/gate-suite"
 #define MAX_JOBS        256
@@ -92,10 +95,13 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_STR("flame-time", 0, "S", O, flame_time,
                 "seconds per cell and round of those profiles and lock "
                 "tables (default " DEFAULT_FLAME_TIME ")"),
-    HVB_OPT_STR(
-        "out", 'o', "DIR", O, out,
-        "where review.json, review.md and index.html go (default " DEFAULT_OUT
-        ")"),
+    HVB_OPT_STR("out", 'o', "DIR", O, out,
+                "where review.json, review.md and index.html go (default "
+                "GIT_DIR/" DEFAULT_OUT ", e.g. .git/" DEFAULT_OUT
+                ": never inside the work tree)"),
+    HVB_OPT_SET("include-untracked", 0, O, untracked,
+                "the working tree's untracked files (not ignored ones) are "
+                "part of HEAD (default: its tracked files only)"),
     HVB_OPT_STR("markdown", 0, "FILE", O, markdown,
                 "also write review.md to FILE (a PR or mailing-list "
                 "comment)"),
@@ -128,8 +134,9 @@ const struct hvb_cmd_doc hvb_doc_review = {
         "interleaved rounds, and a per-function instruction diff from\n"
         "callgrind.\n"
         "\n"
-        "HEAD defaults to the working tree, uncommitted changes included\n"
-        "(the output says so); BASE to the merge base with the upstream\n"
+        "HEAD defaults to the working tree, uncommitted changes to its\n"
+        "tracked files included (the output says so; untracked files\n"
+        "only with --include-untracked); BASE to the merge base with the upstream\n"
         "branch, else HEAD for a working tree with changes, else HEAD's\n"
         "parent.  Any two revisions work, also unrelated ones.",
     .opts = review_opts,
@@ -277,21 +284,59 @@ static int metrics(struct review *rv)
     return 0;
 }
 
-/* The repository and the two revisions: 0 or the exit status. */
-static int revisions(struct review *rv)
+/*
+ * The repository, and the default output under its git directory: 0 or
+ * the exit status.
+ */
+static int repository(struct review *rv)
 {
     char cwd[PATH_MAX], err[1024];
-    int rc;
 
     if ( getcwd(cwd, sizeof(cwd)) == NULL )
         return hvb_failure("review: getcwd: %s", strerror(errno));
     if ( hvb_rev_repo(rv->o.repo ? rv->o.repo : cwd, rv->repo, sizeof(rv->repo),
                       err, sizeof(err)) )
         return hvb_usage_error("review: %s", err);
+    if ( rv->o.out != NULL )
+        return 0;
+    if ( hvb_rev_gitdir_path(rv->repo, DEFAULT_OUT, rv->out, sizeof(rv->out),
+                             err, sizeof(err)) )
+        return hvb_usage_error("review: %s", err);
+    rv->o.out = rv->out;
+    return 0;
+}
+
+/*
+ * An output inside the work tree, with its untracked files reviewed,
+ * would be part of the next review's HEAD: refused.
+ */
+static int out_outside(struct review *rv)
+{
+    char real[PATH_MAX];
+    size_t n = strlen(rv->repo);
+
+    if ( !rv->o.untracked || realpath(rv->o.out, real) == NULL )
+        return 0;
+    if ( strncmp(real, rv->repo, n) == 0 && real[n] == '/' &&
+         strncmp(real + n, "/.git/", 6) != 0 )
+        return hvb_usage_error("review: --out %s is inside the work tree and "
+                               "--include-untracked would review it: choose "
+                               "an --out outside %s",
+                               rv->o.out, rv->repo);
+    return 0;
+}
+
+/* The two revisions: 0 or the exit status. */
+static int revisions(struct review *rv)
+{
+    char err[1024];
+    int rc;
+
     rc = rv->revspec[1] != NULL
              ? hvb_rev_resolve(rv->repo, rv->revspec[1], &rv->revs[1], err,
                                sizeof(err))
-             : hvb_rev_worktree(rv->repo, &rv->revs[1], err, sizeof(err));
+             : hvb_rev_worktree(rv->repo, &rv->revs[1], rv->o.untracked, err,
+                                sizeof(err));
     if ( rc == 0 )
         rc = rv->revspec[0] != NULL
                  ? hvb_rev_resolve(rv->repo, rv->revspec[0], &rv->revs[0], err,
@@ -595,6 +640,7 @@ static void review_free(struct review *rv)
     json_decref(rv->flames);
     json_decref(rv->locks);
     hvb_build_cache_free(&rv->cache);
+    hvb_rev_release(&rv->revs[1]);
 }
 
 /* Everything before the gates: 0 or the exit status. */
@@ -610,6 +656,13 @@ static int prepare(struct review *rv)
     rv->self[sl] = '\0';
     status = metrics(rv);
     if ( status == 0 )
+        status = repository(rv);
+    if ( status == 0 && hvb_mkdirs(rv->o.out) )
+        status =
+            hvb_usage_error("review: --out %s: %s", rv->o.out, strerror(errno));
+    if ( status == 0 )
+        status = out_outside(rv);
+    if ( status == 0 )
         status = revisions(rv);
     if ( status == 0 && rv->nr_lines == 0 )
     {
@@ -617,9 +670,6 @@ static int prepare(struct review *rv)
             snprintf(suite, sizeof(suite), "%s/" DEFAULT_SUITE, rv->repo);
         status = read_suite(rv, rv->o.suite ? rv->o.suite : suite);
     }
-    if ( status == 0 && hvb_mkdirs(rv->o.out) )
-        status =
-            hvb_usage_error("review: --out %s: %s", rv->o.out, strerror(errno));
     snprintf(suite, sizeof(suite), "%s/gates", rv->o.out);
     if ( status == 0 && hvb_mkdirs(suite) )
         status = hvb_usage_error("review: %s: %s", suite, strerror(errno));
@@ -636,8 +686,7 @@ static int prepare(struct review *rv)
 
 int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
 {
-    struct review rv = {.o = {.out = DEFAULT_OUT,
-                              .explain = EXPLAIN_CHANGED,
+    struct review rv = {.o = {.explain = EXPLAIN_CHANGED,
                               .flame_rounds = DEFAULT_FLAME_ROUNDS,
                               .flame_time = DEFAULT_FLAME_TIME,
                               .lock_rounds = DEFAULT_LOCK_ROUNDS}};

@@ -36,6 +36,7 @@ struct review_opts {
     int explain; /* EXPLAIN_* */
     unsigned int jobs;
     bool quiet;
+    bool untracked; /* --include-untracked */
 };
 enum {
     EXPLAIN_CHANGED,
@@ -49,6 +50,7 @@ struct review {
     const char *revspec[2]; /* BASE, HEAD as given (NULL: default) */
     char repo[4096];
     char self[4096];        /* this hvbench */
+    char out[4096];         /* the default output: GIT_DIR/hvbench-review */
     struct hvb_rev revs[2]; /* base, head */
     struct hvb_build builds[2];
     struct hvb_build_cache cache;

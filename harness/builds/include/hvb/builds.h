@@ -21,20 +21,38 @@ struct hvb_rev {
     char tree[72];   /* worktree: the tree of its files, else "" */
     bool worktree;   /* the working tree, uncommitted changes included */
     bool dirty;      /* worktree with changes (else it is just commit) */
+    bool untracked;  /* worktree: its untracked files are part of it */
     char subject[256];
+    /* worktree, dirty: the private object store holding its tree */
+    char objdir[4096];
 };
 
 /* The git repository @dir is in: its top directory into @top. */
 int hvb_rev_repo(const char *dir, char *top, size_t len, char *err,
                  size_t elen);
 
+/*
+ * "GIT_DIR/@name" of the repository @dir is in (absolute) into @path:
+ * where a command's default output goes, never inside the work tree.
+ */
+int hvb_rev_gitdir_path(const char *dir, const char *name, char *path,
+                        size_t len, char *err, size_t elen);
+
 /* @spec ("HEAD^", a hash, a branch) of @repo as a commit into @r. */
 int hvb_rev_resolve(const char *repo, const char *spec, struct hvb_rev *r,
                     char *err, size_t len);
 
-/* The working tree of @repo into @r (its tree hash when dirty). */
-int hvb_rev_worktree(const char *repo, struct hvb_rev *r, char *err,
-                     size_t len);
+/*
+ * The working tree of @repo into @r (its tree hash when dirty): its
+ * tracked files, and with @untracked the untracked ones that are not
+ * ignored.  The tree and the blobs of changed files go into a private
+ * object store of the review's (@r->objdir, alternates to the
+ * repository's), never into the repository's own: reviewing writes
+ * nothing there.  hvb_rev_release() removes it.
+ */
+int hvb_rev_worktree(const char *repo, struct hvb_rev *r, bool untracked,
+                     char *err, size_t len);
+void hvb_rev_release(struct hvb_rev *r);
 
 /*
  * The default base for @head: the merge base with the upstream branch
