@@ -4,13 +4,20 @@
  * form Apache Otava (formerly Hunter, MongoDB's) runs it:
  *
  *   1. Candidates.  Over windows of W points (W/2 apart, the last one
- *      ending at the last point), the split tau
- *      of each window that maximises the energy statistic
+ *      ending at the last point), the split tau of each window that
+ *      maximises the energy statistic
  *        Q(tau) = tau (n - tau) / n x [ 2 mean|x_i - x_j| (across)
  *                 - mean|x_i - x_k| (left) - mean|x_j - x_l| (right) ]
- *      is a candidate, each side at least min_seg points long.  The
- *      pairwise distances of a window are summed incrementally, so a
- *      window costs O(W^2), a series O(n W).
+ *      is a candidate, each side at least min_seg points long; then each
+ *      side is split again the same way (binary segmentation, as
+ *      Matteson and James and Otava's signal_processing_algorithms do)
+ *      while the split found is worth a look (Welch's p < 0.05 between
+ *      the two sides, before any correction) and a side is long enough.
+ *      One split per window missed a change that comes and goes: 30
+ *      points with a +10% stretch of 10 in the middle gave one candidate
+ *      at an edge, whose far side mixed both levels.  The pairwise
+ *      distances of a segment are summed incrementally, so a window
+ *      costs O(W^2) per level of splitting.
  *   2. Significance.  Each candidate is tested with Welch's t-test
  *      between the segments it separates (up to its neighbours), its p
  *      multiplied by the W - 2 min_seg + 1 splits it was the best of
@@ -19,7 +26,11 @@
  *      and its neighbours tested again, until every one left has p <
  *      pvalue.  Otava replaced the permutation test of the original with
  *      the t-test: deterministic, and fast enough for thousands of
- *      series.
+ *      series.  A segment's variance is summed about the series' mean
+ *      and summed again point by point where the sums cancel, so a
+ *      near-constant series (sd/mean ~ 1e-8: sim_instructions with float
+ *      rounding) has its true variance, not 0; two constant segments
+ *      with the same mean (to 1e-12) are no change.
  *
  * Worked example: 40 points of N(100, 1) then 40 of N(102, 1), W = 50,
  * min_seg 5: the windows [0, 50) and [25, 75) both peak at tau = 40; the
@@ -86,26 +97,48 @@ static size_t best_split(const double *x, size_t n, size_t min_seg, double *d,
     return at;
 }
 
-/* Mean and variance of x[a..b) from the prefix sums @s, @s2. */
-static void seg(const double *s, const double *s2, size_t a, size_t b,
-                double *m, double *v)
-{
-    double n = (double)(b - a), sum = s[b] - s[a], sq = s2[b] - s2[a];
+/*
+ * A series and its prefix sums about its mean @shift (sums about a far
+ * mean cancel: 1e6 + 1e-2 noise squared loses every digit of the noise).
+ */
+struct sums {
+    const double *x;
+    double *s, *s2, shift;
+};
 
-    *m = sum / n;
+/* Mean and variance of x[a..b): from the prefix sums, else point by point. */
+static void seg(const struct sums *z, size_t a, size_t b, double *m, double *v)
+{
+    double n = (double)(b - a), sum = z->s[b] - z->s[a];
+    double sq = z->s2[b] - z->s2[a], d;
+    size_t i;
+
+    *m = z->shift + sum / n;
     *v = n > 1 ? (sq - sum * sum / n) / (n - 1) : 0;
-    if ( *v < 0 )
-        *v = 0;
+    if ( n > 1 && !(*v > 1e-9 * sq / n) )
+    {
+        /* Cancelled (or truly 0): the two-pass sum, exact enough. */
+        for ( *v = 0, i = a; i < b; i++ )
+        {
+            d = z->x[i] - *m;
+            *v += d * d;
+        }
+        *v /= n - 1;
+    }
 }
 
-static double cp_p(const double *s, const double *s2, size_t lo, size_t at,
-                   size_t hi, size_t min_seg, double *m1, double *m2)
+static double cp_p(const struct sums *z, size_t lo, size_t at, size_t hi,
+                   size_t min_seg, double *m1, double *m2)
 {
     double v1, v2;
 
-    seg(s, s2, lo, at, m1, &v1);
-    seg(s, s2, at, hi, m2, &v2);
+    seg(z, lo, at, m1, &v1);
+    seg(z, at, hi, m2, &v2);
     if ( at - lo < min_seg || hi - at < min_seg )
+        return 1.0;
+    /* Two constant segments of one mean, but for float rounding. */
+    if ( v1 == 0 && v2 == 0 &&
+         fabs(*m1 - *m2) <= 1e-12 * fmax(fabs(*m1), fabs(*m2)) )
         return 1.0;
     return hvb_welch_p(*m1, v1, at - lo, *m2, v2, hi - at);
 }
@@ -114,18 +147,61 @@ static double cp_p(const double *s, const double *s2, size_t lo, size_t at,
  * The change at @at between its neighbours @a and @b: the segments'
  * means, Welch's p times the @sel splits tried, the 95% CI of the step.
  */
-static void change_at(const double *s, const double *s2, size_t a, size_t at,
-                      size_t b, size_t min_seg, double sel,
-                      struct hvb_change *o)
+static void change_at(const struct sums *z, size_t a, size_t at, size_t b,
+                      size_t min_seg, double sel, struct hvb_change *o)
 {
-    double v1, v2, p = cp_p(s, s2, a, at, b, min_seg, &o->before, &o->after);
+    double v1, v2, p = cp_p(z, a, at, b, min_seg, &o->before, &o->after);
 
     o->at = at;
     o->p = p * sel < 1 ? p * sel : 1;
-    seg(s, s2, a, at, &o->before, &v1);
-    seg(s, s2, at, b, &o->after, &v2);
+    seg(z, a, at, &o->before, &v1);
+    seg(z, at, b, &o->after, &v2);
     hvb_welch_ci(o->before, v1, at - a, o->after, v2, b - at, 0.95, &o->lo,
                  &o->hi);
+}
+
+/* The work space of one series: distances, rows, candidates. */
+struct ediv {
+    const double *x;
+    size_t min_seg;
+    double *d, *rowl, *rowr;
+    size_t *c, nc, cap;
+    size_t (*stack)[2];
+};
+
+/*
+ * The candidates of window [@lo, @hi): its best split, then each side's,
+ * while the split is worth a look and the sides are long enough.
+ */
+static int window_candidates(struct ediv *e, const struct sums *z, size_t lo,
+                             size_t hi)
+{
+    size_t sp = 0, a, b, at;
+    double q, m1, m2;
+
+    e->stack[sp][0] = lo;
+    e->stack[sp++][1] = hi;
+    while ( sp > 0 )
+    {
+        a = e->stack[--sp][0];
+        b = e->stack[sp][1];
+        if ( b - a < 2 * e->min_seg || b - a < 4 )
+            continue;
+        at =
+            best_split(e->x + a, b - a, e->min_seg, e->d, e->rowl, e->rowr, &q);
+        if ( at == 0 || !(q > 0) )
+            continue;
+        if ( e->nc == e->cap )
+            return -ENOMEM;
+        e->c[e->nc++] = a + at;
+        if ( cp_p(z, a, a + at, b, e->min_seg, &m1, &m2) >= 0.05 )
+            continue;
+        e->stack[sp][0] = a;
+        e->stack[sp++][1] = a + at;
+        e->stack[sp][0] = a + at;
+        e->stack[sp++][1] = b;
+    }
+    return 0;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -135,68 +211,51 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
-                   size_t window, struct hvb_change *out, size_t max)
+/* Every window's candidates into @e, sorted, each once: 0 or -ENOMEM. */
+static int candidates(struct ediv *e, const struct sums *z, size_t n, size_t w)
 {
-    size_t w = window < 2 * min_seg ? 2 * min_seg : window;
-    size_t step = w / 2 ? w / 2 : 1, nc = 0, i, k, start;
-    double *d = malloc(w * w * sizeof(*d)), *rowl = malloc(w * sizeof(*rowl));
-    double *rowr = malloc(w * sizeof(*rowr));
-    double *s = calloc(n + 1, sizeof(*s)), *s2 = calloc(n + 1, sizeof(*s2));
-    size_t *c = malloc((n / step + 2) * sizeof(*c));
-    double *pv = malloc((n / step + 2) * sizeof(*pv));
-    double sel = (double)(w - 2 * min_seg + 1), q, m1, m2;
-    long rc = 0;
+    size_t step = w / 2 ? w / 2 : 1, start, len, i, k;
 
-    if ( d == NULL || rowl == NULL || rowr == NULL || s == NULL || s2 == NULL ||
-         c == NULL )
-    {
-        rc = -ENOMEM;
-        goto out;
-    }
-    for ( i = 0; i < n; i++ )
-    {
-        s[i + 1] = s[i] + x[i];
-        s2[i + 1] = s2[i] + x[i] * x[i];
-    }
     for ( start = 0; start < n; start += step )
     {
-        size_t len, at;
-
         /* The last window ends at the last point: the tail is seen. */
         if ( start + w > n )
             start = n > w ? n - w : 0;
         len = n - start < w ? n - start : w;
-        if ( len < 2 * min_seg || len < 4 )
+        if ( len < 2 * e->min_seg || len < 4 )
             break;
-        at = best_split(x + start, len, min_seg, d, rowl, rowr, &q);
-        if ( at > 0 && q > 0 )
-            c[nc++] = start + at;
+        if ( window_candidates(e, z, start, start + len) )
+            return -ENOMEM;
         if ( start + len == n )
             break;
     }
-    qsort(c, nc, sizeof(*c), cmp_size);
-    for ( i = k = 0; i < nc; i++ )
-        if ( k == 0 || c[i] != c[k - 1] )
-            c[k++] = c[i];
-    nc = k;
-    /*
-     * Drop the least significant until all are below pvalue, testing
-     * again only the neighbours of the one dropped.  Each p is multiplied
-     * by the split positions its candidate was the best of (Bonferroni):
-     * the best split of a window of noise has a smaller p than a split
-     * chosen beforehand would.
-     */
+    qsort(e->c, e->nc, sizeof(*e->c), cmp_size);
+    for ( i = k = 0; i < e->nc; i++ )
+        if ( k == 0 || e->c[i] != e->c[k - 1] )
+            e->c[k++] = e->c[i];
+    e->nc = k;
+    return 0;
+}
+
+/*
+ * Drop the least significant candidate of @c[0..@nc) until all are
+ * below @pvalue, testing again only the neighbours of the one dropped;
+ * each p times the @sel splits its candidate was the best of.  Returns
+ * how many are left.
+ */
+static size_t prune(const struct sums *z, size_t n, size_t *c, double *pv,
+                    size_t nc, size_t min_seg, double sel, double pvalue)
+{
+    double m1, m2, worst;
+    size_t i, wi;
+
     for ( i = 0; i < nc; i++ )
-        pv[i] = cp_p(s, s2, i ? c[i - 1] : 0, c[i], i + 1 < nc ? c[i + 1] : n,
+        pv[i] = cp_p(z, i ? c[i - 1] : 0, c[i], i + 1 < nc ? c[i + 1] : n,
                      min_seg, &m1, &m2) *
                 sel;
     while ( nc > 0 )
     {
-        double worst = -1;
-        size_t wi = 0;
-
-        for ( i = 0; i < nc; i++ )
+        for ( worst = -1, wi = 0, i = 0; i < nc; i++ )
             if ( pv[i] > worst )
             {
                 worst = pv[i];
@@ -208,21 +267,85 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
         memmove(pv + wi, pv + wi + 1, (nc - wi - 1) * sizeof(*pv));
         nc--;
         for ( i = wi ? wi - 1 : 0; i <= wi && i < nc; i++ )
-            pv[i] = cp_p(s, s2, i ? c[i - 1] : 0, c[i],
-                         i + 1 < nc ? c[i + 1] : n, min_seg, &m1, &m2) *
+            pv[i] = cp_p(z, i ? c[i - 1] : 0, c[i], i + 1 < nc ? c[i + 1] : n,
+                         min_seg, &m1, &m2) *
                     sel;
     }
+    return nc;
+}
+
+/* @z's sums of @x[0..@n) about its mean: 0 or -ENOMEM. */
+static int sums_make(struct sums *z, const double *x, size_t n)
+{
+    size_t i;
+
+    z->x = x;
+    z->shift = 0;
+    z->s = calloc(n + 1, sizeof(*z->s));
+    z->s2 = calloc(n + 1, sizeof(*z->s2));
+    if ( z->s == NULL || z->s2 == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < n; i++ )
+        z->shift += x[i] / (double)n;
+    for ( i = 0; i < n; i++ )
+    {
+        z->s[i + 1] = z->s[i] + (x[i] - z->shift);
+        z->s2[i + 1] = z->s2[i] + (x[i] - z->shift) * (x[i] - z->shift);
+    }
+    return 0;
+}
+
+int hvb_changes_at(const double *x, size_t n, struct hvb_change *c, size_t k,
+                   size_t min_seg, size_t window)
+{
+    size_t w = window < 2 * min_seg ? 2 * min_seg : window, i;
+    struct sums z;
+    int rc = sums_make(&z, x, n);
+
+    for ( i = 0; rc == 0 && i < k; i++ )
+        change_at(&z, i ? c[i - 1].at : 0, c[i].at, i + 1 < k ? c[i + 1].at : n,
+                  min_seg, (double)(w - 2 * min_seg + 1), &c[i]);
+    free(z.s);
+    free(z.s2);
+    return rc;
+}
+
+long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
+                   size_t window, struct hvb_change *out, size_t max)
+{
+    size_t w = window < 2 * min_seg ? 2 * min_seg : window;
+    struct ediv e = {.x = x, .min_seg = min_seg};
+    struct sums z = {.x = x};
+    double sel = (double)(w - 2 * min_seg + 1), *pv;
+    size_t i, nc;
+    long rc = -ENOMEM;
+
+    /* At most one candidate per point (deduplicated per window first). */
+    e.cap = 2 * n + 2;
+    e.d = malloc(w * w * sizeof(*e.d));
+    e.rowl = malloc(w * sizeof(*e.rowl));
+    e.rowr = malloc(w * sizeof(*e.rowr));
+    e.c = malloc(e.cap * sizeof(*e.c));
+    e.stack = malloc((2 * w + 4) * sizeof(*e.stack));
+    pv = malloc(e.cap * sizeof(*pv));
+    if ( sums_make(&z, x, n) || e.d == NULL || e.rowl == NULL ||
+         e.rowr == NULL || e.c == NULL || e.stack == NULL || pv == NULL )
+        goto out;
+    if ( candidates(&e, &z, n, w) )
+        goto out;
+    nc = prune(&z, n, e.c, pv, e.nc, min_seg, sel, pvalue);
     for ( i = 0; i < nc && i < max; i++ )
-        change_at(s, s2, i ? c[i - 1] : 0, c[i], i + 1 < nc ? c[i + 1] : n,
+        change_at(&z, i ? e.c[i - 1] : 0, e.c[i], i + 1 < nc ? e.c[i + 1] : n,
                   min_seg, sel, &out[i]);
     rc = (long)nc;
 out:
-    free(d);
-    free(rowl);
-    free(rowr);
-    free(s);
-    free(s2);
-    free(c);
+    free(e.d);
+    free(e.rowl);
+    free(e.rowr);
+    free(e.c);
+    free(e.stack);
+    free(z.s);
+    free(z.s2);
     free(pv);
     return rc;
 }

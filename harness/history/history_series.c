@@ -104,6 +104,74 @@ static size_t segment(const struct hvb_hpoint *p, size_t n, size_t s, double *v,
     return k;
 }
 
+/* Mean and variance of @v[@a..@b). */
+static void mean_var(const double *v, size_t a, size_t b, double *m,
+                     double *var)
+{
+    size_t i;
+
+    for ( *m = 0, i = a; i < b; i++ )
+        *m += v[i] / (double)(b - a);
+    for ( *var = 0, i = a; i < b; i++ )
+        *var += (v[i] - *m) * (v[i] - *m) / (double)(b - a > 1 ? b - a - 1 : 1);
+}
+
+/* Does the reference change between kept points @at - 1 and @at? */
+static bool moved(const struct hvb_hpoint *p, const size_t *ix, size_t nv,
+                  size_t at)
+{
+    return at > 0 && at < nv && p[ix[at]].base != NULL &&
+           p[ix[at - 1]].base != NULL &&
+           strcmp(p[ix[at]].base, p[ix[at - 1]].base) != 0;
+}
+
+/*
+ * Is change @k of @cp[0..@c) (on the chained values @v[0..@nv) of the
+ * points @ix into @p) a step the chain itself may have made?  At a
+ * reference move the later points are scaled by a factor of two single
+ * points (the anchor and the overlap review), each as noisy as one point
+ * of its segment, so a noisy anchor moves every later point (and itself)
+ * by its error: a step at the move or at its anchor is tested again with
+ * that error added to its variance, and dropped where it is not
+ * significant then.
+ */
+static bool chain_step(const struct hvb_hpoint *p, const size_t *ix,
+                       const double *v, size_t nv, const struct hvb_change *cp,
+                       long c, long k, const struct hvb_detect_opts *o)
+{
+    size_t at = cp[k].at, a = k ? cp[k - 1].at : 0;
+    size_t b = k + 1 < c ? cp[k + 1].at : nv, n1 = at - a, n2 = b - at;
+    double m1, v1, m2, v2, extra, pv;
+
+    /* At the move, or at its anchor (the last point before it). */
+    if ( !moved(p, ix, nv, at) && !moved(p, ix, nv, at + 1) )
+        return false;
+    mean_var(v, a, at, &m1, &v1);
+    mean_var(v, at, b, &m2, &v2);
+    if ( !(m1 != 0 && m2 != 0) )
+        return false;
+    /* The factor's relative variance, times the later level squared. */
+    extra = m2 * m2 * (v1 / (m1 * m1) + v2 / (m2 * m2));
+    pv = hvb_welch_p(m1, v1 + extra * (double)n1 / 2, n1, m2,
+                     v2 + extra * (double)n2 / 2, n2);
+    return pv * (double)(o->window - 2 * o->min_seg + 1) >= o->pvalue;
+}
+
+/* @cp[0..@c) less the chain's steps, the rest's figures made again. */
+static long drop_chain_steps(const struct hvb_hpoint *p, const size_t *ix,
+                             const double *v, size_t nv, struct hvb_change *cp,
+                             long c, const struct hvb_detect_opts *o)
+{
+    long i, k;
+
+    for ( i = k = 0; i < c; i++ )
+        if ( !chain_step(p, ix, v, nv, cp, c, i, o) )
+            cp[k++] = cp[i];
+    if ( k < c && hvb_changes_at(v, nv, cp, (size_t)k, o->min_seg, o->window) )
+        return -ENOMEM;
+    return k;
+}
+
 long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
                   const struct hvb_detect_opts *o, struct hvb_hfound *out,
                   size_t max)
@@ -120,6 +188,12 @@ long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
     {
         k = segment(p, n, s, v, ix, &next);
         c = hvb_edivisive(v, k, o->pvalue, o->min_seg, o->window, cp, max);
+        if ( c < 0 )
+        {
+            found = c;
+            break;
+        }
+        c = drop_chain_steps(p, ix, v, k, cp, c, o);
         if ( c < 0 )
         {
             found = c;

@@ -40,6 +40,14 @@ struct hvb_change {
 long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
                    size_t window, struct hvb_change *out, size_t max);
 
+/*
+ * The figures (means, p, CI) of the changes @c[0..@k) at their @at,
+ * each between its neighbours, as hvb_edivisive() gives them: after
+ * some were dropped.  0 or -ENOMEM.
+ */
+int hvb_changes_at(const double *x, size_t n, struct hvb_change *c, size_t k,
+                   size_t min_seg, size_t window);
+
 /* Two-sided p of Welch's t-test for two samples' means and variances. */
 double hvb_welch_p(double m1, double v1, size_t n1, double m2, double v2,
                    size_t n2);
