@@ -3,6 +3,7 @@
  * hvbench: validate the plugin and workload registries, then hand the
  * command line to a command of the table (harness/cli/commands.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static int version(void)
     return HVB_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     struct hvb_cmd_ctx ctx = {.full_argc = argc, .full_argv = argv};
     char err[512];
@@ -55,4 +56,24 @@ int main(int argc, char **argv)
     ctx.argc = argc - 1;
     ctx.argv = argv + 1;
     return ctx.cmd->fn(&ctx);
+}
+
+/*
+ * The command, then its standard output flushed and closed: a write that
+ * failed (a full disk, a closed pipe's EPIPE aside) is exit 2, never a
+ * 0 for a 0-byte "backup" ("history export > /dev/full").
+ */
+int main(int argc, char **argv)
+{
+    int status = run(argc, argv);
+
+    if ( fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0 )
+    {
+        if ( errno == EPIPE )
+            return status;
+        fprintf(stderr, "hvbench: writing the standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return HVB_EXIT_USAGE;
+    }
+    return status;
 }

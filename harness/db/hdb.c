@@ -2,69 +2,131 @@
 /*
  * The history's SQL layer (hvb/sqldb.h): which backend a spec names, and the
  * calls dispatched to it.  "postgresql://ci@db.example/hvbench" is
- * PostgreSQL (hdb_pg.c), anything else a SQLite file (hdb_sqlite.c);
- * messages name a URL without its password.
+ * PostgreSQL (hdb_pg.c; the scheme in any case), a plain path a SQLite
+ * file (hdb_sqlite.c), anything else (empty, "file:...?mode=memory",
+ * "postgresql:/x") refused; messages name a URL as libpq reads it,
+ * without its password.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+#include <libpq-fe.h>
 
 #include <hvb/sqldb.h>
 
 bool hvb_sql_is_url(const char *spec)
 {
-    return strncmp(spec, "postgresql://", 13) == 0 ||
-           strncmp(spec, "postgres://", 11) == 0;
+    return strncasecmp(spec, "postgresql://", 13) == 0 ||
+           strncasecmp(spec, "postgres://", 11) == 0;
+}
+
+/* @url with its scheme in lower case (libpq's reads only that) in @out. */
+static void lower_scheme(const char *url, char *out, size_t len)
+{
+    size_t i;
+
+    snprintf(out, len, "%s", url);
+    for ( i = 0; out[i] != '\0' && out[i] != ':'; i++ )
+        out[i] = (char)tolower((unsigned char)out[i]);
+}
+
+/* libpq's reading of @url's option @key, or NULL. */
+static const char *opt(PQconninfoOption *o, const char *key)
+{
+    for ( ; o != NULL && o->keyword != NULL; o++ )
+        if ( strcmp(o->keyword, key) == 0 )
+            return o->val != NULL && *o->val ? o->val : NULL;
+    return NULL;
 }
 
 /*
- * @url without its password: "postgresql://ci:pw@db/h?password=pw&x=1"
- * is "postgresql://ci@db/h?password=***&x=1".
+ * @url as libpq reads it, without its password: "postgresql://USER@HOST:
+ * PORT/DB"; -EINVAL where libpq cannot read it, or reads a host or
+ * database with an '@' in it (a password with '?', '/' or '@' not
+ * percent-encoded: its tail would show as a name).
  */
+static int redact(const char *url, char *out, size_t len)
+{
+    char *why = NULL, lower[4096];
+    PQconninfoOption *o;
+    const char *user, *host, *port, *db;
+    int rc = 0;
+
+    lower_scheme(url, lower, sizeof(lower));
+    o = PQconninfoParse(lower, &why);
+    PQfreemem(why); /* may quote the URL: never shown */
+    user = opt(o, "user");
+    host = opt(o, "host");
+    port = opt(o, "port");
+    db = opt(o, "dbname");
+    if ( o == NULL || (host && strchr(host, '@')) || (db && strchr(db, '@')) ||
+         (port && strchr(port, '@')) )
+    {
+        snprintf(out, len, "postgresql://(a URL libpq cannot read)");
+        rc = -EINVAL;
+    }
+    else
+        snprintf(out, len, "postgresql://%s%s%s%s%s/%s", user ? user : "",
+                 user ? "@" : "", host ? host : "", port ? ":" : "",
+                 port ? port : "", db ? db : "");
+    PQconninfoFree(o);
+    return rc;
+}
+
 void hvb_sql_redact(const char *url, char *out, size_t len)
 {
-    const char *auth = strstr(url, "://"), *end, *at = NULL, *colon, *p;
-    size_t o = 0;
+    redact(url, out, len);
+}
 
-    if ( auth == NULL || len == 0 )
+int hvb_sql_spec_check(const char *spec, char *err, size_t len)
+{
+    char name[512];
+    size_t n =
+        strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789+.-");
+
+    if ( *spec == '\0' )
+        snprintf(err, len, "--db is empty: name a file or a postgresql:// URL");
+    else if ( hvb_sql_is_url(spec) )
     {
-        snprintf(out, len, "%s", url);
-        return;
+        if ( redact(spec, name, sizeof(name)) == 0 )
+            return 0;
+        snprintf(err, len,
+                 "--db: a postgresql:// URL that libpq cannot read as meant "
+                 "(percent-encode a password's '?', '/' or '@': %%3F, %%2F, "
+                 "%%40)");
     }
-    auth += 3;
-    end = auth + strcspn(auth, "/?");
-    for ( p = auth; p < end; p++ )
-        at = *p == '@' ? p : at;
-    colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    for ( p = url; *p && o + 16 < len; p++ )
-    {
-        if ( p == colon )
-            p = at; /* the password, left out */
-        out[o++] = *p;
-        if ( p >= end && (*p == '?' || *p == '&') &&
-             strncmp(p + 1, "password=", 9) == 0 )
-        {
-            o += (size_t)snprintf(out + o, len - o, "password=***");
-            p += 9 + strcspn(p + 10, "&");
-        }
-    }
-    out[o] = '\0';
+    else if ( n > 0 && spec[n] == ':' && isalpha((unsigned char)spec[0]) )
+        snprintf(err, len,
+                 "--db: '%.*s:' is no database: a SQLite file is a path "
+                 "(./%.*s:... if that is its name), PostgreSQL a "
+                 "postgresql:// URL",
+                 (int)(n > 40 ? 40 : n), spec, (int)(n > 40 ? 40 : n), spec);
+    else
+        return 0;
+    return -EINVAL;
 }
 
 int hvb_sql_open(struct hvb_sql **c, const char *spec, char *name, size_t nlen,
                  char *err, size_t len)
 {
-    char why[1024];
+    char why[1024], url[4096];
     int rc;
 
     *c = NULL;
+    if ( (rc = hvb_sql_spec_check(spec, err, len)) != 0 )
+        return rc;
     if ( !hvb_sql_is_url(spec) )
     {
         snprintf(name, nlen, "%s", spec);
         return hvb_sqlite_open(c, spec, err, len);
     }
     hvb_sql_redact(spec, name, nlen);
-    if ( (rc = hvb_pg_open(c, spec, why, sizeof(why))) != 0 )
+    lower_scheme(spec, url, sizeof(url));
+    if ( (rc = hvb_pg_open(c, url, why, sizeof(why))) != 0 )
         snprintf(err, len, "%s: %s", name, why);
     return rc;
 }

@@ -180,7 +180,8 @@ int hvb_hdb_open(struct hvb_hdb *h, const char *spec, char *err, size_t len)
         snprintf(path, sizeof(path), "%s", spec);
     else
         default_path(path, sizeof(path));
-    if ( !hvb_sql_is_url(path) )
+    rc = hvb_sql_spec_check(path, err, len);
+    if ( rc == 0 && !hvb_sql_is_url(path) )
         rc = parent_dir(path, err, len);
     if ( rc == 0 )
         rc = hvb_sql_open(&h->db, path, h->path, sizeof(h->path), err, len);

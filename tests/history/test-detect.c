@@ -112,8 +112,8 @@ static void come_and_go(void **state)
                     c[0].after > c[0].before && c[1].after < c[1].before;
         }
         if ( hits < 95 )
-            fail_msg("%zu/%zu/%zu: both edges in %zu of 100", a, l,
-                     cases[i][2], hits);
+            fail_msg("%zu/%zu/%zu: both edges in %zu of 100", a, l, cases[i][2],
+                     hits);
     }
 }
 
@@ -222,8 +222,7 @@ static int measure(void)
     measure_row("+10% for 10 in 80 (30/10/40)", 80, 30, 10, 0.10, 0, 0.005);
     measure_row("+10% for 20 in 80 (30/20/30)", 80, 30, 20, 0.10, 0, 0.005);
     measure_row("+2% for 10 in 50 (1% noise)", 50, 20, 10, 0.02, 0, 0.01);
-    measure_row("drift +10% over 80 (no step)", 80, 0, 0, 0, 0.10 / 80,
-                0.005);
+    measure_row("drift +10% over 80 (no step)", 80, 0, 0, 0, 0.10 / 80, 0.005);
     measure_row("noise alone", 1000, 0, 0, 0, 0, 0.01);
     measure_row("near-constant (sd/mean 1e-8)", 1000, 0, 0, 0, 0, 1e-8);
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -62,7 +62,7 @@ echo '{"a": 1}' >"$tmp/dir/sub/other.json"
 
 # 2. Bad input: exit 2, one line; schemas newer and older.
 hist_bad_input "$db"
-hist_one "postgres" "^hvbench: history: postgresql://h@/db?host=$tmp/none: connection to server on socket" \
+hist_one "postgres" "^hvbench: history: postgresql://h@$tmp/none/db: connection to server on socket" \
     "$hv" history export --db "postgresql://h@/db?host=$tmp/none"
 cp "$db" "$tmp/v1.db"
 hist_schema "$tmp/v1.db"

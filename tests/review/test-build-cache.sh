@@ -20,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
 command -v cmake >/dev/null || { echo "SKIP: no cmake"; exit 77; }
 repo=$tmp/repo cache=$tmp/cache
+# One options key whatever PATH holds: ccache (on PATH or not) is off.
+export HVBENCH_CCACHE=0
 git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
 mkdir "$repo" "$tmp/bin"
 cat >"$repo/CMakeLists.txt" <<'CM'

@@ -84,6 +84,12 @@ int hvb_sqlite_open(struct hvb_sql **c, const char *path, char *err,
 int hvb_pg_open(struct hvb_sql **c, const char *url, char *err, size_t len);
 /* @url without its password (user:PW@, password=PW), into @out. */
 bool hvb_sql_is_url(const char *spec);
+/*
+ * Is @spec a database: a plain path (SQLite) or a postgresql:// URL
+ * libpq reads?  0, or -EINVAL with a one-line @err that shows no
+ * password.
+ */
+int hvb_sql_spec_check(const char *spec, char *err, size_t len);
 void hvb_sql_redact(const char *url, char *out, size_t len);
 void hvb_sql_close(struct hvb_sql *c);
 enum hvb_sql_dialect hvb_sql_dialect(struct hvb_sql *c);
