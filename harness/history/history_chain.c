@@ -19,6 +19,16 @@
  *
  * A point without a base (a results file, a synthetic series) belongs
  * to the epoch it is in: it never starts a move.
+ *
+ * Parent-relative points ("review HEAD^ HEAD" on every commit: each
+ * point's base is the previous point's commit) are chained into a level,
+ * the running product of the ratios, as a move with the parent as its
+ * overlap (the parent against itself is 1): a lasting +5% step at X16 is
+ * then a step of the level at X16, where each point alone was one
+ * outlier.  Such a move is no reference move (none is listed).  The
+ * level's noise adds up from point to point (a random walk), so detect
+ * keeps a change of such a series only where that commit's own review
+ * moved: its CI excludes 1 (hvb_hchanges()).
  */
 #include <math.h>
 #include <string.h>
@@ -62,6 +72,19 @@ static bool overlap(const struct hvb_hpoint *p, size_t s, size_t i, size_t e,
     return false;
 }
 
+/* Points [@i, @e) chained by @f into segment @seg. */
+static void scale(struct hvb_hpoint *p, size_t i, size_t e, double f,
+                  size_t seg)
+{
+    for ( ; i < e; i++ )
+    {
+        p[i].chained = p[i].value * f;
+        p[i].lo *= f;
+        p[i].hi *= f;
+        p[i].segment = seg;
+    }
+}
+
 size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
                   size_t max)
 {
@@ -70,7 +93,11 @@ size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
     size_t s = 0, i, e, j, k, nm = 0, seg = 0;
 
     for ( i = 0; i < n; i++ )
+    {
         p[i].keep = true;
+        p[i].parent = false;
+        p[i].chained = NAN;
+    }
     for ( i = 0; i < n; i = e )
     {
         const char *b = p[i].base;
@@ -83,6 +110,18 @@ size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
             struct hvb_hmove m = {.at = i, .from = base, .to = b};
 
             e = epoch_end(p, n, i, b);
+            if ( i > 0 && p[i - 1].keep && same(p[i - 1].commit, b) &&
+                 isfinite(p[i - 1].chained) )
+            {
+                /* Against the previous point's commit: one level on. */
+                f = p[i - 1].chained;
+                for ( j = i; j < e; j++ )
+                    p[j].parent = true;
+                base = b;
+                s = i;
+                scale(p, i, e, f, seg);
+                continue;
+            }
             if ( overlap(p, s, i, e, &j, &k) )
             {
                 m.overlap = p[k].commit;
@@ -102,13 +141,7 @@ size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
             base = b;
             s = i;
         }
-        for ( j = i; j < e; j++ )
-        {
-            p[j].chained = p[j].value * f;
-            p[j].lo *= f;
-            p[j].hi *= f;
-            p[j].segment = seg;
-        }
+        scale(p, i, e, f, seg);
     }
     return nm;
 }

@@ -12,6 +12,7 @@
  * is one, at index 74.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,21 @@ static bool chain_step(const struct hvb_hpoint *p, const size_t *ix,
     return pv * (double)(o->window - 2 * o->min_seg + 1) >= o->pvalue;
 }
 
+/*
+ * A level step of a parent-relative series (hvb_hchain()) at point @q
+ * whose own review did not move (its ratio's CI holds 1): the level's
+ * random walk, not that commit.
+ */
+static bool parent_noise(const struct hvb_hpoint *q)
+{
+    double f = q->value != 0 ? q->chained / q->value : NAN;
+
+    if ( !q->parent || !isfinite(f) || !isfinite(q->lo) || !isfinite(q->hi) ||
+         f == 0 )
+        return false;
+    return q->lo / f <= 1.0 && q->hi / f >= 1.0;
+}
+
 /* @cp[0..@c) less the chain's steps, the rest's figures made again. */
 static long drop_chain_steps(const struct hvb_hpoint *p, const size_t *ix,
                              const double *v, size_t nv, struct hvb_change *cp,
@@ -165,7 +181,8 @@ static long drop_chain_steps(const struct hvb_hpoint *p, const size_t *ix,
     long i, k;
 
     for ( i = k = 0; i < c; i++ )
-        if ( !chain_step(p, ix, v, nv, cp, c, i, o) )
+        if ( !chain_step(p, ix, v, nv, cp, c, i, o) &&
+             !parent_noise(&p[ix[cp[i].at]]) )
             cp[k++] = cp[i];
     if ( k < c && hvb_changes_at(v, nv, cp, (size_t)k, o->min_seg, o->window) )
         return -ENOMEM;
@@ -219,6 +236,7 @@ void hvb_hunchained(struct hvb_hpoint *p, size_t n)
     {
         p[i].chained = p[i].value;
         p[i].keep = true;
+        p[i].parent = false;
         p[i].segment = 0;
     }
 }

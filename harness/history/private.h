@@ -73,6 +73,7 @@ struct hvb_hpoint {
     double value, lo, hi, chained;
     size_t segment;
     bool keep;
+    bool parent; /* measured against the previous point's commit */
 };
 struct hvb_hmove {
     size_t at;                       /* the first point against @to */

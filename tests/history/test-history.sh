@@ -208,4 +208,33 @@ ev=$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --every 2 | wc -l)
     bad "backfill --list: $all commits, $fp first-parent, $ev every 2nd"
 one "backfill, no workload" "needs REV-RANGE -- WORKLOAD" sh -c "cd '$g' && '$hv' history backfill HEAD~2..HEAD"
 
+# 9. The parent-relative workflow of docs/history.md (issue 34, bug 3):
+# "review HEAD^ HEAD" on every commit, a lasting +5% step at X16 (each
+# ratio's CI +-0.6%, 0.3% noise), is caught at X16 (the ratios chained
+# into a level); without the step, the level's random walk is no change.
+/usr/bin/python3 - "$tmp/par" <<'PY'
+import json, os, random, sys
+for step in (True, False):
+    rng = random.Random(11)
+    d = os.path.join(sys.argv[1], "step" if step else "flat")
+    os.makedirs(d)
+    for i in range(1, 31):
+        v = (1.05 if step and i == 16 else 1.0) * rng.gauss(1, 0.003)
+        json.dump({"review": {"schema": 1, "base": {"commit": "X%d" % (i - 1)},
+                              "head": {"commit": "X%d" % i, "dirty": False}},
+                   "cells": [{"name": "par/1", "verdicts": {"time": {
+                       "ratio": v, "ci": [v - 0.006, v + 0.006], "new": 10 * v}}}]},
+                  open(os.path.join(d, "%03d.json" % i), "w"))
+PY
+for w in step flat; do
+    "$hv" history import "$tmp/par/$w" --db "$tmp/par-$w.db" >/dev/null 2>&1 || bad "import par $w"
+    "$hv" history detect --series ratio --fail-on regression --db "$tmp/par-$w.db" >"$tmp/par-$w.out" 2>&1
+    eval "rc_$w=\$?"
+done
+[ "$rc_step" -eq 1 ] && [ "$(grep -c '^par/1  time  ratio  at run' "$tmp/par-step.out")" = 1 ] &&
+    grep -q '^par/1  time  ratio  at run 16 (commit X16, after X15): .* (+[45]\.[0-9]*%.* regression' "$tmp/par-step.out" && ok ||
+    bad "the parent-relative step: exit $rc_step, $(cat "$tmp/par-step.out")"
+[ "$rc_flat" -eq 0 ] && ! grep -q '^par/1  time  ratio  at run' "$tmp/par-flat.out" && ok ||
+    bad "the parent-relative flat series: exit $rc_flat, $(cat "$tmp/par-flat.out")"
+
 finish history
