@@ -34,6 +34,7 @@ if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES slurmctld slurmd slurm-client munge" # fleet-slurm
     PACKAGES="$PACKAGES postgresql" # history-pg
     PACKAGES="$PACKAGES ccache" # the build cache's builds (review, bisect)
+    PACKAGES="$PACKAGES cmark-gfm" # review.md rendered as GitHub would (review-tree)
 fi
 
 missing=""

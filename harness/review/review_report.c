@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,39 @@ static double mean_of(json_t *a)
  * Where both sim_cycles and hardware cycles were gated (a PMU): how far
  * the estimate is from the counted cycles, per cell and build.
  */
+/*
+ * @s as a GitHub/GitLab markdown code span, the only place a commit
+ * subject, a revision or a name from the user is safe in a comment: no
+ * raw HTML, no mention, no link, no emphasis renders there.  The fence
+ * is one backtick longer than the longest run in @s; control characters
+ * and newlines become spaces; in a table (@cell) '|' is escaped as GFM
+ * asks, also inside a code span.
+ */
+static void md_code(FILE *f, const char *s, bool cell)
+{
+    size_t run = 0, most = 0, i;
+    const char *p;
+
+    s = s ? s : "";
+    for ( p = s; *p; p++ )
+    {
+        run = *p == '`' ? run + 1 : 0;
+        most = run > most ? run : most;
+    }
+    for ( i = 0; i <= most; i++ )
+        fputc('`', f);
+    fputc(' ', f);
+    for ( p = s; *p; p++ )
+    {
+        if ( cell && *p == '|' )
+            fputc('\\', f);
+        fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, f);
+    }
+    fputc(' ', f);
+    for ( i = 0; i <= most; i++ )
+        fputc('`', f);
+}
+
 static void md_estimate(FILE *f, json_t *cells, json_t *order)
 {
     json_t *name, *row, *sc, *hc;
@@ -254,7 +288,9 @@ static void md_estimate(FILE *f, json_t *cells, json_t *order)
                   "| cell | base | head |\n|---|---:|---:|\n",
                   f);
         any = true;
-        fprintf(f, "| `%s` | %.3f | %.3f |\n", json_string_value(name),
+        fputs("| ", f);
+        md_code(f, json_string_value(name), true);
+        fprintf(f, " | %.3f | %.3f |\n",
                 json_number_value(json_object_get(sc, "base")) /
                     json_number_value(json_object_get(hc, "base")),
                 json_number_value(json_object_get(sc, "new")) /
@@ -292,9 +328,11 @@ static void md_functions(FILE *f, json_t *fns, json_t *tot)
 
         if ( i == TOP_FUNCTIONS )
             break;
-        fprintf(f, "| `%s` | %s | %.2f | %.2f | %+.2f |\n",
-                json_string_value(json_object_get(r, "function")),
-                json_string_value(json_object_get(r, "file")), b, h, h - b);
+        fputs("| ", f);
+        md_code(f, json_string_value(json_object_get(r, "function")), true);
+        fputs(" | ", f);
+        md_code(f, json_string_value(json_object_get(r, "file")), true);
+        fprintf(f, " | %.2f | %.2f | %+.2f |\n", b, h, h - b);
     }
 }
 
@@ -302,15 +340,17 @@ static void md_side(FILE *f, const struct review *rv, int k)
 {
     const struct hvb_rev *r = &rv->revs[k];
 
-    fprintf(f, "- %s: `%s` (%s)%s: %s\n", k ? "head" : "base", r->commit,
-            r->spec, r->dirty ? ", **uncommitted changes included**" : "",
-            r->subject);
+    fprintf(f, "- %s: `%s` (", k ? "head" : "base", r->commit);
+    md_code(f, r->spec, false);
+    fprintf(f, ")%s: ", r->dirty ? ", **uncommitted changes included**" : "");
+    md_code(f, r->subject, false);
+    fputc('\n', f);
 }
 
 static void markdown(FILE *f, const struct review *rv, json_t *cells,
                      json_t *order, const char *v)
 {
-    char fig[96];
+    char fig[96], logs[4200];
     json_t *name, *row, *c, *fl, *why;
     const char *key;
     size_t i, m, j;
@@ -328,7 +368,9 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
     json_array_foreach(order, i, name)
     {
         row = json_object_get(cells, json_string_value(name));
-        fprintf(f, "| `%s` |", json_string_value(name));
+        fputs("| ", f);
+        md_code(f, json_string_value(name), true);
+        fputs(" |", f);
         for ( m = 0; m < rv->nr_metrics; m++ )
         {
             c = json_object_get(json_object_get(row, "by"), rv->metrics[m]);
@@ -365,7 +407,9 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
             json_decref(fl);
             continue;
         }
-        fprintf(f, "\n### `%s`\n", n);
+        fputs("\n### ", f);
+        md_code(f, n, false);
+        fputc('\n', f);
         json_array_foreach(fl, j, c)
             fprintf(f, "\n> %s\n", json_string_value(c));
         json_decref(fl);
@@ -377,8 +421,11 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
             md_functions(f, fns, json_object_get(rv->explain_totals, n));
     }
     json_object_foreach(rv->explain_skipped, key, why)
-        fprintf(f, "\nNo instruction diff for `%s`: %s.\n", key,
-                json_string_value(why));
+    {
+        fputs("\nNo instruction diff for ", f);
+        md_code(f, key, false);
+        fprintf(f, ": %s.\n", json_string_value(why));
+    }
     if ( rv->by_runs )
         fputs("\nA build predates the two-build worker: both builds were "
               "paired by whole run processes, one per sample (gate "
@@ -386,8 +433,11 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
               f);
     fprintf(f,
             "\nBuilt with %zu CMake option(s) (review.json has them); "
-            "gate logs in %s/gates/.\n",
-            rv->cache.nr_defs, rv->o.out);
+            "gate logs in ",
+            rv->cache.nr_defs);
+    snprintf(logs, sizeof(logs), "%s/gates/", rv->o.out);
+    md_code(f, logs, false);
+    fputs(".\n", f);
 }
 
 /* @s with <, >, & escaped. */
@@ -517,9 +567,11 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
                     a, b, c, d, e, g);
         }
         else
-            fprintf(f, "| `%s` | %s | %s | %s | %s | %s | %s |\n",
-                    json_string_value(json_object_get(r, "lock")), a, b, c, d,
-                    e, g);
+        {
+            fputs("| ", f);
+            md_code(f, json_string_value(json_object_get(r, "lock")), true);
+            fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, g);
+        }
     }
     if ( html )
         fputs("</table>\n", f);
@@ -577,9 +629,13 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
                     d > 0 ? "reg" : "imp", d);
         }
         else
-            fprintf(f, "| `%s` | %.3g (%s) | %.3g (%s) | %+.3g |\n", fn,
+        {
+            fputs("| ", f);
+            md_code(f, fn, true);
+            fprintf(f, " | %.3g (%s) | %.3g (%s) | %+.3g |\n",
                     json_number_value(json_object_get(r, "self_base")), b,
                     json_number_value(json_object_get(r, "self_head")), h, d);
+        }
     }
     if ( html )
         fputs("</table>\n", f);

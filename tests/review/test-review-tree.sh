@@ -77,4 +77,27 @@ review
     [ "$(j "$dflt" .review.base.commit)" = "$head" ] && ok ||
     bad "a tracked change: head dirty $(j "$dflt" .review.head.dirty), base $(j "$dflt" .review.base.commit)"
 [ "$(objects)" = "$before" ] && ok || bad "a tracked change's blob written into .git/objects"
+# A hostile commit subject and revision name (bug 14): in review.md, the
+# comment pasted into a PR, only inside code spans; rendered as GitHub
+# does (cmark-gfm), no raw HTML, no link, no mention.
+git_ checkout -q -- a
+subj='<img src=x onerror=alert(1)> @everyone ](javascript:alert(1)) `x` | a'
+echo four >"$repo/a" && git_ commit -q -a -m "$subj" && git_ branch -q '<b>@here</b>'
+review --out "$tmp/hostile" HEAD^ '<b>@here</b>'
+grep -qF "(\` <b>@here</b> \`): \`\` $subj \`\`" "$tmp/hostile/review.md" && ok ||
+    bad "the subject not in a code span: $(grep -F 'head:' "$tmp/hostile/review.md")"
+if command -v cmark-gfm >/dev/null; then
+    # Raw HTML let through (--unsafe, as GitLab lets some), code spans
+    # taken out: nothing of the subject may be left.
+    cmark-gfm --unsafe -e table -e autolink "$tmp/hostile/review.md" |
+        sed 's|<code>[^<]*</code>||g' >"$tmp/hostile.html"
+    ! grep -q "<img\|<b>\|href=\|@here\|@everyone" "$tmp/hostile.html" &&
+        cmark-gfm -e table "$tmp/hostile/review.md" |
+        grep -qF "<code>&lt;img src=x onerror=alert(1)&gt; @everyone" && ok ||
+        bad "review.md renders raw HTML, a link or a mention: $(grep '@\|<img\|href=' "$tmp/hostile.html")"
+else
+    echo "SKIP: no cmark-gfm: review.md not rendered"
+    finish test-review-tree || exit 1
+    exit 77
+fi
 finish test-review-tree
