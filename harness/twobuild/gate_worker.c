@@ -130,9 +130,40 @@ int hvb_gate_worker_wait(struct hvb_gate_worker *w)
 }
 
 /*
+ * Reap @w by @deadline; a worker that closed its output but lives on is
+ * killed with its process group there (a blocking waitpid() hung the
+ * gate for ever, the worker orphaned): its exit status.
+ */
+static int reap(struct hvb_gate_worker *w, double deadline)
+{
+    int status;
+    pid_t r;
+
+    while ( w->pid > 0 )
+    {
+        r = waitpid(w->pid, &status, WNOHANG);
+        if ( r < 0 && errno != EINTR )
+            return -1;
+        if ( r == w->pid )
+        {
+            w->pid = 0;
+            return WIFEXITED(status) ? WEXITSTATUS(status)
+                                     : 128 + WTERMSIG(status);
+        }
+        if ( mono_now() >= deadline )
+        {
+            kill_worker(w);
+            return hvb_gate_worker_wait(w);
+        }
+        usleep(2000);
+    }
+    return 0;
+}
+
+/*
  * Close @w's input (after "quit" if @quit), read its output to the end
- * for at most HVB_WORKER_STOP_S, kill it if it is still there, reap it:
- * its exit status.
+ * and reap it, all within HVB_WORKER_STOP_S, killing it if it is still
+ * there: its exit status.
  */
 static int end_worker(struct hvb_gate_worker *w, bool quit)
 {
@@ -158,7 +189,7 @@ static int end_worker(struct hvb_gate_worker *w, bool quit)
     if ( w->out >= 0 )
         close(w->out);
     w->out = -1;
-    return hvb_gate_worker_wait(w);
+    return reap(w, deadline);
 }
 
 void hvb_gate_worker_stop(struct hvb_gate_worker *w)

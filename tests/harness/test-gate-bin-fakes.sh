@@ -10,7 +10,8 @@
 #     gate and both workers hung in a pipe read)
 #   - a base whose answers carry no sample ("ok {}"): no samples, exit 2
 #   - a base that never says hello, or says it and never answers: killed
-#     at --worker-timeout, named
+#     at --worker-timeout, named; one that closes its output and lives on:
+#     killed with its process group within the stop deadline
 #
 # and, with fake builds that answer with fixed or seeded times, the
 # adaptive verdicts and --json: a new build 10% slower is regressed at the
@@ -51,6 +52,10 @@ done'
 fake mute 'exec sleep 1000'
 fake deaf 'echo "$hello"
 exec sleep 1000'
+fake closer 'echo "$hello"
+read -r l
+exec >&-
+exec sleep 1000'
 
 # gate WHAT RC PATTERN ARGS...: as expect, under a 60 s limit.
 gate() {
@@ -75,6 +80,18 @@ gate "a base that never says hello" 2 \
 gate "a base that never answers" 2 \
     "the base build's worker ($tmp/deaf) did not answer 'cal 0 0.001' within 1 s: killed" \
     --base-bin "$tmp/deaf" --worker-timeout 1 $small -- $suite
+# A worker that closes its output and lives on: the gate's wait for it
+# has a deadline (it hung for ever, the worker orphaned: issue 34, bug 5).
+t0=$(date +%s)
+# shellcheck disable=SC2086
+gate "a base that closes its output and keeps running" 2 "hvbench: " \
+    --base-bin "$tmp/closer" --worker-timeout 1 $small -- $suite
+[ $(($(date +%s) - t0)) -lt 30 ] || bad "the closed worker's wait took $(($(date +%s) - t0)) s"
+sleep 0.2
+for p in $(cat "$tmp/pids" 2>/dev/null); do
+    [ "$(ps -o args= -p "$p" 2>/dev/null | grep -c closer)" = 0 ] ||
+        bad "the closed worker $p is still running"
+done
 gate "a bad --worker-timeout" 2 "worker-timeout" --base-bin "$tmp/deaf" \
     --worker-timeout never -- $suite
 "$hv" gate --base-bin x --help | grep -q -- "--worker-timeout S" ||
