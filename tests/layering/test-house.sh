@@ -35,7 +35,7 @@ for d in "$src"/harness/*/; do
     fi
 done
 
-for room in cli cmdline session fleet gate twobuild reproduce review builds history bisect; do
+for room in cli cmdline session fleet gate twobuild reproduce review builds changes history bisect; do
     for f in "$src"/harness/$room/*.c; do
         awk -v max="$func_max" -v file="${f#"$src"/}" '
             /^[A-Za-z_].*\(/ { name = $0 }

@@ -11,7 +11,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
-#include <hvb/history.h>
+#include <hvb/changes.h>
 
 extern "C" double hvb_welch_p(double m1, double v1, size_t n1, double m2,
                               double v2, size_t n2)

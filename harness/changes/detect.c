@@ -50,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hvb/history.h>
+#include <hvb/changes.h>
 
 /* The best split of @x[0..@n) and its statistic (0 if none). */
 static size_t best_split(const double *x, size_t n, size_t min_seg, double *d,
