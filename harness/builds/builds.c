@@ -584,6 +584,12 @@ static int step_failed(char *const *argv, int rc, const struct hvb_build *b,
                  argv[0], env_signs[i]);
         return -EAGAIN;
     }
+    if ( strcmp(argv[0], "cmake") == 0 && strcmp(argv[1], "-S") == 0 )
+    {
+        /* The commit's CMakeLists, or a package missing here. */
+        snprintf(why, len, "cmake's configure failed (exit %d)", rc);
+        return -ENOEXEC;
+    }
     if ( !compile )
     {
         snprintf(why, len, "%s %s failed (exit %d)", argv[0], argv[1], rc);
@@ -613,7 +619,8 @@ static int steps(char **const *argvs, char **const *envs, size_t n,
 
 /*
  * Clone, check out and build @r into entry @b: 0; -EINVAL when the
- * compiler failed on it, -EAGAIN when the environment did (@why says).
+ * compiler failed on it, -ENOEXEC when its configure did, -EAGAIN when
+ * the environment did (@why says).
  */
 static int build(struct hvb_build_cache *bc, const char *repo,
                  const struct hvb_rev *r, struct hvb_build *b, int fd,
@@ -735,8 +742,10 @@ static int found(const struct hvb_build *b, char *err, size_t len)
 
 /*
  * What a build's status @rc (build()'s, @why) leaves in entry @b: an
- * "ok" stamp, a remembered "failed" (the compiler's), or nothing (the
- * environment's: -EIO).  Returns 0, -EINVAL or -EIO with @err.
+ * "ok" stamp, a remembered "failed" (the compiler's), or nothing (a
+ * failed configure: -EINVAL, said "does not build", so bisect skips the
+ * commit; the environment's: -EIO).  Returns 0, -EINVAL or -EIO with
+ * @err.
  */
 static int outcome(const struct hvb_build_cache *bc, const struct hvb_rev *r,
                    const struct hvb_build *b, int rc, const char *why,
@@ -753,6 +762,15 @@ static int outcome(const struct hvb_build_cache *bc, const struct hvb_rev *r,
                  "remembered)",
                  err, len);
         return rc;
+    }
+    if ( rc == -ENOEXEC )
+    {
+        snprintf(what, sizeof(what),
+                 "it does not build (%s; not remembered: a package missing "
+                 "here fails the same way)",
+                 why);
+        log_tail(b->log, what, err, len);
+        return -EINVAL;
     }
     if ( rc )
     {

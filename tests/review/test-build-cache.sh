@@ -7,7 +7,8 @@
 # ends at exit 2 after its builds, which is all this test needs):
 #   - cmake missing from PATH: exit 2 "could not be built here", not
 #     remembered; with cmake back, the same commit builds;
-#   - a commit the compiler rejects: "does not build", remembered;
+#   - a commit the compiler rejects: "does not build", remembered; one
+#     whose configure fails: "does not build", not remembered;
 #   - a symlink planted where an entry goes (its key is predictable):
 #     refused, exit 2, nothing behind it removed or written; the same
 #     for a lock file planted as a symlink;
@@ -65,6 +66,17 @@ kb=$(key)
 review HEAD
 [ $rc -eq 2 ] && grep -q "remembered" "$tmp/err" && ok ||
     bad "a compiler failure not remembered: $(head -3 "$tmp/err")"
+
+# A commit whose CMakeLists.txt is broken: does not build (bisect skips
+# it), but not remembered (a package missing here fails the same way).
+git_ revert --no-edit HEAD >/dev/null || exit 1
+echo 'this is not cmake(' >>"$repo/CMakeLists.txt"
+git_ commit -q -a -m "broken cmake"
+review HEAD
+kc=$(key)
+[ $rc -eq 2 ] && grep -q "does not build (cmake's configure failed" "$tmp/err" &&
+    [ ! -e "$cache/$kc/failed" ] && ok ||
+    bad "a failed configure: exit $rc, stamp $(ls "$cache/$kc" 2>&1), $(head -3 "$tmp/err")"
 
 # A symlink planted where the next commit's entry goes.
 git_ revert --no-edit HEAD >/dev/null || exit 1
