@@ -558,10 +558,11 @@ static int step_failed(char *const *argv, int rc, const struct hvb_build *b,
     if ( rc < 0 || rc == 127 || rc == 126 || rc > 128 )
     {
         snprintf(why, len, "%s could not run here (%s)", argv[0],
-                 rc == 127  ? "not found on PATH"
-                 : rc < 0   ? strerror(-rc)
-                 : rc > 128 ? "killed by a signal"
-                            : "not executable");
+                 rc == 127          ? "not found on PATH"
+                 : rc == -ETIMEDOUT ? "timed out"
+                 : rc < 0           ? strerror(-rc)
+                 : rc > 128         ? "killed by a signal"
+                                    : "not executable");
         return -EAGAIN;
     }
     if ( statvfs(b->dir, &fs) == 0 &&
@@ -599,7 +600,10 @@ static int step_failed(char *const *argv, int rc, const struct hvb_build *b,
     return -EINVAL;
 }
 
-/* Run the steps @argvs (NULL-ended) with @envs: 0, or step_failed(). */
+/*
+ * Run the @n steps @argvs (a NULL one skipped), each with its @envs: 0,
+ * or step_failed() of the first that fails.
+ */
 static int steps(char **const *argvs, char **const *envs, size_t n,
                  const struct hvb_build *b, int fd, char *why, size_t len)
 {

@@ -110,21 +110,31 @@ struct sums {
 static void seg(const struct sums *z, size_t a, size_t b, double *m, double *v)
 {
     double n = (double)(b - a), sum = z->s[b] - z->s[a];
-    double sq = z->s2[b] - z->s2[a], d;
-    size_t i;
+    double sq = z->s2[b] - z->s2[a];
 
     *m = z->shift + sum / n;
     *v = n > 1 ? (sq - sum * sum / n) / (n - 1) : 0;
+    /* Cancelled (or truly 0): the two-pass sum, exact enough. */
     if ( n > 1 && !(*v > 1e-9 * sq / n) )
-    {
-        /* Cancelled (or truly 0): the two-pass sum, exact enough. */
-        for ( *v = 0, i = a; i < b; i++ )
-        {
-            d = z->x[i] - *m;
-            *v += d * d;
-        }
-        *v /= n - 1;
-    }
+        hvb_mean_var(z->x + a, b - a, m, v);
+}
+
+void hvb_mean_var(const double *x, size_t n, double *m, double *v)
+{
+    size_t i;
+
+    for ( *m = 0, i = 0; i < n; i++ )
+        *m += x[i] / (double)n;
+    for ( *v = 0, i = 0; i < n; i++ )
+        *v += (x[i] - *m) * (x[i] - *m);
+    *v = n > 1 ? *v / (double)(n - 1) : 0;
+}
+
+double hvb_edivisive_splits(size_t min_seg, size_t window)
+{
+    size_t w = window < 2 * min_seg ? 2 * min_seg : window;
+
+    return (double)(w - 2 * min_seg + 1);
 }
 
 static double cp_p(const struct sums *z, size_t lo, size_t at, size_t hi,
@@ -298,13 +308,13 @@ static int sums_make(struct sums *z, const double *x, size_t n)
 int hvb_changes_at(const double *x, size_t n, struct hvb_change *c, size_t k,
                    size_t min_seg, size_t window)
 {
-    size_t w = window < 2 * min_seg ? 2 * min_seg : window, i;
+    size_t i;
     struct sums z;
     int rc = sums_make(&z, x, n);
 
     for ( i = 0; rc == 0 && i < k; i++ )
         change_at(&z, i ? c[i - 1].at : 0, c[i].at, i + 1 < k ? c[i + 1].at : n,
-                  min_seg, (double)(w - 2 * min_seg + 1), &c[i]);
+                  min_seg, hvb_edivisive_splits(min_seg, window), &c[i]);
     free(z.s);
     free(z.s2);
     return rc;
@@ -316,7 +326,7 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
     size_t w = window < 2 * min_seg ? 2 * min_seg : window;
     struct ediv e = {.x = x, .min_seg = min_seg};
     struct sums z = {.x = x};
-    double sel = (double)(w - 2 * min_seg + 1), *pv;
+    double sel = hvb_edivisive_splits(min_seg, window), *pv;
     size_t i, nc;
     long rc = -ENOMEM;
 

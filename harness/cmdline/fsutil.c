@@ -105,10 +105,13 @@ int hvb_dir_ours(const char *path, int private, char *why, size_t len)
 {
     struct stat st;
 
+    int e;
+
     if ( lstat(path, &st) )
     {
-        snprintf(why, len, "%s", strerror(errno));
-        return -errno;
+        e = errno;
+        snprintf(why, len, "%s", strerror(e));
+        return -e;
     }
     if ( S_ISLNK(st.st_mode) )
         snprintf(why, len, "a symlink, not a directory");
@@ -127,10 +130,12 @@ int hvb_dir_ours(const char *path, int private, char *why, size_t len)
 
 int hvb_mkdir_ours(const char *path, char *why, size_t len)
 {
-    if ( mkdir(path, 0755) && errno != EEXIST )
+    int e;
+
+    if ( mkdir(path, 0755) && (e = errno) != EEXIST )
     {
-        snprintf(why, len, "%s", strerror(errno));
-        return -errno;
+        snprintf(why, len, "%s", strerror(e));
+        return -e;
     }
     return hvb_dir_ours(path, 0, why, len);
 }

@@ -105,18 +105,6 @@ static size_t segment(const struct hvb_hpoint *p, size_t n, size_t s, double *v,
     return k;
 }
 
-/* Mean and variance of @v[@a..@b). */
-static void mean_var(const double *v, size_t a, size_t b, double *m,
-                     double *var)
-{
-    size_t i;
-
-    for ( *m = 0, i = a; i < b; i++ )
-        *m += v[i] / (double)(b - a);
-    for ( *var = 0, i = a; i < b; i++ )
-        *var += (v[i] - *m) * (v[i] - *m) / (double)(b - a > 1 ? b - a - 1 : 1);
-}
-
 /* Does the reference change between kept points @at - 1 and @at? */
 static bool moved(const struct hvb_hpoint *p, const size_t *ix, size_t nv,
                   size_t at)
@@ -147,15 +135,15 @@ static bool chain_step(const struct hvb_hpoint *p, const size_t *ix,
     /* At the move, or at its anchor (the last point before it). */
     if ( !moved(p, ix, nv, at) && !moved(p, ix, nv, at + 1) )
         return false;
-    mean_var(v, a, at, &m1, &v1);
-    mean_var(v, at, b, &m2, &v2);
+    hvb_mean_var(v + a, n1, &m1, &v1);
+    hvb_mean_var(v + at, n2, &m2, &v2);
     if ( !(m1 != 0 && m2 != 0) )
         return false;
     /* The factor's relative variance, times the later level squared. */
     extra = m2 * m2 * (v1 / (m1 * m1) + v2 / (m2 * m2));
     pv = hvb_welch_p(m1, v1 + extra * (double)n1 / 2, n1, m2,
                      v2 + extra * (double)n2 / 2, n2);
-    return pv * (double)(o->window - 2 * o->min_seg + 1) >= o->pvalue;
+    return pv * hvb_edivisive_splits(o->min_seg, o->window) >= o->pvalue;
 }
 
 /*

@@ -116,6 +116,13 @@ static void kill_worker(struct hvb_gate_worker *w)
     kill(w->pid, SIGKILL);
 }
 
+/* @w reaped with wait status @status: its exit status (128 + signal). */
+static int reaped(struct hvb_gate_worker *w, int status)
+{
+    w->pid = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int hvb_gate_worker_wait(struct hvb_gate_worker *w)
 {
     int status;
@@ -125,8 +132,7 @@ int hvb_gate_worker_wait(struct hvb_gate_worker *w)
     while ( waitpid(w->pid, &status, 0) < 0 )
         if ( errno != EINTR )
             return -1;
-    w->pid = 0;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return reaped(w, status);
 }
 
 /*
@@ -145,11 +151,7 @@ static int reap(struct hvb_gate_worker *w, double deadline)
         if ( r < 0 && errno != EINTR )
             return -1;
         if ( r == w->pid )
-        {
-            w->pid = 0;
-            return WIFEXITED(status) ? WEXITSTATUS(status)
-                                     : 128 + WTERMSIG(status);
-        }
+            return reaped(w, status);
         if ( mono_now() >= deadline )
         {
             kill_worker(w);

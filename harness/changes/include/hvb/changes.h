@@ -41,6 +41,16 @@ long hvb_edivisive(const double *x, size_t n, double pvalue, size_t min_seg,
 int hvb_changes_at(const double *x, size_t n, struct hvb_change *c, size_t k,
                    size_t min_seg, size_t window);
 
+/*
+ * The splits each candidate of hvb_edivisive() was the best of (its
+ * Bonferroni factor): W - 2 min_seg + 1, W the window (at least
+ * 2 min_seg).
+ */
+double hvb_edivisive_splits(size_t min_seg, size_t window);
+
+/* Mean and (sample) variance of @x[0..@n), summed point by point. */
+void hvb_mean_var(const double *x, size_t n, double *m, double *v);
+
 /* Two-sided p of Welch's t-test for two samples' means and variances. */
 double hvb_welch_p(double m1, double v1, size_t n1, double m2, double v2,
                    size_t n2);
