@@ -75,6 +75,13 @@ static int run_child(struct hvb_run_state *st, const char *out)
     av[n] = NULL;
 
     fflush(NULL);
+    /*
+     * Forked and made known in one step of the write lock: an interrupt
+     * between the two would find no child to stop, remove its file and
+     * exit while the child runs on and writes its lock file (ctest
+     * interrupt, seen once in CI: "left behind: .hvbench-process.*.lock").
+     */
+    pthread_mutex_lock(&st->write_lock);
     pid = fork();
     if ( pid == 0 )
     {
@@ -87,12 +94,13 @@ static int run_child(struct hvb_run_state *st, const char *out)
         fprintf(stderr, "hvbench: cannot run %s: %s\n", self, strerror(errno));
         _exit(HVB_EXIT_FAIL);
     }
+    status = pid < 0 ? -errno : 0;
+    if ( pid > 0 )
+        st->child = pid;
+    pthread_mutex_unlock(&st->write_lock);
     free(av);
     if ( pid < 0 )
-        return -errno;
-    pthread_mutex_lock(&st->write_lock);
-    st->child = pid;
-    pthread_mutex_unlock(&st->write_lock);
+        return status;
     while ( waitpid(pid, &status, 0) < 0 )
         if ( errno != EINTR )
         {
