@@ -29,6 +29,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
+#include <hvb/interrupt.h>
 #include <hvb/bisect.h>
 
 #include "private.h"
@@ -264,7 +265,7 @@ static int search(struct bisect *b, const char *good, long *lo, long *hi,
         free(skipped);
         return bisect_bad(b, v);
     }
-    while ( *hi - *lo > 1 && status == 0 )
+    while ( *hi - *lo > 1 && status == 0 && !hvb_interrupted() )
     {
         if ( (mid = pick(*lo, *hi, skipped)) < 0 )
             break; /* only commits that do not build are left */
@@ -403,10 +404,19 @@ int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
             b.r.fleet ? "round(s)" : "step(s)");
     b.steps = json_array();
     b.rounds = json_array();
+    hvb_interrupt_catch(); /* the step's review stopped with bisect */
     status = b.r.fleet ? bisect_kary(&b, good.commit, &lo, &hi, &differs)
                        : search(&b, good.commit, &lo, &hi, &differs);
-    found = differs && status == 0 && hi - lo == 1;
-    if ( found )
+    found = differs && status == 0 && hi - lo == 1 && !hvb_interrupted();
+    if ( hvb_interrupted() )
+    {
+        snprintf(err, sizeof(err),
+                 "the steps done are kept in %s/steps and bisect.json; the "
+                 "one running was stopped",
+                 b.out);
+        status = hvb_interrupt_status("bisect", err);
+    }
+    else if ( found )
     {
         printf("bisect: the first commit that differs from %.12s: %s (%zu "
                "of %zu), after %zu step(s) in %zu round(s), %.0f s; its "

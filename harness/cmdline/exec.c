@@ -18,7 +18,8 @@
  * .timeout_s (a controller that does not answer; or one that closed its
  * output and did not exit) is killed with its process group, and the
  * caller says "sinfo did not answer within 120 s: killed
- * (--slurm-timeout sets the limit)".
+ * (--slurm-timeout sets the limit)".  Ctrl-C (hvb/interrupt.h) reaches
+ * the command's group and cuts the wait to its grace: -EINTR.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -34,6 +35,7 @@
 
 #include <hv/compiler.h>
 #include <hvb/exec.h>
+#include <hvb/interrupt.h>
 
 /* Append what @fd has to @buf (kept up to @max), or drop it.  0 at EOF. */
 static ssize_t drain(int fd, char **buf, size_t *len, size_t *cap, size_t max,
@@ -79,7 +81,7 @@ static int reap(pid_t pid, double deadline, int *status)
 
     for ( ;; )
     {
-        r = waitpid(pid, status, WNOHANG);
+        r = hvb_interrupt_waitpid(pid, status, WNOHANG);
         if ( r == pid )
             return 0;
         if ( r < 0 && errno != EINTR )
@@ -87,7 +89,7 @@ static int reap(pid_t pid, double deadline, int *status)
             *status = 255 << 8; /* not ours to reap: a failure */
             return 0;
         }
-        if ( hv_now_ns() * 1e-9 > deadline )
+        if ( hv_now_ns() * 1e-9 > hvb_interrupt_deadline(deadline) )
             break;
         nanosleep(&tick, NULL);
     }
@@ -142,7 +144,7 @@ int hvb_exec_run(struct hvb_exec *c)
         return rc;
     }
     fflush(NULL);
-    pid = fork();
+    pid = hvb_interrupt_fork();
     if ( pid == 0 && c->log_fd > 0 )
         child(c, c->log_fd, c->log_fd);
     if ( pid == 0 )
@@ -158,12 +160,12 @@ int hvb_exec_run(struct hvb_exec *c)
     {
         struct pollfd pf[2] = {{.fd = open_o ? po[0] : -1, .events = POLLIN},
                                {.fd = open_e ? pe[0] : -1, .events = POLLIN}};
-        double left = deadline - hv_now_ns() * 1e-9;
+        double left = hvb_interrupt_deadline(deadline) - hv_now_ns() * 1e-9;
         int n;
 
         if ( left <= 0 )
         {
-            c->timed_out = true;
+            c->timed_out = !hvb_interrupted();
             break;
         }
         n = poll(pf, 2, (int)(left * 1000) + 1);
@@ -200,6 +202,10 @@ int hvb_exec_run(struct hvb_exec *c)
         c->errout[c->err_len] = '\0';
     if ( pid > 0 && reap(pid, deadline, &status) )
         c->timed_out = true; /* its pipes closed, itself still there */
+    if ( pid > 0 )
+        hvb_interrupt_forget(pid);
+    if ( hvb_interrupted() )
+        return -EINTR; /* stopped by Ctrl-C or SIGTERM, not by itself */
     if ( c->timed_out )
         return -ETIMEDOUT;
     if ( rc || pid < 0 )
@@ -228,6 +234,8 @@ void hvb_exec_error(const struct hvb_exec *c, int rc, char *err, size_t len)
                  c->argv[0], c->timeout_s, c->timeout_hint ? " (" : "",
                  c->timeout_hint ? c->timeout_hint : "",
                  c->timeout_hint ? ")" : "");
+    else if ( rc == -EINTR )
+        snprintf(err, len, "%s: stopped (hvbench was interrupted)", c->argv[0]);
     else if ( rc == -E2BIG )
         snprintf(err, len, "%s printed more than %zu bytes: refused",
                  c->argv[0], c->max_out);

@@ -26,6 +26,7 @@
 #include <hvb/builds.h>
 #include <hvb/cmdline.h>
 #include <hvb/fsutil.h>
+#include <hvb/interrupt.h>
 #include <hvb/history.h>
 
 #include "private.h"
@@ -155,11 +156,12 @@ static int review_all(struct backfill *b, struct hvb_hdb *h,
 
     if ( b->r.fleet == NULL )
     {
-        for ( i = 0; i < n; i++ )
+        for ( i = 0; i < n && !hvb_interrupted(); i++ )
         {
             snprintf(t[i].log, sizeof(t[i].log), "%s.log", t[i].dir);
             t[i].rc = hvb_hreview_run(t[i].argv, t[i].log);
-            account(b, h, &t[i], cs[i], done, skipped);
+            if ( !hvb_interrupted() ) /* a review cut short: not recorded */
+                account(b, h, &t[i], cs[i], done, skipped);
         }
         return 0;
     }
@@ -203,6 +205,16 @@ static int walk(struct backfill *b, struct hvb_hdb *h, char *list,
         free(t[i].argv);
     free(t);
     free(cs);
+    if ( status == 0 && hvb_interrupted() )
+    {
+        char kept[160];
+
+        snprintf(kept, sizeof(kept),
+                 "%lu commit(s) recorded before it are kept; the review "
+                 "running was stopped",
+                 done);
+        status = hvb_interrupt_status("history backfill", kept);
+    }
     if ( status )
         return status;
     printf("backfilled %lu commit(s) against %.12s; %lu skipped\n", done, ref,
@@ -294,6 +306,7 @@ int hvb_history_backfill(int argc, char **argv)
                 "another scale (history reference set moves it with an "
                 "overlap)\n",
                 ref.commit, pinned);
+    hvb_interrupt_catch(); /* the review running stopped with backfill */
     status = walk(&b, &h, list, ref.commit);
     hvb_hdb_close(&h);
     free(list);

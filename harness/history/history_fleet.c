@@ -27,6 +27,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/fleet.h>
 #include <hvb/fsutil.h>
+#include <hvb/interrupt.h>
 
 #include "private.h"
 
@@ -157,7 +158,11 @@ int hvb_hfleet_run(const struct hvb_hreview *r, const char *script,
                 ids[0], script);
     if ( status == 0 && hvb_fleet_follow(ids, nr_ids, n, HFLEET_POLL_S, quiet,
                                          err, sizeof(err) - 80) )
-        status = hvb_usage_error("fleet: %s; the job goes on)", err);
+        status = hvb_interrupted()
+                     ? hvb_failure("fleet: Slurm job %s goes on (scancel %s "
+                                   "stops it)",
+                                   ids[0], ids[0])
+                     : hvb_usage_error("fleet: %s; the job goes on)", err);
     for ( i = 0; status == 0 && i < n; i++ )
         task_status(&t[i]);
     for ( i = 0; i < nr_ids; i++ )

@@ -29,6 +29,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/fsutil.h>
+#include <hvb/interrupt.h>
 #include <hvb/outfile.h>
 #include <hvb/review.h>
 #include <hvb/sampler.h>
@@ -394,7 +395,9 @@ static int builds(struct review *rv)
         }
         else if ( hvb_build_get(&rv->cache, rv->repo, r, &rv->builds[k], err,
                                 sizeof(err)) )
-            return hvb_usage_error("review: %s %s: %s", side[k], r->spec, err);
+            return hvb_interrupted() ? HVB_EXIT_FAIL /* said by the caller */
+                                     : hvb_usage_error("review: %s %s: %s",
+                                                       side[k], r->spec, err);
         if ( !rv->o.quiet )
             fprintf(stderr, "hvbench: review: %s %s in %s (%.0f s)\n", side[k],
                     rv->builds[k].cached ? "found" : "built", rv->builds[k].dir,
@@ -684,6 +687,18 @@ static int prepare(struct review *rv)
     return status;
 }
 
+/* Ctrl-C or SIGTERM: said, with what is kept; 128 + the signal. */
+static int interrupted(struct review *rv)
+{
+    char kept[PATH_MAX + 160];
+
+    snprintf(kept, sizeof(kept),
+             "its builds and gates stopped; what finished is kept (builds "
+             "in the cache, gates' logs in %s/gates), no verdict",
+             rv->o.out ? rv->o.out : ".");
+    return hvb_interrupt_status("review", kept);
+}
+
 int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
 {
     struct review rv = {.o = {.explain = EXPLAIN_CHANGED,
@@ -697,6 +712,7 @@ int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
     status = parse(&rv, ctx->argc, ctx->argv);
     if ( status >= 0 )
         goto out;
+    hvb_interrupt_catch(); /* builds and gates stopped with review */
     status = prepare(&rv);
     if ( status == 0 )
         status = builds(&rv);
@@ -704,11 +720,13 @@ int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
         status = pairing(&rv);
     if ( status == 0 )
         status = hvb_review_gates(&rv);
-    if ( status == 0 )
+    if ( status == 0 && !hvb_interrupted() )
     {
         explain(&rv);
         status = hvb_review_report(&rv);
     }
+    if ( hvb_interrupted() )
+        status = interrupted(&rv);
 out:
     review_free(&rv);
     return status;

@@ -27,6 +27,7 @@
 #include <hv/compiler.h>
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
+#include <hvb/interrupt.h>
 #include <hvb/fsutil.h>
 #include <hvb/stats.h>
 
@@ -128,6 +129,8 @@ static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
                 rv->lines[l].text, logp);
         return 0;
     }
+    if ( doc == NULL && hvb_interrupted() )
+        return HVB_EXIT_FAIL; /* said by the caller */
     if ( doc == NULL )
         return hvb_usage_error(
             "review: the gate of '%s' (%s) wrote no verdicts "
@@ -212,7 +215,8 @@ int hvb_review_gates(struct review *rv)
                             done_s / (double)k * (double)(total - k));
                 fputc('\n', stderr);
             }
-            rc = gate_one(rv, l, rv->metrics[m], k);
+            rc = hvb_interrupted() ? HVB_EXIT_FAIL
+                                   : gate_one(rv, l, rv->metrics[m], k);
             if ( rc )
                 return rc;
         }

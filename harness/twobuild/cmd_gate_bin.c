@@ -63,6 +63,7 @@
 
 #include <hvb/cmdline.h>
 #include <hvb/gate.h>
+#include <hvb/interrupt.h>
 #include <hvb/twobuild.h>
 #include <hvb/compare.h>
 #include "private.h"
@@ -307,6 +308,8 @@ static void add_sample(struct gate_bin *g, int side, size_t cell, json_t *r)
  */
 static int worker_failed(const struct gate_bin *g)
 {
+    if ( hvb_interrupted() ) /* it was stopped: the caller says so */
+        return HVB_EXIT_USAGE;
     return hvb_usage_error("%s (no verdict)", g->err);
 }
 
@@ -980,7 +983,10 @@ int hvb_cmd_gate_bin(int argc, char **argv)
     unsigned int p = 0;
     int status;
 
+    hvb_interrupt_catch(); /* passed on to the workers (hvb/interrupt.h) */
     status = setup(&g, argc, argv);
+    if ( status && hvb_interrupted() )
+        status = hvb_interrupt_status("gate", "no verdict");
     if ( status )
     {
         free(g.args);
@@ -996,6 +1002,8 @@ int hvb_cmd_gate_bin(int argc, char **argv)
         bool last, looked = false;
 
         status = run_pair(&g, p++);
+        if ( hvb_interrupted() )
+            status = hvb_interrupt_status("gate", "no verdict");
         if ( status )
             goto out;
         last = p >= g.max_pairs || (p >= g.pairs && over_budget(&g));

@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include <hvb/cmdline.h>
+#include <hvb/interrupt.h>
 
 #include "private.h"
 
@@ -91,7 +92,7 @@ static ssize_t read_line(struct hvb_gate_worker *w, double timeout_s)
             w->buf = b;
             w->bufcap = want;
         }
-        left = deadline - mono_now();
+        left = hvb_interrupt_deadline(deadline) - mono_now();
         if ( left <= 0 )
             return -ETIMEDOUT;
         if ( poll(&pf, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR )
@@ -119,6 +120,7 @@ static void kill_worker(struct hvb_gate_worker *w)
 /* @w reaped with wait status @status: its exit status (128 + signal). */
 static int reaped(struct hvb_gate_worker *w, int status)
 {
+    hvb_interrupt_forget(w->pid);
     w->pid = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -129,7 +131,7 @@ int hvb_gate_worker_wait(struct hvb_gate_worker *w)
 
     if ( w->pid <= 0 )
         return 0;
-    while ( waitpid(w->pid, &status, 0) < 0 )
+    while ( hvb_interrupt_waitpid(w->pid, &status, 0) < 0 )
         if ( errno != EINTR )
             return -1;
     return reaped(w, status);
@@ -147,12 +149,12 @@ static int reap(struct hvb_gate_worker *w, double deadline)
 
     while ( w->pid > 0 )
     {
-        r = waitpid(w->pid, &status, WNOHANG);
+        r = hvb_interrupt_waitpid(w->pid, &status, WNOHANG);
         if ( r < 0 && errno != EINTR )
             return -1;
         if ( r == w->pid )
             return reaped(w, status);
-        if ( mono_now() >= deadline )
+        if ( mono_now() >= hvb_interrupt_deadline(deadline) )
         {
             kill_worker(w);
             return hvb_gate_worker_wait(w);
@@ -266,10 +268,10 @@ int hvb_gate_worker_start(struct hvb_gate_worker *w, char **args)
         return hvb_failure("pipe: %s", strerror(errno));
     }
     fflush(NULL);
-    w->pid = fork();
+    /* A group of its own: a deadline kills the worker and its children. */
+    w->pid = hvb_interrupt_fork();
     if ( w->pid == 0 )
     {
-        setpgid(0, 0); /* a deadline kills the worker and its children */
         dup2(to[0], 0);
         dup2(from[1], 1);
         args[0] = (char *)w->bin;
