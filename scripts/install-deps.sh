@@ -26,7 +26,7 @@ PACKAGES="
     libjemalloc-dev libpfm4-dev valgrind python3-scipy
     xenstore-utils python3-pyxs libxen-dev
     python3-yaml bc git jq
-    libsqlite3-dev libpq-dev libboost-dev
+    libsqlite3-dev libpq-dev libboost-dev libssl-dev
 "
 if [ "${1:-}" = "--test" ]; then
     PACKAGES="chromium"

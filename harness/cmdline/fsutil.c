@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Small file operations the commands share; see hvb/fsutil.h. */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* mkostemp; nftw */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -31,6 +31,67 @@ int hvb_mkdirs(const char *path)
     return 0;
 }
 
+/*
+ * A new temporary file beside @to (@tmp, @len), mode @mode: made with
+ * O_EXCL, so nothing planted there (a symlink) is ever opened.  Its fd
+ * or -errno.
+ */
+static int temp_beside(const char *to, mode_t mode, char *tmp, size_t len)
+{
+    int fd;
+
+    if ( (size_t)snprintf(tmp, len, "%s.XXXXXX", to) >= len )
+        return -ENAMETOOLONG;
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if ( fd < 0 )
+        return -errno;
+    if ( fchmod(fd, mode) )
+    {
+        int rc = -errno;
+
+        close(fd);
+        unlink(tmp);
+        return rc;
+    }
+    return fd;
+}
+
+/* Close @fd, rename @tmp to @to (or remove it after @rc): 0 or -errno. */
+static int temp_commit(int fd, const char *tmp, const char *to, int rc)
+{
+    if ( rc == 0 && fsync(fd) )
+        rc = -errno;
+    if ( close(fd) && rc == 0 )
+        rc = -errno;
+    if ( rc == 0 && rename(tmp, to) )
+        rc = -errno;
+    if ( rc )
+        unlink(tmp);
+    return rc;
+}
+
+int hvb_replace_file(const char *to, const void *data, size_t len, mode_t mode)
+{
+    char tmp[PATH_MAX + 16];
+    const char *p = data;
+    int fd = temp_beside(to, mode, tmp, sizeof(tmp)), rc = 0;
+    ssize_t n;
+
+    if ( fd < 0 )
+        return fd;
+    while ( rc == 0 && len > 0 )
+    {
+        n = write(fd, p, len);
+        if ( n < 0 && errno == EINTR )
+            continue;
+        if ( n <= 0 )
+            rc = n < 0 ? -errno : -EIO;
+        else
+            p += n, len -= (size_t)n;
+    }
+    return temp_commit(fd, tmp, to, rc);
+}
+
 /* Copy @from to @to (mode @mode) through a temporary file. */
 int hvb_copy_file(const char *from, const char *to, mode_t mode)
 {
@@ -38,28 +99,20 @@ int hvb_copy_file(const char *from, const char *to, mode_t mode)
     int in, out, rc = 0;
     ssize_t n;
 
-    snprintf(tmp, sizeof(tmp), "%s.%d", to, (int)getpid());
     in = open(from, O_RDONLY | O_CLOEXEC);
     if ( in < 0 )
         return -errno;
-    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    out = temp_beside(to, mode, tmp, sizeof(tmp));
     if ( out < 0 )
     {
-        rc = -errno;
         close(in);
-        return rc;
+        return out;
     }
     while ( rc == 0 && (n = read(in, buf, sizeof(buf))) != 0 )
         if ( n < 0 || write(out, buf, (size_t)n) != n )
             rc = errno ? -errno : -EIO;
     close(in);
-    if ( close(out) && rc == 0 )
-        rc = -errno;
-    if ( rc == 0 && rename(tmp, to) )
-        rc = -errno;
-    if ( rc )
-        unlink(tmp);
-    return rc;
+    return temp_commit(out, tmp, to, rc);
 }
 
 char *hvb_slurp(const char *path, size_t *len)

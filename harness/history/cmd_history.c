@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hvb/cmdline.h>
@@ -169,27 +171,35 @@ static const char *hostname(char *buf, size_t len)
     return buf;
 }
 
+/*
+ * "history record FILE...": each file recorded in a transaction of its
+ * own; one that cannot be is said and the others are still recorded
+ * (exit 2 at the end, naming how many were not).  A file whose content
+ * is recorded already is said and skipped.
+ */
 static int record(struct hist *o, struct hvb_hdb *h, char **files, int n)
 {
-    char err[1024], host[256];
-    json_error_t je;
-    int i, status = 0;
+    char err[1024], host[256], sha[65];
+    int i, status = 0, failed = 0;
 
-    for ( i = 0; i < n && status == 0; i++ )
+    for ( i = 0; i < n && status != HVB_EXIT_FAIL; i++ )
     {
         struct hvb_hrun r = {
             .branch = o->branch,
+            .content = sha,
             .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
-        json_t *doc = json_load_file(files[i], 0, &je);
-        long long id;
+        json_t *doc = hvb_hrun_load(files[i], sha, err, sizeof(err));
+        long long id = -EINVAL;
 
-        if ( doc == NULL )
-            status =
-                hvb_usage_error("history record: %s: %s", files[i], je.text);
-        else if ( hvb_hrun_from(&r, doc, files[i], err, sizeof(err)) )
-            status = hvb_usage_error("history record: %s", err);
-        else if ( (id = hvb_hdb_record(h, &r, err, sizeof(err))) < 0 )
+        if ( doc != NULL &&
+             hvb_hrun_from(&r, doc, files[i], err, sizeof(err)) == 0 )
+            id = hvb_hdb_record(h, &r, err, sizeof(err));
+        if ( id == -EEXIST )
+            printf("skipped %s: %s (the same content)\n", files[i], err);
+        else if ( id == -EIO )
             status = hvb_failure("history record: %s", err);
+        else if ( id < 0 )
+            failed++, hvb_usage_error("history record: %s", err);
         else
             printf("recorded %s: run %lld, %zu points (%s, commit %.12s)\n",
                    files[i], id, json_array_size(r.points), r.kind,
@@ -197,6 +207,12 @@ static int record(struct hist *o, struct hvb_hdb *h, char **files, int n)
         json_decref(r.points);
         json_decref(doc);
     }
+    if ( status == 0 && failed == 1 && n == 1 )
+        status = HVB_EXIT_USAGE; /* said */
+    else if ( status == 0 && failed )
+        status = hvb_usage_error("history record: %d of %d file(s) not "
+                                 "recorded (said above); the others were",
+                                 failed, n);
     return status;
 }
 
@@ -210,7 +226,7 @@ static int gather(const char *path, const struct stat *st, int type,
 
     (void)st;
     (void)ftw;
-    if ( type == FTW_F && n > 5 && strcmp(path + n - 5, ".json") == 0 )
+    if ( type == FTW_F && n > 5 && strcasecmp(path + n - 5, ".json") == 0 )
         json_array_append_new(found, json_string(path));
     return 0;
 }
@@ -222,21 +238,52 @@ static int by_string(const void *a, const void *b)
 }
 
 /*
+ * A path named to import into found: a directory walked (symlinks in it
+ * not followed), a file (a symlink named followed) whatever its name.
+ * 0, or exit 2 having said why it cannot be read.
+ */
+static int named(const char *path)
+{
+    struct stat st;
+
+    if ( stat(path, &st) )
+        return hvb_usage_error("history import: %s: %s", path, strerror(errno));
+    if ( S_ISDIR(st.st_mode) )
+    {
+        if ( access(path, R_OK | X_OK) || nftw(path, gather, 16, FTW_PHYS) )
+            return hvb_usage_error("history import: %s: cannot be read: %s",
+                                   path, strerror(errno));
+        return 0;
+    }
+    if ( !S_ISREG(st.st_mode) || access(path, R_OK) )
+        return hvb_usage_error("history import: %s: %s", path,
+                               S_ISREG(st.st_mode) ? strerror(errno)
+                                                   : "not a file or directory");
+    json_array_append_new(found, json_string(path));
+    return 0;
+}
+
+/*
  * "history import PATH...": every results or review file in PATHs
  * (directories walked, in name order), each recorded as record would;
- * other JSON files are counted and skipped, not errors.
+ * other JSON files are counted and skipped, not errors, and so is a
+ * file whose content is recorded already: importing twice adds nothing.
  */
 static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
 {
-    char err[1024], host[256];
-    size_t i, done = 0, skipped = 0, points = 0, nr;
+    char err[1024], host[256], sha[65];
+    size_t i, done = 0, skipped = 0, points = 0, dup = 0, nr;
     json_t **v;
     int k, status = 0;
 
     found = json_array();
-    for ( k = 0; k < n; k++ )
-        if ( nftw(paths[k], gather, 16, FTW_PHYS) != 0 )
-            json_array_append_new(found, json_string(paths[k]));
+    for ( k = 0; k < n && status == 0; k++ )
+        status = named(paths[k]);
+    if ( status )
+    {
+        json_decref(found);
+        return status;
+    }
     nr = json_array_size(found);
     v = calloc(nr + 1, sizeof(*v));
     for ( i = 0; v != NULL && i < nr; i++ )
@@ -248,12 +295,16 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
         const char *f = json_string_value(v[i]);
         struct hvb_hrun r = {
             .branch = o->branch,
+            .content = sha,
             .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
-        json_t *doc = json_load_file(f, 0, NULL);
+        json_t *doc = hvb_hrun_load(f, sha, err, sizeof(err));
+        long long id;
 
         if ( doc == NULL || hvb_hrun_from(&r, doc, f, err, sizeof(err)) )
             skipped++;
-        else if ( hvb_hdb_record(h, &r, err, sizeof(err)) < 0 )
+        else if ( (id = hvb_hdb_record(h, &r, err, sizeof(err))) == -EEXIST )
+            dup++;
+        else if ( id < 0 )
             status = hvb_failure("history import: %s", err);
         else
         {
@@ -266,8 +317,9 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
     free(v);
     json_decref(found);
     printf("imported %zu file(s), %zu points; skipped %zu JSON file(s) that "
-           "are neither results nor reviews\n",
-           done, points, skipped);
+           "are neither results nor reviews, %zu recorded already (the same "
+           "content)\n",
+           done, points, skipped, dup);
     return v == NULL && nr ? hvb_failure("out of memory") : status;
 }
 
@@ -365,7 +417,8 @@ static int export(struct hist *o, struct hvb_hdb *h)
 
 /* One series being read: its key and points in the order recorded. */
 struct series {
-    char key[3][512]; /* cell, metric, series */
+    char *key[3]; /* cell, metric, series: never cut (a 512-byte copy made
+                     every point of a long cell its own series) */
     struct hvb_hpoint *p;
     size_t n, cap;
 };
@@ -505,7 +558,12 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
             s.n = 0;
         }
         for ( j = 0; more && j < 3; j++ )
-            snprintf(s.key[j], sizeof(s.key[j]), "%s", k[j]);
+            if ( s.key[j] == NULL || strcmp(s.key[j], k[j]) )
+            {
+                free(s.key[j]);
+                if ( (s.key[j] = strdup(k[j])) == NULL )
+                    return hvb_failure("out of memory");
+            }
         if ( more &&
              push(&s, &runs, hvb_sql_double(st, 3), hvb_sql_int64(st, 4)) )
             return hvb_failure("out of memory");
@@ -517,6 +575,9 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                 "kept: %s\n",
                 hvb_sql_errmsg(h->db));
     free(s.p);
+    free(s.key[0]);
+    free(s.key[1]);
+    free(s.key[2]);
     hvb_hruns_free(&runs);
     if ( d.chained )
         printf("%u ratio series across moves of their reference: chained by "
@@ -539,12 +600,16 @@ static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
         .min_seg = o->min_seg,
         .window = o->window};
     char err[1024];
+    int rc;
 
     if ( !(po.pvalue > 0 && po.pvalue < 1) )
         return hvb_usage_error("history publish: bad value '%s' for "
                                "--pvalue (0 < P < 1)",
                                o->pvalue);
-    if ( hvb_history_publish(h, out, &po, err, sizeof(err)) )
+    rc = hvb_history_publish(h, out, &po, err, sizeof(err));
+    if ( rc == -EPERM )
+        return HVB_EXIT_USAGE;
+    if ( rc )
         return hvb_failure("history publish: %s", err);
     return 0;
 }

@@ -86,12 +86,18 @@
     "  set_at TEXT NOT NULL,"                                          \
     "  overlap_commit TEXT,"                                           \
     "  overlap_run " INT " REFERENCES runs(id) ON DELETE SET NULL);"
+/* 3: the content a run was recorded from, once (import twice: no-op). */
+#define MIGRATION_3(ID, INT, REAL, KEY)                \
+    "ALTER TABLE runs ADD COLUMN content_sha256 TEXT;" \
+    "CREATE UNIQUE INDEX runs_content ON runs(content_sha256);"
 #define M1(t) EXPAND(MIGRATION_1)(t)
 #define M2(t) EXPAND(MIGRATION_2)(t)
+#define M3(t) EXPAND(MIGRATION_3)(t)
 
 static const char *const migrations[][2] = {
     DIALECTS(M1),
     DIALECTS(M2),
+    DIALECTS(M3),
 };
 #define NR_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
@@ -256,7 +262,8 @@ static long long insert_run(struct hvb_hdb *h, const struct hvb_hrun *r,
     struct hvb_sql_stmt *st =
         hvb_sql_prepare(h->db, "INSERT INTO runs (recorded_at, kind, source, "
                                "commit_hash, base_commit, dirty, branch, "
-                               "machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                               "machine, content_sha256) VALUES (?, ?, ?, ?, "
+                               "?, ?, ?, ?, ?)");
     int rc;
 
     if ( st == NULL )
@@ -269,6 +276,7 @@ static long long insert_run(struct hvb_hdb *h, const struct hvb_hrun *r,
     hvb_sql_bind_int64(st, 6, r->dirty);
     hvb_sql_bind_text(st, 7, r->branch);
     hvb_sql_bind_text(st, 8, r->machine);
+    hvb_sql_bind_text(st, 9, r->content);
     rc = hvb_sql_step(st) == HVB_SQL_DONE ? 0
                                           : db_error(h, "insert run", err, len);
     hvb_sql_finalize(st);
@@ -283,6 +291,23 @@ void hvb_hdb_now(char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 }
 
+/* The run recorded from content @sha (in this transaction), or 0. */
+static long long recorded(struct hvb_hdb *h, const char *sha)
+{
+    struct hvb_sql_stmt *st;
+    long long id = 0;
+
+    if ( sha == NULL || (st = hvb_sql_prepare(h->db, "SELECT id FROM runs "
+                                                     "WHERE content_sha256 "
+                                                     "= ?")) == NULL )
+        return 0;
+    hvb_sql_bind_text(st, 1, sha);
+    if ( hvb_sql_step(st) == HVB_SQL_ROW )
+        id = hvb_sql_int64(st, 0);
+    hvb_sql_finalize(st);
+    return id;
+}
+
 long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
                          size_t len)
 {
@@ -293,6 +318,13 @@ long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
     hvb_hdb_now(now);
     if ( hvb_sql_begin(h->db) )
         return db_error(h, "begin", err, len);
+    id = recorded(h, r->content);
+    if ( id > 0 )
+    {
+        hvb_sql_rollback(h->db);
+        snprintf(err, len, "already recorded as run %lld", id);
+        return -EEXIST;
+    }
     id = insert_run(h, r, now, err, len);
     rc = id < 0 ? (int)id : insert_points(h, id, r, err, len);
     if ( rc == 0 && hvb_sql_commit(h->db) )

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,12 +178,31 @@ static int changes(struct hvb_hdb *h, json_t *s,
     return nc < 0 ? (int)nc : 0;
 }
 
+/*
+ * Is the row @st of series @cur?  Compared whole: a 1,600-byte copy of
+ * the key merged two metrics of a long cell into one series.
+ */
+static bool same_series(json_t *cur, struct hvb_sql_stmt *st)
+{
+    static const char *const f[3] = {"cell", "metric", "series"};
+    int j;
+
+    for ( j = 0; j < 3; j++ )
+    {
+        const char *a = json_string_value(json_object_get(cur, f[j]));
+        const char *b = hvb_sql_text(st, j);
+
+        if ( (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b)) )
+            return false;
+    }
+    return true;
+}
+
 /* Every series of @h with its points, in the order recorded. */
 static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 {
     struct hvb_sql_stmt *st;
     json_t *list = json_array(), *cur = NULL;
-    char key[1600] = "", k[1600];
 
     if ( (st = hvb_sql_prepare(
               h->db,
@@ -199,9 +219,7 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
     {
         json_t *pt;
 
-        snprintf(k, sizeof(k), "%s\x1f%s\x1f%s", hvb_sql_text(st, 0),
-                 hvb_sql_text(st, 1), hvb_sql_text(st, 2));
-        if ( cur == NULL || strcmp(k, key) )
+        if ( cur == NULL || !same_series(cur, st) )
         {
             if ( cur != NULL && changes(h, cur, o) )
                 break;
@@ -210,7 +228,6 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
                             "series", text_or_null(st, 2), "unit",
                             text_or_null(st, 10), "points");
             json_array_append_new(list, cur);
-            snprintf(key, sizeof(key), "%s", k);
         }
         pt = json_pack("{s:I, s:o, s:o, s:o, s:f, s:[o, o], s:o}", "run",
                        (json_int_t)hvb_sql_int64(st, 6), "commit",
@@ -233,6 +250,7 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
     char *args[] = {path, (char *)out, NULL};
     bool tx = hvb_sql_begin(h->db) == 0; /* one for every note */
     json_t *series = all_series(h, o), *doc;
+    char *text;
     int rc = hvb_mkdirs(out);
 
     if ( series == NULL )
@@ -257,17 +275,21 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
                     h->path, "series", series, "method", "pvalue", o->pvalue,
                     "min_segment", (int)o->min_seg, "window", (int)o->window);
     snprintf(path, sizeof(path), "%s/data.json", out);
-    rc = doc ? json_dump_file(doc, path,
-                              JSON_INDENT(1) | JSON_SORT_KEYS |
-                                  JSON_REAL_PRECISION(12))
-             : -1;
+    text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS |
+                                     JSON_REAL_PRECISION(12))
+               : NULL;
     json_decref(doc);
+    /* Replaced, never written through a symlink planted in OUT. */
+    rc = text ? hvb_replace_file(path, text, strlen(text), 0644) : -ENOMEM;
+    free(text);
     if ( rc )
     {
-        snprintf(err, len, "cannot write %s", path);
-        return -EIO;
+        snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
+        return rc;
     }
     rc = hvb_render_run("history_site.py", args);
+    if ( rc == HVB_EXIT_USAGE )
+        return -EPERM; /* refused OUT (a symlink at bench/): it said why */
     if ( rc )
     {
         snprintf(err, len, "drawing the site from %s failed (exit %d)", path,

@@ -15,7 +15,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
+
+#include <hvb/fsutil.h>
 
 #include "private.h"
 
@@ -96,6 +101,32 @@ static void from_review(struct hvb_hrun *r, json_t *rv, json_t *doc)
                   NULL, strcmp(m, "time") ? "per op" : "ns/op");
         }
     }
+}
+
+json_t *hvb_hrun_load(const char *path, char sha[65], char *err, size_t len)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0, i;
+    json_error_t je;
+    json_t *doc;
+    size_t n;
+    char *text = hvb_slurp(path, &n);
+
+    if ( text == NULL )
+    {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if ( !EVP_Digest(text, n, md, &mdlen, EVP_sha256(), NULL) )
+        mdlen = 0;
+    for ( i = 0; i < mdlen && i < 32; i++ )
+        snprintf(sha + 2 * i, 3, "%02x", md[i]);
+    sha[2 * i] = '\0';
+    doc = json_loadb(text, n, 0, &je);
+    free(text);
+    if ( doc == NULL )
+        snprintf(err, len, "%s: line %d: %s", path, je.line, je.text);
+    return doc;
 }
 
 int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,

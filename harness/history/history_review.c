@@ -7,6 +7,7 @@
  *   hvbench review GOOD 5a1b... --repo R --out OUT/steps/5a1b... \
  *     --metric sim_instructions --explain none -q -- lookup ...
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -70,7 +71,7 @@ int hvb_hreview_run(char **av, const char *logp)
     if ( f == NULL )
         c.capture_err = true;
     rc = hvb_exec_run(&c);
-    if ( rc < 0 )
+    if ( rc < 0 && rc != -EINTR ) /* interrupted: the caller says so */
     {
         hvb_exec_error(&c, rc, err, sizeof(err));
         fprintf(stderr, "hvbench: %s\n", err);
@@ -84,15 +85,16 @@ int hvb_hreview_run(char **av, const char *logp)
 long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
                              const char *branch, const char *machine)
 {
-    char path[4300], err[1024], host[256];
-    struct hvb_hrun run = {.branch = branch, .machine = machine};
+    char path[4300], err[1024], host[256], sha[65];
+    struct hvb_hrun run = {
+        .branch = branch, .machine = machine, .content = sha};
     json_t *doc;
     long long id = -1;
 
     snprintf(path, sizeof(path), "%s/review.json", dir);
     if ( run.machine == NULL && gethostname(host, sizeof(host)) == 0 )
         run.machine = host;
-    doc = json_load_file(path, 0, NULL);
+    doc = hvb_hrun_load(path, sha, err, sizeof(err));
     if ( doc != NULL && hvb_hrun_from(&run, doc, path, err, sizeof(err)) == 0 )
         id = hvb_hdb_record(h, &run, err, sizeof(err));
     json_decref(run.points);

@@ -17,7 +17,7 @@
 
 #include <hvb/sqldb.h>
 
-#define HVB_HISTORY_SCHEMA 2 /* the schema version of a current database */
+#define HVB_HISTORY_SCHEMA 3 /* the schema version of a current database */
 
 struct hvb_hdb {
     struct hvb_sql *db;
@@ -39,6 +39,7 @@ struct hvb_hrun {
     const char *kind;   /* "results" or "review" */
     const char *source; /* the file */
     const char *commit, *base_commit, *branch, *machine;
+    const char *content; /* hex SHA-256 of the file's bytes, or NULL */
     bool dirty;
     json_t *points; /* [{"cell", "metric", "series", "value", "ci": [lo,
                        hi] or null, "unit"}] */
@@ -51,7 +52,18 @@ struct hvb_hrun {
 int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
                   size_t len);
 
-/* Record @r in one transaction: its run id, or -errno with @err. */
+/*
+ * The document in @path (a symlink named by the user followed) and the
+ * SHA-256 of its bytes in @sha (hex), for hvb_hrun_from(); NULL with
+ * @err ("PATH: No such file or directory", "PATH: line 3: ...").
+ */
+json_t *hvb_hrun_load(const char *path, char sha[65], char *err, size_t len);
+
+/*
+ * Record @r in one transaction: its run id, or -errno with @err;
+ * -EEXIST when a run of the same content (r->content) is recorded
+ * already, @err then "already recorded as run N".
+ */
 long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
                          size_t len);
 

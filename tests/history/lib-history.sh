@@ -95,26 +95,32 @@ hist_bad_input() {
 }
 
 # hist_schema DB: a database of a newer schema is refused; one of schema
-# 1 (DB, its version 2 tables dropped) is migrated on open, runs kept.
+# 1 (DB, its version 2 and 3 tables and column dropped) is migrated on
+# open, runs kept.
 hist_schema() {
     set_version "$1" 7
-    hist_one "newer schema" "schema version 7, but this hvbench knows up to 2" \
+    hist_one "newer schema" "schema version 7, but this hvbench knows up to 3" \
         "$hv" history export --db "$1"
-    q "$1" "DROP TABLE changes; DROP TABLE refs" && set_version "$1" 1
+    q "$1" "DROP TABLE changes; DROP TABLE refs; DROP INDEX runs_content;
+        ALTER TABLE runs DROP COLUMN content_sha256" && set_version "$1" 1
     _runs=$(q "$1" 'SELECT count(*) FROM runs')
     "$hv" history triage --db "$1" >/dev/null 2>&1 &&
         [ "$(q "$1" 'SELECT count(*) FROM runs')" = "$_runs" ] &&
-        q "$1" 'SELECT count(*) FROM changes, refs' >/dev/null && ok ||
-        bad "migration 1 -> 2"
+        q "$1" 'SELECT count(*) FROM changes, refs' >/dev/null &&
+        q "$1" 'SELECT count(content_sha256) FROM runs' >/dev/null && ok ||
+        bad "migration 1 -> 3"
 }
 
-# hist_concurrent DB: two recorders at once, 15 files each, into DB that
-# neither has opened yet (both first opens migrate at once): all 30 land.
+# hist_concurrent DB: two recorders at once, 15 files each (each its own
+# content: r.json after 1 to 30 spaces), into DB that neither has opened
+# yet (both first opens migrate at once): all 30 land.
 hist_concurrent() {
     _pids=
     for _k in 1 2; do
         (i=0; while [ $i -lt 15 ]; do
-            "$hv" history record "$tmp/r.json" --db "$1" >/dev/null 2>>"$tmp/c$_k.err" ||
+            _f=$tmp/c$_k-$i.json
+            { printf '%*s' $((_k * 15 + i - 14)) ''; cat "$tmp/r.json"; } >"$_f"
+            "$hv" history record "$_f" --db "$1" >/dev/null 2>>"$tmp/c$_k.err" ||
                 echo "record $_k.$i failed" >>"$tmp/c$_k.err"
             i=$((i + 1))
         done) &
@@ -184,10 +190,10 @@ hist_publish() {
     "$hv" history publish "$2" --db "$1" >"$tmp/pub.out" 2>&1 &&
         grep -q "^history publish: 2 series, 1 change point(s), 1 open regression(s)" "$tmp/pub.out" &&
         ok || bad "publish: $(cat "$tmp/pub.out")"
-    _page=$2/bench/step_0_time.html
+    _page=$(echo "$2/bench/"step_0_time-*.html)
     grep -q '<line class="regression"' "$_page" && grep -q '<polyline class="series"' "$_page" &&
         grep -q 'Open regressions (1)' "$2/index.html" &&
-        grep -q 'href="bench/step_0_time.html"' "$2/index.html" && ok ||
+        grep -q 'href="bench/step_0_time-[0-9a-f]\{16\}.html"' "$2/index.html" && ok ||
         bad "publish: the pages"
     /usr/bin/python3 - "$2/atom.xml" <<'PY' && ok || bad "publish: the Atom feed"
 import sys, xml.dom.minidom
@@ -215,7 +221,7 @@ hist_triage() {
     hist_one "triage, no label" "needs a label" "$hv" history triage "$_id" --db "$1"
     hist_one "triage, bad id" "'x1' is not a change point id" "$hv" history triage x1 real --db "$1"
     "$hv" history publish "$3" --db "$1" >/dev/null 2>&1 &&
-        grep -q 'precision 100% (1 of 1 labelled' "$3/bench/step_0_time.html" &&
-        grep -q "<td>#$_id</td><td>regression</td>.*<td>real</td>" "$3/bench/step_0_time.html" &&
+        grep -q 'precision 100% (1 of 1 labelled' "$3/bench/"step_0_time-*.html &&
+        grep -q "<td>#$_id</td><td>regression</td>.*<td>real</td>" "$3/bench/"step_0_time-*.html &&
         ok || bad "triage: the precision on the site"
 }

@@ -8,11 +8,11 @@
 # apply (lib-history.sh), and against SQLite:
 #   1. record and export (JSON, CSV): the export equals SQLite's of the
 #      same files but for the time recorded; $HVBENCH_DB takes the URL;
-#      the schema's version is 2 (table schema_version).
+#      the schema's version is 3 (table schema_version).
 #   2. Bad input: exit 2 with one line: lib-history's, a newer schema,
 #      a server that is not there, a bad port, a database that does not
 #      exist (its URL's password not printed); a database of schema 1 is
-#      migrated to 2.
+#      migrated to 3.
 #   3. Two recorders at once into a new database (both migrate it): all
 #      30 runs land.
 #   4. kill -9 mid-record: nothing of it is left, the next record works
@@ -61,14 +61,14 @@ PY
 HVBENCH_DB=$url "$hv" history export --format csv >"$tmp/env.csv" &&
     [ "$(wc -l <"$tmp/env.csv")" -eq "$(($(q "$url" 'SELECT count(*) FROM points') + 1))" ] &&
     ok || bad "HVBENCH_DB=URL"
-[ "$(q "$url" 'SELECT version FROM schema_version')" = 2 ] && ok || bad "schema_version"
+[ "$(q "$url" 'SELECT version FROM schema_version')" = 3 ] && ok || bad "schema_version"
 
 # 2. Bad input; schemas newer and older (on a database of their own).
 hist_bad_input "$url"
 m=$(newdb m)
 "$hv" history record "$tmp/r.json" --db "$m" >/dev/null 2>&1 || bad "record into m"
 hist_schema "$m"
-[ "$(q "$m" 'SELECT version FROM schema_version')" = 2 ] && ok || bad "migrated to 2"
+[ "$(q "$m" 'SELECT version FROM schema_version')" = 3 ] && ok || bad "migrated to 3"
 hist_one "no server" "postgresql://hv@$tmp/none:5433/hv: connection to server on socket .* failed: No such file" \
     "$hv" history export --db "postgresql://hv@/hv?host=$tmp/none&port=5433"
 hist_one "bad port" 'invalid integer value "notaport" for connection option "port"' \

@@ -47,7 +47,7 @@ db=$tmp/h.db
 # 1. record, export.
 hist_inputs
 hist_record_export "$db" "$tmp/e"
-[ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "2 wal " ] &&
+[ "$(sqlite3 "$db" 'PRAGMA user_version; PRAGMA journal_mode;' | tr '\n' ' ')" = "3 wal " ] &&
     ok || bad "schema version or journal mode"
 
 # import: a directory's results and reviews, other JSON skipped.
@@ -82,7 +82,7 @@ hist_detect "$tmp/s.db" "$tmp/d.out"
 
 # 6. publish: the site of the step and A/A series.
 hist_publish "$tmp/s.db" "$tmp/site"
-page=$tmp/site/bench/step_0_time.html
+page=$(echo "$tmp/site/bench/"step_0_time-*.html)
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$browser" ]; then
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
@@ -171,8 +171,8 @@ assert p[20]["chained"]["anchor"] and not p[21]["chained"]["anchor"]
 assert abs(p[25]["chained"]["value"] / p[25]["value"] - m[0]["factor"]) < 1e-9
 assert all(abs(q["chained"]["value"] - 1) < 0.02 for q in p[:30] if not q["chained"]["anchor"])
 PY
-grep -q 'class="move"' "$tmp/mv-site/bench/mv_1_time.html" &&
-    grep -q 'chained by the overlap review of X20' "$tmp/mv-site/bench/mv_1_time.html" ||
+grep -q 'class="move"' "$tmp/mv-site/bench/"mv_1_time-*.html &&
+    grep -q 'chained by the overlap review of X20' "$tmp/mv-site/bench/"mv_1_time-*.html ||
     bad "the move on the page"
 # The reference: none pinned yet; set with no history pins it; --commit.
 "$hv" history reference --db "$tmp/ref.db" | grep -q '^no reference pinned' &&

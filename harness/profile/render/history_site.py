@@ -6,7 +6,7 @@ OUT/data.json (harness/history/history_publish.c) write
   OUT/index.html        every benchmark (cell and metric) with its
                         precision; the open regressions (series whose last
                         change point is a regression) first
-  OUT/bench/SLUG.html   one benchmark: its ratio series (on the first
+  OUT/bench/PAGE.html   one benchmark (PAGE: page_name()): its ratio series (on the first
                         reference's scale across moves of the reference,
                         each move marked) with its CI band, and its
                         absolute series, as inline SVG charts; change
@@ -17,19 +17,32 @@ OUT/data.json (harness/history/history_publish.c) write
   OUT/atom.xml          an Atom feed, one entry per change point
 
 No server and no script: plain HTML and SVG, the same bytes for the same
-data.  Usage: history_site.py DATA.json OUT
+data.  Every file is written to a temporary file made with O_EXCL and
+renamed into place: a symlink planted in OUT is replaced, never written
+through.  Usage: history_site.py DATA.json OUT
 """
+import hashlib
 import html
 import json
 import os
 import re
+import stat
 import sys
+import tempfile
 
 W, H, PAD = 900, 320, 50
 
 
 def slug(s):
     return re.sub(r"[^A-Za-z0-9.=-]", "_", s)
+
+
+def page_name(key):
+    """A benchmark's page: a readable prefix and a hash of the whole key,
+    short, unique and stable.  (The slug alone made "lookup/x" and
+    "lookup_x" one page, and a 250-character cell a name too long.)"""
+    h = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+    return "%s-%s" % (slug(key)[:48], h[:16])
 
 
 def name(s):
@@ -214,7 +227,7 @@ def index(series):
         last = s["changes"][-1] if s["changes"] else None
         return ("<tr><td><a href=\"bench/%s.html#%s\">%s</a></td><td>%s</td>"
                 "<td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" %
-                (slug(bench(s)), s["series"], html.escape(s["cell"]),
+                (page_name(bench(s)), s["series"], html.escape(s["cell"]),
                  html.escape(s["metric"]), s["series"], len(s["points"]),
                  len(s["changes"]), last["kind"] if last else "-"))
 
@@ -222,7 +235,7 @@ def index(series):
         good, n = precision(group)
         return ("<tr><td><a href=\"bench/%s.html\">%s</a></td><td>%s</td>"
                 "<td>%s</td><td>%d</td><td>%s</td></tr>" %
-                (slug(key), html.escape(group[0]["cell"]),
+                (page_name(key), html.escape(group[0]["cell"]),
                  html.escape(group[0]["metric"]),
                  ", ".join(s["series"] for s in group),
                  sum(len(s["changes"]) for s in group),
@@ -256,9 +269,9 @@ def atom(series):
                 "<entry><id>tag:hvbench,2026:%s:%d</id><title>%s: %s at %s"
                 "</title><updated>%s</updated><link href=\"bench/%s.html\"/>"
                 "<summary>%.6g to %.6g, p %.2g</summary></entry>" %
-                (html.escape(slug(name(s))), p["run"], c["kind"],
+                (page_name(name(s)), p["run"], c["kind"],
                  html.escape(name(s)), html.escape((p["commit"] or "?")[:12]),
-                 at, slug(bench(s)), c["before"], c["after"], c["p"]))
+                 at, page_name(bench(s)), c["before"], c["after"], c["p"]))
     return ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns="
             "\"http://www.w3.org/2005/Atom\"><title>hvbench history: change "
             "points</title><id>tag:hvbench,2026:history</id><updated>%s"
@@ -266,17 +279,49 @@ def atom(series):
             (newest or "1970-01-01T00:00:00Z", "".join(entries)))
 
 
+def own_dir(path):
+    """@path made where missing; a directory of this user's (not a
+    symlink), else a one-line error and exit 2."""
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        fail("%s: %s, not a directory of this user's: refused, nothing "
+             "written there" % (path, "a symlink" if stat.S_ISLNK(st.st_mode)
+                                else "not ours"))
+
+
+def fail(why):
+    sys.stderr.write("hvbench: history publish: %s\n" % why)
+    sys.exit(2)
+
+
+def write(path, text):
+    """@text as @path, atomically, never through a symlink at @path."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def main():
     data, out = sys.argv[1], sys.argv[2]
     series = json.load(open(data))["series"]
-    os.makedirs(os.path.join(out, "bench"), exist_ok=True)
+    own_dir(os.path.join(out, "bench"))
     for key, group in groups(series).items():
-        with open(os.path.join(out, "bench", slug(key) + ".html"), "w") as f:
-            f.write(page(group))
-    with open(os.path.join(out, "index.html"), "w") as f:
-        f.write(index(series))
-    with open(os.path.join(out, "atom.xml"), "w") as f:
-        f.write(atom(series))
+        write(os.path.join(out, "bench", page_name(key) + ".html"),
+              page(group))
+    write(os.path.join(out, "index.html"), index(series))
+    write(os.path.join(out, "atom.xml"), atom(series))
     nch = sum(len(s["changes"]) for s in series)
     nopen = sum(1 for s in series if s["changes"] and
                 s["changes"][-1]["kind"] == "regression")

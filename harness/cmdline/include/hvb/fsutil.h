@@ -12,8 +12,15 @@
 /* mkdir -p @path (0755): 0 or -errno. */
 int hvb_mkdirs(const char *path);
 
-/* Copy @from to @to (mode @mode) through a temporary file: 0 or -errno. */
+/*
+ * Copy @from to @to (mode @mode) through a temporary file beside it made
+ * with O_EXCL, renamed over @to (a symlink at @to is replaced, never
+ * written through): 0 or -errno.
+ */
 int hvb_copy_file(const char *from, const char *to, mode_t mode);
+
+/* @len bytes of @data as @to, the same way: 0 or -errno. */
+int hvb_replace_file(const char *to, const void *data, size_t len, mode_t mode);
 
 /* The whole of @path, NUL-terminated (malloc'd; its length in @len), or
  * NULL with errno. */
