@@ -328,6 +328,13 @@ out:
     return status;
 }
 
+static bool said_regression;
+
+bool hvb_gate_said_regression(void)
+{
+    return said_regression;
+}
+
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable)
 {
@@ -337,6 +344,7 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
     status = c->nr[HVB_REGRESSED]                     ? HVB_EXIT_REGRESSION
              : c->nr[HVB_UNSTABLE] && !allow_unstable ? HVB_EXIT_UNSTABLE
                                                       : HVB_EXIT_OK;
+    said_regression = status == HVB_EXIT_REGRESSION;
     hvb_cmp_print_console(stdout, c);
     printf("gate: %s", status == HVB_EXIT_OK           ? "pass"
                        : status == HVB_EXIT_REGRESSION ? "FAIL: regression"

@@ -147,6 +147,12 @@ static bool has_counter(json_t *doc, const char *key, const char **why)
 }
 
 /*
+ * No per-op figure reaches 1e15 (11.6 days an op in ns): a sample beyond
+ * it is a broken build's, not a measurement (1e308 read "improved").
+ */
+#define SAMPLE_MAX 1e15
+
+/*
  * The metric's samples of cell object @c of side @side (0 base, 1 new),
  * malloc'd into @out, their number into @n.  The file's check
  * (hvb/results_read.h) has ruled out non-finite and negative ones; a
@@ -165,6 +171,10 @@ static int samples(const struct hvb_cmp *cmp, int side, json_t *c, double **out,
     size_t i;
     json_t *v;
 
+    const char *who = cmp->names[side] ?: side ? "NEW" : "BASE";
+    const char *cell =
+        json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?";
+
     *n = 0;
     *out = calloc(json_array_size(a) + 1, sizeof(**out));
     if ( *out == NULL )
@@ -172,10 +182,29 @@ static int samples(const struct hvb_cmp *cmp, int side, json_t *c, double **out,
         snprintf(err, len, "out of memory");
         return -ENOMEM;
     }
+    if ( json_array_size(a) == 0 )
+    {
+        /* A base without the counter printed nan, -100.00%, exit 3. */
+        snprintf(err, len, "'%s': cell '%.200s' has no %s%s%s (the metric %s)",
+                 who, cell, time ? HVB_RK_SAMPLES : "counter ",
+                 time ? "" : cmp->key, time ? "" : " samples", cmp->metric);
+        return -EINVAL;
+    }
     json_array_foreach(a, i, v)
     {
-        if ( !json_is_number(v) )
-            continue;
+        if ( !json_is_number(v) || !(fabs(json_number_value(v)) < SAMPLE_MAX) )
+        {
+            snprintf(err, len,
+                     "'%s': cell '%.200s': %s%s%s[%zu] is %s: not a %s sample",
+                     who, cell, time ? HVB_RK_SAMPLES : "counters.",
+                     time ? "" : cmp->key, time ? "" : ".samples", i,
+                     json_is_string(v)   ? "a string"
+                     : json_is_null(v)   ? "null"
+                     : json_is_number(v) ? "beyond 1e15"
+                                         : "not a number",
+                     cmp->metric);
+            return -EINVAL;
+        }
         if ( cmp->positive && !(json_number_value(v) > 0) )
         {
             snprintf(err, len,

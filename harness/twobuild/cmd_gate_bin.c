@@ -1030,7 +1030,15 @@ out:
 
 int hvb_cmd_gate_any(struct hvb_cmd_ctx *ctx)
 {
-    if ( hvb_gate_bin_wanted(ctx->argc, ctx->argv) )
-        return hvb_cmd_gate_bin(ctx->argc, ctx->argv);
-    return hvb_cmd_gate(ctx);
+    int status = hvb_gate_bin_wanted(ctx->argc, ctx->argv)
+                     ? hvb_cmd_gate_bin(ctx->argc, ctx->argv)
+                     : hvb_cmd_gate(ctx);
+
+    /*
+     * 1 is CI's "regressed": a failure of the gate itself (out of memory,
+     * no pipe, a dead worker) is 2, never 1 (they were one number).
+     */
+    if ( status == HVB_EXIT_REGRESSION && !hvb_gate_said_regression() )
+        status = HVB_EXIT_USAGE;
+    return status;
 }

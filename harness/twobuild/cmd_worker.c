@@ -16,6 +16,7 @@
  *   > quit               < bye
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include <hvb/run.h>
 
 #define MAX_CAL_SECONDS 10.0
+#define MAX_RUN_ITERS   1000000000000ull /* a run of a 1 ns op: 17 min */
 
 const struct hvb_cmd_doc hvb_doc_worker = {
     .usage = "worker WORKLOAD [run options]",
@@ -130,19 +132,39 @@ static void sample(const struct hvb_engine_bench *b, double secs, bool cal)
     hvb_engine_result_free(&r);
 }
 
-/* Parse "WORD CELL ARG": the cell index and the argument, or false. */
-static bool parse_cmd(const char *line, const struct hvb_matrix *m,
+/*
+ * Parse "CELL ARG" (after "cal " or "run "): the cell index and the
+ * argument, or false.  With @whole, ARG is an iteration count: digits
+ * only, 1 to MAX_RUN_ITERS ("run 0 99999999999999999999" was converted
+ * to int64_t out of range: undefined behaviour).
+ */
+static bool parse_cmd(const char *line, const struct hvb_matrix *m, bool whole,
                       size_t *cell, double *arg)
 {
+    unsigned long long it;
     unsigned long c;
     char *end;
 
     errno = 0;
     c = strtoul(line, &end, 10);
-    if ( errno || end == line || *end != ' ' || c >= m->nr_cells )
+    if ( errno || end == line || *line == '-' || *end != ' ' ||
+         c >= m->nr_cells )
         return false;
     *cell = c;
-    *arg = strtod(end + 1, &end);
+    line = end + 1;
+    if ( whole )
+    {
+        it = *line >= '0' && *line <= '9' ? strtoull(line, &end, 10) : 0;
+        *arg = (double)it;
+        if ( errno || it < 1 || it > MAX_RUN_ITERS )
+            return false;
+    }
+    else
+    {
+        *arg = strtod(line, &end);
+        if ( errno || end == line || !isfinite(*arg) )
+            return false;
+    }
     return *end == '\0' || *end == '\n';
 }
 
@@ -163,7 +185,7 @@ static int worker_loop(void *ctx, struct hvb_matrix *m,
         if ( strncmp(line, "quit", 4) == 0 )
             break;
         if ( !(cal || strncmp(line, "run ", 4) == 0) ||
-             !parse_cmd(line + 4, m, &cell, &arg) || cell >= n ||
+             !parse_cmd(line + 4, m, !cal, &cell, &arg) || cell >= n ||
              (cal ? !(arg > 0 && arg <= MAX_CAL_SECONDS) : !(arg >= 1)) )
         {
             char msg[160];

@@ -196,6 +196,45 @@ gate "noisy builds, --budget 0.001: unknown after the first --pairs" 3 \
     "gate: UNKNOWN" --base-bin "$tmp/noisy" --new-bin "$tmp/noisy" \
     --json "$tmp/budget.json" --budget 0.001 $adapt -- $suite
 json "$tmp/budget.json" 'assert c["pairs"] == 2 and g["looks"] == 1 and g["budget"] == 0.001, c'
+# A base without the metric's counter, or with it as a string or null,
+# and one whose time is 1e308: exit 2 naming the counter or the sample
+# (they printed nan, -100.00%, "p 0*" and exit 3, and "improved").
+# answered NAME REPLY: $tmp/NAME answers every run with "ok REPLY".
+answered() {
+    printf 'ok %s\n' "$2" >"$tmp/$1.reply"
+    fake "$1" 'echo "$hello"
+while read -r l; do
+    case "$l" in
+    quit*) break ;;
+    cal*) echo "ok {\"iterations\": 1000, \"ns\": 10}" ;;
+    *) cat "'"$tmp/$1.reply"'" ;;
+    esac
+done
+echo bye'
+}
+answered withctr '{"iterations": 1000, "ns": 10, "counters": {"widgets_per_op": 5}}'
+answered noctr '{"iterations": 1000, "ns": 10, "counters": {}}'
+answered strctr '{"iterations": 1000, "ns": 10, "counters": {"widgets_per_op": "5"}}'
+answered nullctr '{"iterations": 1000, "ns": 10, "counters": {"widgets_per_op": null}}'
+answered huge '{"iterations": 1000, "ns": 1e308, "counters": {}}'
+for b in noctr:"has no counter widgets_per_op samples" \
+    strctr:"counters.widgets_per_op.samples.0. is a string" \
+    nullctr:"counters.widgets_per_op.samples.0. is null"; do
+    # shellcheck disable=SC2086
+    gate "a base ${b%%:*}" 2 "the base build.*${b#*:}" --base-bin "$tmp/${b%%:*}" \
+        --new-bin "$tmp/withctr" --metric widgets $adapt -- $suite
+done
+# shellcheck disable=SC2086
+gate "a base whose time is 1e308" 2 "samples_ns_per_op.0. is beyond 1e15: not a time sample" \
+    --base-bin "$tmp/huge" --new-bin "$tmp/ten" $adapt -- $suite
+# An internal failure (no file descriptor for a worker's pipe) is exit 2,
+# never the 1 that CI reads as "regressed".
+# shellcheck disable=SC2086
+(ulimit -n 5 && exec "$hv" gate --base-bin "$tmp/ten" --new-bin "$tmp/ten" \
+    $adapt -- $suite) >"$tmp/out" 2>&1
+rc=$?
+report_expect "no pipe for a worker" 2 "Too many open files"
+
 # Progress on a terminal: a line per pair.
 if command -v script >/dev/null; then
     # shellcheck disable=SC2086
@@ -224,5 +263,12 @@ gate "no such --new-bin" 2 "new-bin $tmp/no-such: No such file" --base-bin "$tmp
 for w in "--new-bin FILE" "--json FILE" "--max-pairs N" "--budget S" \
     "--look-every N" "time|cycles|tsc_cycles|sim_instructions|sim_cycles|M"; do
     grep -q -- "$w" "$tmp/help" || bad "'$w' not in gate --base-bin --help"
+done
+# The worker refuses a count it cannot hold, a fraction, a sign, NaN (it
+# converted 99999999999999999999 to int64_t: undefined behaviour).
+for c in "run 0 99999999999999999999" "run 0 -5" "run 0 1.5" "run -0 10" \
+    "cal 0 nan" "cal 0 inf"; do
+    printf '%s\nquit\n' "$c" | "$hv" worker $suite 2>/dev/null | sed -n 2p >"$tmp/out"
+    grep -q "^err bad command '$c'" "$tmp/out" || bad "worker '$c': $(cat "$tmp/out")"
 done
 exit $fail

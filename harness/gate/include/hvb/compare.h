@@ -158,6 +158,8 @@ const char *hvb_cmp_verdict_word(const struct hvb_cmp *c, enum hvb_verdict v);
  */
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable);
+/* Has hvb_gate_report() said "regression" (its exit 1) in this process? */
+bool hvb_gate_said_regression(void);
 
 /*
  * compare_views.c: what compare and gate print of @c.  @b, @n: the two
