@@ -324,6 +324,27 @@ bad:
     return false;
 }
 
+bool hvb_parse_real(const char *opt, const char *s, double lo, double hi,
+                    double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    if ( !isdigit((unsigned char)*s) && *s != '.' )
+        goto bad;
+    v = strtod(s, &end);
+    if ( errno || *end != '\0' || !isfinite(v) || !(v > lo && v < hi) )
+        goto bad;
+    *out = v;
+    return true;
+bad:
+    hvb_usage_error("bad value '%s' for %s (a number between %g and %g, "
+                    "e.g. 0.001)",
+                    s, opt, lo, hi);
+    return false;
+}
+
 bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
                        double *out)
 {

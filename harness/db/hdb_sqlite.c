@@ -9,9 +9,11 @@
  * open.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -202,22 +204,63 @@ static int wal(struct hvb_sql *c)
     return rc == SQLITE_OK ? 0 : -EIO;
 }
 
+/*
+ * A read-only history in a directory we cannot write either: a WAL
+ * database is read through its -shm index, which cannot be made there
+ * (every read failed "attempt to write a readonly database").  Then it
+ * is opened immutable, a snapshot: "file:PATH?immutable=1" into @uri
+ * (%, ? and # escaped), true.  False where the -shm can be (or is) had.
+ */
+static bool readonly_uri(const char *path, char *uri, size_t len)
+{
+    char dir[PATH_MAX], shm[PATH_MAX + 8];
+    const char *slash = strrchr(path, '/');
+    size_t n = 0;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? (slash == path ? "/" : path) : ".");
+    snprintf(shm, sizeof(shm), "%s-shm", path);
+    if ( access(dir, W_OK) == 0 || access(shm, R_OK) == 0 )
+        return false;
+    n = (size_t)snprintf(uri, len, "file:");
+    for ( ; *path && n + 4 < len; path++ )
+        n += strchr("%?#", *path)
+                 ? (size_t)snprintf(uri + n, len - n, "%%%02X",
+                                    (unsigned char)*path)
+                 : (size_t)snprintf(uri + n, len - n, "%c", *path);
+    snprintf(uri + n, len - n, "?immutable=1");
+    return true;
+}
+
 int hvb_sqlite_open(struct hvb_sql **out, const char *path, char *err,
                     size_t len)
 {
     struct lite *l;
     const char *what = "open";
+    /* A history others may read but not write: read it as it is. */
+    bool ro = access(path, F_OK) == 0 && access(path, W_OK) != 0;
+    char uri[PATH_MAX * 3 + 32];
     int rc;
 
     if ( (l = calloc(1, sizeof(*l))) == NULL )
         return -ENOMEM;
     l->c.ops = &lite_ops;
-    rc = sqlite3_open_v2(path, &l->db,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                         NULL) == SQLITE_OK
-             ? 0
-             : -EIO;
-    if ( rc == 0 )
+    if ( ro && readonly_uri(path, uri, sizeof(uri)) )
+        rc =
+            sqlite3_open_v2(uri, &l->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                            NULL) == SQLITE_OK
+                ? 0
+                : -EIO;
+    else
+        rc = sqlite3_open_v2(path, &l->db,
+                             ro ? SQLITE_OPEN_READONLY
+                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                             NULL) == SQLITE_OK
+                 ? 0
+                 : -EIO;
+    if ( rc == 0 && ro )
+        sqlite3_busy_timeout(l->db, BUSY_TIMEOUT_MS);
+    else if ( rc == 0 )
     {
         sqlite3_busy_timeout(l->db, BUSY_TIMEOUT_MS);
         what = "PRAGMA journal_mode = WAL";

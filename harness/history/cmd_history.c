@@ -24,6 +24,7 @@
 #include <hvb/cmdline.h>
 #include <hvb/history.h>
 #include <hvb/outfile.h>
+#include <hvb/tabular.h>
 
 #include "private.h"
 
@@ -52,20 +53,24 @@ static const struct hvb_optdef db_opts[] = {
     HVB_OPT_HELP(0),
     HVB_OPT_END,
 };
-static const struct hvb_optdef record_only[] = {
+static const struct hvb_optdef run_opts[] = {
     HVB_OPT_STR("branch", 0, "NAME", H, branch,
-                "record, import: the branch the runs are of"),
+                "record, import: the branch the runs are of; export, "
+                "detect, publish: only the runs of branch NAME"),
     HVB_OPT_STR("machine", 0, "NAME", H, machine,
-                "record, import: the machine they ran on (default the host "
-                "name)"),
+                "record, import: the machine they ran on (default the "
+                "file's context.host_name, else this host's name); "
+                "export, detect, publish: only the runs of machine NAME "
+                "(without it each machine's runs are series of their own)"),
     HVB_OPT_END,
 };
 static const struct hvb_optdef record_opts[] = {
-    HVB_OPT_ALSO(record_only),
+    HVB_OPT_ALSO(run_opts),
     HVB_OPT_ALSO(db_opts),
     HVB_OPT_END,
 };
 static const struct hvb_optdef select_opts[] = {
+    HVB_OPT_ALSO(run_opts),
     HVB_OPT_STR("metric", 'm', "M", H, metric,
                 "export, detect: only metric M (time, sim_instructions, "
                 "...)"),
@@ -112,7 +117,6 @@ static const struct hvb_optdef detect_opts[] = {
 };
 /* Every subcommand's, for --help and the manual page. */
 static const struct hvb_optdef all_opts[] = {
-    HVB_OPT_ALSO(record_only),
     HVB_OPT_ALSO(export_only),
     HVB_OPT_ALSO(detect_only),
     HVB_OPT_ALSO(select_opts),
@@ -163,14 +167,6 @@ const struct hvb_cmd_doc hvb_doc_history = {
              "or an unreadable file or database",
 };
 
-static const char *hostname(char *buf, size_t len)
-{
-    if ( gethostname(buf, len) != 0 )
-        snprintf(buf, len, "unknown");
-    buf[len - 1] = '\0';
-    return buf;
-}
-
 /*
  * "history record FILE...": each file recorded in a transaction of its
  * own; one that cannot be is said and the others are still recorded
@@ -179,15 +175,13 @@ static const char *hostname(char *buf, size_t len)
  */
 static int record(struct hist *o, struct hvb_hdb *h, char **files, int n)
 {
-    char err[1024], host[256], sha[65];
+    char err[1024], sha[65];
     int i, status = 0, failed = 0;
 
     for ( i = 0; i < n && status != HVB_EXIT_FAIL; i++ )
     {
         struct hvb_hrun r = {
-            .branch = o->branch,
-            .content = sha,
-            .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
+            .branch = o->branch, .content = sha, .machine = o->machine};
         json_t *doc = hvb_hrun_load(files[i], sha, err, sizeof(err));
         long long id = -EINVAL;
 
@@ -271,7 +265,7 @@ static int named(const char *path)
  */
 static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
 {
-    char err[1024], host[256], sha[65];
+    char err[1024], sha[65];
     size_t i, done = 0, skipped = 0, points = 0, dup = 0, nr;
     json_t **v;
     int k, status = 0;
@@ -294,9 +288,7 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
     {
         const char *f = json_string_value(v[i]);
         struct hvb_hrun r = {
-            .branch = o->branch,
-            .content = sha,
-            .machine = o->machine ? o->machine : hostname(host, sizeof(host))};
+            .branch = o->branch, .content = sha, .machine = o->machine};
         json_t *doc = hvb_hrun_load(f, sha, err, sizeof(err));
         long long id;
 
@@ -325,23 +317,28 @@ static int import(struct hist *o, struct hvb_hdb *h, char **paths, int n)
 
 /* The selection's WHERE clause and its parameters bound from 1. */
 static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
-                                          const char *cols, const char *order,
-                                          bool runs)
+                                          const char *cols, const char *order)
 {
     char sql[1024];
     struct hvb_sql_stmt *st = NULL;
     int k = 1;
 
     snprintf(sql, sizeof(sql),
-             "SELECT %s FROM points p%s WHERE (p.metric = ?1 OR ?1 IS NULL) "
-             "AND (p.series = ?2 OR ?2 IS NULL) ORDER BY %s",
-             cols, runs ? " JOIN runs r ON r.id = p.run_id" : "", order);
+             "SELECT %s FROM points p JOIN runs r ON r.id = p.run_id WHERE "
+             "(p.metric = ?1 OR ?1 IS NULL) AND (p.series = ?2 OR ?2 IS "
+             "NULL) AND (r.machine = ?3 OR ?3 IS NULL) AND (r.branch = ?4 "
+             "OR ?4 IS NULL) ORDER BY %s",
+             cols, order);
     if ( (st = hvb_sql_prepare(h->db, sql)) == NULL )
         return NULL;
     if ( o->metric )
         hvb_sql_bind_text(st, k, o->metric);
     if ( o->series )
         hvb_sql_bind_text(st, k + 1, o->series);
+    if ( o->machine )
+        hvb_sql_bind_text(st, k + 2, o->machine);
+    if ( o->branch )
+        hvb_sql_bind_text(st, k + 3, o->branch);
     return st;
 }
 
@@ -350,22 +347,13 @@ static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
     "r.machine, p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "    \
     "p.unit"
 
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for ( ; s != NULL && *s; s++ )
-        fputs(*s == '"' ? "\"\"" : (char[]){*s, 0}, f);
-    fputc('"', f);
-}
-
 static int export(struct hist *o, struct hvb_hdb *h)
 {
     static const char *const names[] = {
         "run",    "recorded_at", "kind",  "commit", "base_commit",
         "branch", "machine",     "cell",  "metric", "series",
         "value",  "ci_lo",       "ci_hi", "unit"};
-    struct hvb_sql_stmt *st =
-        select_points(o, h, EXPORT_COLS, "r.id, p.id", true);
+    struct hvb_sql_stmt *st = select_points(o, h, EXPORT_COLS, "r.id, p.id");
     struct hvb_outfile of = {.f = stdout};
     json_t *a = json_array();
     char err[1024];
@@ -395,7 +383,7 @@ static int export(struct hist *o, struct hvb_hdb *h)
             {
                 fputs(c ? "," : "", of.f);
                 if ( t == HVB_SQL_TEXT )
-                    csv_field(of.f, json_string_value(v));
+                    hvb_csv_field(of.f, json_string_value(v));
                 else if ( t != HVB_SQL_NULL )
                     fprintf(of.f, "%.17g", json_number_value(v));
             }
@@ -417,8 +405,8 @@ static int export(struct hist *o, struct hvb_hdb *h)
 
 /* One series being read: its key and points in the order recorded. */
 struct series {
-    char *key[3]; /* cell, metric, series: never cut (a 512-byte copy made
-                     every point of a long cell its own series) */
+    char *key[4]; /* cell, metric, series, machine: never cut (a 512-byte
+                     copy made every point of a long cell its own series) */
     struct hvb_hpoint *p;
     size_t n, cap;
 };
@@ -448,9 +436,28 @@ static int push(struct series *s, const struct hvb_hruns *runs, double v,
 struct detect_state {
     struct hvb_detect_opts dopt;
     unsigned int nseries, changes, chained, breaks;
+    long long machines; /* more than one: each line names its machine */
     long regressions;
     bool note_failed;
 };
+
+/* How many machines the runs (of @branch, if not NULL) were made on. */
+static long long machines(struct hvb_hdb *h, const char *branch)
+{
+    struct hvb_sql_stmt *st = hvb_sql_prepare(
+        h->db, "SELECT count(DISTINCT coalesce(machine, '')) FROM runs "
+               "WHERE branch = ?1 OR ?1 IS NULL");
+    long long n = 1;
+
+    if ( st == NULL )
+        return 1;
+    if ( branch )
+        hvb_sql_bind_text(st, 1, branch);
+    if ( hvb_sql_step(st) == HVB_SQL_ROW )
+        n = hvb_sql_int64(st, 0);
+    hvb_sql_finalize(st);
+    return n;
+}
 
 /* Note change @f of @s: its id, or -1 (said once). */
 static long long note(struct hvb_hdb *h, struct detect_state *d,
@@ -502,11 +509,12 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
         d->changes++;
         *label = '\0';
         if ( id > 0 )
-            hvb_hchange_label(h, id, label, sizeof(label));
-        printf("%s  %s  %s  at run %lld (commit %.12s, after %.12s): %.6g -> "
-               "%.6g (%+.2f%%, 95%% CI [%+.2f%%, %+.2f%%]), p %.2g  %s",
-               s->key[0], s->key[1], s->key[2], at->run,
-               at->commit ? at->commit : "unknown",
+            hvb_hchange_label(h, id, label, sizeof(label), NULL);
+        printf("%s  %s  %s  %s%s%sat run %lld (commit %.12s, after %.12s): "
+               "%.6g -> %.6g (%+.2f%%, 95%% CI [%+.2f%%, %+.2f%%]), p %.2g  %s",
+               s->key[0], s->key[1], s->key[2], d->machines > 1 ? "on " : "",
+               d->machines > 1 ? s->key[3] : "", d->machines > 1 ? "  " : "",
+               at->run, at->commit ? at->commit : "unknown",
                prev->commit ? prev->commit : "unknown", c->before, c->after,
                100 * rel, c->before != 0 ? 100 * c->lo / c->before : NAN,
                c->before != 0 ? 100 * c->hi / c->before : NAN, c->p,
@@ -521,43 +529,45 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
 static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 {
     struct hvb_sql_stmt *st =
-        select_points(o, h, "p.cell, p.metric, p.series, p.value, p.run_id",
-                      "p.cell, p.metric, p.series, p.run_id", false);
+        select_points(o, h,
+                      "p.cell, p.metric, p.series, p.value, p.run_id, "
+                      "coalesce(r.machine, '')",
+                      "coalesce(r.machine, ''), p.cell, p.metric, p.series, "
+                      "p.run_id");
     struct detect_state d = {
-        .dopt = {.pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
-                 .min_seg = o->min_seg,
-                 .window = o->window}};
+        .dopt = {.min_seg = o->min_seg, .window = o->window}};
     struct series s = {0};
     struct hvb_hruns runs;
     bool more = true, tx;
 
-    if ( !(d.dopt.pvalue > 0 && d.dopt.pvalue < 1) )
-        return hvb_usage_error("history detect: bad value '%s' for --pvalue "
-                               "(0 < P < 1)",
-                               o->pvalue);
+    if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
+                         1, &d.dopt.pvalue) )
+        return HVB_EXIT_USAGE;
     if ( st == NULL || hvb_hruns_load(h, &runs) )
         return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
     /* The change points noted in one transaction, not one each. */
     tx = hvb_sql_begin(h->db) == 0;
+    d.machines = o->machine ? 1 : machines(h, o->branch);
     while ( more )
     {
-        const char *k[3] = {NULL, NULL, NULL};
+        const char *k[4] = {NULL, NULL, NULL, NULL};
         int j;
 
         more = hvb_sql_step(st) == HVB_SQL_ROW;
-        for ( j = 0; more && j < 3; j++ )
-            k[j] = hvb_sql_text(st, j);
+        for ( j = 0; more && j < 4; j++ )
+            k[j] = hvb_sql_text(st, j < 3 ? j : 5);
         if ( more && glob && fnmatch(glob, k[0], 0) != 0 )
             continue;
-        if ( s.n > 0 && (!more || strcmp(k[0], s.key[0]) ||
-                         strcmp(k[1], s.key[1]) || strcmp(k[2], s.key[2])) )
+        if ( s.n > 0 &&
+             (!more || strcmp(k[0], s.key[0]) || strcmp(k[1], s.key[1]) ||
+              strcmp(k[2], s.key[2]) || strcmp(k[3], s.key[3])) )
         {
             d.nseries++;
             if ( detect_one(h, &s, &d) < 0 )
                 break;
             s.n = 0;
         }
-        for ( j = 0; more && j < 3; j++ )
+        for ( j = 0; more && j < 4; j++ )
             if ( s.key[j] == NULL || strcmp(s.key[j], k[j]) )
             {
                 free(s.key[j]);
@@ -575,9 +585,8 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                 "kept: %s\n",
                 hvb_sql_errmsg(h->db));
     free(s.p);
-    free(s.key[0]);
-    free(s.key[1]);
-    free(s.key[2]);
+    for ( int j = 0; j < 4; j++ )
+        free(s.key[j]);
     hvb_hruns_free(&runs);
     if ( d.chained )
         printf("%u ratio series across moves of their reference: chained by "
@@ -595,17 +604,16 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
 
 static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
 {
-    struct hvb_detect_opts po = {
-        .pvalue = strtod(o->pvalue ? o->pvalue : DEFAULT_PVALUE, NULL),
-        .min_seg = o->min_seg,
-        .window = o->window};
+    struct hvb_detect_opts po = {.machine = o->machine,
+                                 .branch = o->branch,
+                                 .min_seg = o->min_seg,
+                                 .window = o->window};
     char err[1024];
     int rc;
 
-    if ( !(po.pvalue > 0 && po.pvalue < 1) )
-        return hvb_usage_error("history publish: bad value '%s' for "
-                               "--pvalue (0 < P < 1)",
-                               o->pvalue);
+    if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
+                         1, &po.pvalue) )
+        return HVB_EXIT_USAGE;
     rc = hvb_history_publish(h, out, &po, err, sizeof(err));
     if ( rc == -EPERM )
         return HVB_EXIT_USAGE;

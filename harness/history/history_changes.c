@@ -60,17 +60,22 @@ long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
     return id;
 }
 
-void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len)
+void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len,
+                       char **note)
 {
     struct hvb_sql_stmt *st;
 
     *out = '\0';
+    if ( note != NULL )
+        *note = NULL;
     if ( (st = hvb_sql_prepare(
-              h->db, "SELECT label FROM changes WHERE id = ?")) == NULL )
+              h->db, "SELECT label, note FROM changes WHERE id = ?")) == NULL )
         return;
     hvb_sql_bind_int64(st, 1, id);
     if ( hvb_sql_step(st) == HVB_SQL_ROW && hvb_sql_text(st, 0) )
         snprintf(out, len, "%s", hvb_sql_text(st, 0));
+    if ( note != NULL && hvb_sql_text(st, 1) != NULL )
+        *note = strdup(hvb_sql_text(st, 1));
     hvb_sql_finalize(st);
 }
 

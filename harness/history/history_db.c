@@ -135,6 +135,12 @@ static int migrate(struct hvb_hdb *h, char *err, size_t len)
                  h->path, v, HVB_HISTORY_SCHEMA);
         return -EINVAL;
     }
+    if ( v == HVB_HISTORY_SCHEMA )
+    {
+        /* Nothing to write: a read-only history opens. */
+        hvb_sql_rollback(h->db);
+        return 0;
+    }
     for ( rc = 0; v < HVB_HISTORY_SCHEMA && rc == 0; v++ )
         rc = exec(h, migrations[v][d], err, len);
     if ( rc == 0 && hvb_sql_set_version(h->db, v) )

@@ -159,18 +159,21 @@ static int changes(struct hvb_hdb *h, json_t *s,
             .after = f[k].c.after,
             .p = f[k].c.p};
         long long id = hvb_hchange_note(h, &c, err, sizeof(err));
+        char *note = NULL;
 
         *label = '\0';
         if ( id > 0 )
-            hvb_hchange_label(h, id, label, sizeof(label));
+            hvb_hchange_label(h, id, label, sizeof(label), &note);
         json_array_append_new(
             a, json_pack(
-                   "{s:I, s:f, s:f, s:[o, o], s:f, s:s, s:I, s:s?}", "index",
-                   (json_int_t)f[k].at, "before", f[k].c.before, "after",
-                   f[k].c.after, "diff_ci", num_or_nan(f[k].c.lo),
+                   "{s:I, s:f, s:f, s:[o, o], s:f, s:s, s:I, s:s?, s:s?}",
+                   "index", (json_int_t)f[k].at, "before", f[k].c.before,
+                   "after", f[k].c.after, "diff_ci", num_or_nan(f[k].c.lo),
                    num_or_nan(f[k].c.hi), "p", f[k].c.p, "kind",
                    f[k].c.after > f[k].c.before ? "regression" : "improvement",
-                   "id", (json_int_t)id, "label", *label ? label : NULL));
+                   "id", (json_int_t)id, "label", *label ? label : NULL, "note",
+                   note));
+        free(note);
     }
     free(hp);
     json_object_set_new(s, "changes", a);
@@ -184,13 +187,13 @@ static int changes(struct hvb_hdb *h, json_t *s,
  */
 static bool same_series(json_t *cur, struct hvb_sql_stmt *st)
 {
-    static const char *const f[3] = {"cell", "metric", "series"};
+    static const char *const f[4] = {"cell", "metric", "series", "machine"};
     int j;
 
-    for ( j = 0; j < 3; j++ )
+    for ( j = 0; j < 4; j++ )
     {
         const char *a = json_string_value(json_object_get(cur, f[j]));
-        const char *b = hvb_sql_text(st, j);
+        const char *b = hvb_sql_text(st, j < 3 ? j : 12);
 
         if ( (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b)) )
             return false;
@@ -208,13 +211,19 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
               h->db,
               "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
               "r.id, r.commit_hash, r.recorded_at, r.source, p.unit, "
-              "r.base_commit FROM "
-              "points p JOIN runs r ON r.id = p.run_id ORDER BY p.cell, "
-              "p.metric, p.series, p.run_id")) == NULL )
+              "r.base_commit, coalesce(r.machine, '') FROM points p JOIN "
+              "runs r ON r.id = p.run_id WHERE (r.machine = ?1 OR ?1 IS "
+              "NULL) AND (r.branch = ?2 OR ?2 IS NULL) ORDER BY p.cell, "
+              "p.metric, p.series, coalesce(r.machine, ''), p.run_id")) ==
+         NULL )
     {
         json_decref(list);
         return NULL;
     }
+    if ( o->machine )
+        hvb_sql_bind_text(st, 1, o->machine);
+    if ( o->branch )
+        hvb_sql_bind_text(st, 2, o->branch);
     while ( hvb_sql_step(st) == HVB_SQL_ROW )
     {
         json_t *pt;
@@ -223,10 +232,11 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
         {
             if ( cur != NULL && changes(h, cur, o) )
                 break;
-            cur = json_pack("{s:o, s:o, s:o, s:o, s:[]}", "cell",
+            cur = json_pack("{s:o, s:o, s:o, s:o, s:o, s:[]}", "cell",
                             text_or_null(st, 0), "metric", text_or_null(st, 1),
-                            "series", text_or_null(st, 2), "unit",
-                            text_or_null(st, 10), "points");
+                            "series", text_or_null(st, 2), "machine",
+                            text_or_null(st, 12), "unit", text_or_null(st, 10),
+                            "points");
             json_array_append_new(list, cur);
         }
         pt = json_pack("{s:I, s:o, s:o, s:o, s:f, s:[o, o], s:o}", "run",

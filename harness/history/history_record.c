@@ -14,9 +14,12 @@
  *   (cell, time, absolute, 9.38, null, "ns/op")
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -109,9 +112,18 @@ json_t *hvb_hrun_load(const char *path, char sha[65], char *err, size_t len)
     unsigned int mdlen = 0, i;
     json_error_t je;
     json_t *doc;
+    struct stat st;
     size_t n;
-    char *text = hvb_slurp(path, &n);
+    char *text;
 
+    if ( stat(path, &st) == 0 && S_ISDIR(st.st_mode) )
+    {
+        /* It said "'[' or '{' expected". */
+        snprintf(err, len, "%s: a directory (history import PATH walks one)",
+                 path);
+        return NULL;
+    }
+    text = hvb_slurp(path, &n);
     if ( text == NULL )
     {
         snprintf(err, len, "%s: %s", path, strerror(errno));
@@ -129,14 +141,73 @@ json_t *hvb_hrun_load(const char *path, char sha[65], char *err, size_t len)
     return doc;
 }
 
+/*
+ * The machine a run is of, where --machine did not say: the file's own
+ * context.host_name (where it ran), else this host (where it is
+ * recorded).  Recording a CI machine's file elsewhere filed its points
+ * under the recorder's name.
+ */
+static void machine_of(struct hvb_hrun *r, json_t *doc)
+{
+    static char host[256];
+
+    if ( r->machine == NULL )
+        r->machine = json_string_value(
+            json_object_get(json_object_get(doc, "context"), "host_name"));
+    if ( r->machine == NULL || *r->machine == '\0' )
+    {
+        if ( gethostname(host, sizeof(host)) != 0 )
+            snprintf(host, sizeof(host), "unknown");
+        host[sizeof(host) - 1] = '\0';
+        r->machine = host;
+    }
+}
+
+/* Does @s hold a control character (a newline, an escape)? */
+static bool has_control(const char *s)
+{
+    for ( ; s != NULL && *s; s++ )
+        if ( (unsigned char)*s < 0x20 || *s == 0x7f )
+            return true;
+    return false;
+}
+
+/*
+ * The first field of @r that holds a control character, or NULL: such a
+ * commit, cell or metric reached the terminal raw in every listing.
+ */
+static const char *control_field(const struct hvb_hrun *r)
+{
+    static const char *const keys[] = {"cell", "metric", "unit"};
+    json_t *p;
+    size_t i, k;
+
+    if ( has_control(r->commit) )
+        return "commit";
+    if ( has_control(r->base_commit) )
+        return "base commit";
+    if ( has_control(r->machine) )
+        return "host name";
+    json_array_foreach(r->points, i, p)
+    {
+        for ( k = 0; k < 3; k++ )
+            if ( has_control(json_string_value(json_object_get(p, keys[k]))) )
+                return keys[k];
+    }
+    return NULL;
+}
+
 int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
                   size_t len)
 {
+    const char *bad;
+
     json_t *hv = json_object_get(doc, "hvbench");
     json_t *rv = json_object_get(doc, "review");
 
     r->source = path;
     r->points = json_array();
+    machine_of(r, doc);
     if ( json_is_object(rv) )
         from_review(r, rv, doc);
     else if ( json_is_object(hv) &&
@@ -148,6 +219,14 @@ int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
                  "%s: neither hvbench results (hvbench.cells) nor a review "
                  "(review.json)",
                  path);
+        return -EINVAL;
+    }
+    if ( (bad = control_field(r)) != NULL )
+    {
+        snprintf(err, len,
+                 "%s: a %s holds a control character (a newline, an "
+                 "escape): refused",
+                 path, bad);
         return -EINVAL;
     }
     if ( json_array_size(r->points) == 0 )

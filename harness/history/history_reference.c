@@ -296,6 +296,9 @@ int hvb_history_reference(int argc, char **argv)
     }
     if ( n > 0 && (strcmp(pos[0], "set") || n != 2) )
         return hvb_usage_error("history reference takes nothing, or set REV");
+    if ( o.no_overlap && o.overlap != NULL )
+        return hvb_usage_error("history reference set: --overlap and "
+                               "--no-overlap contradict each other");
     o.r.line = dd + 1 < argc ? argv + dd + 1 : NULL;
     o.r.nr_line = dd + 1 < argc ? argc - dd - 1 : 0;
     sl = readlink("/proc/self/exe", o.r.self, sizeof(o.r.self) - 1);

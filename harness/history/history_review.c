@@ -85,15 +85,13 @@ int hvb_hreview_run(char **av, const char *logp)
 long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
                              const char *branch, const char *machine)
 {
-    char path[4300], err[1024], host[256], sha[65];
+    char path[4300], err[1024], sha[65];
     struct hvb_hrun run = {
         .branch = branch, .machine = machine, .content = sha};
     json_t *doc;
     long long id = -1;
 
     snprintf(path, sizeof(path), "%s/review.json", dir);
-    if ( run.machine == NULL && gethostname(host, sizeof(host)) == 0 )
-        run.machine = host;
     doc = hvb_hrun_load(path, sha, err, sizeof(err));
     if ( doc != NULL && hvb_hrun_from(&run, doc, path, err, sizeof(err)) == 0 )
         id = hvb_hdb_record(h, &run, err, sizeof(err));

@@ -95,10 +95,11 @@ struct hvb_hmove {
 size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
                   size_t max);
 
-/* detect's settings (detect, publish). */
+/* detect's settings (detect, publish); publish's selection. */
 struct hvb_detect_opts {
     double pvalue;
     size_t min_seg, window;
+    const char *machine, *branch; /* only these runs, where not NULL */
 };
 
 /*
@@ -142,8 +143,12 @@ struct hvb_hchange {
 /* Its id (a new one the first time), or -errno with @err. */
 long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
                            char *err, size_t len);
-/* Its label ("real", "noise", "expected") into @out, "" if none. */
-void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len);
+/*
+ * Its label ("real", "noise", "expected") into @out, "" if none; with
+ * @note, its --note (malloc'd) or NULL.
+ */
+void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len,
+                       char **note);
 /* "history triage [ID LABEL [--note TEXT]]" (@argv[0] "triage"). */
 int hvb_history_triage(int argc, char **argv);
 /* "history reference [set REV ...]" (@argv[0] "reference"). */

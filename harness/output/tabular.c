@@ -63,11 +63,12 @@ static void row(FILE *f, const json_t *c, bool md)
                 numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
     else
-        fprintf(f, "\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%lld,",
-                json_string_value(json_object_get(c, HVB_RK_NAME)),
-                numv(s, HVB_RK_MEDIAN), numv(s, "mad"), numv(s, "cv"),
-                numv(s, "min"), numv(s, "max"),
+    {
+        hvb_csv_field(f, json_string_value(json_object_get(c, HVB_RK_NAME)));
+        fprintf(f, ",%.6g,%.6g,%.6g,%.6g,%.6g,%lld,", numv(s, HVB_RK_MEDIAN),
+                numv(s, "mad"), numv(s, "cv"), numv(s, "min"), numv(s, "max"),
                 (long long)json_integer_value(json_object_get(s, "n")));
+    }
     if ( p != NULL && md )
         fprintf(f, "%.3f [%.3f, %.3f] | %.3g | ", numv(p, HVB_RK_MEDIAN),
                 json_number_value(json_array_get(ci, 0)),
@@ -83,7 +84,22 @@ static void row(FILE *f, const json_t *c, bool md)
     if ( md )
         fprintf(f, "%s | %s |\n", fl, ct);
     else
-        fprintf(f, "\"%s\",\"%s\"\n", fl, ct);
+    {
+        hvb_csv_field(f, fl);
+        fputc(',', f);
+        hvb_csv_field(f, ct);
+        fputc('\n', f);
+    }
+}
+
+void hvb_csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    if ( s != NULL && *s != '\0' && strchr("=+-@\t\r", *s) != NULL )
+        fputc('\'', f);
+    for ( ; s != NULL && *s; s++ )
+        fputs(*s == '"' ? "\"\"" : (char[]){*s, 0}, f);
+    fputc('"', f);
 }
 
 void hvb_tabular_csv(FILE *f, const json_t *root)

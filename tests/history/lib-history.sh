@@ -222,6 +222,6 @@ hist_triage() {
     hist_one "triage, bad id" "'x1' is not a change point id" "$hv" history triage x1 real --db "$1"
     "$hv" history publish "$3" --db "$1" >/dev/null 2>&1 &&
         grep -q 'precision 100% (1 of 1 labelled' "$3/bench/"step_0_time-*.html &&
-        grep -q "<td>#$_id</td><td>regression</td>.*<td>real</td>" "$3/bench/"step_0_time-*.html &&
+        grep -q "<td>#$_id</td><td>regression</td>.*<td>real: the 2% step</td>" "$3/bench/"step_0_time-*.html &&
         ok || bad "triage: the precision on the site"
 }

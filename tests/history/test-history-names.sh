@@ -13,7 +13,14 @@
 #   - publish into an OUT whose index.html, atom.xml and data.json are
 #     symlinks to files elsewhere: those files untouched, the links
 #     replaced; an OUT whose bench/ is a symlink: exit 2, nothing written
-#     behind it.
+#     behind it;
+#   - (defects) two machines' runs of one cell: two series, each line
+#     and page naming its machine; --machine and --branch select for
+#     detect, export and publish; a CSV field that is a formula gets a
+#     leading '; a commit with an escape sequence, --pvalue 0.01abc,
+#     --no-overlap with --overlap and a directory given to record are
+#     exit 2 with one line; --machine defaults to the file's
+#     context.host_name; a history we may read but not write exports.
 # usage: test-history-names.sh HVBENCH
 set -u
 hvb=$(realpath "$1")
@@ -83,5 +90,78 @@ ln -s "$tmp/victim2" "$tmp/pub2/bench"
 rc=$?
 [ $rc -eq 2 ] && grep -q "bench: a symlink" "$tmp/out" && [ -z "$(ls -A "$tmp/victim2")" ] && ok ||
     bad "bench/ a symlink: exit $rc, behind it: $(ls "$tmp/victim2" | head -2), $(tail -1 "$tmp/out")"
+
+# Two machines, one cell (defects): never one series.  ci-a steps +5%
+# at point 20, ci-b is flat 3% above ci-a's start; mixed, each point
+# alternating, they made noise or a change of neither.
+db "$tmp/m.db"
+synth "$tmp/m.db" two 0.05
+sqlite3 "$tmp/m.db" "UPDATE runs SET machine = 'ci-a', branch = 'main'"
+/usr/bin/python3 "$here/synth.py" - 1 40 -1 0 0.005 9 two | sqlite3 "$tmp/m.db"
+sqlite3 "$tmp/m.db" "UPDATE runs SET machine = 'ci-b', branch = 'dev' WHERE machine IS NULL;
+    UPDATE points SET value = value * 1.03 WHERE run_id IN (SELECT id FROM runs WHERE machine = 'ci-b')"
+"$hvb" history detect --db "$tmp/m.db" >"$tmp/out" 2>&1
+grep -q "in 2 series, 1 regression" "$tmp/out" && grep -q "^two/0  time  ratio  on ci-a  at run 21 " "$tmp/out" &&
+    ok || bad "two machines: $(cat "$tmp/out")"
+"$hvb" history detect --db "$tmp/m.db" --machine ci-b --fail-on change >"$tmp/out" 2>&1 &&
+    grep -q "^0 change point(s) in 1 series" "$tmp/out" && ok || bad "--machine ci-b: $(cat "$tmp/out")"
+"$hvb" history detect --db "$tmp/m.db" --branch main >"$tmp/out" 2>&1 &&
+    grep -q "^1 change point(s) in 1 series" "$tmp/out" && ok || bad "--branch main: $(cat "$tmp/out")"
+"$hvb" history export --db "$tmp/m.db" --machine ci-b --format csv >"$tmp/out" 2>&1 &&
+    [ "$(grep -c ',"ci-b",' "$tmp/out")" = 40 ] && ! grep -q "ci-a" "$tmp/out" && ok ||
+    bad "export --machine: $(head -3 "$tmp/out")"
+"$hvb" history publish "$tmp/msite" --db "$tmp/m.db" >"$tmp/out" 2>&1 &&
+    [ "$(ls "$tmp/msite/bench" | wc -l)" -eq 2 ] && grep -q "two/0 on ci-b" "$tmp/msite/index.html" && ok ||
+    bad "publish, two machines: $(ls "$tmp/msite/bench" 2>&1), $(cat "$tmp/out")"
+
+# A cell that is a formula, a commit with an escape sequence, a number
+# with a tail, contradicting options: refused or made harmless.
+db "$tmp/f.db"
+synth "$tmp/f.db" "=HYPERLINK(1)" 0
+"$hvb" history export --db "$tmp/f.db" --format csv 2>&1 | sed -n 2p | grep -q "\"'=HYPERLINK(1)/0\"" &&
+    ok || bad "a formula in CSV: $("$hvb" history export --db "$tmp/f.db" --format csv 2>&1 | sed -n 2p)"
+"$hvb" run lookup --repetitions 2 --min-time 0.01 -q -o "$tmp/r.json" >/dev/null 2>&1 || bad "run"
+/usr/bin/python3 - "$tmp/r.json" "$tmp/esc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["hvbench"]["git"]["commit"] = "abc\x1b[2J\nreal"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$hvb" history record "$tmp/esc.json" --db "$tmp/f.db" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "a commit holds a control character" "$tmp/out" && ok ||
+    bad "a commit with an escape: exit $rc, $(cat "$tmp/out")"
+"$hvb" history detect --db "$tmp/f.db" --pvalue 0.01abc >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "bad value '0.01abc' for --pvalue" "$tmp/out" && ok ||
+    bad "--pvalue 0.01abc: exit $rc, $(cat "$tmp/out")"
+"$hvb" history reference set HEAD --no-overlap --overlap HEAD^ --db "$tmp/f.db" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "contradict" "$tmp/out" && ok ||
+    bad "--no-overlap --overlap: exit $rc, $(cat "$tmp/out")"
+"$hvb" history record "$tmp" --db "$tmp/f.db" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "a directory (history import PATH walks one)" "$tmp/out" && ok ||
+    bad "recording a directory: exit $rc, $(cat "$tmp/out")"
+# The file's own host name, not the recorder's, where --machine is not given.
+sed 's/"host_name": "[^"]*"/"host_name": "ci-runner-7"/' "$tmp/r.json" >"$tmp/r7.json"
+"$hvb" history record "$tmp/r7.json" --db "$tmp/f.db" >/dev/null 2>&1 &&
+    [ "$(sqlite3 "$tmp/f.db" "SELECT machine FROM runs ORDER BY id DESC LIMIT 1")" = ci-runner-7 ] &&
+    ok || bad "machine from context.host_name: $(sqlite3 "$tmp/f.db" 'SELECT machine FROM runs')"
+
+# A history others may read but not write (a shared file, its directory
+# not ours): export reads it (the WAL pragma refused it).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    mkdir "$tmp/ro"
+    cp "$tmp/m.db" "$tmp/ro/h.db"
+    chmod 755 "$tmp" "$tmp/ro"
+    chmod 644 "$tmp/ro/h.db"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$hvb" history export \
+        --db "$tmp/ro/h.db" --format csv >"$tmp/out" 2>&1 &&
+        [ "$(wc -l <"$tmp/out")" -eq 81 ] && ok ||
+        bad "a read-only history: $(head -2 "$tmp/out")"
+else
+    echo "note: the read-only history part needs root and setpriv: not run"
+fi
 
 finish history-names

@@ -45,13 +45,21 @@ def page_name(key):
     return "%s-%s" % (slug(key)[:48], h[:16])
 
 
+MACHINES = set()  # every series' machine: more than one, pages say which
+
+
+def on(s):
+    return " on %s" % s.get("machine") if len(MACHINES) > 1 else ""
+
+
 def name(s):
-    return "%s %s %s" % (s["cell"], s["metric"], s["series"])
+    return "%s %s %s%s" % (s["cell"], s["metric"], s["series"], on(s))
 
 
 def bench(s):
-    """The benchmark a series is of: its cell and metric."""
-    return "%s %s" % (s["cell"], s["metric"])
+    """The benchmark a series is of: its cell and metric (and machine,
+    where the history holds more than one: never mixed)."""
+    return "%s %s%s" % (s["cell"], s["metric"], on(s))
 
 
 def value(p):
@@ -163,7 +171,8 @@ def changes_table(s):
                      html.escape((p["commit"] or "?")[:12]),
                      html.escape((q["commit"] or "?")[:12]), c["before"],
                      c["after"], change_text(c), c["p"],
-                     html.escape(c.get("label") or "untriaged"),
+                     html.escape(c.get("label") or "untriaged") +
+                     (": " + html.escape(c["note"]) if c.get("note") else ""),
                      review_link(p)))
     return ("<table border=\"1\"><tr><th>id</th><th>kind</th><th>at commit"
             "</th><th>after</th><th>mean before &rarr; after (change, its CI)"
@@ -227,7 +236,7 @@ def index(series):
         last = s["changes"][-1] if s["changes"] else None
         return ("<tr><td><a href=\"bench/%s.html#%s\">%s</a></td><td>%s</td>"
                 "<td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" %
-                (page_name(bench(s)), s["series"], html.escape(s["cell"]),
+                (page_name(bench(s)), s["series"], html.escape(s["cell"] + on(s)),
                  html.escape(s["metric"]), s["series"], len(s["points"]),
                  len(s["changes"]), last["kind"] if last else "-"))
 
@@ -235,7 +244,7 @@ def index(series):
         good, n = precision(group)
         return ("<tr><td><a href=\"bench/%s.html\">%s</a></td><td>%s</td>"
                 "<td>%s</td><td>%d</td><td>%s</td></tr>" %
-                (page_name(key), html.escape(group[0]["cell"]),
+                (page_name(key), html.escape(group[0]["cell"] + on(group[0])),
                  html.escape(group[0]["metric"]),
                  ", ".join(s["series"] for s in group),
                  sum(len(s["changes"]) for s in group),
@@ -316,6 +325,7 @@ def write(path, text):
 def main():
     data, out = sys.argv[1], sys.argv[2]
     series = json.load(open(data))["series"]
+    MACHINES.update(s.get("machine") for s in series)
     own_dir(os.path.join(out, "bench"))
     for key, group in groups(series).items():
         write(os.path.join(out, "bench", page_name(key) + ".html"),

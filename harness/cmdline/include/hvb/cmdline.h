@@ -289,6 +289,9 @@ bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
                    uint64_t *out);
 bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
                        double *out);
+/* A plain decimal number strictly between @lo and @hi ("0.01abc": no). */
+bool hvb_parse_real(const char *opt, const char *s, double lo, double hi,
+                    double *out);
 /*
  * Which of @names (NULL-terminated, e.g. {"none", "callgrind", NULL}) @s
  * is, into *@out; else "bad value 'x' for --instrument (none or

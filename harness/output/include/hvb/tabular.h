@@ -12,6 +12,13 @@
 #include <jansson.h>
 
 void hvb_tabular_csv(FILE *f, const json_t *root);
+/*
+ * One CSV text field: quoted, '"' doubled; one beginning with = + - @,
+ * a tab or a carriage return gets a leading ' so that a spreadsheet
+ * shows it and never runs it as a formula ("=HYPERLINK(...)" as a cell
+ * or commit field).
+ */
+void hvb_csv_field(FILE *f, const char *s);
 void hvb_tabular_markdown(FILE *f, const json_t *root);
 
 #endif /* HVB_TABULAR_H */
