@@ -437,6 +437,8 @@ struct detect_state {
     struct hvb_detect_opts dopt;
     unsigned int nseries, changes, chained, breaks;
     long long machines; /* more than one: each line names its machine */
+    char *const *refs;  /* the pinned references (hvb_hchain()) */
+    unsigned long strays;
     long regressions;
     bool note_failed;
 };
@@ -490,13 +492,16 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
     long n, i;
     char label[32];
 
-    if ( strcmp(s->key[2], "ratio") == 0 && hvb_hchain(s->p, s->n, NULL, 0) )
+    if ( strcmp(s->key[2], "ratio") == 0 &&
+         hvb_hchain(s->p, s->n, d->refs, NULL, 0) )
     {
         d->chained++;
         d->breaks += (unsigned int)s->p[s->n - 1].segment;
     }
     else if ( strcmp(s->key[2], "ratio") )
         hvb_hunchained(s->p, s->n);
+    for ( i = 0; i < (long)s->n; i++ )
+        d->strays += s->p[i].stray;
     n = hvb_hchanges(s->p, s->n, &d->dopt, f, MAX_CHANGES);
     for ( i = 0; i < n; i++ )
     {
@@ -545,6 +550,7 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
         return HVB_EXIT_USAGE;
     if ( st == NULL || hvb_hruns_load(h, &runs) )
         return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
+    d.refs = runs.refs;
     /* The change points noted in one transaction, not one each. */
     tx = hvb_sql_begin(h->db) == 0;
     d.machines = o->machine ? 1 : machines(h, o->branch);
@@ -588,6 +594,11 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
     for ( int j = 0; j < 4; j++ )
         free(s.key[j]);
     hvb_hruns_free(&runs);
+    if ( d.strays )
+        printf("%lu point(s) of reviews against a base that is no pinned "
+               "reference left out (a move happens only by 'history "
+               "reference set')\n",
+               d.strays);
     if ( d.chained )
         printf("%u ratio series across moves of their reference: chained by "
                "the overlaps; %u move(s) without one, nothing compared across "

@@ -106,7 +106,15 @@ static long range_commits(struct backfill *b, const char *range, char *out,
     }
     for ( i = 0; out[i]; i++ )
         n += out[i] == '\n';
-    return n + (i > 0);
+    n += i > 0 && out[i - 1] != '\n';
+    /* "backfill v1.0" is every ancestor of v1.0: said, not assumed. */
+    if ( n > 1 && strstr(range, "..") == NULL && strchr(range, '^') == NULL )
+        fprintf(stderr,
+                "hvbench: history backfill: warning: '%s' is one revision: "
+                "every one of its %ld ancestors is reviewed (A..B names a "
+                "range; --list shows them first)\n",
+                range, n);
+    return n;
 }
 
 /* --list: every Nth commit of @list, as the backfill would take them. */

@@ -20,6 +20,15 @@
  * A point without a base (a results file, a synthetic series) belongs
  * to the epoch it is in: it never starts a move.
  *
+ * A move happens only by "history reference set": once a reference is
+ * pinned (table refs), a review against a base that is none of them,
+ * and not its previous point's commit, is a stray (a review of a branch
+ * against another base, recorded into the same history): left out of
+ * the series, said by detect.  An A/A review (head = base: its ratio is
+ * 1 by construction) is always one.  Before, X10 reviewed against
+ * itself started a move with X10 [R1] as its overlap and chained every
+ * later point by 1.44.
+ *
  * Parent-relative points ("review HEAD^ HEAD" on every commit: each
  * point's base is the previous point's commit) are chained into a level,
  * the running product of the ratios, as a move with the parent as its
@@ -63,7 +72,7 @@ static bool overlap(const struct hvb_hpoint *p, size_t s, size_t i, size_t e,
     for ( a = i; a-- > s; )
         for ( b = i; b < e; b++ )
             if ( same(p[a].commit, p[b].commit) && p[a].value > 0 &&
-                 p[b].value > 0 )
+                 p[b].value > 0 && !p[a].stray && !p[b].stray )
             {
                 *j = a;
                 *k = b;
@@ -78,6 +87,8 @@ static void scale(struct hvb_hpoint *p, size_t i, size_t e, double f,
 {
     for ( ; i < e; i++ )
     {
+        if ( p[i].stray )
+            continue; /* on no reference's scale */
         p[i].chained = p[i].value * f;
         p[i].lo *= f;
         p[i].hi *= f;
@@ -85,16 +96,44 @@ static void scale(struct hvb_hpoint *p, size_t i, size_t e, double f,
     }
 }
 
-size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
-                  size_t max)
+/* Is @b one of @refs (NULL-ended)? */
+static bool pinned(char *const *refs, const char *b)
+{
+    for ( ; refs != NULL && *refs != NULL; refs++ )
+        if ( same(*refs, b) )
+            return true;
+    return false;
+}
+
+/* Mark @p's strays (above): left out, their base forgotten. */
+static void strays(struct hvb_hpoint *p, size_t n, char *const *refs)
+{
+    size_t i;
+
+    for ( i = 0; i < n; i++ )
+    {
+        bool parent = i > 0 && same(p[i - 1].commit, p[i].base);
+
+        p[i].stray =
+            p[i].base != NULL && (same(p[i].commit, p[i].base) ||
+                                  (refs != NULL && *refs != NULL && !parent &&
+                                   !pinned(refs, p[i].base)));
+        if ( p[i].stray )
+            p[i].base = NULL;
+    }
+}
+
+size_t hvb_hchain(struct hvb_hpoint *p, size_t n, char *const *refs,
+                  struct hvb_hmove *moves, size_t max)
 {
     const char *base = NULL;
     double f = 1.0;
     size_t s = 0, i, e, j, k, nm = 0, seg = 0;
 
+    strays(p, n, refs);
     for ( i = 0; i < n; i++ )
     {
-        p[i].keep = true;
+        p[i].keep = !p[i].stray;
         p[i].parent = false;
         p[i].chained = NAN;
     }

@@ -78,19 +78,20 @@ static json_t *num_or_nan(double v)
 }
 
 /* A ratio series' chained values and reference moves into @s. */
-static void chain(json_t *s, struct hvb_hpoint *hp, size_t n)
+static void chain(json_t *s, struct hvb_hpoint *hp, size_t n, char *const *refs)
 {
     static struct hvb_hmove mv[MAX_MOVES];
-    size_t nm = hvb_hchain(hp, n, mv, MAX_MOVES), i;
+    size_t nm = hvb_hchain(hp, n, refs, mv, MAX_MOVES), i;
     json_t *moves = json_array(), *pts = json_object_get(s, "points");
 
     for ( i = 0; i < n; i++ )
         json_object_set_new(
             json_array_get(pts, i), "chained",
-            json_pack("{s:o, s:[o, o], s:b, s:I}", "value",
+            json_pack("{s:o, s:[o, o], s:b, s:b, s:I}", "value",
                       num_or_nan(hp[i].chained), "ci", num_or_nan(hp[i].lo),
-                      num_or_nan(hp[i].hi), "anchor", !hp[i].keep, "segment",
-                      (json_int_t)hp[i].segment));
+                      num_or_nan(hp[i].hi), "anchor",
+                      !hp[i].keep && !hp[i].stray, "stray", hp[i].stray,
+                      "segment", (json_int_t)hp[i].segment));
     for ( i = 0; i < nm && i < MAX_MOVES; i++ )
         json_array_append_new(
             moves, json_pack("{s:I, s:s?, s:s?, s:s?, s:o}", "index",
@@ -127,7 +128,7 @@ static void triage_counts(struct hvb_hdb *h, json_t *s)
 
 /* Series @s's change points, as detect finds them (ids kept), into it. */
 static int changes(struct hvb_hdb *h, json_t *s,
-                   const struct hvb_detect_opts *o)
+                   const struct hvb_detect_opts *o, char *const *refs)
 {
     static struct hvb_hfound f[MAX_CP];
     const char *series = json_string_value(json_object_get(s, "series"));
@@ -144,7 +145,7 @@ static int changes(struct hvb_hdb *h, json_t *s,
         return -ENOMEM;
     }
     if ( series && strcmp(series, "ratio") == 0 )
-        chain(s, hp, n);
+        chain(s, hp, n, refs);
     else
         hvb_hunchained(hp, n);
     nc = hvb_hchanges(hp, n, o, f, MAX_CP);
@@ -206,7 +207,13 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 {
     struct hvb_sql_stmt *st;
     json_t *list = json_array(), *cur = NULL;
+    char **refs = hvb_hrefs_load(h);
 
+    if ( refs == NULL )
+    {
+        json_decref(list);
+        return NULL;
+    }
     if ( (st = hvb_sql_prepare(
               h->db,
               "SELECT p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "
@@ -217,6 +224,7 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
               "p.metric, p.series, coalesce(r.machine, ''), p.run_id")) ==
          NULL )
     {
+        hvb_hrefs_free(refs);
         json_decref(list);
         return NULL;
     }
@@ -230,7 +238,7 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 
         if ( cur == NULL || !same_series(cur, st) )
         {
-            if ( cur != NULL && changes(h, cur, o) )
+            if ( cur != NULL && changes(h, cur, o, refs) )
                 break;
             cur = json_pack("{s:o, s:o, s:o, s:o, s:o, s:[]}", "cell",
                             text_or_null(st, 0), "metric", text_or_null(st, 1),
@@ -249,7 +257,8 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
     }
     hvb_sql_finalize(st);
     if ( cur != NULL && json_object_get(cur, "changes") == NULL )
-        changes(h, cur, o);
+        changes(h, cur, o, refs);
+    hvb_hrefs_free(refs);
     return list;
 }
 

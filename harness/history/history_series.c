@@ -61,7 +61,42 @@ int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r)
         r->base[id] = dup_or_null(hvb_sql_text(st, 2));
     }
     hvb_sql_finalize(st);
-    return 0;
+    r->refs = hvb_hrefs_load(h);
+    return r->refs ? 0 : -ENOMEM;
+}
+
+char **hvb_hrefs_load(struct hvb_hdb *h)
+{
+    struct hvb_sql_stmt *st = hvb_sql_prepare(
+        h->db, "SELECT DISTINCT commit_hash FROM refs ORDER BY commit_hash");
+    char **v = calloc(1, sizeof(*v)), **nv;
+    size_t n = 0;
+
+    while ( st != NULL && v != NULL && hvb_sql_step(st) == HVB_SQL_ROW &&
+            hvb_sql_text(st, 0) != NULL )
+    {
+        nv = realloc(v, (n + 2) * sizeof(*v));
+        if ( nv == NULL || (nv[n] = strdup(hvb_sql_text(st, 0))) == NULL )
+        {
+            hvb_hrefs_free(nv ? nv : v);
+            v = NULL;
+            break;
+        }
+        v = nv;
+        v[++n] = NULL;
+    }
+    if ( st != NULL )
+        hvb_sql_finalize(st);
+    return v;
+}
+
+void hvb_hrefs_free(char **refs)
+{
+    size_t i;
+
+    for ( i = 0; refs != NULL && refs[i] != NULL; i++ )
+        free(refs[i]);
+    free(refs);
 }
 
 void hvb_hruns_free(struct hvb_hruns *r)
@@ -75,6 +110,7 @@ void hvb_hruns_free(struct hvb_hruns *r)
     }
     free(r->commit);
     free(r->base);
+    hvb_hrefs_free(r->refs);
     memset(r, 0, sizeof(*r));
 }
 

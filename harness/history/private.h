@@ -86,14 +86,15 @@ struct hvb_hpoint {
     size_t segment;
     bool keep;
     bool parent; /* measured against the previous point's commit */
+    bool stray;  /* against a base that is no reference: left out */
 };
 struct hvb_hmove {
     size_t at;                       /* the first point against @to */
     const char *from, *to, *overlap; /* overlap: NULL for a break */
     double factor; /* @to's points times this: @from's scale; NAN */
 };
-size_t hvb_hchain(struct hvb_hpoint *p, size_t n, struct hvb_hmove *moves,
-                  size_t max);
+size_t hvb_hchain(struct hvb_hpoint *p, size_t n, char *const *refs,
+                  struct hvb_hmove *moves, size_t max);
 
 /* detect's settings (detect, publish); publish's selection. */
 struct hvb_detect_opts {
@@ -111,8 +112,12 @@ struct hvb_detect_opts {
 struct hvb_hruns {
     char **commit, **base;
     size_t n;
+    char **refs; /* every pinned reference's commit, NULL-ended */
 };
 int hvb_hruns_load(struct hvb_hdb *h, struct hvb_hruns *r);
+/* Every pinned reference's commit (table refs), NULL-ended; NULL: ENOMEM. */
+char **hvb_hrefs_load(struct hvb_hdb *h);
+void hvb_hrefs_free(char **refs);
 void hvb_hruns_free(struct hvb_hruns *r);
 const char *hvb_hruns_commit(const struct hvb_hruns *r, long long id);
 const char *hvb_hruns_base(const struct hvb_hruns *r, long long id);

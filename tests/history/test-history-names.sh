@@ -149,6 +149,49 @@ sed 's/"host_name": "[^"]*"/"host_name": "ci-runner-7"/' "$tmp/r.json" >"$tmp/r7
     [ "$(sqlite3 "$tmp/f.db" "SELECT machine FROM runs ORDER BY id DESC LIMIT 1")" = ci-runner-7 ] &&
     ok || bad "machine from context.host_name: $(sqlite3 "$tmp/f.db" 'SELECT machine FROM runs')"
 
+# backfill given one revision: every ancestor, said (no build: --list).
+git init -q "$tmp/g" && for i in 1 2 3; do
+    git -C "$tmp/g" -c user.name=t -c user.email=t@e commit -q --allow-empty -m "c$i"
+done
+"$hvb" history backfill HEAD --list --repo "$tmp/g" --db "$tmp/f.db" >"$tmp/out" 2>"$tmp/err" &&
+    [ "$(wc -l <"$tmp/out")" -eq 3 ] &&
+    grep -q "warning: 'HEAD' is one revision: every one of its 3 ancestors" "$tmp/err" && ok ||
+    bad "backfill HEAD: $(cat "$tmp/err")"
+"$hvb" history backfill HEAD~2..HEAD --list --repo "$tmp/g" --db "$tmp/f.db" >"$tmp/out" 2>"$tmp/err" &&
+    [ "$(wc -l <"$tmp/out")" -eq 2 ] && [ ! -s "$tmp/err" ] && ok ||
+    bad "backfill HEAD~2..HEAD: $(cat "$tmp/err")"
+
+# A pinned reference R1 and, recorded into the same history, an A/A
+# review of X10 and a review of X20 against another base (B): strays,
+# left out and said; no move, no change (X10 against itself started a
+# move and chained every later point).
+/usr/bin/python3 - "$tmp/aa" <<'PY'
+import json, os, random, sys
+rng = random.Random(3)
+os.makedirs(sys.argv[1])
+k = 0
+def review(base, head, v):
+    global k
+    k += 1
+    json.dump({"review": {"schema": 1, "base": {"commit": base},
+                          "head": {"commit": head, "dirty": False}},
+               "cells": [{"name": "aa/1", "verdicts": {"time": {
+                   "ratio": v, "ci": [v * 0.998, v * 1.002], "new": 10 * v}}}]},
+              open("%s/%03d.json" % (sys.argv[1], k), "w"))
+for i in range(1, 41):
+    review("R1" * 20, "X%d" % i, rng.gauss(1, 0.003))
+    if i == 10:
+        review("X10", "X10", rng.gauss(1, 0.003))
+    if i == 20:
+        review("B" * 40, "X20", 1.44 * rng.gauss(1, 0.003))
+PY
+"$hvb" history import "$tmp/aa" --db "$tmp/aa.db" >/dev/null 2>&1 || bad "import aa"
+sqlite3 "$tmp/aa.db" "INSERT INTO refs (commit_hash, set_at) VALUES ('$(printf 'R1%.0s' $(seq 20))', 'then')"
+"$hvb" history detect --db "$tmp/aa.db" --series ratio >"$tmp/out" 2>&1
+grep -q "^2 point(s) of reviews against a base that is no pinned reference left out" "$tmp/out" &&
+    grep -q "^0 change point(s) in 1 series" "$tmp/out" && ! grep -q "across moves" "$tmp/out" && ok ||
+    bad "strays: $(cat "$tmp/out")"
+
 # A history others may read but not write (a shared file, its directory
 # not ours): export reads it (the WAL pragma refused it).
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then

@@ -88,8 +88,10 @@ def precision_text(series):
 
 
 def chart(s):
-    """An SVG of series s: the points, their CI band, the changes."""
-    pts = s["points"]
+    """An SVG of series s: the points, their CI band, the changes.  A
+    stray (a review against a base that is no reference) is on no
+    reference's scale: not drawn."""
+    pts = [p for p in s["points"] if not (p.get("chained") or {}).get("stray")]
     vals = [value(p) for p in pts]
     lo = [ci(p)[0] if ci(p)[0] is not None else value(p) for p in pts]
     hi = [ci(p)[1] if ci(p)[1] is not None else value(p) for p in pts]
