@@ -390,6 +390,14 @@ int hvb_cmd_bisect(struct hvb_cmd_ctx *ctx)
          hvb_rev_resolve(b.r.repo, rev[0], &good, err, sizeof(err)) ||
          hvb_rev_resolve(b.r.repo, rev[1], &bad, err, sizeof(err)) )
         return hvb_usage_error("bisect: %s", err);
+    if ( strcmp(good.commit, bad.commit) == 0 )
+    {
+        /* As the help says: exit 0 (it was "no commit after GOOD", 2). */
+        printf("bisect: GOOD and BAD are one commit (%.12s): nothing to "
+               "bisect\n",
+               good.commit);
+        return HVB_EXIT_OK;
+    }
     if ( (status = commits(&b, good.commit, bad.commit)) != 0 )
         return status;
     if ( hvb_mkdirs(b.out) )

@@ -66,9 +66,8 @@
 #include <hvb/fsutil.h>
 #include <hvb/builds.h>
 
-#define GIT_TIMEOUT_S   600.0
-#define BUILD_TIMEOUT_S 7200.0
-#define LOG_TAIL_LINES  20
+#define GIT_TIMEOUT_S  600.0
+#define LOG_TAIL_LINES 20
 
 /* The CMake cache entries a build of another revision must share. */
 static const char *const option_keys[] = {
@@ -517,11 +516,12 @@ static void log_tail(const char *path, const char *what, char *err, size_t len)
  * One step of a build: @argv (@env added) with its output appended to
  * the log @fd.
  */
-static int step(char *const *argv, char *const *env, int fd)
+static int step(char *const *argv, char *const *env, int fd, double timeout_s)
 {
     struct hvb_exec c = {.argv = argv,
                          .path_search = true,
-                         .timeout_s = BUILD_TIMEOUT_S,
+                         .timeout_s =
+                             timeout_s > 0 ? timeout_s : HVB_BUILD_TIMEOUT_S,
                          .env = env,
                          .log_fd = fd};
     size_t i;
@@ -605,7 +605,8 @@ static int step_failed(char *const *argv, int rc, const struct hvb_build *b,
  * or step_failed() of the first that fails.
  */
 static int steps(char **const *argvs, char **const *envs, size_t n,
-                 const struct hvb_build *b, int fd, char *why, size_t len)
+                 const struct hvb_build *b, int fd, double timeout_s, char *why,
+                 size_t len)
 {
     size_t i;
     int rc;
@@ -614,7 +615,7 @@ static int steps(char **const *argvs, char **const *envs, size_t n,
     {
         if ( argvs[i] == NULL )
             continue;
-        rc = step(argvs[i], envs[i], fd);
+        rc = step(argvs[i], envs[i], fd, timeout_s);
         if ( rc )
             return step_failed(argvs[i], rc, b, why, len);
     }
@@ -663,7 +664,7 @@ static int build(struct hvb_build_cache *bc, const char *repo,
                  (char **const[]){NULL, NULL, NULL, alts,
                                   bc->ccache ? env : NULL,
                                   bc->ccache ? env : NULL},
-                 6, b, fd, why, len);
+                 6, b, fd, bc->timeout_s, why, len);
 }
 
 /* Write stamp @name of entry @b with @text (atomically). */

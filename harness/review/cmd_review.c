@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,14 @@
 #include <hvb/outfile.h>
 #include <hvb/review.h>
 #include <hvb/sampler.h>
+#include <hvb/twobuild.h>
 
 #include "private.h"
 
 #define DEFAULT_OUT     "hvbench-review" /* under the git directory */
 #define DEFAULT_METRICS "time,sim_instructions,sim_cycles" /* + cycles (PMU) */
 #define DEFAULT_SUITE   ".ci/gate-suite"
+#define SUITE_MAX       (1u << 20) /* bytes of a committed suite */
 #define MAX_JOBS        256
 /* About 1000 samples per build and cell at 997 Hz. */
 #define DEFAULT_FLAME_ROUNDS 4
@@ -106,6 +109,9 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_STR("markdown", 0, "FILE", O, markdown,
                 "also write review.md to FILE (a PR or mailing-list "
                 "comment)"),
+    HVB_OPT_SECONDS("build-timeout", 0, "S", O, build_timeout, 1, 604800,
+                    "kill a build step running longer than S seconds (default "
+                    "7200: 2 hours)"),
     HVB_OPT_STR("cache", 0, "DIR", O, cache,
                 "the build cache (default $HVBENCH_CACHE, else "
                 "$XDG_CACHE_HOME/hvbench/builds or ~/.cache/hvbench/builds)"),
@@ -186,14 +192,30 @@ static int add_line(struct review *rv, const char *text)
     return line_split(&p[rv->nr_lines++], text);
 }
 
-/* The suite file's lines (blank ones and "# ..." skipped). */
+/*
+ * The suite's lines (blank ones and "# ..." skipped): --suite's file, or
+ * HEAD's DEFAULT_SUITE as committed (it was read from the work tree, an
+ * edit not yet committed deciding what a review of HEAD gated).
+ */
 static int read_suite(struct review *rv, const char *path)
 {
-    char *text = hvb_slurp(path, NULL), *save = NULL, *l;
+    static const char *const show[] = {"show", "HEAD:" DEFAULT_SUITE, NULL};
+    char *text, *save = NULL, *l, err[1024];
     int rc = 0;
 
+    if ( path != NULL )
+        text = hvb_slurp(path, NULL);
+    else if ( (text = malloc(SUITE_MAX)) != NULL &&
+              hvb_git(rv->repo, text, SUITE_MAX, err, sizeof(err), NULL, show) )
+    {
+        free(text);
+        return hvb_usage_error("review: no suite: %s (--suite FILE, or a "
+                               "line after '--')",
+                               err);
+    }
     if ( text == NULL )
         return hvb_usage_error("review: --suite %s: %s", path, strerror(errno));
+    path = path ? path : "HEAD:" DEFAULT_SUITE;
     for ( l = strtok_r(text, "\n", &save); l != NULL && rc == 0;
           l = strtok_r(NULL, "\n", &save) )
     {
@@ -377,6 +399,7 @@ static int builds(struct review *rv)
                               sizeof(err)) )
         return hvb_usage_error("review: %s", err);
     rv->cache.quiet = rv->o.quiet;
+    rv->cache.timeout_s = rv->o.build_timeout;
     for ( k = 0; k < 2; k++ )
     {
         const struct hvb_rev *r = &rv->revs[k];
@@ -646,6 +669,29 @@ static void review_free(struct review *rv)
     hvb_rev_release(&rv->revs[1]);
 }
 
+/*
+ * --max-pairs below the gate's --pairs is said before any build (it
+ * surfaced after them as "the gate wrote no verdicts (exit 2; log ...)").
+ */
+static int pairs_check(const struct review *rv)
+{
+    uint64_t lo = HVB_GATE_DEFAULT_PAIRS, hi;
+
+    if ( rv->o.max_pairs == NULL )
+        return 0;
+    if ( (rv->o.pairs != NULL &&
+          !hvb_parse_u64("--pairs", rv->o.pairs, 1, 1000, &lo)) ||
+         !hvb_parse_u64("--max-pairs", rv->o.max_pairs, 1, 1000, &hi) )
+        return HVB_EXIT_USAGE;
+    if ( hi < lo )
+        return hvb_usage_error("review: --max-pairs %s is below the gate's "
+                               "--pairs (%s%" PRIu64 "): raise it, or give "
+                               "--pairs too",
+                               rv->o.max_pairs, rv->o.pairs ? "" : "default ",
+                               lo);
+    return 0;
+}
+
 /* Everything before the gates: 0 or the exit status. */
 static int prepare(struct review *rv)
 {
@@ -657,7 +703,9 @@ static int prepare(struct review *rv)
     if ( sl <= 0 )
         return hvb_failure("review: /proc/self/exe: %s", strerror(errno));
     rv->self[sl] = '\0';
-    status = metrics(rv);
+    status = pairs_check(rv);
+    if ( status == 0 )
+        status = metrics(rv);
     if ( status == 0 )
         status = repository(rv);
     if ( status == 0 && hvb_mkdirs(rv->o.out) )
@@ -668,11 +716,7 @@ static int prepare(struct review *rv)
     if ( status == 0 )
         status = revisions(rv);
     if ( status == 0 && rv->nr_lines == 0 )
-    {
-        if ( rv->o.suite == NULL )
-            snprintf(suite, sizeof(suite), "%s/" DEFAULT_SUITE, rv->repo);
-        status = read_suite(rv, rv->o.suite ? rv->o.suite : suite);
-    }
+        status = read_suite(rv, rv->o.suite);
     snprintf(suite, sizeof(suite), "%s/gates", rv->o.out);
     if ( status == 0 && hvb_mkdirs(suite) )
         status = hvb_usage_error("review: %s: %s", suite, strerror(errno));

@@ -35,6 +35,7 @@ struct review_opts {
     const char *bins[2];
     int explain; /* EXPLAIN_* */
     unsigned int jobs;
+    double build_timeout; /* --build-timeout (0: the builds room's) */
     bool quiet;
     bool untracked; /* --include-untracked */
 };

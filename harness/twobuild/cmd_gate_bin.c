@@ -71,7 +71,7 @@
 #include <hvb/results_read.h>
 #include <hvb/stats.h>
 
-#define DEFAULT_PAIRS      8
+#define DEFAULT_PAIRS      HVB_GATE_DEFAULT_PAIRS
 #define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
 #define DEFAULT_ROUNDS     100
 #define DEFAULT_SAMPLE_S   0.001

@@ -15,7 +15,10 @@
 #   - review with prebuilt builds, SIGINT during a long gate: 130, no
 #     gate or worker of it left, nothing written to its output after;
 #   - bisect and history backfill, SIGINT during a step's build (in the
-#     review they run): 130, the build gone.
+#     review they run): 130, the build gone;
+#   - (defects) --build-timeout kills a build step; --max-pairs below the
+#     gate's pairs is said before any build; bisect GOOD GOOD is exit 0;
+#     the default suite is HEAD's as committed.
 # usage: test-review-interrupt.sh HVBENCH
 set -u
 hvb=$(realpath "$1")
@@ -128,5 +131,41 @@ start history backfill --db "$tmp/h.db" --cache "$cache" --out "$tmp/hout" \
 wait_for "$tmp/pids" " " || bad "backfill: the fake cmake never ran: $(cat "$tmp/err")"
 stop INT
 check "backfill, SIGINT" 130
+
+# The same fake build under --build-timeout 2: killed with its group,
+# said as the machine's (timed out), not remembered; and review's other
+# defects: --max-pairs below the gate's pairs said before any build,
+# bisect GOOD GOOD exit 0 as its help says, the default suite HEAD's as
+# committed (an edit in the work tree not read).
+: >"$tmp/pids"
+t0=$(date +%s)
+(cd "$repo" && timeout 60 env PATH="$tmp/bin" "$hvb" review --cache "$cache" --out "$tmp/out" \
+    --build-timeout 2 --metric time HEAD^ HEAD -- lookup >/dev/null 2>"$tmp/err")
+rc=$?
+left=$(alive)
+[ $rc -eq 2 ] && grep -q "could not run here (timed out)" "$tmp/err" && [ -z "$left" ] &&
+    [ $(($(date +%s) - t0)) -lt 30 ] && ok ||
+    bad "--build-timeout 2: exit $rc, left '$left', $(tail -2 "$tmp/err")"
+: >"$tmp/pids"
+(cd "$repo" && PATH="$tmp/bin" "$hvb" review --cache "$cache" --out "$tmp/out" \
+    --max-pairs 3 HEAD^ HEAD -- lookup >/dev/null 2>"$tmp/err")
+rc=$?
+[ $rc -eq 2 ] && grep -q "max-pairs 3 is below the gate's --pairs (default 8)" "$tmp/err" &&
+    ! grep -q building "$tmp/err" && [ ! -s "$tmp/pids" ] && ok ||
+    bad "--max-pairs 3: exit $rc, $(tail -2 "$tmp/err")"
+(cd "$repo" && "$hvb" bisect HEAD HEAD -- lookup >"$tmp/o" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && grep -q "nothing to bisect" "$tmp/o" && ok ||
+    bad "bisect HEAD HEAD: exit $rc, $(cat "$tmp/err")"
+mkdir -p "$repo/.ci"
+echo "lookup --param domains=10" >"$repo/.ci/gate-suite"
+git_ add .ci/gate-suite && git_ commit -q -m suite
+echo "# edited, not committed: no gate" >"$repo/.ci/gate-suite"
+(cd "$repo" && "$hvb" review --base-bin "$hvb" --head-bin "$hvb" --out "$tmp/sout" \
+    --metric time --pairs 2 --max-pairs 2 --rounds 3 --sample-time 0.001 \
+    --explain none HEAD^ HEAD >/dev/null 2>"$tmp/err")
+rc=$?
+grep -q "gate lookup --param domains=10" "$tmp/err" && [ $rc -ne 2 ] && ok ||
+    bad "the default suite: exit $rc, $(tail -2 "$tmp/err")"
 
 finish review-interrupt

@@ -77,7 +77,10 @@ struct hvb_build_cache {
     unsigned int jobs;    /* cmake --build -j */
     bool quiet;
     bool ccache; /* builds through ccache (on PATH; not $HVBENCH_CCACHE=0) */
+    double timeout_s; /* a build step's limit (0: HVB_BUILD_TIMEOUT_S) */
 };
+
+#define HVB_BUILD_TIMEOUT_S 7200.0 /* a step of a build: 2 hours */
 
 /*
  * The cache in @dir (NULL: $HVBENCH_CACHE, else $XDG_CACHE_HOME/hvbench/

@@ -8,6 +8,9 @@
 #ifndef HVB_TWOBUILD_H
 #define HVB_TWOBUILD_H
 
+/* gate --base-bin's pairs before its first look (--pairs). */
+#define HVB_GATE_DEFAULT_PAIRS 8
+
 struct hvb_cmd_ctx;
 struct hvb_cmd_doc;
 
