@@ -28,9 +28,20 @@ fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # finish NAME: the summary line; the exit status says whether all passed.
+# skip_part WHY: a part not run here; the test then ends as skipped (77:
+# SKIP_RETURN_CODE), never as passed, unless something failed.
+skipped=
+skip_part() {
+    echo "SKIP (a part): $*"
+    skipped="$skipped${skipped:+; }$*"
+}
 finish() {
     echo "$1: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ]
+    [ "$fail" -eq 0 ] || return 1
+    if [ -n "$skipped" ]; then
+        echo "SKIP: not run here: $skipped"
+        exit 77
+    fi
 }
 # started RC WHAT ERRFILE: after "scripts/*-local.sh start" (exit RC,
 # stderr in ERRFILE): exit 77 with SKIP and its reason where it cannot

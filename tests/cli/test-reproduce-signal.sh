@@ -104,7 +104,7 @@ r = json.load(open(sys.argv[1]))['hvbench']['run']
 print(r['rounds_done'] if not r['complete'] else 'complete')" "$f" 2>/dev/null)
 case "$done_rounds" in
 complete | '')
-    echo "note: the run ended before the signal ($done_rounds): interrupt not checked"
+    skip_part "the run ended before the signal ($done_rounds): interrupt not checked"
     ;;
 *)
     [ $rc -eq 143 ] &&

@@ -102,7 +102,7 @@ assert red > 300 and blue > 300, (red, blue)
 print("screenshot: %d red (the change) and %d blue (the series) pixels" % (red, blue))
 PY
 else
-    echo "note: no chromium: the site's screenshot is not checked"
+    skip_part "no chromium: the site's screenshot"
 fi
 
 # 7. triage.
@@ -189,6 +189,8 @@ if [ -n "$here_commit" ]; then
     (cd "$here" && "$hv" history reference set HEAD --no-overlap --db "$tmp/mv-with.db") >"$tmp/ref.out" 2>&1 &&
         grep -q "without an overlap: the ratio series break here" "$tmp/ref.out" ||
         bad "reference set --no-overlap: $(cat "$tmp/ref.out")"
+else
+    skip_part "not a git checkout: reference set"
 fi
 hist_one "reference, bad" "takes nothing, or set REV" "$hv" history reference move x --db "$tmp/ref.db"
 

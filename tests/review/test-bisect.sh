@@ -138,7 +138,7 @@ if "$src/scripts/slurm-local.sh" start "$cluster" >"$tmp/slurm.out" 2>"$tmp/slur
         ok || bad "bisect --fleet built: $(grep -l "building " "$tmp"/fleet/steps/*.log)"
     "$src/scripts/slurm-local.sh" stop "$cluster" >/dev/null 2>&1
 else
-    echo "SKIP (the --fleet slurm part): $(cat "$tmp/slurm.err")"
+    skip_part "the --fleet slurm part: $(cat "$tmp/slurm.err")"
 fi
 bisect kopt "$good" "$c6" -k 3 -- $W
 [ $rc -eq 2 ] && grep -q -- "-k is --fleet slurm's" "$tmp/kopt.stderr" && ok ||
