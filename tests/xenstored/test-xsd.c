@@ -1130,6 +1130,13 @@ static const char *const paths[] = {
 
 /* The reference socket (--against): the real oxenstored. */
 static const char *against;
+/*
+ * --plant rm-ok: the negative control of the differential.  Our side's
+ * failed RM is taken as a success ("an RM whose node is missing returns
+ * 0"), a model bug the comparison with the real oxenstored must catch
+ * (ctest xsd-oxenstored-planted passes only on that mismatch's message).
+ */
+static bool plant_rm_ok;
 
 struct gen {
     uint64_t rng;
@@ -1224,6 +1231,12 @@ static void compare(const struct gen *g, uint64_t seed, unsigned int i,
                     const struct greq *r, int src, const char *sbuf,
                     size_t slen, int orc, const char *obuf, size_t olen)
 {
+    if ( plant_rm_ok && r->type == XSD_RM && src != 0 )
+    {
+        src = 0;
+        sbuf = "OK";
+        slen = 3;
+    }
     if ( src != orc )
         fail_msg("seed %lu request %u (%s %s tx %u): socket %d, "
                  "%s %d",
@@ -1346,6 +1359,17 @@ int main(int argc, char **argv)
     if ( argc > 2 && strcmp(argv[1], "--against") == 0 )
     {
         against = argv[2];
+        argc -= 2;
+        argv += 2;
+    }
+    if ( argc > 2 && strcmp(argv[1], "--plant") == 0 )
+    {
+        plant_rm_ok = strcmp(argv[2], "rm-ok") == 0;
+        if ( !plant_rm_ok )
+        {
+            fprintf(stderr, "test-xsd: --plant: only rm-ok is known\n");
+            return 2;
+        }
         argc -= 2;
         argv += 2;
     }
