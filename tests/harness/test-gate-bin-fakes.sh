@@ -196,6 +196,29 @@ gate "noisy builds, --budget 0.001: unknown after the first --pairs" 3 \
     "gate: UNKNOWN" --base-bin "$tmp/noisy" --new-bin "$tmp/noisy" \
     --json "$tmp/budget.json" --budget 0.001 $adapt -- $suite
 json "$tmp/budget.json" 'assert c["pairs"] == 2 and g["looks"] == 1 and g["budget"] == 0.001, c'
+# builds_verdict() on fixed samples, against a band of 1%: +0.5% is
+# same, +1.5% regressed (beyond the band but inside twice it: a band
+# widened to 2t called it same and no test saw it), -1.5% improved; a
+# seeded +3% with 1% noise regressed, its CI about 1.03 and beyond the
+# band, p_beyond small.
+measured tenhalf '10.05'
+measured ten15 '10.15'
+measured ninehalf '9.85'
+measured noisy3 '10.3 * (1 + 0.01 * r.gauss(0, 1))'
+band="--pairs 4 --max-pairs 4 --rounds 5 --max-regression 1%"
+for v in tenhalf:0:same ten15:1:regressed ninehalf:0:improved noisy3:1:regressed; do
+    b=${v%%:*} w=${v#*:} verdict=${v##*:}
+    # shellcheck disable=SC2086
+    gate "fixed samples, $b: $verdict" "${w%%:*}" "gate: " --base-bin "$tmp/ten" \
+        --new-bin "$tmp/$b" --json "$tmp/band-$b.json" $band -- $suite
+    json "$tmp/band-$b.json" "assert c['verdict'] == '$verdict', c"
+done
+json "$tmp/band-ten15.json" 'assert c["ci"] == [1.015, 1.015] or abs(c["ci"][0] - 1.015) < 1e-9, c
+assert c["p_beyond"] < 0.05 and d["exit"] == 1, c'
+json "$tmp/band-tenhalf.json" 'assert abs(c["ratio"] - 1.005) < 1e-9 and c["ci"][1] < 1.01, c'
+json "$tmp/band-noisy3.json" 'assert 1.01 < c["ci"][0] < 1.03 < c["ci"][1] < 1.06, c
+assert c["p_beyond"] < 0.05, c'
+
 # A base without the metric's counter, or with it as a string or null,
 # and one whose time is 1e308: exit 2 naming the counter or the sample
 # (they printed nan, -100.00%, "p 0*" and exit 3, and "improved").
