@@ -168,4 +168,15 @@ rc=$?
 grep -q "gate lookup --param domains=10" "$tmp/err" && [ $rc -ne 2 ] && ok ||
     bad "the default suite: exit $rc, $(tail -2 "$tmp/err")"
 
+# bisect's default output is under .git/ (issue 34, bug 1), never in the
+# work tree: here with no cmake on PATH, so the first step's review
+# fails at once and bisect stops, its bisect.json written.
+mkdir "$tmp/nocmake"
+for t in git rm; do ln -s "$(command -v $t)" "$tmp/nocmake/$t"; done
+(cd "$repo" && timeout 120 env PATH="$tmp/nocmake" "$hvb" bisect --cache "$cache" \
+    --metric time HEAD~2 HEAD -- lookup >/dev/null 2>"$tmp/err")
+[ -f "$repo/.git/hvbench-bisect/bisect.json" ] && [ ! -e "$repo/hvbench-bisect" ] &&
+    [ -z "$(git -C "$repo" status --porcelain --untracked-files=all | grep -v '^ M .ci/')" ] && ok ||
+    bad "bisect's default --out: $(ls "$repo" "$repo/.git" | tr '\n' ' '), $(tail -2 "$tmp/err")"
+
 finish review-interrupt
