@@ -324,21 +324,33 @@ bad:
     return false;
 }
 
-bool hvb_parse_real(const char *opt, const char *s, double lo, double hi,
-                    double *out)
+/*
+ * A plain decimal number at @s ("0.5", ".5", "1e3"; no sign, no "inf"),
+ * then @suffix if given, then nothing: true with *@v.
+ */
+static bool plain_number(const char *s, const char *suffix, double *v)
 {
     char *end;
-    double v;
 
     errno = 0;
     if ( !isdigit((unsigned char)*s) && *s != '.' )
-        goto bad;
-    v = strtod(s, &end);
-    if ( errno || *end != '\0' || !isfinite(v) || !(v > lo && v < hi) )
-        goto bad;
-    *out = v;
-    return true;
-bad:
+        return false;
+    *v = strtod(s, &end);
+    if ( suffix != NULL && strcmp(end, suffix) == 0 )
+        end += strlen(suffix);
+    return errno == 0 && *end == '\0' && isfinite(*v);
+}
+
+bool hvb_parse_real(const char *opt, const char *s, double lo, double hi,
+                    double *out)
+{
+    double v;
+
+    if ( plain_number(s, NULL, &v) && v > lo && v < hi )
+    {
+        *out = v;
+        return true;
+    }
     hvb_usage_error("bad value '%s' for %s (a number between %g and %g, "
                     "e.g. 0.001)",
                     s, opt, lo, hi);
@@ -348,20 +360,13 @@ bad:
 bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
                        double *out)
 {
-    char *end;
     double v;
 
-    errno = 0;
-    if ( !isdigit((unsigned char)*s) && *s != '.' )
-        goto bad;
-    v = strtod(s, &end);
-    if ( *end == 's' )
-        end++;
-    if ( errno || *end != '\0' || !isfinite(v) || v < min || v > max )
-        goto bad;
-    *out = v;
-    return true;
-bad:
+    if ( plain_number(s, "s", &v) && v >= min && v <= max )
+    {
+        *out = v;
+        return true;
+    }
     hvb_usage_error(
         "bad value '%s' for %s (seconds in [%g, %g], e.g. 0.5 or 0.5s)", s, opt,
         min, max);

@@ -544,6 +544,7 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
     struct series s = {0};
     struct hvb_hruns runs;
     bool more = true, tx;
+    int f;
 
     if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
                          1, &d.dopt.pvalue) )
@@ -591,8 +592,8 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                 "kept: %s\n",
                 hvb_sql_errmsg(h->db));
     free(s.p);
-    for ( int j = 0; j < 4; j++ )
-        free(s.key[j]);
+    for ( f = 0; f < 4; f++ )
+        free(s.key[f]);
     hvb_hruns_free(&runs);
     if ( d.strays )
         printf("%lu point(s) of reviews against a base that is no pinned "
