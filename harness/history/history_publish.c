@@ -101,7 +101,10 @@ static void chain(json_t *s, struct hvb_hpoint *hp, size_t n, char *const *refs)
     json_object_set_new(s, "moves", moves);
 }
 
-/* How many of @s's kept change points have each label, into it. */
+/*
+ * How many of @s's kept change points have each label, into it: of its
+ * machine's runs only (another machine's labels are its series').
+ */
 static void triage_counts(struct hvb_hdb *h, json_t *s)
 {
     json_t *t =
@@ -109,10 +112,14 @@ static void triage_counts(struct hvb_hdb *h, json_t *s)
     struct hvb_sql_stmt *st;
 
     if ( (st = hvb_sql_prepare(
-              h->db, "SELECT label, count(*) FROM changes WHERE cell = "
-                     "? AND metric = ? AND series = ? AND label IS NOT "
-                     "NULL GROUP BY label")) != NULL )
+              h->db,
+              "SELECT c.label, count(*) FROM changes c JOIN runs r ON r.id = "
+              "c.run_id WHERE c.cell = ? AND c.metric = ? AND c.series = ? "
+              "AND coalesce(r.machine, '') = ? AND c.label IS NOT NULL "
+              "GROUP BY c.label")) != NULL )
     {
+        hvb_sql_bind_text(st, 4,
+                          json_string_value(json_object_get(s, "machine")));
         hvb_sql_bind_text(st, 1, json_string_value(json_object_get(s, "cell")));
         hvb_sql_bind_text(st, 2,
                           json_string_value(json_object_get(s, "metric")));

@@ -110,9 +110,14 @@ grep -q "in 2 series, 1 regression" "$tmp/out" && grep -q "^two/0  time  ratio  
 "$hvb" history export --db "$tmp/m.db" --machine ci-b --format csv >"$tmp/out" 2>&1 &&
     [ "$(grep -c ',"ci-b",' "$tmp/out")" = 40 ] && ! grep -q "ci-a" "$tmp/out" && ok ||
     bad "export --machine: $(head -3 "$tmp/out")"
+# ci-a's change labelled: counted on ci-a's page, not ci-b's.
+"$hvb" history triage "$(sqlite3 "$tmp/m.db" 'SELECT min(id) FROM changes')" real \
+    --db "$tmp/m.db" >/dev/null 2>&1 || bad "triage on two machines"
 "$hvb" history publish "$tmp/msite" --db "$tmp/m.db" >"$tmp/out" 2>&1 &&
-    [ "$(ls "$tmp/msite/bench" | wc -l)" -eq 2 ] && grep -q "two/0 on ci-b" "$tmp/msite/index.html" && ok ||
-    bad "publish, two machines: $(ls "$tmp/msite/bench" 2>&1), $(cat "$tmp/out")"
+    [ "$(ls "$tmp/msite/bench" | wc -l)" -eq 2 ] && grep -q "two/0 on ci-b" "$tmp/msite/index.html" &&
+    grep -q "precision 100% (1 of 1 labelled" "$tmp/msite/index.html" &&
+    grep -q "two/0 on ci-b</a></td><td>time</td><td>ratio</td><td>0</td><td>-</td>" "$tmp/msite/index.html" &&
+    ok || bad "publish, two machines: $(ls "$tmp/msite/bench" 2>&1), $(cat "$tmp/out")"
 
 # A cell that is a formula, a commit with an escape sequence, a number
 # with a tail, contradicting options: refused or made harmless.
