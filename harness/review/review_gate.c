@@ -151,25 +151,20 @@ static bool is_different(json_t *cell)
            (strcmp(v, "regressed") == 0 || strcmp(v, "improved") == 0);
 }
 
-/*
- * Benjamini-Hochberg over every cell's p_beyond (the gate's p-value of
- * a change beyond the threshold; hvb_bh_cut()): a DIFFERENT cell above
- * the cut becomes unknown.
- */
-static void fdr(struct review *rv)
+size_t hvb_review_fdr(json_t *gates, double q)
 {
     size_t n = 0, i, g;
     json_t *gate, *cell, **v;
     double *p, cut;
 
-    json_array_foreach(rv->gates, g, gate) n +=
+    json_array_foreach(gates, g, gate) n +=
         json_array_size(json_object_get(gate, "cells"));
     v = calloc(n + 1, sizeof(*v));
     p = calloc(n + 1, sizeof(*p));
     if ( v == NULL || p == NULL )
         goto out;
     n = 0;
-    json_array_foreach(rv->gates, g, gate)
+    json_array_foreach(gates, g, gate)
         json_array_foreach(json_object_get(gate, "cells"), i, cell)
     {
         json_t *pv = json_object_get(cell, "p_beyond");
@@ -177,8 +172,7 @@ static void fdr(struct review *rv)
         v[n] = cell;
         p[n++] = json_is_number(pv) ? json_number_value(pv) : 1.0;
     }
-    rv->nr_verdicts = n;
-    cut = hvb_bh_cut(p, n, FDR_Q);
+    cut = hvb_bh_cut(p, n, q);
     for ( i = 0; i < n; i++ )
     {
         if ( !is_different(v[i]) || p[i] <= cut )
@@ -193,6 +187,7 @@ static void fdr(struct review *rv)
 out:
     free(v);
     free(p);
+    return n;
 }
 
 int hvb_review_gates(struct review *rv)
@@ -220,6 +215,6 @@ int hvb_review_gates(struct review *rv)
             if ( rc )
                 return rc;
         }
-    fdr(rv);
+    rv->nr_verdicts = hvb_review_fdr(rv->gates, FDR_Q);
     return 0;
 }
