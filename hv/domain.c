@@ -154,7 +154,8 @@ int hv_domain_create(struct hv *hv, domid_t id, unsigned int nr_grants,
         free(d);
         return -EEXIST;
     }
-    atomic_fetch_add(&hv->stats.domains_created, 1);
+    atomic_init(&d->serial,
+                atomic_fetch_add(&hv->stats.domains_created, 1) + 1);
     link_locked(&hv->domtab, d);
     write_end(hv);
     if ( out )
@@ -294,14 +295,18 @@ void hv_domain_free(struct hv_domain *d)
         ;
     atomic_fetch_add(&hv->stats.domains_freed, 1);
 
+    /*
+     * Poison it: a reader that still holds it will notice, also once it
+     * is freed (as long as its memory is not reused: then its serial
+     * changes).  With a quarantine, age it first.
+     */
+    atomic_store_explicit(&d->magic, HV_DOMAIN_MAGIC_FREE,
+                          memory_order_relaxed);
     if ( hv->cfg.quarantine_gps == 0 )
     {
         free(d);
         return;
     }
-    /* Poison and age it: a reader that still holds it will notice. */
-    atomic_store_explicit(&d->magic, HV_DOMAIN_MAGIC_FREE,
-                          memory_order_relaxed);
     atomic_store_explicit(&d->pipe_age, 1, memory_order_relaxed);
     hv_call_rcu(hv, &d->rcu, domain_quarantine_cb);
 }

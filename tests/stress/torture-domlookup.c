@@ -28,6 +28,14 @@
  * get_domain).  Under AddressSanitizer, --quarantine 0 frees at once and
  * lets ASan see those accesses too (tests/CMakeLists.txt runs both).
  *
+ * Without ASan, --quarantine 0 still catches a held domain freed early:
+ * the model poisons the magic before free(), and a domain's serial (its
+ * creation's number) is checked on every re-read, so a reader of freed
+ * memory sees the poison, or a serial not its own once a new domain has
+ * taken the memory (malloc hands the same chunk back: the writer
+ * re-creates the same domids, so the domid alone would not tell).  The
+ * plain control torture-rcu-broken-free runs it so.
+ *
  * At the end: every domain destroyed, every one freed (created == freed,
  * the urcu hash test's nr_leaked), lookups counted by the readers equal
  * the model's per-CPU counters (hits + misses), the table is consistent,
@@ -83,7 +91,7 @@ struct reader {
     uint64_t seed;
     uint64_t reads, hits, misses, dying_seen;
     uint64_t pipe[PIPE_LEN]; /* oldest age seen, per hold */
-    uint64_t bad_magic, bad_id, nesting;
+    uint64_t bad_magic, bad_id, bad_serial, nesting;
     uint64_t long_holds; /* holds that crossed a quiescent state */
     bool enter_failed;
 };
@@ -103,23 +111,36 @@ static void violation(struct torture *t)
 
 /*
  * What a reader saw of one held domain, over all its re-checks: the
- * oldest pipe age and whether the magic or the domid was ever wrong.
+ * oldest pipe age and whether the magic, the domid or the serial (the
+ * one of its first check) was ever wrong.  A changed serial is freed
+ * memory a new domain of the same domid has taken: live magic, age 0,
+ * the right domid, and still not the domain the reader looked up.
  */
 struct hold {
     uint32_t max_age;
-    bool bad_magic, bad_id;
+    uint64_t serial;
+    bool bad_magic, bad_id, bad_serial;
 };
+
+static bool hold_ok(const struct hold *h)
+{
+    return h->max_age == 0 && !h->bad_magic && !h->bad_id && !h->bad_serial;
+}
 
 static bool check_held(struct hold *h, struct hv_domain *d, domid_t id)
 {
     uint32_t magic = atomic_load_explicit(&d->magic, memory_order_relaxed);
     uint32_t age = atomic_load_explicit(&d->pipe_age, memory_order_relaxed);
+    uint64_t serial = atomic_load_explicit(&d->serial, memory_order_relaxed);
 
     if ( age > h->max_age )
         h->max_age = age;
+    if ( h->serial == 0 )
+        h->serial = serial;
     h->bad_magic |= magic != HV_DOMAIN_MAGIC;
     h->bad_id |= d->domain_id != id;
-    return h->max_age == 0 && !h->bad_magic && !h->bad_id;
+    h->bad_serial |= serial != h->serial;
+    return hold_ok(h);
 }
 
 /* Account one hold: one Reader Pipe entry per held domain. */
@@ -128,7 +149,8 @@ static bool record_hold(struct reader *r, const struct hold *h)
     r->pipe[h->max_age < PIPE_LEN ? h->max_age : PIPE_LEN - 1]++;
     r->bad_magic += h->bad_magic;
     r->bad_id += h->bad_id;
-    return h->max_age == 0 && !h->bad_magic && !h->bad_id;
+    r->bad_serial += h->bad_serial;
+    return hold_ok(h);
 }
 
 static void *reader_main(void *arg)
@@ -286,8 +308,8 @@ int main(int argc, char **argv)
     struct writer w;
     uint64_t long_holds = 0;
     uint64_t reads = 0, hits = 0, misses = 0, dying = 0, bad_magic = 0,
-             bad_id = 0, nesting = 0, pipe[PIPE_LEN] = {0}, seed, perfc_look,
-             perfc_miss, qs, created, freed;
+             bad_id = 0, bad_serial = 0, nesting = 0, pipe[PIPE_LEN] = {0},
+             seed, perfc_look, perfc_miss, qs, created, freed;
     double seconds = 3.0, t0, elapsed;
     unsigned int i, j, bad_pipe = 0, failures = 0;
     unsigned int quarantine = QUARANTINE_GPS;
@@ -388,6 +410,7 @@ int main(int argc, char **argv)
         long_holds += r[i].long_holds;
         bad_magic += r[i].bad_magic;
         bad_id += r[i].bad_id;
+        bad_serial += r[i].bad_serial;
         nesting += r[i].nesting;
         for ( j = 0; j < PIPE_LEN; j++ )
             pipe[j] += r[i].pipe[j];
@@ -434,16 +457,17 @@ int main(int argc, char **argv)
     for ( j = 0; j < PIPE_LEN; j++ )
         printf(" %" PRIu64, pipe[j]);
     printf("%s\n", bad_pipe ? " !!!" : "");
-    printf("  errors: magic %" PRIu64 " domid %" PRIu64 " nesting %" PRIu64
-           "%s\n",
-           bad_magic, bad_id, nesting,
-           (bad_magic || bad_id || nesting) ? " !!!" : "");
+    printf("  errors: magic %" PRIu64 " domid %" PRIu64 " serial %" PRIu64
+           " nesting %" PRIu64 "%s\n",
+           bad_magic, bad_id, bad_serial, nesting,
+           (bad_magic || bad_id || bad_serial || nesting) ? " !!!" : "");
     printf("  accounting: created %" PRIu64 " freed %" PRIu64 " live %u"
            "%s\n",
            created, freed, hv_domain_count(t.hv),
            created != freed ? " !!!" : "");
 
-    failures += bad_pipe + (bad_magic != 0) + (bad_id != 0) + (nesting != 0);
+    failures += bad_pipe + (bad_magic != 0) + (bad_id != 0) +
+                (bad_serial != 0) + (nesting != 0);
     failures += atomic_load(&t.violations) != 0;
     failures += w.errors != 0;
     failures +=

@@ -56,6 +56,12 @@ struct hv_domain {
     /* Lifetime checks: readers assert these (torture, conformance). */
     _Atomic uint32_t magic;
     _Atomic uint32_t pipe_age; /* grace periods since freeing */
+    /*
+     * Which creation this is (1, 2, ...; set before the domain is
+     * linked, never changed): a reader that sees it change under its
+     * hold is reading freed memory that a new domain has taken.
+     */
+    _Atomic uint64_t serial;
 
     _Atomic uint32_t refcnt __hv_cacheline_aligned; /* | DESTROYED */
     _Atomic bool is_dying;
