@@ -199,6 +199,29 @@ static void judge(const struct hvb_rp_claim *c, struct hvb_rp_figure *f)
     f->within_2x = f->ror >= 0.5 && f->ror <= 2;
 }
 
+/*
+ * The medians of @c's "also" sides, NAN where a run, cell or counter is
+ * missing (the claim's own figure says why, or it is measured without).
+ */
+static void also(const struct hvb_rp_claim *c, const struct hvb_rp_done *done,
+                 size_t n, struct hvb_rp_figure *f)
+{
+    const struct hvb_rp_extra *x = c->extra;
+    const struct hvb_rp_side *s[2] = {x ? &x->also_num : NULL,
+                                      x ? &x->also_den : NULL};
+    double *v[2] = {&f->also_num, &f->also_den};
+    char err[256];
+    int k;
+
+    for ( k = 0; k < 2 && x != NULL && x->also != NULL; k++ )
+    {
+        json_t *cell = side_cell(c, s[k], done, n, err, sizeof(err));
+
+        if ( cell != NULL )
+            *v[k] = metric_median(cell, s[k]->metric, "", err, sizeof(err));
+    }
+}
+
 void hvb_rp_figure(const struct hvb_rp_claim *c, const struct hvb_rp_done *done,
                    size_t n, struct hvb_rp_figure *f)
 {
@@ -209,6 +232,8 @@ void hvb_rp_figure(const struct hvb_rp_claim *c, const struct hvb_rp_done *done,
     f->claim = c;
     f->num = f->den = f->ratio = f->ror = NAN;
     f->ci_lo = f->ci_hi = NAN;
+    f->also_num = f->also_den = NAN;
+    also(c, done, n, f);
     if ( c->unmeasurable != NULL )
     {
         f->state = HVB_RP_UNMEASURABLE;

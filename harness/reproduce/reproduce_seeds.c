@@ -13,6 +13,12 @@
  * domains, 4 GiB, 20 parallel creations), scaled where it does not, and
  * the claim's `how` says so; --quick lowers repetitions (and seed 000's
  * listing length, which does not change a per-request figure).
+ *
+ * A claim's `how` holds no figure: what a reproduce run does not measure
+ * (a profile, callgrind, lockstat) goes to `earlier`, with the commit,
+ * date and machine that measured it, and the table prints it as such;
+ * what it does measure (seed 002's poll_cpu_us) is an `also` ratio,
+ * computed from this invocation's runs.
  */
 #include <stddef.h>
 #include <string.h>
@@ -125,6 +131,42 @@ const size_t hvb_rp_nr_runs = sizeof(hvb_rp_runs) / sizeof(hvb_rp_runs[0]);
     "of a TCP TX benchmark's cycles, compared here as the cost of one "     \
     "lookup"
 
+static const struct hvb_rp_extra incres_callgrind = {
+    .earlier =
+        "callgrind of the same cells (run increase-reservation ... "
+        "--instrument callgrind) at 621238a (2026-12-02) on the 2-vCPU AMD "
+        "EPYC development VM: 322 (first-node) vs 909 (numa-2006) "
+        "instructions a page (2.82x; 2.0 vs 14.0 free-list probes a page); "
+        "the seed's Opteron 248 spent 267 and 1042 cycles a page (127 and "
+        "496 ns at 2.1 GHz), about one instruction a cycle on both paths",
+};
+
+static const struct hvb_rp_extra poll_profile = {
+    .earlier =
+        "at 736a150 (2026-12-02) on the 2-vCPU AMD EPYC development VM: "
+        "poll_cpu_us append-2 1.85 ms, chunked 133 us (r = 13.9); "
+        "boot_work_us=0, 1000, 3000 (hvbench run xenopsd-poll ... --param "
+        "boot_work_us=0,1000,3000) moved the share ratio 6.3x -> 7.9x, 8.1x; "
+        "hvbench profile xenopsd-poll: append-2's poll 52% in Xen's walk from "
+        "the head (252k steps), 41% in memmove (the appends' 28 MB); "
+        "chunked's 60% in the hypervisor's walk and fill of the 1000 records, "
+        "which both pay, 14% in the bounce copies",
+    .also = "r, one poll's CPU in us (poll_cpu_us), append-2 / chunked:",
+    .also_num = {"xenopsd-poll", "infolist=append-2", "poll_cpu_us"},
+    .also_den = {"xenopsd-poll", "infolist=chunked", "poll_cpu_us"},
+};
+
+static const struct hvb_rp_extra create_lockstat = {
+    .earlier =
+        "lockstat of the same cells at 1c88016 (2026-12-02) on the 2-vCPU "
+        "AMD EPYC development VM: ~11 of 19.5 ms of a 1-VM creation under "
+        "the manager lock (f = 0.57: one pass 6.4x); global + name-hash "
+        "10-11x; at 20 clients 18.8 s waited in FindByUUID beside 29.5 s at "
+        "the manager (name-hash: 1 ms beside 60.5 s); the seed's FindByUUID "
+        "in a start waited 1.5 s in all (12 times), its defines a quarter of "
+        "a creation (4.5 s mean against 20 s), ours as long as one",
+};
+
 const struct hvb_rp_claim hvb_rp_claims[] = {
     {"000",
      "xenstore-ls of 100 subtrees (~300,000 nodes, 1000 domains holding "
@@ -140,6 +182,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "xenstore-ls in process: " XS_HOW "; request_ns=52729 MODELLED: the "
      "seed's own cost of a request outside the quota (5.6051 s / 106,300 "
      "requests)",
+     NULL,
      NULL},
     {"000",
      "the same listing: 12.756 s (Hashtbl.copy) vs 5.6051 s (Map)",
@@ -154,6 +197,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "socket in the xenstore wire format to hvbench xenstored's server in "
      "a thread of the run, one connection, nothing modelled; " XS_HOW
      " (3 / 10 subtrees)",
+     NULL,
      NULL},
     {"000",
      "booting 575 VMs: 1099 s without the patch series, 604 s with it",
@@ -173,6 +217,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "boot (phase_xenstore_ms_mean), so the quota's copy barely shows: "
      "the seed's host spent its time in oxenstored's request path, which "
      "the model's boot does not load as heavily",
+     NULL,
      NULL},
     {"001",
      "balloon dom0 256 MiB -> 4 GiB: with NUMA 911 / 907 / 910 ms, "
@@ -185,6 +230,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "ms",
      1e-6,
      "balloon 256 -> 4096 MiB in hypercalls of 512 order-0 extents; " NUMA_HOW,
+     NULL,
      NULL},
     {"001",
      "the same balloon with NUMA + optimisations: 709 / 701 / 703 ms vs "
@@ -198,6 +244,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      1e-6,
      "as above; numa is today's allocator (node affinity, last-node round "
      "robin, O(1) avail pre-check), the seed's optimisations 1-4",
+     NULL,
      NULL},
     {"001",
      "increase_reservation of 3 GiB at domain creation: with NUMA 390 / "
@@ -209,14 +256,11 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      {"increase-reservation", "pgalloc=first-node", "time"},
      "ms",
      1e-6,
-     INCRES_HOW "; callgrind: 322 (first-node) vs 909 (numa-2006) "
-                "instructions a page (2.82x; 2.0 vs 14.0 free-list probes a "
-                "page), the time ratio lower because this CPU runs the "
-                "probes of node 0's empty lists at a higher IPC than the "
-                "frame-table writes both pay; the seed's Opteron 248 spent "
-                "267 and 1042 cycles a page (127 and 496 ns at 2.1 GHz), "
-                "about one instruction a cycle on both paths",
-     NULL},
+     INCRES_HOW "; the time ratio is lower than the instruction ratio "
+                "because this CPU runs the probes of node 0's empty lists at "
+                "a higher IPC than the frame-table writes both pay",
+     NULL,
+     &incres_callgrind},
     {"001",
      "3 GiB with NUMA + optimisations: 150 / 159 / 159 ms vs 100 ms "
      "without",
@@ -228,6 +272,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "ms",
      1e-6,
      "as above",
+     NULL,
      NULL},
     {"001",
      "memwrite of 512 MiB by a one-vCPU domU: 670 MiB/s all-local vs "
@@ -244,7 +289,8 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "penalty is modelled from the SLIT distances (it returns the distance "
      "ratio it is given), so there is nothing to measure; on a multi-node "
      "host 'hvbench run memwrite --plugin pgalloc=first-node,numa --param "
-     "node=1' measures it"},
+     "node=1' measures it",
+     NULL},
     {"002",
      "domain_getinfolist for 1000 VMs: ~500 x 1000 hypercalls before, "
      "1000 after (per enumeration ~500 -> 1)",
@@ -258,6 +304,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "getinfolist of 1000 domains (sparse domids), boundary=syscall (a "
      "real kernel entry per hypercall); counted, not timed: chunked's "
      "second call is the empty reply that ends the walk",
+     NULL,
      NULL},
     {"002",
      "Xenctrl domain_getinfolist: 17.7% of overall time while booting 1000 "
@@ -273,18 +320,15 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "boot 200 domains/s (destroy, create, 100 xenstore writes in one "
      "transaction), boundary=syscall; shares from the threads' CPU "
      "clocks; nothing modelled (boot_work_us=0).  The share ratio cannot "
-     "pass the ratio r of one poll's CPU (poll_cpu_us: append-2 ~1.9 ms, "
-     "chunked ~0.14 ms, r = 13-14): r (p + W) / (r p + W) < r whatever the "
-     "rest W, so no denominator brings it near 885x (boot_work_us=1000, "
-     "3000 move it 6.3x -> 7.9x, 8.1x).  hvbench profile: append-2's poll "
-     "52% in Xen's walk from the head (252k steps), 41% in memmove (the "
-     "appends' 28 MB); chunked's 60% in the hypervisor's walk and fill of "
-     "the 1000 records, which both pay, 14% in the bounce copies.  The "
-     "seed's own r is at most 500 (hypercalls 500 -> 1, its walk steps "
-     "125x fewer, its list cells 250x, its 1000 records as many), so its "
-     "885x is not one denominator's: its 'after' flame graph is another "
-     "run (perf-xen-boot-1150)",
-     NULL},
+     "pass r, the ratio of one poll's CPU (poll_cpu_us, this run's beside "
+     "it): r (p + W) / (r p + W) < r whatever the rest W, so no "
+     "denominator brings it near 885x.  The seed's own r is at most 500 "
+     "(hypercalls 500 -> 1, its walk steps 125x fewer, its list cells "
+     "250x, its 1000 records as many), so its 885x is not one "
+     "denominator's: its 'after' flame graph is another run "
+     "(perf-xen-boot-1150)",
+     NULL,
+     &poll_profile},
     {"003",
      "virConnectDefineXML: 13 ms booting 1 VM vs 4.5 s booting 20 VMs in "
      "parallel",
@@ -298,6 +342,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      VIRT_HOW "; the mean, as the seed's footnote on both call times says "
               "('In the average case, virConnectDefineXML is affected'; a "
               "single trace had shown no stall)",
+     NULL,
      NULL},
     {"003",
      "a copy of the name in the object (after the security lock fix) "
@@ -312,6 +357,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      1,
      VIRT_HOW "; the mean (the seed's 4.5 s is the average case); two "
               "runs, so a ratio of medians (not paired)",
+     NULL,
      NULL},
     {"003",
      "virDomainCreateWithFlags: 1.8 s booting 1 VM vs 20 s booting 20 in "
@@ -327,20 +373,14 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
               "'in the average case' (the thread's medians, 90 -> 60 s, are "
               "OpenStack's whole creation).  One pass of 20 creations "
               "through the manager queue gives 1 + 9.5 f, f the share of a "
-              "1-VM creation under the manager lock (lockstat: ~11 of 19.5 "
-              "ms, f = 0.57: 6.4x); SetAllLabel's second acquisition queues "
-              "again behind later GenLabels, so global + name-hash, whose "
-              "defines do not stall, reaches 10-11x.  What holds 2013's "
-              "below is the define convoy: a define's name scan waits, "
-              "holding the list lock, for every object a creation holds, so "
-              "no creation looks its domain up meanwhile (lockstat at 20: "
-              "18.8 s waited in FindByUUID beside 29.5 s at the manager; "
-              "name-hash: 1 ms beside 60.5 s) and the manager's queue "
-              "drains in phases; the seed's FindByUUID in a start waited "
-              "1.5 s in all (12 times), its defines a quarter of a creation "
-              "(4.5 s mean against 20 s), ours as long as one "
-              "(docs/seeds.md)",
-     NULL},
+              "1-VM creation under the manager lock; SetAllLabel's second "
+              "acquisition queues again behind later GenLabels.  What holds "
+              "2013's below is the define convoy: a define's name scan "
+              "waits, holding the list lock, for every object a creation "
+              "holds, so no creation looks its domain up meanwhile and the "
+              "manager's queue drains in phases (docs/seeds.md)",
+     NULL,
+     &create_lockstat},
     {"003",
      "disabling the AppArmor driver: the 20-VM creation test ran in 25 s "
      "instead of 35 s",
@@ -358,6 +398,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "instantiation under the global nwfilter locks (MODELLED delay, real "
      "locks and shell); the rest of a creation (the QEMU start) overlaps "
      "across the 20 clients",
+     NULL,
      NULL},
     {"004",
      "find_domain_by_id: 3.05% of the CPU cycles of a TCP TX benchmark, "
@@ -370,6 +411,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "ns/lookup",
      1,
      LOOKUP_HOW,
+     NULL,
      NULL},
     {"004",
      "with a per-CPU reference count: 0.31% (from 3.05%)",
@@ -381,6 +423,7 @@ const struct hvb_rp_claim hvb_rp_claims[] = {
      "ns/lookup",
      1,
      LOOKUP_HOW "; percpu-ref: RCU walk + padded per-CPU counters",
+     NULL,
      NULL},
 };
 const size_t hvb_rp_nr_claims =

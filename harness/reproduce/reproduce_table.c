@@ -112,6 +112,33 @@ static void md_measured(FILE *f, const struct hvb_rp_figure *g)
     fputs(g->paired ? " (paired rounds)" : " (medians)", f);
 }
 
+/*
+ * The last column: how it was measured, the "also" ratio of this
+ * invocation's runs, then the figures of earlier runs, named so.
+ */
+static void md_how(FILE *f, const struct hvb_rp_figure *g)
+{
+    const struct hvb_rp_claim *c = g->claim;
+    const struct hvb_rp_extra *x = c->extra;
+    char a[32], b[32], r[32];
+
+    md(f, c->how ? c->how : "-");
+    if ( x != NULL && x->also != NULL )
+    {
+        fmt_num(a, sizeof(a), g->also_num);
+        fmt_num(b, sizeof(b), g->also_den);
+        fmt_num(r, sizeof(r), g->also_num / g->also_den);
+        fputs(". This invocation: ", f);
+        md(f, x->also);
+        fprintf(f, " %s / %s = **%s**", a, b, r);
+    }
+    if ( x != NULL && x->earlier != NULL )
+    {
+        fputs(". *Earlier, not this invocation's:* ", f);
+        md(f, x->earlier);
+    }
+}
+
 void hvb_rp_markdown(FILE *f, const struct hvb_rp_table *t)
 {
     char buf[64], ror[32];
@@ -122,9 +149,11 @@ void hvb_rp_markdown(FILE *f, const struct hvb_rp_table *t)
           f);
     fmt_utc(buf, sizeof(buf), t->started);
     fprintf(f,
-            "Invocation `%s` (pid %d), %s, %s, %.0f s; every figure below "
-            "comes from a results file written by a run of this "
-            "invocation (runs table).\n\n",
+            "Invocation `%s` (pid %d), %s, %s, %.0f s; every figure "
+            "measured here, and every ratio of the last column said to be "
+            "this invocation's, comes from a results file written by a run "
+            "of this invocation (runs table); the last column's earlier "
+            "figures name their commit and machine.\n\n",
             t->invocation, (int)t->pid, buf, t->quick ? "--quick" : "full",
             t->ended - t->started);
     fputs("| seed | the claim (its figures and units) -> ratio | the same "
@@ -150,7 +179,7 @@ void hvb_rp_markdown(FILE *f, const struct hvb_rp_table *t)
                     g->within_2x ? "yes" : "no");
         else
             fputs(" | - | n/a | n/a | ", f);
-        md(f, c->how ? c->how : "-");
+        md_how(f, g);
         fputs(" |\n", f);
     }
     fputs("\n| run | pid | exit | started (UTC) | s | results file: its "
@@ -187,6 +216,7 @@ static json_t *num_or_null(double v)
 static json_t *figure_json(const struct hvb_rp_figure *g)
 {
     const struct hvb_rp_claim *c = g->claim;
+    const struct hvb_rp_extra *x = c->extra;
     json_t *o = json_object(), *m;
 
     json_object_set_new(o, "seed", json_string(c->seed));
@@ -195,6 +225,14 @@ static json_t *figure_json(const struct hvb_rp_figure *g)
     json_object_set_new(o, "seed_ratio",
                         json_pack("[f,f]", c->seed_lo, c->seed_hi));
     json_object_set_new(o, "how", c->how ? json_string(c->how) : json_null());
+    json_object_set_new(
+        o, "earlier", x && x->earlier ? json_string(x->earlier) : json_null());
+    if ( x != NULL && x->also != NULL )
+        json_object_set_new(o, "also",
+                            json_pack("{ss so so so}", "what", x->also, "num",
+                                      num_or_null(g->also_num), "den",
+                                      num_or_null(g->also_den), "ratio",
+                                      num_or_null(g->also_num / g->also_den)));
     json_object_set_new(o, "status", json_string(state_name(g->state)));
     if ( g->state == HVB_RP_UNMEASURABLE )
         json_object_set_new(o, "reason", json_string(c->unmeasurable));

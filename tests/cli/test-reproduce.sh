@@ -14,7 +14,11 @@
 #   with the reason and the exit status is 1;
 # - bad input is exit 2: unknown seed, --out a file, an uncreatable DIR,
 #   no --out, a stray argument;
-# - hvbench report DIR renders the seeds section.
+# - hvbench report DIR renders the seeds section;
+# - seed 002 (--quick, about 15 s): figures of earlier runs (a profile)
+#   are printed as such, with their commit and date, and the ratio that
+#   bounds the share ratio (r of poll_cpu_us) is this invocation's, the
+#   two medians of its results file.
 # Usage: test-reproduce.sh HVBENCH
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -129,6 +133,31 @@ PY
 grep -q "^| seed | the claim" "$tmp/out.md" && [ "$(grep -c '^| 004 |' "$tmp/out.md")" -eq 2 ] &&
     cmp -s "$tmp/out.md" "$tmp/rp/reproduce.md" && ok ||
     bad "markdown table on stdout and in reproduce.md"
+
+# Seed 002: the poll's r is computed from this run; the profile's
+# figures are labelled as earlier ones (they were printed as this run's).
+"$hvbench" reproduce --quick --seed 002 -q --out "$tmp/rp2" >"$tmp/out2.md" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 1 ] || bad "reproduce --seed 002 exit $rc: $(cat "$tmp/err")"
+$py - "$tmp/rp2" <<'PY' && ok || bad "seed 002: this run's r and the earlier figures"
+import json, os, re, sys
+d = sys.argv[1]
+t = json.load(open(os.path.join(d, "reproduce.json")))
+res = json.load(open(os.path.join(d, "002-xenopsd-poll.json")))
+cells = res["hvbench"]["cells"]
+def poll(plugin):
+    c = [c for c in cells if "infolist=" + plugin in c["name"].split("/")]
+    return c[0]["counters"]["poll_cpu_us"]["summary"]["median"]
+share = [c for c in t["claims"] if c.get("also")]
+assert len(share) == 1, share
+a = share[0]["also"]
+assert a["num"] == poll("append-2") and a["den"] == poll("chunked"), a
+assert abs(a["ratio"] - a["num"] / a["den"]) < 1e-9 * a["ratio"], a
+assert re.match(r"at [0-9a-f]{7,} \(\d{4}-\d\d-\d\d\) on ", share[0]["earlier"]), share[0]
+assert not re.search(r"\d+% in|r = 1", share[0]["how"]), share[0]["how"]
+PY
+grep -q "This invocation: r, one poll's CPU in us (poll_cpu_us), append-2 / chunked: [0-9.]* / [0-9.]* = \*\*[0-9.]*\*\*. \*Earlier, not this invocation's:\* at 736a150" \
+    "$tmp/out2.md" && ok || bad "seed 002's row: $(grep '^| 002' "$tmp/out2.md" | tail -1)"
 
 # A child that leaves an old file in place of its own: refused, exit 1.
 cat >"$tmp/fake" <<EOF2

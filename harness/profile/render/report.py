@@ -423,10 +423,17 @@ def seeds_section(d, out):
                     links.append((u, key, run))
         lk = "<br>".join(f'<a href="{e(u)}">{e(run)} {"results" if k == "file" else "log"}</a>'
                          for u, k, run in links) or "-"
+        how = e(str(c.get("how") or "-"))
+        also = c.get("also")
+        if also and also.get("ratio") is not None:
+            how += (f"<br>This invocation: {e(also['what'])} {also['num']:.4g} / "
+                    f"{also['den']:.4g} = <b>{also['ratio']:.3g}</b>")
+        if c.get("earlier"):
+            how += f"<br><i>Earlier, not this invocation's:</i> {e(c['earlier'])}"
         h.append(f"<tr><td>{e(c['seed'])}</td><td class=l>{e(c['claim'])}<br>"
                  f"<small>{e(c['figure'])}</small></td><td>{sr}</td>"
                  f"<td class=l>{meas}</td><td>{ror}</td>{dcell}{wcell}"
-                 f"<td class=l><small>{e(str(c.get('how') or '-'))}</small></td>"
+                 f"<td class=l><small>{how}</small></td>"
                  f"<td class=l>{lk}</td></tr>")
     h.append("</table>")
     for png in images:

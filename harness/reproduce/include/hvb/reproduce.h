@@ -67,16 +67,35 @@ struct hvb_rp_side {
     const char *metric; /* "time" (median ns/op) or a counter's name */
 };
 
+/* What a claim's row says beside its figure. */
+struct hvb_rp_extra {
+    /*
+     * Figures of earlier runs that explain this one (a profile, callgrind,
+     * lockstat: what a reproduce run does not take), each run named with
+     * its commit, date and machine: printed as "earlier, not this
+     * invocation's".  NULL: none.
+     */
+    const char *earlier;
+    /*
+     * A second ratio of this invocation's runs that bounds or explains
+     * the claim's (seed 002's share ratio cannot pass the ratio of one
+     * poll's CPU): what it is in words, and its two sides.  NULL: none.
+     */
+    const char *also;
+    struct hvb_rp_side also_num, also_den;
+};
+
 struct hvb_rp_claim {
     const char *seed;
     const char *quote;       /* the claim, with its figures and units */
     double seed_lo, seed_hi; /* its ratio (lo == hi: a point) */
     const char *figure;      /* what the ratio is, in words */
     struct hvb_rp_side num, den;
-    const char *unit;         /* of the two measured figures */
-    double scale;             /* metric * scale = figure in unit */
-    const char *how;          /* workload, params, modelled constants */
-    const char *unmeasurable; /* non-NULL: why the model cannot */
+    const char *unit;                 /* of the two measured figures */
+    double scale;                     /* metric * scale = figure in unit */
+    const char *how;                  /* workload, params, modelled constants */
+    const char *unmeasurable;         /* non-NULL: why the model cannot */
+    const struct hvb_rp_extra *extra; /* NULL: none */
 };
 
 struct hvb_rp_seed {
@@ -122,6 +141,8 @@ struct hvb_rp_figure {
     double ror;          /* ratio of ratios */
     bool direction, within_2x;
     bool resolved; /* false: the ratio's 95% CI contains 1 */
+    /* The claim's "also" ratio of this invocation, NAN without. */
+    double also_num, also_den;
     char error[1024];
 };
 
