@@ -52,6 +52,9 @@ static const struct hvb_optdef bisect_opts[] = {
                 "GIT_DIR/hvbench-bisect, e.g. .git/hvbench-bisect: never "
                 "inside the work tree)"),
     HVB_OPT_STR("cache", 0, "DIR", B, r.cache, "the build cache (as review's)"),
+    HVB_OPT_SECONDS("build-timeout", 0, "S", B, r.build_timeout_s, 1, 604800,
+                    "each review: kill a build step running longer than S "
+                    "seconds (review's default: 7200)"),
     HVB_OPT_STR("repo", 0, "DIR", B, repo_opt,
                 "the repository (default: the current directory's)"),
     HVB_OPT_UINT("jobs", 'j', "N", B, r.jobs, 1, 256, "build parallelism"),

@@ -58,6 +58,9 @@ static const struct hvb_optdef backfill_opts[] = {
     HVB_OPT_STR("out", 'o', "DIR", F, out,
                 "each commit's review (default hvbench-backfill)"),
     HVB_OPT_STR("cache", 0, "DIR", F, r.cache, "the build cache"),
+    HVB_OPT_SECONDS("build-timeout", 0, "S", F, r.build_timeout_s, 1, 604800,
+                    "each review: kill a build step running longer than S "
+                    "seconds (review's default: 7200)"),
     HVB_OPT_STR("repo", 0, "DIR", F, repo_opt, "the repository"),
     HVB_OPT_STR("branch", 0, "NAME", F, branch, "recorded with the runs"),
     HVB_OPT_STR("machine", 0, "NAME", F, machine,

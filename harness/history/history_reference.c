@@ -51,6 +51,9 @@ static const struct hvb_optdef reference_opts[] = {
     HVB_OPT_STR("out", 'o', "DIR", R, out,
                 "set: the overlap review (default hvbench-reference)"),
     HVB_OPT_STR("cache", 0, "DIR", R, r.cache, "set: the build cache"),
+    HVB_OPT_SECONDS("build-timeout", 0, "S", R, r.build_timeout_s, 1, 604800,
+                    "set: kill a build step of the overlap review running "
+                    "longer than S seconds (review's default: 7200)"),
     HVB_OPT_STR("repo", 0, "DIR", R, repo_opt, "set: the repository"),
     HVB_OPT_STR("branch", 0, "NAME", R, branch,
                 "set: recorded with the overlap run"),

@@ -23,7 +23,7 @@ char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
                         bool explain)
 {
     char **av = calloc((size_t)r->nr_line + 32, sizeof(*av));
-    static char jobs[16];
+    static char jobs[16], build_timeout[32];
     size_t n = 0;
     int i;
 
@@ -52,6 +52,12 @@ char **hvb_hreview_argv(const struct hvb_hreview *r, const char *base,
     {
         snprintf(jobs, sizeof(jobs), "%u", r->jobs);
         av[n++] = "--jobs", av[n++] = jobs;
+    }
+    if ( r->build_timeout_s > 0 )
+    {
+        snprintf(build_timeout, sizeof(build_timeout), "%.17g",
+                 r->build_timeout_s);
+        av[n++] = "--build-timeout", av[n++] = build_timeout;
     }
     av[n++] = "--";
     for ( i = 0; i < r->nr_line; i++ )

@@ -16,7 +16,8 @@
 #     gate or worker of it left, nothing written to its output after;
 #   - bisect and history backfill, SIGINT during a step's build (in the
 #     review they run): 130, the build gone;
-#   - (defects) --build-timeout kills a build step; --max-pairs below the
+#   - (defects) --build-timeout kills a build step, also of bisect's and
+#     backfill's reviews; --max-pairs below the
 #     gate's pairs is said before any build; bisect GOOD GOOD is exit 0;
 #     the default suite is HEAD's as committed.
 # usage: test-review-interrupt.sh HVBENCH
@@ -146,6 +147,22 @@ left=$(alive)
 [ $rc -eq 2 ] && grep -q "could not run here (timed out)" "$tmp/err" && [ -z "$left" ] &&
     [ $(($(date +%s) - t0)) -lt 30 ] && ok ||
     bad "--build-timeout 2: exit $rc, left '$left', $(tail -2 "$tmp/err")"
+# bisect's and backfill's reviews get it too (they waited the 2 hours).
+for c in "bisect --out $tmp/bto1 HEAD~2 HEAD" \
+    "history backfill --db $tmp/bto.db --out $tmp/bto2 HEAD~2..HEAD"; do
+    o=$(echo "$c" | sed 's/.*--out \([^ ]*\).*/\1/')
+    : >"$tmp/pids"
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    (cd "$repo" && timeout 60 env PATH="$tmp/bin" "$hvb" $c --cache "$cache" \
+        --build-timeout 2 --metric time -- lookup >/dev/null 2>"$tmp/err")
+    rc=$?
+    left=$(alive)
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ -z "$left" ] &&
+        grep -rq "could not run here (timed out)" "$o" &&
+        [ $(($(date +%s) - t0)) -lt 40 ] && ok ||
+        bad "${c%% *} --build-timeout 2: exit $rc, left '$left', $(tail -2 "$tmp/err")"
+done
 : >"$tmp/pids"
 (cd "$repo" && PATH="$tmp/bin" "$hvb" review --cache "$cache" --out "$tmp/out" \
     --max-pairs 3 HEAD^ HEAD -- lookup >/dev/null 2>"$tmp/err")

@@ -23,6 +23,7 @@
 struct hvb_hreview {
     const char *metric, *threshold, *max_pairs, *cache;
     unsigned int jobs;
+    double build_timeout_s; /* --build-timeout of each review; 0: its own */
     char repo[4096], self[4096];
     char **line; /* WORKLOAD [run options] */
     int nr_line;
