@@ -143,7 +143,8 @@ static const struct hvb_rp_extra incres_callgrind = {
 
 static const struct hvb_rp_extra poll_profile = {
     .earlier =
-        "at 736a150 (2026-12-02) on the 2-vCPU AMD EPYC development VM: "
+        "at 736a150 (2026-12-02) on the 2-vCPU development VM (its CPU "
+        "not recorded): "
         "poll_cpu_us append-2 1.85 ms, chunked 133 us (r = 13.9); "
         "boot_work_us=0, 1000, 3000 (hvbench run xenopsd-poll ... --param "
         "boot_work_us=0,1000,3000) moved the share ratio 6.3x -> 7.9x, 8.1x; "
@@ -159,8 +160,8 @@ static const struct hvb_rp_extra poll_profile = {
 static const struct hvb_rp_extra create_lockstat = {
     .earlier =
         "lockstat of the same cells at 1c88016 (2026-12-02) on the 2-vCPU "
-        "AMD EPYC development VM: ~11 of 19.5 ms of a 1-VM creation under "
-        "the manager lock (f = 0.57: one pass 6.4x); global + name-hash "
+        "development VM (its CPU not recorded): ~11 of 19.5 ms of a 1-VM "
+        "creation under the manager lock (f = 0.57: one pass 6.4x); global + name-hash "
         "10-11x; at 20 clients 18.8 s waited in FindByUUID beside 29.5 s at "
         "the manager (name-hash: 1 ms beside 60.5 s); the seed's FindByUUID "
         "in a start waited 1.5 s in all (12 times), its defines a quarter of "
