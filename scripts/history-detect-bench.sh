@@ -23,7 +23,7 @@ $synth "$tmp/s.db" 100 10000 -1 0 0.01 1
 $synth "$tmp/p.db" 100 200 100 0.02 0.01 7 step
 
 best=
-for i in 1 2 3; do
+for _ in 1 2 3; do
     t0=$(date +%s.%N)
     "$hv" history detect --db "$tmp/s.db" >"$tmp/aa.out" 2>&1 || true
     t1=$(date +%s.%N)
