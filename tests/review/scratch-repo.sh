@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Sourced by tests/review/test-bisect.sh and scripts/bisect-bench.sh: a
+# Sourced by the review tests and scripts/bisect-bench.sh: git_, a
 # scratch git repository of this tree, and the slowdown they bisect.
 #
 #   scratch_repo SRC REPO   REPO: SRC's tracked and untracked (not

@@ -23,7 +23,7 @@ command -v cmake >/dev/null || { echo "SKIP: no cmake"; exit 77; }
 repo=$tmp/repo cache=$tmp/cache
 # One options key whatever PATH holds: ccache (on PATH or not) is off.
 export HVBENCH_CCACHE=0
-git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+. "$here/scratch-repo.sh" # git_
 mkdir "$repo" "$tmp/bin"
 cat >"$repo/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.13)

@@ -28,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v flock >/dev/null || { echo "SKIP: no flock"; exit 77; }
 repo=$tmp/repo cache=$tmp/cache
 export HVBENCH_CCACHE=0
-git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+. "$here/scratch-repo.sh" # git_
 mkdir "$repo" "$tmp/bin"
 echo 'int main(void) { return 0; }' >"$repo/main.c"
 git_ init -q && git_ add -A && git_ commit -q -m one &&

@@ -19,7 +19,7 @@ hvb=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
 repo=$tmp/repo
-git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+. "$here/scratch-repo.sh" # git_
 mkdir "$repo" && echo one >"$repo/a" && git_ init -q && git_ add a &&
     git_ commit -q -m one && echo two >"$repo/a" && git_ commit -q -a -m two ||
     exit 1
