@@ -289,18 +289,14 @@ static int search(struct bisect *b, const char *good, long *lo, long *hi,
 /* OUT/bisect.json (@o put). */
 static int write_json(struct bisect *b, json_t *o)
 {
-    char path[4200], tmp[4300];
+    char path[4200], *text;
     int rc;
 
     snprintf(path, sizeof(path), "%s/bisect.json", b->out);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    rc = o ? json_dump_file(o, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
-           : -1;
+    text = o ? json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : NULL;
     json_decref(o);
-    if ( rc == 0 && rename(tmp, path) )
-        rc = -1;
-    if ( rc )
-        unlink(tmp);
+    rc = text ? hvb_replace_file(path, text, strlen(text), 0644) : -ENOMEM;
+    free(text);
     return rc ? hvb_failure("bisect: cannot write %s", path) : 0;
 }
 

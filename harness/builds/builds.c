@@ -670,19 +670,10 @@ static int build(struct hvb_build_cache *bc, const char *repo,
 /* Write stamp @name of entry @b with @text (atomically). */
 static void stamp(const struct hvb_build *b, const char *name, const char *text)
 {
-    char path[4400], tmp[4500];
-    FILE *f;
+    char path[4400];
 
     snprintf(path, sizeof(path), "%s/%s", b->dir, name);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    f = fopen(tmp, "w");
-    if ( f == NULL )
-        return;
-    fputs(text, f);
-    if ( fclose(f) == 0 )
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    hvb_replace_file(path, text, strlen(text), 0644);
 }
 
 /*
