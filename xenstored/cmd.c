@@ -59,7 +59,7 @@ static const struct hvb_optdef defs[] = {
     HVB_OPT_STR("log", 0, "FILE", R, log_file,
                 "bad input, connections that break, shutdown (default: stderr "
                 "in the foreground, none detached)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef R

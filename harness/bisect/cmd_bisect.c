@@ -63,7 +63,7 @@ static const struct hvb_optdef bisect_opts[] = {
                  "--fleet: K commits built and gated at once a round, a job "
                  "array (k-ary search: about log_(K+1) N rounds; default 3)"),
     HVB_OPT_ALSO(hvb_hreview_fleet_opts),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef B

@@ -139,27 +139,33 @@ static void roff_header(FILE *f, const char *page, const char *name,
     fputc('\n', f);
 }
 
-/* The length of a form's name: "gate --base-bin" of "gate --base-bin OLD". */
-static size_t form_len(const char *usage)
+/* A section of hvbench-CMD(1): a form's or sub-command's doc @d. */
+static void man_section(FILE *f, const struct hvb_cmd_doc *d, bool first)
 {
-    size_t n = 0, w;
-
-    for ( ;; )
+    if ( d->text != NULL )
+        roff_paras(f, d->text);
+    if ( d->more != NULL )
+        roff_more(f, d->more);
+    if ( d->opts != NULL )
     {
-        w = strcspn(usage + n, " \n");
-        if ( w == 0 || (usage[n] >= 'A' && usage[n] <= 'Z') || usage[n] == '[' )
-            return n > 0 ? n - 1 : 0;
-        n += w;
-        if ( usage[n] != ' ' )
-            return n;
-        n++;
+        fputs(first ? ".SH OPTIONS\n" : ".SS Options\n", f);
+        hvb_opt_each(d->opts, false, roff_row, f);
     }
+    if ( d->inherits != NULL )
+        fprintf(f, ".PP\nAnd the options of \\fBhvbench\\-%s\\fR(1).\n",
+                d->inherits);
+    if ( d->notes != NULL )
+        roff_paras(f, d->notes);
 }
 
-/* hvbench-CMD(1). */
+/*
+ * hvbench-CMD(1): the synopsis of each form or sub-command, the
+ * description, then a section per form or sub-command ("gate
+ * --base-bin", "history record").
+ */
 static void man_cmd(FILE *f, const struct hvb_cmd *c)
 {
-    const struct hvb_cmd_doc *const *d;
+    const struct hvb_cmd *s;
     char page[64], name[64];
     size_t i;
 
@@ -170,37 +176,26 @@ static void man_cmd(FILE *f, const struct hvb_cmd *c)
     page[i] = '\0';
     roff_header(f, page, name, c->summary);
     fputs(".SH SYNOPSIS\n", f);
-    for ( d = c->docs; *d != NULL; d++ )
-        roff_synopsis(f, (*d)->usage);
-    for ( d = c->docs; *d != NULL; d++ )
+    if ( c->doc->usage != NULL )
+        roff_synopsis(f, c->doc->usage);
+    for ( s = c->subs; s != NULL && s->name != NULL; s++ )
+        roff_synopsis(f, s->doc->usage);
+    fputs(".SH DESCRIPTION\n", f);
+    man_section(f, c->doc, true);
+    for ( s = c->subs; s != NULL && s->name != NULL; s++ )
     {
-        if ( d == c->docs )
-            fputs(".SH DESCRIPTION\n", f);
-        else
-        {
-            fputs(".SH \"", f);
-            roff_text(f, (*d)->usage, form_len((*d)->usage));
-            fputs("\"\n", f);
-        }
-        if ( (*d)->text != NULL )
-            roff_paras(f, (*d)->text);
-        if ( (*d)->more != NULL )
-            roff_more(f, (*d)->more);
-        if ( (*d)->opts != NULL )
-        {
-            fputs(d == c->docs ? ".SH OPTIONS\n" : ".SS Options\n", f);
-            hvb_opt_each((*d)->opts, false, roff_row, f);
-        }
-        if ( (*d)->inherits != NULL )
-            fprintf(f, ".PP\nAnd the options of \\fBhvbench\\-%s\\fR(1).\n",
-                    (*d)->inherits);
-        if ( (*d)->notes != NULL )
-            roff_paras(f, (*d)->notes);
+        fprintf(f, ".SH \"%s ", c->name);
+        roff_str(f, s->name);
+        fputs("\"\n", f);
+        man_section(f, s->doc, false);
     }
     fputs(".SH SEE ALSO\n\\fBhvbench\\fR(1)", f);
-    for ( d = c->docs; *d != NULL; d++ )
-        if ( (*d)->inherits != NULL && (d == c->docs || !d[-1]->inherits) )
-            fprintf(f, ", \\fBhvbench\\-%s\\fR(1)", (*d)->inherits);
+    if ( c->doc->inherits != NULL )
+        fprintf(f, ", \\fBhvbench\\-%s\\fR(1)", c->doc->inherits);
+    for ( s = c->subs; s != NULL && s->name != NULL; s++ )
+        if ( s->doc->inherits != NULL &&
+             (s == c->subs ? !c->doc->inherits : !s[-1].doc->inherits) )
+            fprintf(f, ", \\fBhvbench\\-%s\\fR(1)", s->doc->inherits);
     fputc('\n', f);
 }
 
@@ -289,7 +284,7 @@ static const struct hvb_optdef help_opts[] = {
     HVB_OPT_STR("man-dir", 0, "DIR", struct help_args, man_dir,
                 "write every manual page into DIR as hvbench.1 and "
                 "hvbench-COMMAND.1 (what the build installs)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 
@@ -335,7 +330,7 @@ int hvb_cmd_help(struct hvb_cmd_ctx *ctx)
     else if ( man )
         man_top(stdout);
     else if ( c != NULL )
-        hvb_cmd_doc_help(stdout, c->docs[0]);
+        hvb_cmd_print_help(stdout, c);
     else
         hvb_cli_help(stdout);
     return HVB_EXIT_OK;

@@ -44,7 +44,7 @@ static const struct hvb_optdef list_opts[] = {
     HVB_OPT_CALL("events", 0, "E[,E...]", opt_events,
                  "also probe these perf events as 'run --events' would (see "
                  "'hvbench run --help')"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 

@@ -405,7 +405,7 @@ static const struct hvb_optdef profile_opts[] = {
     HVB_OPT_CHOICE("backend", 0, "inprocess|perf", P, backend, backends,
                    "inprocess (perf_event_open; default) or perf (perf "
                    "record -g + perf script)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef P

@@ -28,7 +28,7 @@ struct report_args {
 static const struct hvb_optdef report_opts[] = {
     HVB_OPT_STR("out", 'o', "DIR", struct report_args, out,
                 "the output directory (created)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 

@@ -23,82 +23,105 @@
 #include <hvb/review.h>
 #include <hvb/run.h>
 
-#define DOCS(...) ((const struct hvb_cmd_doc *const[]){__VA_ARGS__, NULL})
+/* A command's forms, each picked by its option (struct hvb_cmd). */
+/* A command's forms, each picked by its option (struct hvb_cmd). */
+static const struct hvb_cmd compare_forms[] = {
+    {.name = "--hosts",
+     .fn = hvb_cmd_compare_hosts,
+     .summary = "one matrix on several hosts, side by side",
+     .doc = &hvb_doc_compare_hosts,
+     .flags = HVB_CMD_FORM},
+    {.name = NULL},
+};
+static const struct hvb_cmd gate_forms[] = {
+    {.name = "--base-bin",
+     .fn = hvb_cmd_gate_bin,
+     .summary = "two builds paired in one run (live workers, AB BA)",
+     .doc = &hvb_doc_gate_bin,
+     .flags = HVB_CMD_FORM},
+    {.name = NULL},
+};
 
 const struct hvb_cmd hvb_commands[] = {
-    {"list", hvb_cmd_list,
-     "list [plugins|workloads|slots|counters [--events E,...]] [--json]",
-     "what can be run and switched", DOCS(&hvb_doc_list), 0},
-    {"run", hvb_cmd_run,
-     "run WORKLOAD [--plugin SLOT=A[,B...]]... [--param K=V[,V...]]...\n"
-     "             [--threads N[,M...]] [--repetitions N] [--min-time S]\n"
-     "             [--counters auto|hw|tsc|none] [--events E[,E...]]\n"
-     "             [--instrument none|callgrind] [--iterations N] [--resume]\n"
-     "             [--shard K/N] [--out FILE]\n"
-     "             [--format console|json|csv|markdown]",
-     "measure every cell of plugins x params x threads", DOCS(&hvb_doc_run), 0},
-    {"compare", hvb_cmd_compare,
-     "compare BASE.json NEW.json [--metric M] [--format console|markdown|json]\n"
-     "compare --hosts RUN.json...",
-     "per benchmark: ratio NEW/BASE with CI and verdict; or one matrix on "
-     "several hosts, side by side",
-     DOCS(&hvb_doc_compare, &hvb_doc_compare_hosts), 0},
-    {"gate", hvb_cmd_gate_any,
-     "gate BASE.json NEW.json [--metric M] [--max-regression P%] [--markdown "
-     "FILE]\n"
-     "gate --base-bin OLD/hvbench [gate options] -- WORKLOAD [run options]",
-     "exit 1 on a regression, 3 when too unstable; --base-bin: two builds "
-     "paired in one run (live workers, AB BA)",
-     DOCS(&hvb_doc_gate, &hvb_doc_gate_bin), 0},
-    {"review", hvb_cmd_review,
-     "review [BASE] [HEAD] [--suite FILE | -- WORKLOAD [run options]]\n"
-     "             [--metric M[,M...]] [--out DIR] [--markdown FILE]",
-     "what a patch did: two revisions built, every cell paired, the moved "
-     "ones explained",
-     DOCS(&hvb_doc_review), 0},
-    {"profile", hvb_cmd_profile,
-     "profile WORKLOAD [run options] --out DIR [--diff SLOT=A,B]",
-     "sample call stacks: folded, flame graphs, diffs", DOCS(&hvb_doc_profile),
-     0},
-    {"lockstat", hvb_cmd_lockstat, "lockstat WORKLOAD [run options]",
-     "lock contention per lock class and call site", DOCS(&hvb_doc_lockstat),
-     0},
-    {"report", hvb_cmd_report, "report RESULT.json... --out DIR",
-     "charts and an offline HTML page", DOCS(&hvb_doc_report), 0},
-    {"xenstored", hvb_cmd_xenstored,
-     "xenstored --socket PATH [--plugin quota=NAME] [--ro-socket PATH]\n"
-     "          [--foreground] [--pid-file F] [--log F]",
-     "serve the model's store to real xenstore clients",
-     DOCS(&hvb_doc_xenstored), 0},
-    {"merge", hvb_cmd_merge, "merge OUT.json SHARD.json...",
-     "join the parts of 'run ... --shard K/N' (whole A/B groups) into one "
-     "results file",
-     DOCS(&hvb_doc_merge), 0},
-    {"fleet", hvb_cmd_fleet,
-     "fleet slurm [--partition P] [--constraint F] [--shards N] [--per-host]\n"
-     "            [--dir DIR] [--dry-run] [--resume] -- run WORKLOAD [...]",
-     "shards (or every host) as a Slurm job array", DOCS(&hvb_doc_fleet), 0},
-    {"reproduce", hvb_cmd_reproduce,
-     "reproduce [--quick] [--seed ID] --out DIR",
-     "each seed's claims beside the figures measured here",
-     DOCS(&hvb_doc_reproduce), 0},
-    {"history", hvb_cmd_history,
-     "history record|import|backfill|reference|export|detect|triage|publish [...]",
-     "a memory across runs: results and reviews in SQLite, change points",
-     DOCS(&hvb_doc_history), 0},
-    {"bisect", hvb_cmd_bisect, "bisect GOOD BAD [--metric M] -- WORKLOAD ...",
-     "the first commit whose paired verdict against GOOD differs",
-     DOCS(&hvb_doc_bisect), 0},
-    {"help", hvb_cmd_help, "help [--man] [COMMAND]",
-     "this help, or a command's; --man: its manual page (roff)",
-     DOCS(&hvb_doc_help), 0},
-    {"completion", hvb_cmd_completion, "completion bash",
-     "a bash completion script (commands, options, workloads, plugins)",
-     DOCS(&hvb_doc_completion), 0},
-    {"worker", hvb_cmd_worker, "worker WORKLOAD [run options]",
-     "internal: the worker process of 'gate --base-bin'", DOCS(&hvb_doc_worker),
-     HVB_CMD_HIDDEN},
-    {NULL, NULL, NULL, NULL, NULL, 0},
+    {.name = "list",
+     .fn = hvb_cmd_list,
+     .summary = "what can be run and switched",
+     .doc = &hvb_doc_list},
+    {.name = "run",
+     .fn = hvb_cmd_run,
+     .summary = "measure every cell of plugins x params x threads",
+     .doc = &hvb_doc_run},
+    {.name = "compare",
+     .fn = hvb_cmd_compare,
+     .summary =
+         "per benchmark: ratio NEW/BASE with CI and verdict; or one matrix "
+         "on several hosts, side by side",
+     .doc = &hvb_doc_compare,
+     .subs = compare_forms},
+    {.name = "gate",
+     .fn = hvb_cmd_gate,
+     .summary = "exit 1 on a regression, 3 when too unstable; --base-bin: two "
+                "builds paired in one run (live workers, AB BA)",
+     .doc = &hvb_doc_gate,
+     .subs = gate_forms},
+    {.name = "review",
+     .fn = hvb_cmd_review,
+     .summary = "what a patch did: two revisions built, every cell paired, "
+                "the moved ones explained",
+     .doc = &hvb_doc_review},
+    {.name = "profile",
+     .fn = hvb_cmd_profile,
+     .summary = "sample call stacks: folded, flame graphs, diffs",
+     .doc = &hvb_doc_profile},
+    {.name = "lockstat",
+     .fn = hvb_cmd_lockstat,
+     .summary = "lock contention per lock class and call site",
+     .doc = &hvb_doc_lockstat},
+    {.name = "report",
+     .fn = hvb_cmd_report,
+     .summary = "charts and an offline HTML page",
+     .doc = &hvb_doc_report},
+    {.name = "xenstored",
+     .fn = hvb_cmd_xenstored,
+     .summary = "serve the model's store to real xenstore clients",
+     .doc = &hvb_doc_xenstored},
+    {.name = "merge",
+     .fn = hvb_cmd_merge,
+     .summary = "join the parts of 'run ... --shard K/N' (whole A/B groups) "
+                "into one results file",
+     .doc = &hvb_doc_merge},
+    {.name = "fleet",
+     .fn = hvb_cmd_fleet,
+     .summary = "shards (or every host) as a Slurm job array",
+     .doc = &hvb_doc_fleet},
+    {.name = "reproduce",
+     .fn = hvb_cmd_reproduce,
+     .summary = "each seed's claims beside the figures measured here",
+     .doc = &hvb_doc_reproduce},
+    {.name = "history",
+     .summary = "a memory across runs: results and reviews in SQLite, change "
+                "points",
+     .doc = &hvb_doc_history,
+     .subs = hvb_history_subs},
+    {.name = "bisect",
+     .fn = hvb_cmd_bisect,
+     .summary = "the first commit whose paired verdict against GOOD differs",
+     .doc = &hvb_doc_bisect},
+    {.name = "help",
+     .fn = hvb_cmd_help,
+     .summary = "this help, or a command's; --man: its manual page (roff)",
+     .doc = &hvb_doc_help},
+    {.name = "completion",
+     .fn = hvb_cmd_completion,
+     .summary = "a bash completion script (commands, options, workloads, "
+                "plugins)",
+     .doc = &hvb_doc_completion},
+    {.name = "worker",
+     .fn = hvb_cmd_worker,
+     .summary = "internal: the worker process of 'gate --base-bin'",
+     .doc = &hvb_doc_worker,
+     .flags = HVB_CMD_HIDDEN},
+    {.name = NULL},
 };
 
 const struct hvb_cmd *hvb_cmd_find(const char *name)
@@ -111,24 +134,39 @@ const struct hvb_cmd *hvb_cmd_find(const char *name)
     return NULL;
 }
 
-/* Print @s, each line after "\n" given @indent first. */
-static void print_lines(FILE *f, const char *indent, const char *s)
+/*
+ * The lines of @usage that start a form ("gate BASE.json NEW.json ..."),
+ * under @indent; " ..." where continuation lines were left out.
+ */
+static void synopsis_lines(FILE *f, const char *usage)
 {
-    const char *nl;
+    const char *s = usage, *t;
+    size_t n;
 
-    for ( ;; )
+    while ( *s != '\0' )
     {
-        nl = strchr(s, '\n');
-        fprintf(f, "%s%.*s\n", indent, nl ? (int)(nl - s) : (int)strlen(s), s);
-        if ( nl == NULL )
-            return;
-        s = nl + 1;
+        n = strcspn(s, "\n");
+        for ( t = s + n; t[0] == '\n' && t[1] == ' '; )
+            t += 1 + strcspn(t + 1, "\n");
+        fprintf(f, "  %.*s%s\n", (int)n, s, t > s + n ? " ..." : "");
+        s = t + (*t == '\n');
     }
+}
+
+/* "  history record|import|...|publish ..." */
+static void sub_synopsis(FILE *f, const struct hvb_cmd *c)
+{
+    const struct hvb_cmd *s;
+
+    fprintf(f, "  %s ", c->name);
+    for ( s = c->subs; s->name != NULL; s++ )
+        fprintf(f, "%s%s", s == c->subs ? "" : "|", s->name);
+    fputs(" ...\n", f);
 }
 
 void hvb_cli_help(FILE *f)
 {
-    const struct hvb_cmd *c;
+    const struct hvb_cmd *c, *s;
 
     fputs("usage: hvbench <command> [options]\n"
           "\n"
@@ -141,7 +179,12 @@ void hvb_cli_help(FILE *f)
     {
         if ( c->flags & HVB_CMD_HIDDEN )
             continue;
-        print_lines(f, "  ", c->synopsis);
+        if ( hvb_cmd_has_subcommands(c) )
+            sub_synopsis(f, c);
+        else
+            synopsis_lines(f, c->doc->usage);
+        for ( s = c->subs; !hvb_cmd_has_subcommands(c) && s && s->name; s++ )
+            synopsis_lines(f, s->doc->usage);
         fprintf(f, "%20s", "");
         hvb_help_wrapped(f, 20, 20, c->summary);
     }

@@ -28,6 +28,7 @@ static int version(void)
 static int run(int argc, char **argv)
 {
     struct hvb_cmd_ctx ctx = {.full_argc = argc, .full_argv = argv};
+    const struct hvb_cmd *c;
     char err[512];
 
     if ( hv_plugin_registry_init(err, sizeof(err)) )
@@ -50,12 +51,12 @@ static int run(int argc, char **argv)
     if ( argv[1][0] == '-' )
         return hvb_usage_error("unknown option '%s' (see 'hvbench --help')",
                                argv[1]);
-    ctx.cmd = hvb_cmd_find(argv[1]);
-    if ( ctx.cmd == NULL )
+    c = hvb_cmd_find(argv[1]);
+    if ( c == NULL )
         return hvb_cmd_unknown(argv[1]);
     ctx.argc = argc - 1;
     ctx.argv = argv + 1;
-    return ctx.cmd->fn(&ctx);
+    return hvb_cmd_dispatch(c, &ctx);
 }
 
 /*

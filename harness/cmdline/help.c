@@ -68,24 +68,40 @@ static bool print_row(const struct hvb_optdef *d, void *ctx)
     return false;
 }
 
-void hvb_cmd_doc_help(FILE *f, const struct hvb_cmd_doc *d)
+void hvb_help_usage(FILE *f, const char *usage, bool *first)
 {
-    const char *s = d->usage, *nl;
-    bool first = true;
+    const char *s = usage, *nl;
 
     for ( ;; )
     {
         nl = strchr(s, '\n');
         fprintf(f, "%s%.*s\n",
                 s[0] == ' ' ? ""
-                : first     ? "usage: hvbench "
+                : *first    ? "usage: hvbench "
                             : "       hvbench ",
                 nl ? (int)(nl - s) : (int)strlen(s), s);
-        first = false;
+        *first = false;
         if ( nl == NULL )
-            break;
+            return;
         s = nl + 1;
     }
+}
+
+void hvb_cmd_doc_options(FILE *f, const struct hvb_cmd_doc *d)
+{
+    if ( d->opts != NULL )
+        hvb_opt_each(d->opts, false, print_row, f);
+    if ( d->inherits != NULL )
+        fprintf(f,
+                "and the options of 'hvbench %s' (see 'hvbench %s --help')\n",
+                d->inherits, d->inherits);
+}
+
+void hvb_cmd_doc_help(FILE *f, const struct hvb_cmd_doc *d)
+{
+    bool first = true;
+
+    hvb_help_usage(f, d->usage, &first);
     if ( d->text != NULL )
         fprintf(f, "\n%s\n", d->text);
     if ( d->more != NULL )
@@ -94,15 +110,10 @@ void hvb_cmd_doc_help(FILE *f, const struct hvb_cmd_doc *d)
         d->more(f);
     }
     if ( d->opts != NULL )
-    {
         fputs("\noptions:\n", f);
-        hvb_opt_each(d->opts, false, print_row, f);
-    }
-    if ( d->inherits != NULL )
-        fprintf(f,
-                "%sand the options of 'hvbench %s' (see 'hvbench %s "
-                "--help')\n",
-                d->opts != NULL ? "" : "\n", d->inherits, d->inherits);
+    else if ( d->inherits != NULL )
+        fputc('\n', f);
+    hvb_cmd_doc_options(f, d);
     if ( d->notes != NULL )
         fprintf(f, "\n%s\n", d->notes);
 }

@@ -118,8 +118,8 @@ static const struct hvb_optdef *find_row(const struct hvb_optdef *defs,
     return d;
 }
 
-int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
-                   const struct hvb_optdef **row, const char **val)
+int hvb_opt_next(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                 const struct hvb_optdef **row, const char **val)
 {
     const struct hvb_optdef *d;
     const char *arg, *eq;
@@ -138,7 +138,7 @@ int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
     if ( strcmp(arg, "--") == 0 )
     {
         p->only_positional = true;
-        return hvb_getopt_row(p, defs, row, val);
+        return hvb_opt_next(p, defs, row, val);
     }
     d = find_row(defs, arg, &eq, &unlisted);
     if ( unlisted )
@@ -167,7 +167,7 @@ int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
             return HVB_OPT_ERROR;
         }
         *val = eq + 1;
-        return d->id;
+        return HVB_OPT_ROW;
     }
     if ( d->arg != NULL )
     {
@@ -178,18 +178,14 @@ int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
         }
         *val = p->argv[p->i++];
     }
-    return d->id;
+    return HVB_OPT_ROW;
 }
 
-int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
-               const char **val)
-{
-    const struct hvb_optdef *row;
-
-    return hvb_getopt_row(p, defs, &row, val);
-}
-
-bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val)
+/*
+ * Store @val for typed row @d in @state ("--name" in messages): true, or
+ * false having printed why.
+ */
+static bool opt_store(const struct hvb_optdef *d, void *state, const char *val)
 {
     char *field = (char *)state + d->off, opt[64];
     uint64_t u;
@@ -232,7 +228,7 @@ bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val)
         return true;
     case HVB_OPTS_CALL:
         return d->call(state, opt, val);
-    case HVB_OPTS_ID:
+    case HVB_OPTS_NONE:
     case HVB_OPTS_HELP:
         break;
     }
@@ -248,17 +244,20 @@ int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
 
     for ( ;; )
     {
-        id = hvb_getopt_row(p, defs, &d, val);
-        if ( id < 0 || d == NULL || d->store == HVB_OPTS_ID )
+        id = hvb_opt_next(p, defs, &d, val);
+        if ( id != HVB_OPT_ROW )
             return id;
+        if ( d->store == HVB_OPTS_HELP && p->doc == NULL )
+        {
+            hvb_failure("%s: --help without a doc (a bug)", p->cmd);
+            return HVB_OPT_ERROR;
+        }
         if ( d->store == HVB_OPTS_HELP )
         {
-            if ( p->doc == NULL )
-                return id;
             hvb_cmd_doc_help(stdout, p->doc);
             return HVB_OPT_HELP_SHOWN;
         }
-        if ( !hvb_opt_store(d, state, *val) )
+        if ( !opt_store(d, state, *val) )
             return HVB_OPT_ERROR;
     }
 }
@@ -300,7 +299,7 @@ int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
         hvb_cmd_doc_help(stdout, doc);
         return HVB_OPT_HELP_SHOWN;
     }
-    return hvb_opt_store(d, state, val) ? 1 : HVB_OPT_ERROR;
+    return opt_store(d, state, val) ? 1 : HVB_OPT_ERROR;
 }
 
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,

@@ -91,7 +91,7 @@ static const struct hvb_optdef fleet_opts[] = {
                     "$" FLEET_CMD_TIMEOUT_ENV
                     " or " HVB_STR(FLEET_CMD_TIMEOUT) ")"),
     HVB_OPT_SET("quiet", 'q', R, fl.quiet, "no progress on stderr"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef R

@@ -753,7 +753,7 @@ struct merge_cmd {
 static const struct hvb_optdef merge_opts[] = {
     HVB_OPT_SET("quiet", 'q', struct merge_cmd, quiet,
                 "say nothing unless shards are missing"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 

@@ -137,19 +137,9 @@ out:
     return status;
 }
 
-bool hvb_hosts_wanted(int argc, char **argv)
-{
-    int i;
-
-    for ( i = 1; i < argc; i++ )
-        if ( strcmp(argv[i], "--hosts") == 0 )
-            return true;
-    return false;
-}
-
 /*
  * One "compare --hosts" command line being read: --hosts itself is what
- * sent compare here (hvb_hosts_wanted()).
+ * picked this form (its row in the command table).
  */
 struct hosts_cmd {
     bool hosts;
@@ -158,7 +148,7 @@ struct hosts_cmd {
 static const struct hvb_optdef hosts_opts[] = {
     HVB_OPT_SET("hosts", 0, struct hosts_cmd, hosts,
                 "one column per host's results file"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 
@@ -173,8 +163,10 @@ const struct hvb_cmd_doc hvb_doc_compare_hosts = {
     .notes = "exit status: 0, or 2 for a usage or input error",
 };
 
-int hvb_cmd_compare_hosts(int argc, char **argv)
+int hvb_cmd_compare_hosts(struct hvb_cmd_ctx *ctx)
 {
+    int argc = ctx->argc;
+    char **argv = ctx->argv;
     struct hosts_cmd h = {.hosts = false};
     char **files;
     size_t nr;

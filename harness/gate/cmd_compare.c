@@ -17,7 +17,6 @@
 #include <hvb/gate.h>
 #include <hvb/compare.h>
 #include "private.h"
-#include <hvb/hosts.h>
 #include <hvb/noise.h>
 #include <hvb/outfile.h>
 #include <hvb/results.h>
@@ -97,7 +96,7 @@ static const struct hvb_optdef compare_opts[] = {
     HVB_OPT_ALSO(metric_opt),
     HVB_OPT_ALSO(compare_only),
     HVB_OPT_UNLISTED(gate_only),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 
@@ -105,17 +104,14 @@ static const struct hvb_optdef gate_opts[] = {
     HVB_OPT_ALSO(metric_opt),
     HVB_OPT_ALSO(gate_only),
     HVB_OPT_UNLISTED(compare_only),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 
 const struct hvb_cmd_doc hvb_doc_gate = {
     .usage = "gate BASE.json NEW.json [--metric M]\n"
              "                    [--max-regression P%] [--markdown FILE]\n"
-             "gate RUN.json [...]\n"
-             "gate --base-bin OLD/hvbench [...] -- WORKLOAD [run options]\n"
-             "                    (two builds paired in one run: see\n"
-             "                    'hvbench gate --base-bin X --help')",
+             "gate RUN.json [...]",
     .text = "With one file of paired rounds, every variant of a group is\n"
             "gated against its reference (the group's first plugin) on the\n"
             "per-round ratios.\n"
@@ -133,10 +129,7 @@ const struct hvb_cmd_doc hvb_doc_gate = {
 
 const struct hvb_cmd_doc hvb_doc_compare = {
     .usage = "compare BASE.json NEW.json [--metric M]\n"
-             "                       [--format console|markdown|json]\n"
-             "compare --hosts RUN.json...  (one matrix on several hosts\n"
-             "                       side by side: 'hvbench compare --hosts\n"
-             "                       --help')",
+             "                       [--format console|markdown|json]",
     .text = "Per benchmark: BASE and NEW medians, the ratio NEW/BASE with\n"
             "its 95% bootstrap CI, the Mann-Whitney U p-value (* if < 0.05),\n"
             "a verdict (regressed, improved, unchanged, unstable: see\n"
@@ -330,9 +323,11 @@ out:
 
 static bool said_regression;
 
-bool hvb_gate_said_regression(void)
+int hvb_gate_exit(int status)
 {
-    return said_regression;
+    if ( status == HVB_EXIT_REGRESSION && !said_regression )
+        return HVB_EXIT_USAGE;
+    return status;
 }
 
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
@@ -369,12 +364,10 @@ int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
 
 int hvb_cmd_compare(struct hvb_cmd_ctx *ctx)
 {
-    if ( hvb_hosts_wanted(ctx->argc, ctx->argv) )
-        return hvb_cmd_compare_hosts(ctx->argc, ctx->argv);
     return cmd(ctx->argc, ctx->argv, false);
 }
 
 int hvb_cmd_gate(struct hvb_cmd_ctx *ctx)
 {
-    return cmd(ctx->argc, ctx->argv, true);
+    return hvb_gate_exit(cmd(ctx->argc, ctx->argv, true));
 }

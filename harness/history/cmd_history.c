@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * "hvbench history record|export|detect": a memory across runs (issue
- * 22).  record keeps results and review files in the database
- * (history_db.c), export gives every point back, detect finds change
- * points per series (detect.c).
+ * "hvbench history SUB": the rows of history's sub-commands, a memory
+ * across runs (issue 22).  record keeps results and review files in the
+ * database (history_db.c), detect finds change points per series
+ * (changes/detect.c), publish writes the site (history_publish.c).
  *
  * E.g. in CI, after each review of HEAD against a pinned base:
  *   hvbench history record .git/hvbench-review/review.json --branch main
@@ -50,7 +50,7 @@ static const struct hvb_optdef db_opts[] = {
                 "~/.pgpass apply) (default $HVBENCH_DB, else "
                 "$XDG_DATA_HOME/hvbench/history.db or "
                 "~/.local/share/hvbench/history.db; created on first use)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 static const struct hvb_optdef run_opts[] = {
@@ -80,19 +80,15 @@ static const struct hvb_optdef select_opts[] = {
     HVB_OPT_ALSO(db_opts),
     HVB_OPT_END,
 };
-static const struct hvb_optdef export_only[] = {
+static const struct hvb_optdef export_opts[] = {
     HVB_OPT_CHOICE("format", 0, "json|csv", H, format, formats,
                    "export: the format (default json)"),
     HVB_OPT_STR("out", 'o', "FILE", H, out,
                 "export: write there (atomically) instead of stdout"),
-    HVB_OPT_END,
-};
-static const struct hvb_optdef export_opts[] = {
-    HVB_OPT_ALSO(export_only),
     HVB_OPT_ALSO(select_opts),
     HVB_OPT_END,
 };
-static const struct hvb_optdef detect_only[] = {
+static const struct hvb_optdef detect_opts[] = {
     HVB_OPT_STR(
         "pvalue", 0, "P", H, pvalue,
         "detect: a change point must have Welch's p below P (default " DEFAULT_PVALUE
@@ -108,62 +104,61 @@ static const struct hvb_optdef detect_only[] = {
         "fail-on", 0, "never|regression|change", H, fail_on, fail_ons,
         "detect: exit 1 when a regression (a figure that grew) or any "
         "change is found (default never)"),
-    HVB_OPT_END,
-};
-static const struct hvb_optdef detect_opts[] = {
-    HVB_OPT_ALSO(detect_only),
-    HVB_OPT_ALSO(select_opts),
-    HVB_OPT_END,
-};
-/* Every subcommand's, for --help and the manual page. */
-static const struct hvb_optdef all_opts[] = {
-    HVB_OPT_ALSO(export_only),
-    HVB_OPT_ALSO(detect_only),
     HVB_OPT_ALSO(select_opts),
     HVB_OPT_END,
 };
 #undef H
 
-const struct hvb_cmd_doc hvb_doc_history = {
-    .usage = "history record FILE... [--branch NAME] [--machine NAME] [--db "
-             "PATH|URL]\n"
-             "       history import PATH... [--branch NAME] [--machine NAME]\n"
-             "       history backfill REV-RANGE [--reference REV] [--every N] "
-             "-- WORKLOAD ...\n"
-             "       history reference [set REV [--overlap REV] -- WORKLOAD "
-             "...]\n"
-             "       history triage [ID real|noise|expected [--note TEXT]]\n"
-             "       history publish OUT [--db PATH|URL]\n"
-             "       history export [--format json|csv] [--out FILE] [--db "
-             "PATH|URL]\n"
-             "       history detect [CELL-GLOB] [--metric M] [--series "
+static const struct hvb_cmd_doc record_doc = {
+    .usage = "history record FILE... [--branch NAME] [--machine NAME]\n"
+             "                       [--db PATH|URL]",
+    .text = "Keep results files (hvbench run --out) and review files\n"
+            "(review.json: each cell's paired ratio with its CI) in the\n"
+            "database, a transaction per file, under the commit, branch and\n"
+            "machine.  A file whose content is recorded already is skipped.",
+    .opts = record_opts,
+};
+static const struct hvb_cmd_doc import_doc = {
+    .usage = "history import PATH... [--branch NAME] [--machine NAME]\n"
+             "                       [--db PATH|URL]",
+    .text = "Record every results or review file under PATHs as record\n"
+            "would (directories walked in name order; other JSON files are\n"
+            "counted and skipped).",
+    .opts = record_opts,
+};
+static const struct hvb_cmd_doc export_doc = {
+    .usage = "history export [--format json|csv] [--out FILE] [--metric M]\n"
+             "                       [--series absolute|ratio] [--db PATH|URL]",
+    .text = "Every point back, with its run's commit, branch and machine.",
+    .opts = export_opts,
+};
+static const struct hvb_cmd_doc detect_doc = {
+    .usage = "history detect [CELL-GLOB] [--metric M] [--series "
              "absolute|ratio]\n"
-             "                      [--pvalue P] [--min-segment N] "
-             "[--fail-on regression]",
-    .text =
-        "A memory across runs.  'record' keeps results files (hvbench run\n"
-        "--out: each cell's median time and per-op counters) and review\n"
-        "files (review.json: each cell's paired ratio head/base with its\n"
-        "CI, and head's figure) in a database (a SQLite file, or a shared\n"
-        "PostgreSQL), one transaction per\n"
-        "file, under the commit, branch and machine; 'import' records every\n"
-        "such file under PATHs (directories walked, other JSON skipped);\n"
-        "'backfill' reviews each commit of a range against one pinned\n"
-        "reference build and records it (see 'history backfill --help');\n"
-        "'reference' shows the pinned reference or moves it with an overlap\n"
-        "review that chains the ratio series ('history reference --help');\n"
-        "'triage' labels a change point real, noise or expected (each\n"
-        "benchmark's precision on the site; 'history triage --help');\n"
-        "'publish' writes the history as a static site: a page per series\n"
-        "with its change points, the open regressions, an Atom feed.\n"
-        "'export' gives every point back.  'detect' finds change points\n"
-        "in each series (cell, metric, absolute or ratio, in the order\n"
-        "recorded) by E-divisive\n"
-        "means with Welch's t-test, as Apache Otava does; a figure that\n"
-        "grew is a regression (time, instructions, cycles: lower is\n"
-        "better).",
-    .opts = all_opts,
-    .notes = "exit status: 0 success, 1 detect --fail-on found one, 2 usage "
+             "                       [--pvalue P] [--min-segment N] [--fail-on "
+             "regression]",
+    .text = "Change points in each series (cell, metric, absolute or ratio,\n"
+            "in the order recorded) by E-divisive means with Welch's t-test,\n"
+            "as Apache Otava does; a figure that grew is a regression (time,\n"
+            "instructions, cycles: lower is better).",
+    .opts = detect_opts,
+    .notes = "exit status: 0 success, 1 --fail-on found one, 2 usage or an "
+             "unreadable database",
+};
+static const struct hvb_cmd_doc publish_doc = {
+    .usage = "history publish OUT [--metric M] [--db PATH|URL]",
+    .text = "The history as a static site in directory OUT: a page per\n"
+            "series with its change points, the open regressions, an Atom\n"
+            "feed.",
+    .opts = detect_opts,
+};
+
+const struct hvb_cmd_doc hvb_doc_history = {
+    .text = "A memory across runs: results and review files in a database\n"
+            "(SQLite, or a shared PostgreSQL), a series per cell, metric and\n"
+            "kind (a run's figure, or a review's paired ratio), the change\n"
+            "points found in them, and a static site.",
+    .notes = "exit status: 0 success, 1 detect --fail-on found one, 2 usage\n"
              "or an unreadable file or database",
 };
 
@@ -347,7 +342,7 @@ static struct hvb_sql_stmt *select_points(struct hist *o, struct hvb_hdb *h,
     "r.machine, p.cell, p.metric, p.series, p.value, p.ci_lo, p.ci_hi, "    \
     "p.unit"
 
-static int export(struct hist *o, struct hvb_hdb *h)
+static int export(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
 {
     static const char *const names[] = {
         "run",    "recorded_at", "kind",  "commit", "base_commit",
@@ -531,8 +526,9 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
     return n < 0 ? (int)n : 0;
 }
 
-static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
+static int detect(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
 {
+    const char *glob = n_pos ? pos[0] : NULL;
     struct hvb_sql_stmt *st =
         select_points(o, h,
                       "p.cell, p.metric, p.series, p.value, p.run_id, "
@@ -614,8 +610,9 @@ static int detect(struct hist *o, struct hvb_hdb *h, const char *glob)
                : 0;
 }
 
-static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
+static int publish(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
 {
+    const char *out = pos[0];
     struct hvb_detect_opts po = {.machine = o->machine,
                                  .branch = o->branch,
                                  .min_seg = o->min_seg,
@@ -634,68 +631,79 @@ static int publish(struct hist *o, struct hvb_hdb *h, const char *out)
     return 0;
 }
 
-int hvb_cmd_history(struct hvb_cmd_ctx *ctx)
+/*
+ * "history SUB [POS...] [options]" of the rows below that share struct
+ * hist: @min to @max positionals (@needs names them), the database
+ * opened, then @fn.
+ */
+static int sub_run(struct hvb_cmd_ctx *ctx, int min, int max, const char *needs,
+                   int (*fn)(struct hist *o, struct hvb_hdb *h, char **pos,
+                             int n))
 {
-    static const char *const subs[] = {"record", "export", "detect", "import",
-                                       "publish"};
-    static const struct hvb_optdef *const tabs[] = {
-        record_opts, export_opts, detect_opts, record_opts, detect_opts};
     struct hist o = {.min_seg = DEFAULT_MIN_SEG, .window = DEFAULT_WINDOW};
-    struct hvb_optparse p = {.argc = ctx->argc - 1,
-                             .argv = ctx->argv + 1,
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
                              .i = 1,
-                             .cmd = "history",
-                             .doc = &hvb_doc_history};
-    char *pos[256], err[1024], cmdname[32];
+                             .cmd = ctx->name,
+                             .doc = ctx->cmd->doc};
+    char *pos[256], err[1024];
     const char *val;
-    int sub, id, npos = 0, status;
+    int id, npos = 0, status;
     struct hvb_hdb h;
 
-    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "backfill") == 0 )
-        return hvb_history_backfill(ctx->argc - 1, ctx->argv + 1);
-    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "triage") == 0 )
-        return hvb_history_triage(ctx->argc - 1, ctx->argv + 1);
-    if ( ctx->argc >= 2 && strcmp(ctx->argv[1], "reference") == 0 )
-        return hvb_history_reference(ctx->argc - 1, ctx->argv + 1);
-    if ( ctx->argc >= 2 && (strcmp(ctx->argv[1], "--help") == 0 ||
-                            strcmp(ctx->argv[1], "-h") == 0) )
-    {
-        hvb_cmd_doc_help(stdout, &hvb_doc_history);
-        return 0;
-    }
-    for ( sub = 0;
-          sub < 5 && (ctx->argc < 2 || strcmp(ctx->argv[1], subs[sub])); sub++ )
-        ;
-    if ( sub == 5 )
-        return hvb_usage_error("history needs record, import, backfill, "
-                               "reference, export, detect, triage or publish "
-                               "(see 'hvbench history --help')");
-    snprintf(cmdname, sizeof(cmdname), "history %s", subs[sub]);
-    p.cmd = cmdname;
-    while ( (id = hvb_opt_parse(&p, tabs[sub], &o, &val)) != HVB_OPT_DONE )
+    while ( (id = hvb_opt_parse(&p, ctx->cmd->doc->opts, &o, &val)) !=
+            HVB_OPT_DONE )
     {
         if ( id == HVB_OPT_ERROR )
             return HVB_EXIT_USAGE;
         if ( id == HVB_OPT_HELP_SHOWN )
             return HVB_EXIT_OK;
-        if ( npos == 256 || ((sub == 1 || sub == 2 || sub == 4) &&
-                             npos == (sub == 2 || sub == 4)) )
-            return hvb_usage_error("history %s: unexpected '%s'", subs[sub],
-                                   val);
+        if ( npos == max )
+            return hvb_usage_error("%s: unexpected '%s'", ctx->name, val);
         pos[npos++] = (char *)val;
     }
-    if ( (sub == 0 || sub == 3 || sub == 4) && npos == 0 )
-        return hvb_usage_error("history %s needs %s", subs[sub],
-                               sub == 4   ? "OUT (a directory)"
-                               : sub == 3 ? "PATH..."
-                                          : "FILE...");
+    if ( npos < min )
+        return hvb_usage_error("%s needs %s", ctx->name, needs);
     if ( hvb_hdb_open(&h, o.db, err, sizeof(err)) )
         return hvb_usage_error("history: %s", err);
-    status = sub == 0   ? record(&o, &h, pos, npos)
-             : sub == 1 ? export(&o, &h)
-             : sub == 2 ? detect(&o, &h, npos ? pos[0] : NULL)
-             : sub == 3 ? import(&o, &h, pos, npos)
-                        : publish(&o, &h, pos[0]);
+    status = fn(&o, &h, pos, npos);
     hvb_hdb_close(&h);
     return status;
 }
+
+/* cmd_record(ctx): "history record" by sub_run(ctx, 1, 256, ..., record). */
+#define SUB(fn, min, max, needs)                  \
+    static int cmd_##fn(struct hvb_cmd_ctx *ctx)  \
+    {                                             \
+        return sub_run(ctx, min, max, needs, fn); \
+    }
+SUB(record, 1, 256, "FILE...")
+SUB(import, 1, 256, "PATH...")
+SUB(export, 0, 0, NULL)
+SUB(detect, 0, 1, NULL)
+SUB(publish, 1, 1, "OUT (a directory)")
+#undef SUB
+
+/* History's sub-commands: one row and one function each. */
+const struct hvb_cmd hvb_history_subs[] = {
+    {"record", cmd_record, "keep results and review files", &record_doc, NULL,
+     0},
+    {"import", cmd_import, "record every such file under directories",
+     &import_doc, NULL, 0},
+    {"backfill", hvb_history_backfill,
+     "review each commit of a range against one pinned reference",
+     &hvb_doc_history_backfill, NULL, 0},
+    {"reference", hvb_history_reference,
+     "show the pinned reference, or move it with an overlap review",
+     &hvb_doc_history_reference, NULL, 0},
+    {"export", cmd_export, "every point back (JSON or CSV)", &export_doc, NULL,
+     0},
+    {"detect", cmd_detect, "change points in each series", &detect_doc, NULL,
+     0},
+    {"triage", hvb_history_triage,
+     "label a change point real, noise or expected", &hvb_doc_history_triage,
+     NULL, 0},
+    {"publish", cmd_publish, "the history as a static site", &publish_doc, NULL,
+     0},
+    {NULL, NULL, NULL, NULL, NULL, 0},
+};

@@ -69,7 +69,7 @@ static const struct hvb_optdef backfill_opts[] = {
                 "the history, a file or a PostgreSQL URL (as record's)"),
     HVB_OPT_UINT("jobs", 'j', "N", F, r.jobs, 1, 256, "build parallelism"),
     HVB_OPT_ALSO(hvb_hreview_fleet_opts),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef F
@@ -78,8 +78,9 @@ static const struct hvb_optdef backfill_opts[] = {
 _Static_assert(offsetof(struct backfill, r) == 0, "backfill: r first");
 
 const struct hvb_cmd_doc hvb_doc_history_backfill = {
-    .usage = "history backfill REV-RANGE [--reference REV] [--first-parent] "
-             "[--every N] [--fleet slurm] -- WORKLOAD [run options]",
+    .usage = "history backfill REV-RANGE [--reference REV] [--first-parent]\n"
+             "                         [--every N] [--fleet slurm] -- "
+             "WORKLOAD [run options]",
     .text = "Each commit of REV-RANGE (git rev-list --reverse --topo-order,\n"
             "or its first-parent line; every Nth) reviewed against one\n"
             "pinned reference build and recorded: a ratio series against\n"
@@ -235,11 +236,11 @@ static int walk(struct backfill *b, struct hvb_hdb *h, char *list,
                                       "recorded");
 }
 
-int hvb_history_backfill(int argc, char **argv)
+int hvb_history_backfill(struct hvb_cmd_ctx *ctx)
 {
     struct backfill b = {.out = "hvbench-backfill", .every = 1};
-    struct hvb_optparse p = {.argc = argc,
-                             .argv = argv,
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
                              .i = 1,
                              .cmd = "history backfill",
                              .doc = &hvb_doc_history_backfill};
@@ -251,7 +252,7 @@ int hvb_history_backfill(int argc, char **argv)
     ssize_t sl;
     size_t cap = 1u << 22;
 
-    for ( dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++ )
+    for ( dd = 1; dd < ctx->argc && strcmp(ctx->argv[dd], "--"); dd++ )
         ;
     p.argc = dd;
     while ( (id = hvb_opt_parse(&p, backfill_opts, &b, &val)) != HVB_OPT_DONE )
@@ -264,11 +265,11 @@ int hvb_history_backfill(int argc, char **argv)
             return hvb_usage_error("history backfill takes one REV-RANGE");
         range = val;
     }
-    if ( range == NULL || (dd + 1 >= argc && !b.list_only) )
+    if ( range == NULL || (dd + 1 >= ctx->argc && !b.list_only) )
         return hvb_usage_error("history backfill needs REV-RANGE -- WORKLOAD "
                                "[run options]");
-    b.r.line = argv + dd + 1;
-    b.r.nr_line = argc - dd - 1;
+    b.r.line = ctx->argv + dd + 1;
+    b.r.nr_line = ctx->argc - dd - 1;
     if ( (status = hvb_hfleet_check(&b.r, "history backfill", &b.out)) >= 0 )
         return status;
     sl = readlink("/proc/self/exe", b.r.self, sizeof(b.r.self) - 1);

@@ -89,14 +89,14 @@ static const struct hvb_optdef triage_opts[] = {
                 "why (kept with the label, shown on the site)"),
     HVB_OPT_STR("db", 0, "PATH|URL", T, db,
                 "the history, a file or a PostgreSQL URL (as record's)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef T
 
 const struct hvb_cmd_doc hvb_doc_history_triage = {
-    .usage = "history triage [ID real|noise|expected [--note TEXT]] [--db "
-             "PATH|URL]",
+    .usage = "history triage [ID real|noise|expected [--note TEXT]]\n"
+             "                       [--db PATH|URL]",
     .text = "Label change point ID (as detect and the site number them):\n"
             "real (a change the code made), noise (none was made) or\n"
             "expected (a change made on purpose).  Without ID: every change\n"
@@ -185,11 +185,11 @@ static int label(struct hvb_hdb *h, const char *ids, const char *lab,
     return 0;
 }
 
-int hvb_history_triage(int argc, char **argv)
+int hvb_history_triage(struct hvb_cmd_ctx *ctx)
 {
     struct triage t = {0};
-    struct hvb_optparse p = {.argc = argc,
-                             .argv = argv,
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
                              .i = 1,
                              .cmd = "history triage",
                              .doc = &hvb_doc_history_triage};

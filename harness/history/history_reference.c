@@ -62,15 +62,16 @@ static const struct hvb_optdef reference_opts[] = {
     HVB_OPT_UINT("jobs", 'j', "N", R, r.jobs, 1, 256, "set: build parallelism"),
     HVB_OPT_STR("db", 0, "PATH|URL", R, db,
                 "the history, a file or a PostgreSQL URL (as record's)"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef R
 
 const struct hvb_cmd_doc hvb_doc_history_reference = {
     .usage = "history reference [--commit] [--db PATH|URL]\n"
-             "       history reference set REV [--overlap REV | --no-overlap] "
-             "[--metric M] -- WORKLOAD [run options]",
+             "history reference set REV [--overlap REV | --no-overlap]\n"
+             "                                 [--metric M] -- WORKLOAD "
+             "[run options]",
     .text =
         "The pinned reference the ratio series are reviewed against, and\n"
         "its moves.  'set REV' moves it to REV: the newest commit\n"
@@ -270,11 +271,11 @@ static int set(struct reference *o, struct hvb_hdb *h, const char *spec)
     return 0;
 }
 
-int hvb_history_reference(int argc, char **argv)
+int hvb_history_reference(struct hvb_cmd_ctx *ctx)
 {
     struct reference o = {.out = "hvbench-reference"};
-    struct hvb_optparse p = {.argc = argc,
-                             .argv = argv,
+    struct hvb_optparse p = {.argc = ctx->argc,
+                             .argv = ctx->argv,
                              .i = 1,
                              .cmd = "history reference",
                              .doc = &hvb_doc_history_reference};
@@ -284,7 +285,7 @@ int hvb_history_reference(int argc, char **argv)
     int id, dd, n = 0, status;
     ssize_t sl;
 
-    for ( dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++ )
+    for ( dd = 1; dd < ctx->argc && strcmp(ctx->argv[dd], "--"); dd++ )
         ;
     p.argc = dd;
     while ( (id = hvb_opt_parse(&p, reference_opts, &o, &val)) != HVB_OPT_DONE )
@@ -302,8 +303,8 @@ int hvb_history_reference(int argc, char **argv)
     if ( o.no_overlap && o.overlap != NULL )
         return hvb_usage_error("history reference set: --overlap and "
                                "--no-overlap contradict each other");
-    o.r.line = dd + 1 < argc ? argv + dd + 1 : NULL;
-    o.r.nr_line = dd + 1 < argc ? argc - dd - 1 : 0;
+    o.r.line = dd + 1 < ctx->argc ? ctx->argv + dd + 1 : NULL;
+    o.r.nr_line = dd + 1 < ctx->argc ? ctx->argc - dd - 1 : 0;
     sl = readlink("/proc/self/exe", o.r.self, sizeof(o.r.self) - 1);
     o.r.self[sl > 0 ? sl : 0] = '\0';
     if ( n == 2 && (getcwd(cwd, sizeof(cwd)) == NULL ||

@@ -155,9 +155,11 @@ long long hvb_hchange_note(struct hvb_hdb *h, const struct hvb_hchange *c,
 void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len,
                        char **note);
 /* "history triage [ID LABEL [--note TEXT]]" (@argv[0] "triage"). */
-int hvb_history_triage(int argc, char **argv);
+int hvb_history_triage(struct hvb_cmd_ctx *ctx);
+extern const struct hvb_cmd_doc hvb_doc_history_triage;
 /* "history reference [set REV ...]" (@argv[0] "reference"). */
-int hvb_history_reference(int argc, char **argv);
+int hvb_history_reference(struct hvb_cmd_ctx *ctx);
+extern const struct hvb_cmd_doc hvb_doc_history_reference;
 /* The pinned reference's full hash into @out: 0, or -ENOENT if none. */
 int hvb_href_current(struct hvb_hdb *h, char *out, size_t len);
 /* Pin @commit (moved with @overlap's review, run @run; or NULL, -1). */
@@ -165,6 +167,7 @@ int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
                  long long run, char *err, size_t len);
 
 /* history_backfill.c: "history backfill ..." (@argv[0] "backfill"). */
-int hvb_history_backfill(int argc, char **argv);
+int hvb_history_backfill(struct hvb_cmd_ctx *ctx);
+extern const struct hvb_cmd_doc hvb_doc_history_backfill;
 
 #endif /* HVB_HISTORY_PRIVATE_H */

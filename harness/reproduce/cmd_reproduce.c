@@ -122,7 +122,7 @@ static const struct hvb_optdef reproduce_opts[] = {
                 "afresh"),
     HVB_OPT_STR("out", 'o', "DIR", R, out, "the output directory (created)"),
     HVB_OPT_SET("quiet", 'q', R, quiet, "no progress bar"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef R

@@ -121,7 +121,7 @@ static const struct hvb_optdef review_opts[] = {
     HVB_OPT_UINT("jobs", 'j', "N", O, jobs, 1, MAX_JOBS,
                  "build parallelism (default: the online CPUs)"),
     HVB_OPT_SET("quiet", 'q', O, quiet, "no progress on stderr"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef O

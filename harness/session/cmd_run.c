@@ -141,7 +141,7 @@ static const struct hvb_optdef run_opts[] = {
     HVB_OPT_SET("allow-test-plugins", 0, R, o.spec.allow_test_only,
                 "allow negative-control plugins (tests)"),
     HVB_OPT_SET("quiet", 'q', R, o.quiet, "no progress or context on stderr"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef R
@@ -223,7 +223,7 @@ static char **child_args(int argc, char **argv, int *nr)
     for ( ;; )
     {
         from = p.i;
-        id = hvb_getopt_row(&p, run_opts, &d, &val);
+        id = hvb_opt_next(&p, run_opts, &d, &val);
         if ( id == HVB_OPT_DONE || id == HVB_OPT_ERROR )
             break;
         if ( d != NULL && (d->flags & HVB_OPTF_PARENT) )
@@ -314,7 +314,7 @@ static int run_parse(struct run_cmd *r, const struct hvb_cmd_ctx *ctx, int argc,
                              .argv = argv,
                              .i = 1,
                              .cmd = r->cmd,
-                             .doc = ctx->cmd->docs[0]};
+                             .doc = ctx->cmd->doc};
     const char *val;
     int id;
 

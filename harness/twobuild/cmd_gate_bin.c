@@ -167,7 +167,7 @@ static const struct hvb_optdef gate_bin_opts[] = {
                     "kill a worker that has not said hello or answered a "
                     "command within S seconds, and say which (default " HVB_STR(
                         HVB_WORKER_TIMEOUT) ")"),
-    HVB_OPT_HELP(0),
+    HVB_OPT_HELP,
     HVB_OPT_END,
 };
 #undef G
@@ -211,17 +211,6 @@ const struct hvb_cmd_doc hvb_doc_gate_bin = {
         "3 unknown: a cell not decided within the budget (0 with\n"
         "--allow-unstable)",
 };
-
-bool hvb_gate_bin_wanted(int argc, char **argv)
-{
-    int i;
-
-    for ( i = 1; i < argc && strcmp(argv[i], "--") != 0; i++ )
-        if ( strcmp(argv[i], "--base-bin") == 0 ||
-             strncmp(argv[i], "--base-bin=", 11) == 0 )
-            return true;
-    return false;
-}
 
 static double mono_now(void)
 {
@@ -968,7 +957,7 @@ static int report(struct gate_bin *g, struct hvb_cmp *c)
     return status;
 }
 
-int hvb_cmd_gate_bin(int argc, char **argv)
+static int gate_bin(int argc, char **argv)
 {
     struct gate_bin g = {
         .metric = "time",
@@ -1028,17 +1017,7 @@ out:
     return status;
 }
 
-int hvb_cmd_gate_any(struct hvb_cmd_ctx *ctx)
+int hvb_cmd_gate_bin(struct hvb_cmd_ctx *ctx)
 {
-    int status = hvb_gate_bin_wanted(ctx->argc, ctx->argv)
-                     ? hvb_cmd_gate_bin(ctx->argc, ctx->argv)
-                     : hvb_cmd_gate(ctx);
-
-    /*
-     * 1 is CI's "regressed": a failure of the gate itself (out of memory,
-     * no pipe, a dead worker) is 2, never 1 (they were one number).
-     */
-    if ( status == HVB_EXIT_REGRESSION && !hvb_gate_said_regression() )
-        status = HVB_EXIT_USAGE;
-    return status;
+    return hvb_gate_exit(gate_bin(ctx->argc, ctx->argv));
 }

@@ -39,12 +39,6 @@
 
 #define HVB_WORKER_PROTOCOL 1
 
-/* "hvbench gate --base-bin OLD [gate options] -- WORKLOAD [run options]". */
-int hvb_cmd_gate_bin(int argc, char **argv);
-
-/* Does gate's @argv ask for two builds (--base-bin before any "--")? */
-bool hvb_gate_bin_wanted(int argc, char **argv);
-
 /*
  * The gate's end of the worker protocol (gate_worker.c): one build's
  * worker process, its pipes and its hello.

@@ -6,11 +6,13 @@
 # them, and the parser reads the same rows.  Checks that
 # - every option a form's --help shows parses (never "unknown option",
 #   "takes no value" or "needs a value"), long and short, for every
-#   command of the top-level help and the forms "compare --hosts" and
-#   "gate --base-bin";
+#   command of the top-level help, every other form a command's --help
+#   names ("compare --hosts", "gate --base-bin") and every sub-command
+#   ("history record", from the completion's rows);
 # - every row of a command (as the completion lists them) is in its help
 #   and in its manual page (or those of the command it takes the options
-#   of: run);
+#   of: run), and every row of a sub-command in its own --help, in its
+#   command's --help and in its section of the manual page;
 # - each page the build wrote renders with no warning (man --warnings -l,
 #   groff -ww -z) and the build's pages are the binary's;
 # - the completion offers the registry's workloads, slots, plugins
@@ -27,12 +29,29 @@ completion=$3
 commands=$("$hvbench" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' | sort -u)
 [ -n "$commands" ] && ok || bad "no commands in hvbench --help"
 
-# The forms: "CMD" and the prefix that selects another form of it.
-forms() {
-    for c in $commands; do echo "$c"; done
-    echo "compare --hosts"
-    echo "gate --base-bin=$tmp/none"
+. "$completion"
+# The forms: "CMD", the prefix that selects another form of it (from
+# "its other form:" in CMD --help: "'hvbench gate --base-bin X --help'"),
+# and "CMD SUB" for each sub-command.
+other_forms() {
+    "$hvbench" "$1" --help | tr '\n' ' ' | tr -s ' ' |
+        grep -o "'hvbench $1 --[a-z-]*\( X\)\{0,1\} --help'" |
+        sed -e "s/^'hvbench //" -e "s/ --help'\$//" -e "s| X\$|=$tmp/none|"
 }
+forms() {
+    for c in $commands; do
+        echo "$c"
+        other_forms "$c"
+        for s in ${_hvbench_subs[$c]-}; do echo "$c $s"; done
+    done
+}
+# The forms it must find are there.
+forms >"$tmp/forms"
+for f in "compare --hosts" "gate --base-bin=$tmp/none" "history record" \
+    "history triage"; do
+    grep -qxF -- "$f" "$tmp/forms" && ok ||
+        bad "no form '$f' among: $(cat "$tmp/forms")"
+done
 
 # opts_shown FORM...: the options its --help lists, "-c" and "--name[=]"
 # ("=" when it takes a value).
@@ -80,7 +99,6 @@ done
 [ -e "$tmp/parse-failed" ] && bad "options shown that do not parse" || ok
 
 # The rows, from the completion (each command's forms and inherited rows).
-. "$completion"
 for c in $commands; do
     text="$("$hvbench" "$c" --help)"
     case $c in
@@ -99,6 +117,21 @@ for c in $commands; do
         pat=" $o\\( \\|,\\|\$\\)"
         echo "$text" | grep -q -- "$pat" || bad "$c: row $o not in --help"
         echo "$man" | grep -q -- "$pat" || bad "$c: row $o not in hvbench-$c(1)"
+    done
+    # A sub-command's rows: in its own --help, in its part of the
+    # command's --help and in its section of the manual page.
+    for s in ${_hvbench_subs[$c]-}; do
+        text=$("$hvbench" "$c" "$s" --help)
+        all=$("$hvbench" "$c" --help | sed -n "/^options of .*'$c $s'/,/^\$/p")
+        sec=$(echo "$man" | sed -n "/^$c $s\$/,/^[A-Za-z]/p")
+        rows=${_hvbench_opts["$c $s"]-}
+        [ -n "$rows" ] || bad "completion has no options for '$c $s'"
+        for o in $rows; do
+            pat=" $o\\( \\|,\\|\$\\)"
+            echo "$text" | grep -q -- "$pat" || bad "$c $s: row $o not in its --help"
+            echo "$all" | grep -q -- "$pat" || bad "$c $s: row $o not in '$c --help'"
+            echo "$sec" | grep -q -- "$pat" || bad "$c $s: row $o not in hvbench-$c(1)"
+        done
     done
 done
 ok
@@ -170,6 +203,11 @@ offers "--threads" "$hvbench" run lookup --thr
 offers "$(printf 'console\ncsv')" "$hvbench" run lookup --format c
 offers "--base-bin" "$hvbench" gate --base
 offers "--diff" "$hvbench" profile lookup --di
+offers "$(printf 'record\nreference')" "$hvbench" history re
+offers "--fail-on" "$hvbench" history detect --fail
+offers "regression" "$hvbench" history detect --fail-on r
+complete_words "$hvbench" history record --fail | grep -q -- --fail-on &&
+    bad "history record offers detect's --fail-on" || ok
 
 # Did you mean.
 expect_dym() {

@@ -89,7 +89,8 @@ hist_bad_input() {
     echo '{"a": 1}' >"$tmp/x.json"
     hist_one "neither kind" "neither hvbench results" "$hv" history record "$tmp/x.json" --db "$1"
     hist_one "no file" "needs FILE" "$hv" history record --db "$1"
-    hist_one "no subcommand" "needs record, import, backfill, reference, export, detect, triage or publish" "$hv" history
+    hist_one "no subcommand" "history needs a sub-command: record, import, backfill, reference, export, detect, triage or publish" "$hv" history
+    hist_one "unknown subcommand" "unknown sub-command .recrod. of history (record, import, .*); did you mean .record.?" "$hv" history recrod
     hist_one "import, no path" "history import needs PATH" "$hv" history import --db "$1"
     hist_one "bad pvalue" "bad value '2' for --pvalue" "$hv" history detect --db "$1" --pvalue 2
 }

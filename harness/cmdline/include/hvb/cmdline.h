@@ -33,9 +33,8 @@ int hvb_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * shell completion all read these rows, so an option is one row: a typed
  * row (HVB_OPT_STR, _UINT, _CHOICE, ...) names the field of the
  * command's state its value goes to, and hvb_opt_parse() checks and
- * stores it there; a row made with HVB_OPT (an id, no field) is returned
- * to the command by its id, for the few whose value is not one field.
- * A row with no name continues with the table @also (rows shared between
+ * stores it there (HVB_OPT_CALL: a function of the command's, for the
+ * few whose value is not one field).  A row with no name continues with the table @also (rows shared between
  * commands); with HVB_OPTF_UNLISTED those are parsed but not shown
  * (compare knows gate's options only to say they are gate's).  The
  * table ends at HVB_OPT_END.
@@ -54,25 +53,24 @@ int hvb_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "--markdown is a gate option"".
  */
 enum hvb_optstore {
-    HVB_OPTS_ID = 0,  /* returned by its id: the command's own case */
-    HVB_OPTS_HELP,    /* print the form's help (hvb_optparse.doc) */
-    HVB_OPTS_STR,     /* const char *: the value itself */
-    HVB_OPTS_TRUE,    /* bool: set (a flag) */
-    HVB_OPTS_FALSE,   /* bool: cleared (a "--no-..." flag) */
-    HVB_OPTS_UINT,    /* unsigned int in [min, max] */
-    HVB_OPTS_U64,     /* uint64_t in [min, max] */
-    HVB_OPTS_I64,     /* int64_t in [min, max] (min >= 0) */
-    HVB_OPTS_SECONDS, /* double in [dmin, dmax]: "0.5" or "0.5s" */
-    HVB_OPTS_PCT,     /* double: "5%" or "5" -> 0.05 */
-    HVB_OPTS_CHOICE,  /* int (an enum): the index of the value in choices */
-    HVB_OPTS_CALL,    /* call(state, "--name", value): false having said why */
+    HVB_OPTS_NONE = 0, /* no option: HVB_OPT_ALSO's link, HVB_OPT_END */
+    HVB_OPTS_HELP,     /* print the form's help (hvb_optparse.doc) */
+    HVB_OPTS_STR,      /* const char *: the value itself */
+    HVB_OPTS_TRUE,     /* bool: set (a flag) */
+    HVB_OPTS_FALSE,    /* bool: cleared (a "--no-..." flag) */
+    HVB_OPTS_UINT,     /* unsigned int in [min, max] */
+    HVB_OPTS_U64,      /* uint64_t in [min, max] */
+    HVB_OPTS_I64,      /* int64_t in [min, max] (min >= 0) */
+    HVB_OPTS_SECONDS,  /* double in [dmin, dmax]: "0.5" or "0.5s" */
+    HVB_OPTS_PCT,      /* double: "5%" or "5" -> 0.05 */
+    HVB_OPTS_CHOICE,   /* int (an enum): the index of the value in choices */
+    HVB_OPTS_CALL,     /* call(state, "--name", value): false having said why */
 };
 
 struct hvb_optdef {
     const char *name; /* long name without "--" */
     char short_name;  /* or 0 */
     const char *arg;  /* its value, as the help names it, or NULL: a flag */
-    int id;           /* > 0 for HVB_OPTS_ID rows, else 0 or a tag */
     const char *help; /* one paragraph, unwrapped: "(default 5)" in it */
     const struct hvb_optdef *also;
     unsigned int flags;
@@ -100,11 +98,6 @@ struct hvb_optdef {
     (offsetof(T, f) +           \
      0 * sizeof(char[sizeof(((T *)0)->f) == sizeof(int) ? 1 : -1]))
 
-#define HVB_OPT(name_, s, arg_, id_, help_)                                   \
-    {                                                                         \
-        .name = name_, .short_name = s, .arg = arg_, .id = id_, .help = help_ \
-    }
-#define HVB_OPT_FLAG(name_, s, id_, help_) HVB_OPT(name_, s, NULL, id_, help_)
 #define HVB_OPT_STR(name_, s, arg_, T, f, help_, ...)                     \
     {                                                                     \
         .name = name_, .short_name = s, .arg = arg_, .help = help_,       \
@@ -163,10 +156,10 @@ struct hvb_optdef {
         .name = name_, .short_name = s, .arg = arg_, .help = help_, \
         .store = HVB_OPTS_CALL, .call = fn, __VA_ARGS__             \
     }
-#define HVB_OPT_HELP(id_)                                                  \
-    {                                                                      \
-        .name = "help", .short_name = 'h', .id = id_, .help = "this help", \
-        .store = HVB_OPTS_HELP                                             \
+#define HVB_OPT_HELP                                            \
+    {                                                           \
+        .name = "help", .short_name = 'h', .help = "this help", \
+        .store = HVB_OPTS_HELP                                  \
     }
 #define HVB_OPT_ALSO(table) \
     {                       \
@@ -192,8 +185,8 @@ hvb_opt_each(const struct hvb_optdef *defs, bool unlisted,
 
 /*
  * What "hvbench CMD --help" prints and the man page hvbench-CMD(1) is
- * made of: one form of a command (gate has two, the second "gate
- * --base-bin").
+ * made of: one row of the command table (a command, a sub-command or a
+ * form).
  */
 struct hvb_cmd_doc {
     /*
@@ -210,25 +203,61 @@ struct hvb_cmd_doc {
 
 struct hvb_cmd_ctx;
 
-/* A command (perf's struct cmd_struct); the table is in commands.c. */
+/*
+ * A row of the command table (Linux perf's struct cmd_struct; the table
+ * is the cli room's, harness/cli/commands.c): a command, or one of the
+ * rows of its @subs, which are either all sub-commands or all forms:
+ *
+ * - a sub-command is picked by the word after the command: "history
+ *   detect" runs the row "detect" of history's @subs, its argv starting
+ *   at "detect";
+ * - a form (HVB_CMD_FORM) is picked by its option given before any
+ *   "--": "gate --base-bin OLD ..." runs the row "--base-bin" of gate's
+ *   @subs with the whole command line; without one, the command's own
+ *   @fn runs.
+ *
+ * hvb_cmd_dispatch() reads them; the help, the manual pages, the shell
+ * completion and the docs test walk the same rows, so adding a
+ * sub-command is one row and one function.
+ */
 struct hvb_cmd {
-    const char *name;
-    int (*fn)(struct hvb_cmd_ctx *ctx);
-    const char *synopsis; /* its lines in the top-level help */
-    const char *summary;  /* one line, there and in the man page's NAME */
-    const struct hvb_cmd_doc *const *docs; /* its forms, NULL-ended */
+    const char *name; /* "history", "detect", or a form's "--base-bin" */
+    int (*fn)(struct hvb_cmd_ctx *ctx); /* NULL: a sub-command is needed */
+    const char *summary; /* one line: top-level help, man NAME, sub lists */
+    const struct hvb_cmd_doc *doc;
+    const struct hvb_cmd *subs; /* sub-commands or forms, NULL name ends */
     unsigned int flags;
 };
 #define HVB_CMD_HIDDEN 1u /* not listed: internal (worker) */
+#define HVB_CMD_FORM   2u /* a form, picked by the option @name */
 
 /* What a command is given. */
 struct hvb_cmd_ctx {
-    const struct hvb_cmd *cmd;
-    int argc; /* argv[0] is the command's name */
+    const struct hvb_cmd *cmd; /* the row that runs */
+    const struct hvb_cmd *top; /* its command */
+    char name[64];             /* "history detect", "gate", for messages */
+    int argc;                  /* argv[0] is the (sub-)command's name */
     char **argv;
     int full_argc; /* hvbench's whole command line, for the results */
     char **full_argv;
 };
+
+/*
+ * hvb_cmd_dispatch - run command @c on @ctx (argv[0] its name): its
+ * sub-command or form if it has them (a missing or unknown sub-command,
+ * or "--help" in its place, answered here), else its own function.
+ */
+int hvb_cmd_dispatch(const struct hvb_cmd *c, struct hvb_cmd_ctx *ctx);
+
+/* Are @c's @subs sub-commands (not forms)? */
+bool hvb_cmd_has_subcommands(const struct hvb_cmd *c);
+
+/*
+ * "hvbench CMD --help" of command @c: its own form's, or for a command
+ * with sub-commands the synopsis of each, the description, and each
+ * sub-command's options.
+ */
+void hvb_cmd_print_help(FILE *f, const struct hvb_cmd *c);
 
 /*
  * hvb_help_wrapped - the words of @s from column @col on, wrapped at 78
@@ -238,6 +267,12 @@ void hvb_help_wrapped(FILE *f, int col, int indent, const char *s);
 
 /* "hvbench CMD --help" of form @d. */
 void hvb_cmd_doc_help(FILE *f, const struct hvb_cmd_doc *d);
+
+/* @usage's lines, "usage: hvbench " before the first (*@first). */
+void hvb_help_usage(FILE *f, const char *usage, bool *first);
+
+/* @d's option rows, one a line, and the command it takes those of. */
+void hvb_cmd_doc_options(FILE *f, const struct hvb_cmd_doc *d);
 
 /* Parser state over argv[1..argc) of a subcommand. */
 struct hvb_optparse {
@@ -251,38 +286,30 @@ struct hvb_optparse {
 };
 
 #define HVB_OPT_POSITIONAL 0
+#define HVB_OPT_ROW        1 /* hvb_opt_next: an option of the rows */
 #define HVB_OPT_DONE       (-1)
 #define HVB_OPT_ERROR      (-2)
 #define HVB_OPT_HELP_SHOWN (-3) /* hvb_opt_parse: --help printed: exit 0 */
 
 /*
- * hvb_getopt - the next option: its id with its value in @val (NULL if it
- * takes none), HVB_OPT_POSITIONAL with the argument in @val, HVB_OPT_DONE,
- * or HVB_OPT_ERROR after printing the problem.
+ * hvb_opt_next - the next argument, not stored: HVB_OPT_ROW with the row
+ * in @row and its value in @val (NULL if it takes none),
+ * HVB_OPT_POSITIONAL with the argument in @val, HVB_OPT_DONE, or
+ * HVB_OPT_ERROR after printing the problem.  For a parser that sorts
+ * the options before they are stored (run's --processes parent).
  */
-int hvb_getopt(struct hvb_optparse *p, const struct hvb_optdef *defs,
-               const char **val);
-
-/* hvb_getopt() that also gives the row an option names (or NULL). */
-int hvb_getopt_row(struct hvb_optparse *p, const struct hvb_optdef *defs,
-                   const struct hvb_optdef **row, const char **val);
+int hvb_opt_next(struct hvb_optparse *p, const struct hvb_optdef *defs,
+                 const struct hvb_optdef **row, const char **val);
 
 /*
  * hvb_opt_parse - read options until the next one the command must see:
  * each typed row's value is checked and stored in @state (the struct the
- * rows' fields belong to), --help is printed from p->doc.  Returns an
- * HVB_OPTS_ID row's id (value in @val), HVB_OPT_POSITIONAL (@val),
- * HVB_OPT_DONE, HVB_OPT_HELP_SHOWN, or HVB_OPT_ERROR having said why.
+ * rows' fields belong to), --help is printed from p->doc.  Returns
+ * HVB_OPT_POSITIONAL (@val), HVB_OPT_DONE, HVB_OPT_HELP_SHOWN, or
+ * HVB_OPT_ERROR having said why.
  */
 int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
                   void *state, const char **val);
-
-/*
- * hvb_opt_store - store @val for typed row @d in @state ("--name" in
- * messages): true, or false having printed why.  For parsers that find
- * the row themselves (hvb_opt_take).
- */
-bool hvb_opt_store(const struct hvb_optdef *d, void *state, const char *val);
 
 /* Parse helpers; false after printing "hvbench: bad value ..." */
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,

@@ -26,11 +26,9 @@
  */
 int hvb_hosts_print_files(FILE *f, char *const *paths, size_t n);
 
-/* Does "compare" have --hosts? */
-bool hvb_hosts_wanted(int argc, char **argv);
-
+struct hvb_cmd_ctx;
 /* "hvbench compare --hosts RUN.json...": the tables on stdout. */
-int hvb_cmd_compare_hosts(int argc, char **argv);
+int hvb_cmd_compare_hosts(struct hvb_cmd_ctx *ctx);
 
 struct hvb_cmd_doc;
 /* compare --hosts's form of the compare command, for its --help. */

@@ -158,8 +158,12 @@ const char *hvb_cmp_verdict_word(const struct hvb_cmp *c, enum hvb_verdict v);
  */
 int hvb_gate_report(struct hvb_cmp *c, json_t *base, json_t *new_,
                     const char *md_path, bool allow_unstable);
-/* Has hvb_gate_report() said "regression" (its exit 1) in this process? */
-bool hvb_gate_said_regression(void);
+/*
+ * The gate's exit @status as CI reads it: 1 ("regressed") only when
+ * hvb_gate_report() said a regression in this process; a 1 from a
+ * failure of the gate itself (out of memory, a dead worker) is 2.
+ */
+int hvb_gate_exit(int status);
 
 /*
  * compare_views.c: what compare and gate print of @c.  @b, @n: the two

@@ -15,7 +15,7 @@ struct hvb_cmd_doc;
 struct hvb_cmp;
 
 int hvb_cmd_compare(struct hvb_cmd_ctx *ctx);
-/* gate of two results files (gate --base-bin: hvb_cmd_gate_any()). */
+/* gate of two results files (its form gate --base-bin: hvb/twobuild.h). */
 int hvb_cmd_gate(struct hvb_cmd_ctx *ctx);
 
 extern const struct hvb_cmd_doc hvb_doc_compare, hvb_doc_gate;

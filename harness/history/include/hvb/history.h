@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The history room: "hvbench history record|export|detect" (issue 22), a
- * series per benchmark cell, metric and kind (the absolute figure of a
- * run, or the paired ratio of a review against its base) kept in SQLite,
- * and change points found in them by E-divisive means.
+ * The history room: "hvbench history record|detect|publish|..." (issue
+ * 22), a series per benchmark cell, metric and kind (the absolute figure
+ * of a run, or the paired ratio of a review against its base) kept in
+ * SQLite or PostgreSQL, and change points found in them by E-divisive
+ * means.
  */
 #ifndef HVB_HISTORY_H
 #define HVB_HISTORY_H
@@ -13,14 +14,14 @@
 #include <stdint.h>
 
 #include <hvb/changes.h>
+#include <hvb/cmdline.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct hvb_cmd_ctx;
-
-int hvb_cmd_history(struct hvb_cmd_ctx *ctx);
+/* "hvbench history SUB ...": its sub-commands' rows and its own doc. */
+extern const struct hvb_cmd hvb_history_subs[];
 extern const struct hvb_cmd_doc hvb_doc_history;
 
 #ifdef __cplusplus

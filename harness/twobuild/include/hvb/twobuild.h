@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The twobuild room's commands (harness/twobuild/): "gate" as the command
- * table runs it (gate --base-bin: two builds paired in one run, else the
- * gate room's gate of two results files), and the hidden worker each
- * build runs for it.
+ * The twobuild room's commands (harness/twobuild/): gate's form "gate
+ * --base-bin" (two builds paired in one run; the gate of two results
+ * files is the gate room's), and the hidden worker each build runs for
+ * it.
  */
 #ifndef HVB_TWOBUILD_H
 #define HVB_TWOBUILD_H
@@ -14,8 +14,8 @@
 struct hvb_cmd_ctx;
 struct hvb_cmd_doc;
 
-/* "hvbench gate ...": --base-bin before any "--" pairs two builds. */
-int hvb_cmd_gate_any(struct hvb_cmd_ctx *ctx);
+/* "hvbench gate --base-bin OLD ... -- WORKLOAD": gate's second form. */
+int hvb_cmd_gate_bin(struct hvb_cmd_ctx *ctx);
 /* "hvbench worker WORKLOAD [run options]" (hidden: the gate runs it). */
 int hvb_cmd_worker(struct hvb_cmd_ctx *ctx);
 
