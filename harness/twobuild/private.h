@@ -91,9 +91,6 @@ void hvb_worker_say(const char *word, json_t *o);
  */
 int hvb_worker_runs(int argc, char **argv);
 
-/* Reap @w; its exit status, or 128 + signal. */
-int hvb_gate_worker_wait(struct hvb_gate_worker *w);
-
 /*
  * gate --base-bin (cmd_gate_bin.c: its options, its plan of pairs and
  * looks, the loop; gate_bin_pairs.c: a process pair, a look;
