@@ -6,7 +6,7 @@
  * after the other disagree by more than the change a gate looks for;
  * samples of the two builds taken a few milliseconds apart see the same
  * machine.  So the old and the new binary run as live worker processes
- * (harness/gate/cmd_worker.c, the protocol in private.h), both warm, and
+ * (cmd_worker.c, the protocol in private.h), both warm, and
  * the gate alternates short samples between them: per cell and round one
  * sample of each, in the order AB BA AB BA ..., every sample of a cell
  * with one iteration count calibrated once for both builds.  The unit of
