@@ -97,13 +97,9 @@ static int samples(const struct hvb_cmp *cmp, int side, json_t *c, double **out,
             snprintf(err, len,
                      "'%s': cell '%.200s': %s%s%s[%zu] is %g: a %s sample is "
                      "> 0",
-                     cmp->names[side]
-                         ?: side ? "NEW"
-                                 : "BASE",
-                     json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?",
-                     time ? HVB_RK_SAMPLES : "counters.", time ? "" : cmp->key,
-                     time ? "" : ".samples", i, json_number_value(v),
-                     cmp->metric);
+                     who, cell, time ? HVB_RK_SAMPLES : "counters.",
+                     time ? "" : cmp->key, time ? "" : ".samples", i,
+                     json_number_value(v), cmp->metric);
             return -EINVAL;
         }
         (*out)[(*n)++] = json_number_value(v);
