@@ -147,14 +147,15 @@ int bisect_verdict(const char *dir, int rc, const char *logp, json_t **doc)
         return nobuild ? V_NOBUILD : -1;
     json_array_foreach(json_object_get(*doc, "cells"), i, cell)
         json_object_foreach(json_object_get(cell, "verdicts"), m, v)
-    {
-        const char *x = json_string_value(json_object_get(v, "verdict"));
+        {
+            const char *x = json_string_value(json_object_get(v, "verdict"));
 
-        if ( x && (strcmp(x, "regressed") == 0 || strcmp(x, "improved") == 0) )
-            verdict = V_DIFFERS;
-        else if ( x && strcmp(x, "same") && verdict == V_SAME )
-            verdict = V_UNKNOWN;
-    }
+            if ( x &&
+                 (strcmp(x, "regressed") == 0 || strcmp(x, "improved") == 0) )
+                verdict = V_DIFFERS;
+            else if ( x && strcmp(x, "same") && verdict == V_SAME )
+                verdict = V_UNKNOWN;
+        }
     return verdict;
 }
 

@@ -76,11 +76,6 @@ static int redact(const char *url, char *out, size_t len)
     return rc;
 }
 
-void hvb_sql_redact(const char *url, char *out, size_t len)
-{
-    redact(url, out, len);
-}
-
 int hvb_sql_spec_check(const char *spec, char *err, size_t len)
 {
     char name[512];
@@ -124,7 +119,7 @@ int hvb_sql_open(struct hvb_sql **c, const char *spec, char *name, size_t nlen,
         snprintf(name, nlen, "%s", spec);
         return hvb_sqlite_open(c, spec, err, len);
     }
-    hvb_sql_redact(spec, name, nlen);
+    redact(spec, name, nlen);
     lower_scheme(spec, url, sizeof(url));
     if ( (rc = hvb_pg_open(c, url, why, sizeof(why))) != 0 )
         snprintf(err, len, "%s: %s", name, why);

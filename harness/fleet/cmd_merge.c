@@ -225,7 +225,8 @@ static const char *cell_flaw(json_t *c, json_int_t rounds, char *buf,
     json_int_t sn;
     const char *key;
 
-    json_array_foreach(smp, j, v) valid += json_is_number(v);
+    json_array_foreach(smp, j, v)
+        valid += json_is_number(v);
     sn = json_integer_value(
         json_object_get(json_object_get(c, HVB_RK_SUMMARY), "n"));
     if ( (json_int_t)n != rounds ||
@@ -244,13 +245,12 @@ static const char *cell_flaw(json_t *c, json_int_t rounds, char *buf,
         buf[0] = '\0';
     if ( buf[0] )
         return buf;
-    json_object_foreach(
-        json_object_get(c, "plugins"), key,
-        v) if ( !in_name(name, key, json_object_get(v, "label")) )
-    {
-        snprintf(buf, len, "plugins.%s is not the one its name says", key);
-        return buf;
-    }
+    json_object_foreach(json_object_get(c, "plugins"), key, v)
+        if ( !in_name(name, key, json_object_get(v, "label")) )
+        {
+            snprintf(buf, len, "plugins.%s is not the one its name says", key);
+            return buf;
+        }
     params = json_object_get(c, "params");
     json_array_foreach(json_object_get(c, "params_given"), j, v)
     {
@@ -299,14 +299,13 @@ static int check_cells(const struct shard *s)
                 s->path, i,
                 json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "?", why);
     }
-    json_array_foreach(json_object_get(s->doc, HVB_RK_BENCHMARKS), i, r) if (
-        !row_time_ok(json_object_get(r, "real_time")) ||
-        !row_time_ok(json_object_get(
-            r,
-            "cpu_time")) ) return hvb_usage_error("merge: '%s': benchmarks[%zu] has a "
-                                                  "real_time or cpu_time that is not a time "
-                                                  ">= 0",
-                                                  s->path, i);
+    json_array_foreach(json_object_get(s->doc, HVB_RK_BENCHMARKS), i, r)
+        if ( !row_time_ok(json_object_get(r, "real_time")) ||
+             !row_time_ok(json_object_get(r, "cpu_time")) )
+            return hvb_usage_error("merge: '%s': benchmarks[%zu] has a "
+                                   "real_time or cpu_time that is not a time "
+                                   ">= 0",
+                                   s->path, i);
     return HVB_EXIT_OK;
 }
 

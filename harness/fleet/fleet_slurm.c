@@ -39,7 +39,8 @@
 
 #include "private.h"
 
-void hvb_fleet_quote(FILE *f, const char *s)
+/* Shell-quote @s onto @f: 'it'\''s'. */
+static void hvb_fleet_quote(FILE *f, const char *s)
 {
     fputc('\'', f);
     for ( ; *s; s++ )

@@ -21,10 +21,10 @@ static json_t *cell_named(json_t *doc, const char *name)
     json_t *c;
     size_t i;
 
-    json_array_foreach(
-        hvb_rd_cells(doc), i,
-        c) if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
-                       name) == 0 ) return c;
+    json_array_foreach(hvb_rd_cells(doc), i, c)
+        if ( strcmp(json_string_value(json_object_get(c, HVB_RK_NAME)) ?: "",
+                    name) == 0 )
+            return c;
     return NULL;
 }
 

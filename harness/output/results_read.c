@@ -215,7 +215,13 @@ static int check_cell(struct rd *r, json_t *cells, size_t i, json_t *c)
     return 0;
 }
 
-int hvb_results_check(json_t *doc, const char *path, char *err, size_t len)
+/*
+ * hvb_results_check - the check of hvb/results_read.h of @doc, read from
+ * @path (for the message).  0, or -EINVAL with @err: one line naming the
+ * file, the cell and the field.
+ */
+static int hvb_results_check(json_t *doc, const char *path, char *err,
+                             size_t len)
 {
     struct rd r = {.path = path, .err = err, .len = len};
     json_t *cells = hvb_rd_cells(doc), *c, *rows;

@@ -111,7 +111,8 @@ void hvb_tabular_csv(FILE *f, const json_t *root)
                "ratio_ci_hi,mannwhitney_p,noise_flags,counters\n");
     json_array_foreach(
         json_object_get(json_object_get(root, HVB_RK_HVBENCH), HVB_RK_CELLS), i,
-        c) row(f, c, false);
+        c)
+        row(f, c, false);
 }
 
 void hvb_tabular_markdown(FILE *f, const json_t *root)
@@ -124,5 +125,6 @@ void hvb_tabular_markdown(FILE *f, const json_t *root)
                "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
     json_array_foreach(
         json_object_get(json_object_get(root, HVB_RK_HVBENCH), HVB_RK_CELLS), i,
-        c) row(f, c, true);
+        c)
+        row(f, c, true);
 }

@@ -13,7 +13,7 @@
  *     is removed, so a run that writes nothing leaves nothing to read;
  *   - every child gets $HVB_INVOCATION = "<pid>-<start ns>-<random>",
  *     which `run` records as hvbench.run.invocation beside its own pid
- *     and the time of the write (harness/results.c);
+ *     and the time of the write (harness/output/results.c);
  *   - the file is read through hvb_results_load() (the readers' check)
  *     and refused unless it carries this invocation, the child's pid,
  *     a write time inside the child's life, and a complete run.

@@ -594,13 +594,14 @@ static void explain_cg(struct review *rv, size_t l)
         }
     }
     /* The cells of the line's first gate, in matrix order. */
-    json_array_foreach(
-        rv->gates, g,
-        gate) if ( strcmp(json_string_value(json_object_get(gate, "line")),
-                          rv->lines[l].text) == 0 ) break;
-    json_array_foreach(json_object_get(gate, "cells"), i, cell) if ( k == 2 )
-        explain_cell(rv, dirs, i,
-                     json_string_value(json_object_get(cell, "name")));
+    json_array_foreach(rv->gates, g, gate)
+        if ( strcmp(json_string_value(json_object_get(gate, "line")),
+                    rv->lines[l].text) == 0 )
+            break;
+    json_array_foreach(json_object_get(gate, "cells"), i, cell)
+        if ( k == 2 )
+            explain_cell(rv, dirs, i,
+                         json_string_value(json_object_get(cell, "name")));
     free(dirs[0]);
     free(dirs[1]);
 }

@@ -169,7 +169,8 @@ static double self_sum(json_t *a)
     size_t i;
     json_t *v;
 
-    json_array_foreach(a, i, v) s += json_number_value(v);
+    json_array_foreach(a, i, v)
+        s += json_number_value(v);
     return a ? s / (double)json_array_size(a) : 0;
 }
 

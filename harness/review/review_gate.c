@@ -157,8 +157,8 @@ size_t hvb_review_fdr(json_t *gates, double q)
     json_t *gate, *cell, **v;
     double *p, cut;
 
-    json_array_foreach(gates, g, gate) n +=
-        json_array_size(json_object_get(gate, "cells"));
+    json_array_foreach(gates, g, gate)
+        n += json_array_size(json_object_get(gate, "cells"));
     v = calloc(n + 1, sizeof(*v));
     p = calloc(n + 1, sizeof(*p));
     if ( v == NULL || p == NULL )
@@ -166,12 +166,12 @@ size_t hvb_review_fdr(json_t *gates, double q)
     n = 0;
     json_array_foreach(gates, g, gate)
         json_array_foreach(json_object_get(gate, "cells"), i, cell)
-    {
-        json_t *pv = json_object_get(cell, "p_beyond");
+        {
+            json_t *pv = json_object_get(cell, "p_beyond");
 
-        v[n] = cell;
-        p[n++] = json_is_number(pv) ? json_number_value(pv) : 1.0;
-    }
+            v[n] = cell;
+            p[n++] = json_is_number(pv) ? json_number_value(pv) : 1.0;
+        }
     cut = hvb_bh_cut(p, n, q);
     for ( i = 0; i < n; i++ )
     {

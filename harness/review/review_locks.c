@@ -110,7 +110,8 @@ static double mean(json_t *a)
     size_t i;
     json_t *v;
 
-    json_array_foreach(a, i, v) s += json_number_value(v);
+    json_array_foreach(a, i, v)
+        s += json_number_value(v);
     return json_array_size(a) ? s / (double)json_array_size(a) : NAN;
 }
 
@@ -133,12 +134,12 @@ static json_t *table(json_t *locks, bool *per_op)
     size_t n = 0, i;
 
     *per_op = true;
-    json_object_foreach(locks, key,
-                        sides) if ( json_object_get(json_array_get(sides, 0),
-                                                    "wait_ns_per_op") == NULL ||
-                                    json_object_get(json_array_get(sides, 1),
-                                                    "wait_ns_per_op") ==
-                                        NULL ) *per_op = false;
+    json_object_foreach(locks, key, sides)
+        if ( json_object_get(json_array_get(sides, 0), "wait_ns_per_op") ==
+                 NULL ||
+             json_object_get(json_array_get(sides, 1), "wait_ns_per_op") ==
+                 NULL )
+            *per_op = false;
     unit = *per_op ? "wait_ns_per_op" : "wait_ns_per_acq";
     json_object_foreach(locks, key, sides)
     {

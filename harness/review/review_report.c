@@ -116,11 +116,11 @@ static const char *overall(json_t *cells, int *status)
 
     json_object_foreach(cells, name, row)
         json_object_foreach(json_object_get(row, "by"), m, c)
-    {
-        reg |= !strcmp(verdict(c), "regressed");
-        unk |= !strcmp(verdict(c), "unknown");
-        imp |= !strcmp(verdict(c), "improved");
-    }
+        {
+            reg |= !strcmp(verdict(c), "regressed");
+            unk |= !strcmp(verdict(c), "unknown");
+            imp |= !strcmp(verdict(c), "improved");
+        }
     *status = reg ? HVB_EXIT_REGRESSION : unk ? HVB_EXIT_UNSTABLE : 0;
     return reg ? "regressed" : unk ? "unknown" : imp ? "improved" : "same";
 }
@@ -226,7 +226,8 @@ static double mean_of(json_t *a)
     size_t i;
     json_t *x;
 
-    json_array_foreach(a, i, x) s += json_number_value(x);
+    json_array_foreach(a, i, x)
+        s += json_number_value(x);
     return json_array_size(a) ? s / (double)json_array_size(a) : 0;
 }
 

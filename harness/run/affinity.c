@@ -39,7 +39,8 @@ const char *hvb_affinity_name(enum hvb_affinity a)
     return a == HVB_AFFINITY_SPREAD ? "spread" : "none";
 }
 
-unsigned int hvb_affinity_cpus(void)
+/* CPUs the process may run on (at least 1). */
+static unsigned int hvb_affinity_cpus(void)
 {
     pthread_once(&allowed_once, read_allowed);
     return nr_allowed ? nr_allowed : 1;

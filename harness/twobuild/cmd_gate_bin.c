@@ -6,7 +6,7 @@
  * after the other disagree by more than the change a gate looks for;
  * samples of the two builds taken a few milliseconds apart see the same
  * machine.  So the old and the new binary run as live worker processes
- * (harness/gate/cmd_worker.c, the protocol in private.h), both warm, and
+ * (cmd_worker.c, the protocol in private.h), both warm, and
  * the gate alternates short samples between them: per cell and round one
  * sample of each, in the order AB BA AB BA ..., every sample of a cell
  * with one iteration count calibrated once for both builds.  The unit of
@@ -48,16 +48,18 @@
  * operations suffice (no further looks).  Both builds must have been
  * configured alike (the hello's build block); a difference is exit 2,
  * naming it.
+ *
+ * Here: the options, the plan of pairs and looks, the loop.  A process
+ * pair and a look are gate_bin_pairs.c's, the verdicts said
+ * gate_bin_report.c's.
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,50 +70,18 @@
 #include <hvb/compare.h>
 #include "private.h"
 #include <hvb/outfile.h>
-#include <hvb/results_read.h>
-#include <hvb/stats.h>
 
 #define DEFAULT_PAIRS      HVB_GATE_DEFAULT_PAIRS
 #define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
 #define DEFAULT_ROUNDS     100
 #define DEFAULT_SAMPLE_S   0.001
 #define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
-#define GATE_ALPHA         0.05  /* over all looks together */
 #define SIM_ROUNDS         3
 #define RUNS_ROUNDS        6 /* --base-runs: each sample a process */
 #define RUNS_SAMPLE_S      0.02
-#define SIM_ITERATIONS     20000
 #define MAX_PAIRS          1000
 #define MAX_LOOKS          50
-#define MAX_ROUNDS         10000
 #define MAX_SAMPLE_S       10.0
-
-struct gate_bin {
-    const char *metric, *md_path, *json_path;
-    double thr;
-    bool allow_unstable, sim, tty;
-    bool base_runs; /* the base by whole run processes */
-    unsigned int pairs, max_pairs, look_every, rounds;
-    double sample_s, budget_s;
-    char **args;                 /* argv of a worker, [0] set per build */
-    char **run_args[2];          /* --base-runs: each build's proxy's argv */
-    char self[4096];             /* this hvbench (--base-runs) */
-    struct hvb_gate_worker w[2]; /* base, new */
-    json_t *hello[2];            /* the first pair's, kept */
-    json_t *names;               /* the cells' names */
-    size_t nr_cells;
-    int64_t *iters;
-    unsigned int *npairs;      /* per cell: its process pairs so far */
-    bool *decided;             /* per cell: its verdict is final */
-    struct hvb_cmp_row *final; /* per cell: the row of its verdict */
-    unsigned int looks, max_looks;
-    double alpha;         /* per look: GATE_ALPHA / max_looks */
-    double t0, pair_s;    /* the start; the last pair's seconds */
-    size_t pair_cells;    /* the cells the last pair sampled */
-    json_t **time[2];     /* per cell: samples_ns_per_op arrays */
-    json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
-    char err[768];
-};
 
 #define METRIC_HELP                                                                      \
     "(default time); cycles: hardware cycles where both builds count them "              \
@@ -220,328 +190,6 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *json_str(json_t *v, char *buf, size_t len)
-{
-    char *s;
-
-    if ( json_is_string(v) )
-        return json_string_value(v);
-    s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-    snprintf(buf, len, "%s", s ? s : "(absent)");
-    free(s);
-    return buf;
-}
-
-/* Both hellos: the same build block and cells, else exit 2 naming it. */
-static int check_alike(const struct hvb_gate_worker *b,
-                       const struct hvb_gate_worker *n)
-{
-    json_t *bb = json_object_get(json_object_get(b->hello, "hvbench"), "build");
-    json_t *nb = json_object_get(json_object_get(n->hello, "hvbench"), "build");
-    json_t *bc = json_object_get(b->hello, "cells");
-    json_t *nc = json_object_get(n->hello, "cells");
-    json_t *sides[2] = {bb, nb}, *v;
-    const char *key;
-    char x[256], y[256];
-    size_t i;
-
-    for ( i = 0; i < 2; i++ )
-        json_object_foreach(sides[i], key, v)
-        {
-            json_t *bv = json_object_get(bb, key),
-                   *nv = json_object_get(nb, key);
-
-            /* A base by whole runs has only what its results record. */
-            if ( (bv == NULL &&
-                  json_is_true(json_object_get(b->hello, "by_runs"))) )
-                continue;
-            if ( bv == NULL || nv == NULL || !json_equal(bv, nv) )
-                return hvb_usage_error(
-                    "the two builds were configured differently: build.%s is "
-                    "'%s' in the base (%s) and '%s' in the new (%s); "
-                    "configure both alike",
-                    key, json_str(bv, x, sizeof(x)), b->bin,
-                    json_str(nv, y, sizeof(y)), n->bin);
-        }
-    if ( !json_equal(bc, nc) )
-        return hvb_usage_error(
-            "the two builds make different cells of the run options "
-            "(base: %zu, first '%s'; new: %zu, first '%s')",
-            json_array_size(bc), json_str(json_array_get(bc, 0), x, sizeof(x)),
-            json_array_size(nc), json_str(json_array_get(nc, 0), y, sizeof(y)));
-    return 0;
-}
-
-static void add_sample(struct gate_bin *g, int side, size_t cell, json_t *r)
-{
-    json_t *ctrs = json_object_get(r, "counters"), *v;
-    const char *name;
-
-    json_array_append(g->time[side][cell], json_object_get(r, "ns"));
-    json_object_foreach(ctrs, name, v)
-    {
-        json_t *o = json_object_get(g->counters[side][cell], name);
-
-        if ( o == NULL )
-        {
-            o = json_pack("{s[]}", HVB_RK_CTR_SAMPLES);
-            json_object_set_new(g->counters[side][cell], name, o);
-        }
-        json_array_append(json_object_get(o, HVB_RK_CTR_SAMPLES), v);
-    }
-}
-
-/*
- * A worker that failed a command (a cell that cannot run, a crash) is
- * exit 2, not 1: a gate's 1 means a regression.
- */
-static int worker_failed(const struct gate_bin *g)
-{
-    if ( hvb_interrupted() ) /* it was stopped: the caller says so */
-        return HVB_EXIT_USAGE;
-    return hvb_usage_error("%s (no verdict)", g->err);
-}
-
-/* Is @v a number > 0 (a sample)? */
-static bool positive(json_t *v)
-{
-    return json_is_number(v) && json_number_value(v) > 0 &&
-           json_number_value(v) < HUGE_VAL;
-}
-
-/* An answer without its @key: into g->err, @r released. */
-static void bad_answer(struct gate_bin *g, int side, const char *cmd, json_t *r,
-                       const char *key)
-{
-    char *s = json_dumps(r, JSON_COMPACT);
-
-    snprintf(g->err, sizeof(g->err),
-             "the %s build's worker (%s) answered '%s' with no sample "
-             "(\"%s\" > 0 wanted): ok %.200s",
-             g->w[side].label, g->w[side].bin, cmd, key, s ? s : "?");
-    free(s);
-    json_decref(r);
-}
-
-/* One sample of @cell from worker @side; @keep: record it. */
-static int one(struct gate_bin *g, int side, size_t cell, bool keep)
-{
-    char cmd[64];
-    json_t *r;
-
-    snprintf(cmd, sizeof(cmd), "run %zu %lld", cell, (long long)g->iters[cell]);
-    if ( hvb_gate_worker_ask(&g->w[side], cmd, &r, g->err, sizeof(g->err)) )
-        return -EIO;
-    if ( !positive(json_object_get(r, "ns")) )
-    {
-        bad_answer(g, side, cmd, r, "ns");
-        return -EIO;
-    }
-    if ( keep )
-        add_sample(g, side, cell, r);
-    json_decref(r);
-    return 0;
-}
-
-/* The shared per-thread count of every cell: geometric mean of both. */
-static int calibrate(struct gate_bin *g)
-{
-    char cmd[64];
-    size_t c;
-    int k;
-
-    for ( c = 0; c < g->nr_cells; c++ )
-    {
-        double logsum = 0;
-
-        if ( g->sim )
-        {
-            g->iters[c] = SIM_ITERATIONS;
-            continue;
-        }
-        snprintf(cmd, sizeof(cmd), "cal %zu %g", c, g->sample_s);
-        for ( k = 0; k < 2; k++ )
-        {
-            json_t *r;
-            json_int_t it;
-
-            if ( hvb_gate_worker_ask(&g->w[k], cmd, &r, g->err,
-                                     sizeof(g->err)) )
-                return -EIO;
-            it = json_integer_value(json_object_get(r, "iterations"));
-            if ( it <= 0 )
-            {
-                bad_answer(g, k, cmd, r, "iterations");
-                return -EIO;
-            }
-            json_decref(r);
-            logsum += log(it > 0 ? (double)it : 1);
-        }
-        g->iters[c] = (int64_t)ceil(exp(logsum / 2));
-    }
-    return 0;
-}
-
-/* After the first hellos: the per-cell state, the names, the counts. */
-static int setup_cells(struct gate_bin *g)
-{
-    size_t c;
-    int k;
-
-    g->names = json_incref(json_object_get(g->w[0].hello, "cells"));
-    g->nr_cells = json_array_size(g->names);
-    g->iters = calloc(g->nr_cells + 1, sizeof(*g->iters));
-    g->npairs = calloc(g->nr_cells + 1, sizeof(*g->npairs));
-    g->decided = calloc(g->nr_cells + 1, sizeof(*g->decided));
-    g->final = calloc(g->nr_cells + 1, sizeof(*g->final));
-    for ( k = 0; k < 2; k++ )
-    {
-        g->hello[k] = json_incref(g->w[k].hello);
-        g->time[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
-        g->counters[k] = calloc(g->nr_cells + 1, sizeof(json_t *));
-        for ( c = 0; g->time[k] && g->counters[k] && c < g->nr_cells; c++ )
-        {
-            g->time[k][c] = json_array();
-            g->counters[k][c] = json_object();
-        }
-    }
-    if ( g->iters == NULL || g->npairs == NULL || g->decided == NULL ||
-         g->final == NULL || g->time[1] == NULL || g->counters[1] == NULL )
-        return hvb_failure("out of memory");
-    if ( calibrate(g) )
-        return worker_failed(g);
-    return 0;
-}
-
-/*
- * Process pair @p: start both (alternating who first), warm, rounds, of
- * the cells not decided yet; stop both.
- */
-static int run_pair(struct gate_bin *g, unsigned int p)
-{
-    double t = mono_now();
-    unsigned int r;
-    size_t c;
-    int k, rc;
-
-    for ( k = 0; k < 2; k++ )
-    {
-        int side = (k + (int)p) % 2;
-
-        rc = hvb_gate_worker_start(
-            &g->w[side], g->run_args[side] ? g->run_args[side] : g->args);
-        if ( rc )
-            return rc;
-    }
-    rc = check_alike(&g->w[0], &g->w[1]);
-    if ( rc )
-        return rc;
-    if ( p == 0 && (rc = setup_cells(g)) != 0 )
-        return rc;
-    /* Warm both: the first sample of a cell prepares it. */
-    for ( c = 0; !g->sim && c < g->nr_cells; c++ )
-        for ( k = 0; k < 2 && !g->decided[c]; k++ )
-            if ( one(g, k, c, false) )
-                return worker_failed(g);
-    for ( r = 0; r < g->rounds; r++ )
-        for ( c = 0; c < g->nr_cells; c++ )
-        {
-            int first = (int)((r + p) % 2);
-
-            if ( g->decided[c] )
-                continue;
-            if ( one(g, first, c, true) || one(g, 1 - first, c, true) )
-                return worker_failed(g);
-        }
-    g->pair_cells = 0;
-    for ( c = 0; c < g->nr_cells; c++ )
-        if ( !g->decided[c] )
-        {
-            g->npairs[c]++;
-            g->pair_cells++;
-        }
-    for ( k = 0; k < 2; k++ )
-        hvb_gate_worker_stop(&g->w[k]);
-    g->pair_s = mono_now() - t;
-    return 0;
-}
-
-/*
- * The paired document hvb_cmp_builds() reads: per cell base, then new,
- * each with its own count of process pairs.
- */
-static json_t *paired_doc(struct gate_bin *g)
-{
-    json_t *cells = json_array();
-    size_t c;
-    int k;
-
-    for ( c = 0; c < g->nr_cells; c++ )
-        for ( k = 0; k < 2; k++ )
-            json_array_append_new(
-                cells, json_pack("{sO si sO sO si}", HVB_RK_NAME,
-                                 json_array_get(g->names, c), HVB_RK_VARIANT, k,
-                                 HVB_RK_SAMPLES, g->time[k][c], HVB_RK_COUNTERS,
-                                 g->counters[k][c], HVB_RK_PROCESSES,
-                                 (int)g->npairs[c]));
-    return json_pack("{s{so s{si}}}", HVB_RK_HVBENCH, HVB_RK_CELLS, cells,
-                     HVB_RK_RUN, HVB_RK_PROCESSES, (int)g->max_pairs);
-}
-
-/* How many cells are not decided yet. */
-static size_t undecided(const struct gate_bin *g)
-{
-    size_t c, n = 0;
-
-    for ( c = 0; c < g->nr_cells; c++ )
-        n += !g->decided[c];
-    return n;
-}
-
-/*
- * A look at every cell (@c: the comparison, replaced): a cell not
- * decided before takes its row, and its verdict is final unless it is
- * unknown.  0 or exit 2.
- */
-static int look(struct gate_bin *g, struct hvb_cmp *c)
-{
-    json_t *doc = paired_doc(g);
-    size_t i;
-    int rc;
-
-    if ( doc == NULL )
-        return hvb_failure("out of memory");
-    hvb_cmp_free(c);
-    *c = (struct hvb_cmp){.names = {"the base build", "the new build"}};
-    rc = hvb_cmp_builds(doc, g->metric, g->thr, g->alpha, c, g->err,
-                        sizeof(g->err));
-    /* Rows borrow the names from g->names, not from @doc. */
-    json_decref(doc);
-    if ( rc )
-        return hvb_usage_error("%s", g->err);
-    for ( i = 0; i < c->nr_rows && i < g->nr_cells; i++ )
-        if ( !g->decided[i] )
-        {
-            g->final[i] = c->rows[i];
-            g->decided[i] = c->rows[i].verdict != HVB_UNSTABLE;
-        }
-    g->looks++;
-    return 0;
-}
-
-/* The last look's comparison @c with every cell's final row in it. */
-static void final_rows(struct gate_bin *g, struct hvb_cmp *c)
-{
-    size_t i;
-
-    memset(c->nr, 0, sizeof(c->nr));
-    for ( i = 0; i < c->nr_rows && i < g->nr_cells; i++ )
-    {
-        c->rows[i] = g->final[i];
-        c->nr[c->rows[i].verdict]++;
-    }
-}
-
 /* Would one more pair end past --budget?  (The last pair's pace.) */
 static bool over_budget(const struct gate_bin *g)
 {
@@ -549,9 +197,9 @@ static bool over_budget(const struct gate_bin *g)
 
     if ( g->budget_s <= 0 )
         return false;
-    next = g->pair_cells
-               ? g->pair_s * (double)undecided(g) / (double)g->pair_cells
-               : 0;
+    next = g->pair_cells ? g->pair_s * (double)hvb_gate_bin_undecided(g) /
+                               (double)g->pair_cells
+                         : 0;
     return mono_now() - g->t0 + next > g->budget_s;
 }
 
@@ -572,158 +220,12 @@ static void progress(const struct gate_bin *g, unsigned int p, bool looked,
         fprintf(stderr,
                 "\r\033[Kgate --base-bin: pair %u (%u to %u), %zu of %zu "
                 "cell(s) undecided, %.0f s%.120s",
-                p, g->pairs, g->max_pairs, undecided(g), g->nr_cells,
-                mono_now() - g->t0, what);
+                p, g->pairs, g->max_pairs, hvb_gate_bin_undecided(g),
+                g->nr_cells, mono_now() - g->t0, what);
     else if ( looked )
         fprintf(stderr, "hvbench: gate: after %u pair(s), %.1f s%s\n", p,
                 mono_now() - g->t0, what);
     fflush(stderr);
-}
-
-/* Per cell, the median ratio of each process pair: the layout luck. */
-static void print_pairs(struct gate_bin *g, const struct hvb_cmp *c)
-{
-    size_t i, j;
-    unsigned int p;
-
-    printf("two builds paired: base %s, new %s; %u to %u process pair(s) "
-           "(looks after %u, then every %u: %u taken of at most %u, each "
-           "at alpha %.2g/%u = %.3g) x %u round(s) per cell, samples in AB "
-           "BA order%s\n",
-           g->run_args[0] ? g->run_args[0][3] : g->w[0].bin,
-           g->run_args[1] ? g->run_args[1][3] : g->w[1].bin, g->pairs,
-           g->max_pairs, g->pairs, g->look_every, g->looks, g->max_looks,
-           GATE_ALPHA, g->max_looks, g->alpha, g->rounds,
-           g->sim ? ", under callgrind" : "");
-    if ( g->run_args[0] )
-        printf("the base predates the worker: each sample of either build is "
-               "a whole 'run' process of it (worker --run-bin; the same for "
-               "both, so that neither is the warmer), so the spread is "
-               "wider%s\n",
-               json_is_true(json_object_get(g->hello[0], "by_time"))
-                   ? "; it predates --iterations too: its samples run as "
-                     "long as the count took at calibration"
-                   : "");
-    for ( i = 0; i < g->nr_cells; i++ )
-    {
-        const struct hvb_cmp_row *r = &g->final[i];
-        long more = hvb_cmp_more_pairs(r, c->threshold);
-        json_t *x = g->time[0][i], *y = g->time[1][i];
-
-        printf("  %s: %lld ops/thread per sample; %s after %u pair(s)",
-               json_string_value(json_array_get(g->names, i)),
-               (long long)g->iters[i], hvb_cmp_verdict_word(c, r->verdict),
-               g->npairs[i]);
-        if ( more > 0 )
-            printf(" (about %ld more would decide it)", more);
-        else if ( more < 0 )
-            printf(" (no count of pairs more is likely to decide it)");
-        if ( g->sim || strcmp(c->key, "time") != 0 )
-        {
-            putchar('\n');
-            continue;
-        }
-        printf("; median new/base per pair:");
-        for ( p = 0; p < g->npairs[i]; p++ )
-        {
-            double q[MAX_ROUNDS];
-            size_t n = 0;
-
-            for ( j = p * g->rounds; j < (p + 1) * g->rounds; j++ )
-            {
-                double a = json_number_value(json_array_get(x, j));
-
-                if ( a > 0 )
-                    q[n++] = json_number_value(json_array_get(y, j)) / a;
-            }
-            printf(" %.4f", n ? hvb_median(q, n) : NAN);
-        }
-        putchar('\n');
-    }
-}
-
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* The overall verdict of @c, as a cell's. */
-static const char *overall(const struct hvb_cmp *c)
-{
-    return c->nr[HVB_REGRESSED]  ? "regressed"
-           : c->nr[HVB_UNSTABLE] ? "unknown"
-           : c->nr[HVB_IMPROVED] ? "improved"
-                                 : "same";
-}
-
-/* --json's document (docs/schema.md), "exit" to be set. */
-static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c)
-{
-    json_t *cells = json_array(), *o;
-    char method[512];
-    size_t i;
-
-    snprintf(method, sizeof(method),
-             "one vote per process pair: each pair's median of its per-round "
-             "ratios new/base, their Hodges-Lehmann estimate, percentile "
-             "bootstrap CI over the pairs (under 4 pairs: the median of all "
-             "rounds, pairs then rounds); looks after %u pairs, then "
-             "every %u, to %u: at most %u looks, each at alpha %g/%u "
-             "(Bonferroni); same: CI inside [1-t, 1+t]; regressed/improved: "
-             "CI wholly above/below it and a Benjamini-Hochberg discovery at "
-             "q = alpha/%u among the cells' bootstrap p of a change beyond "
-             "t; else unknown",
-             g->pairs, g->look_every, g->max_pairs, g->max_looks, GATE_ALPHA,
-             g->max_looks, g->max_looks);
-    for ( i = 0; i < g->nr_cells; i++ )
-    {
-        const struct hvb_cmp_row *r = &g->final[i];
-        long more = hvb_cmp_more_pairs(r, c->threshold);
-
-        json_array_append_new(
-            cells,
-            json_pack("{sO ss so s[oo] si si sI so so so so so}", "name",
-                      json_array_get(g->names, i), "verdict",
-                      hvb_cmp_verdict_word(c, r->verdict), "ratio",
-                      num(r->ratio), "ci", num(r->lo), num(r->hi), "pairs",
-                      (int)g->npairs[i], "rounds", (int)g->rounds, "iterations",
-                      (json_int_t)g->iters[i], "more_pairs",
-                      more >= 0 ? json_integer(more) : json_null(), "p",
-                      num(r->p), "p_beyond", num(r->p_beyond), "base",
-                      num(r->base), "new", num(r->new_)));
-    }
-    o = json_pack("{s{ss ss sf sf si si si si si sf sf so} sO sO so ss}",
-                  "gate", "metric", c->metric, "unit", c->unit, "threshold",
-                  c->threshold, "alpha", GATE_ALPHA, "pairs_min", (int)g->pairs,
-                  "pairs_max", (int)g->max_pairs, "look_every",
-                  (int)g->look_every, "looks", (int)g->looks, "looks_max",
-                  (int)g->max_looks, "alpha_look", g->alpha, "seconds",
-                  mono_now() - g->t0, "budget",
-                  g->budget_s > 0 ? json_real(g->budget_s) : json_null(),
-                  "base", json_object_get(g->hello[0], "hvbench"), "new",
-                  json_object_get(g->hello[1], "hvbench"), "cells", cells,
-                  "verdict", overall(c));
-    json_object_set_new(json_object_get(o, "gate"), "method",
-                        json_string(method));
-    return o;
-}
-
-/* Write @o to --json (hvb/outfile.h); 0 or HVB_EXIT_USAGE. */
-static int write_json(struct gate_bin *g, json_t *o)
-{
-    struct hvb_outfile f;
-
-    if ( hvb_outfile_open(&f, g->json_path, "json", g->err, sizeof(g->err)) )
-        return hvb_usage_error("%s", g->err);
-    if ( json_dumpf(o, f.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
-         fputc('\n', f.f) == EOF )
-    {
-        hvb_outfile_abort(&f);
-        return hvb_usage_error("cannot write json to '%s'", g->json_path);
-    }
-    if ( hvb_outfile_commit(&f, g->err, sizeof(g->err)) )
-        return hvb_usage_error("%s", g->err);
-    return 0;
 }
 
 static void gate_free(struct gate_bin *g)
@@ -933,30 +435,6 @@ static int setup(struct gate_bin *g, int argc, char **argv)
     return g->base_runs ? proxy_args(g, n) : 0;
 }
 
-/* The verdicts: the report, --markdown, --json; the exit status. */
-static int report(struct gate_bin *g, struct hvb_cmp *c)
-{
-    json_t *o;
-    int status, rc;
-
-    final_rows(g, c);
-    o = json_doc(g, c);
-    print_pairs(g, c);
-    status = hvb_gate_report(c, g->hello[0], g->hello[1], g->md_path,
-                             g->allow_unstable);
-    if ( g->json_path != NULL )
-    {
-        if ( o == NULL )
-            return hvb_failure("out of memory");
-        json_object_set_new(o, "exit", json_integer(status));
-        rc = write_json(g, o);
-        if ( rc )
-            status = rc;
-    }
-    json_decref(o);
-    return status;
-}
-
 static int gate_bin(int argc, char **argv)
 {
     struct gate_bin g = {
@@ -989,8 +467,10 @@ static int gate_bin(int argc, char **argv)
     for ( ;; )
     {
         bool last, looked = false;
+        double t = mono_now();
 
-        status = run_pair(&g, p++);
+        status = hvb_gate_bin_pair(&g, p++);
+        g.pair_s = mono_now() - t;
         if ( hvb_interrupted() )
             status = hvb_interrupt_status("gate", "no verdict");
         if ( status )
@@ -998,11 +478,11 @@ static int gate_bin(int argc, char **argv)
         last = p >= g.max_pairs || (p >= g.pairs && over_budget(&g));
         if ( p >= g.pairs && ((p - g.pairs) % g.look_every == 0 || last) )
         {
-            status = look(&g, &c);
+            status = hvb_gate_bin_look(&g, &c);
             if ( status )
                 goto out;
             looked = true;
-            last = last || undecided(&g) == 0;
+            last = last || hvb_gate_bin_undecided(&g) == 0;
         }
         progress(&g, p, looked, &c);
         if ( last )
@@ -1010,7 +490,7 @@ static int gate_bin(int argc, char **argv)
     }
     if ( g.tty )
         fprintf(stderr, "\r\033[K");
-    status = report(&g, &c);
+    status = hvb_gate_bin_report(&g, &c, mono_now() - g.t0);
 out:
     hvb_cmp_free(&c);
     gate_free(&g);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * "hvbench worker": one build's half of the paired two-build gate
- * (harness/gate/cmd_gate_bin.c; the protocol is in private.h).  It takes the
+ * (cmd_gate_bin.c; the protocol is in private.h).  It takes the
  * run options, builds the matrix and the models as "run" does (through
  * run's hooks), says hello with its build block and cell names, then
  * runs one sample per command, so that the gate can alternate samples of

@@ -125,7 +125,8 @@ static int reaped(struct hvb_gate_worker *w, int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int hvb_gate_worker_wait(struct hvb_gate_worker *w)
+/* Reap @w; its exit status, or 128 + signal. */
+static int hvb_gate_worker_wait(struct hvb_gate_worker *w)
 {
     int status;
 

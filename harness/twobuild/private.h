@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -84,7 +85,62 @@ void hvb_worker_say(const char *word, json_t *o);
  */
 int hvb_worker_runs(int argc, char **argv);
 
-/* Reap @w; its exit status, or 128 + signal. */
-int hvb_gate_worker_wait(struct hvb_gate_worker *w);
+/*
+ * gate --base-bin (cmd_gate_bin.c: its options, its plan of pairs and
+ * looks, the loop; gate_bin_pairs.c: a process pair, a look;
+ * gate_bin_report.c: the verdicts said).
+ */
+#define GATE_ALPHA     0.05 /* over all looks together */
+#define SIM_ITERATIONS 20000
+#define MAX_ROUNDS     10000
+
+struct gate_bin {
+    const char *metric, *md_path, *json_path;
+    double thr;
+    bool allow_unstable, sim, tty;
+    bool base_runs; /* the base by whole run processes */
+    unsigned int pairs, max_pairs, look_every, rounds;
+    double sample_s, budget_s;
+    char **args;                 /* argv of a worker, [0] set per build */
+    char **run_args[2];          /* --base-runs: each build's proxy's argv */
+    char self[4096];             /* this hvbench (--base-runs) */
+    struct hvb_gate_worker w[2]; /* base, new */
+    json_t *hello[2];            /* the first pair's, kept */
+    json_t *names;               /* the cells' names */
+    size_t nr_cells;
+    int64_t *iters;
+    unsigned int *npairs;      /* per cell: its process pairs so far */
+    bool *decided;             /* per cell: its verdict is final */
+    struct hvb_cmp_row *final; /* per cell: the row of its verdict */
+    unsigned int looks, max_looks;
+    double alpha;         /* per look: GATE_ALPHA / max_looks */
+    double t0, pair_s;    /* the start; the last pair's seconds */
+    size_t pair_cells;    /* the cells the last pair sampled */
+    json_t **time[2];     /* per cell: samples_ns_per_op arrays */
+    json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
+    char err[768];
+};
+
+/*
+ * Process pair @p: start both workers (alternating who first), warm,
+ * rounds, of the cells not decided yet; stop both.  0 or an exit status.
+ */
+int hvb_gate_bin_pair(struct gate_bin *g, unsigned int p);
+
+/* How many cells are not decided yet. */
+size_t hvb_gate_bin_undecided(const struct gate_bin *g);
+
+/*
+ * A look at every cell (@c: the comparison, replaced): a cell not
+ * decided before takes its row, and its verdict is final unless it is
+ * unknown.  0 or exit 2.
+ */
+int hvb_gate_bin_look(struct gate_bin *g, struct hvb_cmp *c);
+
+/*
+ * The verdicts after @seconds: stdout, the report, --markdown, --json;
+ * the exit status.
+ */
+int hvb_gate_bin_report(struct gate_bin *g, struct hvb_cmp *c, double seconds);
 
 #endif /* HVB_TWOBUILD_PRIVATE_H */

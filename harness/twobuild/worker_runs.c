@@ -147,11 +147,10 @@ static int one_run(struct runs *r, const char *opt, const char *val,
     }
     json_decref(r->cells);
     r->cells = json_array();
-    json_array_foreach(
-        json_object_get(d, "benchmarks"), i,
-        b) if ( strcmp(json_string_value(json_object_get(b, "run_type")) ?: "",
-                       "aggregate") )
-        json_array_append_new(r->cells, reply_of(b));
+    json_array_foreach(json_object_get(d, "benchmarks"), i, b)
+        if ( strcmp(json_string_value(json_object_get(b, "run_type")) ?: "",
+                    "aggregate") )
+            json_array_append_new(r->cells, reply_of(b));
     if ( doc != NULL )
         *doc = d;
     else

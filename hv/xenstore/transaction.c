@@ -373,8 +373,8 @@ static int merge_quota(struct hv_xs *xs, struct xs_txn *t,
     *out = xs->qops->copy(xs->qpriv, xs->store.quota);
     if ( *out == NULL )
         return -ENOMEM;
-    xs->qops->foreach (xs->qpriv, t->st.quota, merge_mod, &m);
-    xs->qops->foreach (xs->qpriv, t->orig_quota, merge_orig, &m);
+    xs->qops->foreach(xs->qpriv, t->st.quota, merge_mod, &m);
+    xs->qops->foreach(xs->qpriv, t->orig_quota, merge_orig, &m);
     if ( m.rc )
     {
         xs->qops->release(xs->qpriv, *out);

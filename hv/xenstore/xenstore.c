@@ -413,7 +413,7 @@ int hv_xs_check(struct hv_xs *xs, char *err, size_t len)
         return -ENOMEM;
     pthread_mutex_lock(&xs->lock);
     count(xs->store.root, &r);
-    xs->qops->foreach (xs->qpriv, xs->store.quota, qcheck, &q);
+    xs->qops->foreach(xs->qpriv, xs->store.quota, qcheck, &q);
     for ( i = 0; i < DOMID_FIRST_RESERVED; i++ )
         present += r.count[i] != 0;
     if ( r.bad_tree )

@@ -244,8 +244,8 @@ PY
 fi
 expect_error "metric cache_misses: BASE has no cache_misses_per_op" \
     compare "$tmp/ev1.json" "$tmp/ev2.json" --metric cache_misses
-# Every message that lists the metrics lists them all, from compare.c's one
-# table (the "no such counter" one had lost allocs).
+# Every message that lists the metrics lists them all, from the one table
+# of compare_metric.c (the "no such counter" one had lost allocs).
 one_cell="$src/tests/fuzz/corpus-results/one-cell.json"
 all_metrics="time, tsc_cycles, cycles, instructions, sim_instructions, sim_cycles, alloc_bytes, allocs, or M"
 expect_error "bad value 'No-such' for --metric \($all_metrics for a counter" \

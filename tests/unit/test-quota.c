@@ -76,7 +76,7 @@ static void test_conformance(void **state)
         assert_int_equal(q->size(priv, a), 2);
         assert_int_equal(q->del(priv, &a, 0x7FEF), 0);
         assert_int_equal(q->get(priv, b, 0x7FEF), 1);
-        q->foreach (priv, a, sum_fn, sum);
+        q->foreach(priv, a, sum_fn, sum);
         assert_int_equal(sum[0], 3);
         assert_int_equal(sum[1], 1);
         q->release(priv, a);

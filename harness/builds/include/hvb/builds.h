@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The builds room (builds.c): git revisions resolved, and built with
- * this build's CMake options in a build cache keyed by commit, tree and
- * options, so that a second use of the same revision builds nothing.
+ * The builds room: git revisions resolved (revisions.c), and built with
+ * this build's CMake options (build_cache.c) in a build cache keyed by
+ * commit, tree and options (builds.c), so that a second use of the same
+ * revision builds nothing.
  * review builds its two revisions here; history's bisect and backfill
  * will build theirs here too.
  */

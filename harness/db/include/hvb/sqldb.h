@@ -82,7 +82,7 @@ int hvb_sql_open(struct hvb_sql **c, const char *spec, char *name, size_t nlen,
 int hvb_sqlite_open(struct hvb_sql **c, const char *path, char *err,
                     size_t len);
 int hvb_pg_open(struct hvb_sql **c, const char *url, char *err, size_t len);
-/* @url without its password (user:PW@, password=PW), into @out. */
+/* Is @spec a postgresql:// (or postgres://) URL, the scheme in any case? */
 bool hvb_sql_is_url(const char *spec);
 /*
  * Is @spec a database: a plain path (SQLite) or a postgresql:// URL
@@ -90,7 +90,6 @@ bool hvb_sql_is_url(const char *spec);
  * password.
  */
 int hvb_sql_spec_check(const char *spec, char *err, size_t len);
-void hvb_sql_redact(const char *url, char *out, size_t len);
 void hvb_sql_close(struct hvb_sql *c);
 enum hvb_sql_dialect hvb_sql_dialect(struct hvb_sql *c);
 const char *hvb_sql_errmsg(struct hvb_sql *c);

@@ -122,9 +122,6 @@ int hvb_fleet_follow(char *const *ids, size_t nr_ids, size_t total,
  */
 int hvb_fleet_dir(const char *d, char *out, size_t len);
 
-/* Shell-quote @s onto @f: 'it'\''s'. */
-void hvb_fleet_quote(FILE *f, const char *s);
-
 struct hvb_cmd_ctx;
 struct hvb_cmd_doc;
 

@@ -59,7 +59,7 @@ struct hvb_cmp {
     bool paired; /* one file: variants against their group's reference */
     /* Worker processes pooled in each file (run.processes; 1 if absent). */
     unsigned int processes[2];
-    /* The metric depends on the code path only (see compare.c). */
+    /* The metric depends on the code path only (see compare_metric.c). */
     bool same_code;
     /* A sample of the metric is > 0 (a time, a cycle count). */
     bool positive;

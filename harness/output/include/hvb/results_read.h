@@ -98,13 +98,6 @@ json_t *hvb_rd_get(json_t *doc, const char *a, const char *b);
 json_t *hvb_rd_cells(json_t *doc);
 
 /*
- * hvb_results_check - the check above of @doc, read from @path (for the
- * message).  0, or -EINVAL with @err: one line naming the file, the cell
- * and the field.
- */
-int hvb_results_check(json_t *doc, const char *path, char *err, size_t len);
-
-/*
  * hvb_results_complete - is @doc a complete run?  false with @why (a
  * phrase: "4 of 20 rounds done") for a file an interrupted run left.
  */

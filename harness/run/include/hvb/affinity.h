@@ -24,9 +24,6 @@ enum hvb_affinity {
 bool hvb_affinity_parse(const char *s, enum hvb_affinity *out);
 const char *hvb_affinity_name(enum hvb_affinity a);
 
-/* CPUs the process may run on (at least 1). */
-unsigned int hvb_affinity_cpus(void);
-
 /*
  * hvb_affinity_apply - place the calling thread, measured thread @index
  * of @nthreads.  Returns 0 or -errno (the thread then runs unpinned).
