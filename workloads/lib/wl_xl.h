@@ -7,7 +7,8 @@
  * the dom0 kernel's backends (blkback, netback, xenbus), xenconsoled, and
  * the guest's frontends, each on connections of their own, with the
  * watches each holds and the events every write fires.  The profile, its
- * counts and their sources: wl_xl.c and docs/xenstored.md.
+ * counts and their sources: wl_xl_create.c, wl_xl_drivers.c and
+ * docs/xenstored.md.
  *
  *   struct wl_xl *x;              one per cell: the daemon and watchers
  *   wl_xl_open(c, xs, NULL, &x);  NULL: the run's own daemon
