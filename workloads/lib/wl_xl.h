@@ -90,4 +90,15 @@ int wl_xl_destroy(struct wl_xl_client *cl, domid_t id);
 /* The daemon's counters now, and each role's requests so far. */
 int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st);
 
+/*
+ * wl_xl_counters - what the daemon counted for @vms VMs between the
+ * snapshots @a and @b, as counters of @t: requests, watch events and
+ * connections per VM, each role's requests per VM, the quota copies per
+ * VM and the dropped events (counted client side: two counters that say
+ * so in their place), and the daemon's CPU share of @wall ns.
+ */
+void wl_xl_counters(struct hvb_thread *t, const struct wl_xl_stats *a,
+                    const struct wl_xl_stats *b, unsigned int vms,
+                    uint64_t wall);
+
 #endif /* HVB_WL_XL_H */
