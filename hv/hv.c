@@ -16,12 +16,6 @@ const char *const hv_perfc_names[HV_PERFC_NR] = {
 #undef HV_PERFC
 };
 
-const char *const hv_perfc_descr[HV_PERFC_NR] = {
-#define HV_PERFC(name, descr) descr,
-#include <hv/perfc-defn.h>
-#undef HV_PERFC
-};
-
 void hv_config_init(struct hv_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -433,11 +427,6 @@ struct hv_domtab *hv_domtab(struct hv *hv)
 const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id)
 {
     return id < HV_SLOT_NR ? &hv->cfg.plugins[id] : NULL;
-}
-
-const struct hv_config *hv_config(struct hv *hv)
-{
-    return &hv->cfg;
 }
 
 unsigned int hv_nr_cpus(const struct hv *hv)

@@ -78,7 +78,9 @@ static int choice_index(const char *choices, const char *v)
     return -1;
 }
 
-void hv_opt_choice(const char *choices, unsigned int idx, char *buf, size_t len)
+/* Choice @idx of "a|b|c" into @buf ("?" if out of range). */
+static void hv_opt_choice(const char *choices, unsigned int idx, char *buf,
+                          size_t len)
 {
     const char *p = choices;
 

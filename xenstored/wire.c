@@ -213,13 +213,6 @@ size_t xsd_encode(uint8_t *out, uint32_t type, uint32_t req_id, uint32_t tx_id,
     return XSD_HDR_LEN + len;
 }
 
-size_t xsd_encode_error(uint8_t *out, uint32_t req_id, uint32_t tx_id, int err)
-{
-    const char *name = xsd_errno_name(err);
-
-    return xsd_encode(out, XSD_ERROR, req_id, tx_id, name, strlen(name) + 1);
-}
-
 const char *xsd_type_name(uint32_t type)
 {
     static const char *const names[XSD_TYPE_COUNT] = {

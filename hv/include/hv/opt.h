@@ -146,10 +146,6 @@ size_t hv_opt_count(const struct hv_opt *table);
 /* "a, b, c": the names of @table, or "none". */
 void hv_opt_names(const struct hv_opt *table, char *buf, size_t len);
 
-/* Choice @idx of "a|b|c" into @buf ("?" if out of range). */
-void hv_opt_choice(const char *choices, unsigned int idx, char *buf,
-                   size_t len);
-
 /*
  * hv_opt_defaults - check @table against a struct of @size bytes (names
  * of [a-z0-9_-], help and default set, a known type, min <= max, choices
