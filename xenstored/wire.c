@@ -24,7 +24,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "wire.h"
+#include <xsd/wire.h>
 
 static uint32_t get32(const uint8_t *p)
 {

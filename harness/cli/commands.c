@@ -22,6 +22,7 @@
 #include <hvb/reproduce.h>
 #include <hvb/review.h>
 #include <hvb/run.h>
+#include <xsd/xenstored.h>
 
 #define DOCS(...) ((const struct hvb_cmd_doc *const[]){__VA_ARGS__, NULL})
 

@@ -25,9 +25,9 @@
 
 #include <hv/hv.h>
 #include <hv/xenstore.h>
+#include <xsd/xenstored.h>
 
 #include "wl_xl_private.h"
-#include "xenstored.h"
 
 const char *const wl_xl_role_names[WL_XL_NR_ROLES] = {
     "toolstack", "hotplug", "backend", "xenconsoled", "guest"};

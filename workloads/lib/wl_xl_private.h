@@ -40,9 +40,9 @@
 #include <stdint.h>
 
 #include <hv/types.h>
+#include <xsd/client.h>
+#include <xsd/wire.h>
 
-#include "client.h"
-#include "wire.h"
 #include "wl_xl.h"
 
 #define WAIT_MS     10000 /* the longest wait for an event */
