@@ -16,12 +16,6 @@ const char *const hv_perfc_names[HV_PERFC_NR] = {
 #undef HV_PERFC
 };
 
-const char *const hv_perfc_descr[HV_PERFC_NR] = {
-#define HV_PERFC(name, descr) descr,
-#include <hv/perfc-defn.h>
-#undef HV_PERFC
-};
-
 void hv_config_init(struct hv_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -182,14 +176,8 @@ static void hv_teardown(struct hv *hv, unsigned int init_status)
     free(hv);
 }
 
-int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
-              size_t len)
+static int check_config(const struct hv_config *cfg, char *err, size_t len)
 {
-    unsigned int i, init_status = 0;
-    struct hv *hv;
-    int rc;
-
-    *out = NULL;
     if ( cfg->nr_cpus == 0 || cfg->nr_cpus > HV_MAX_CPUS )
     {
         snprintf(err, len, "nr_cpus must be in [1, %u]", HV_MAX_CPUS);
@@ -200,19 +188,120 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
         snprintf(err, len, "maptrack_entries must be in [1, 2^24]");
         return -EINVAL;
     }
+    return 0;
+}
 
-    hv = aligned_alloc(HV_CACHELINE,
-                       (sizeof(*hv) + HV_CACHELINE - 1) & ~(HV_CACHELINE - 1));
+/* The machine, zeroed, with its copy of @cfg (no plugins yet); or NULL. */
+static struct hv *machine_alloc(const struct hv_config *cfg)
+{
+    struct hv *hv = aligned_alloc(
+        HV_CACHELINE, (sizeof(*hv) + HV_CACHELINE - 1) & ~(HV_CACHELINE - 1));
+
     if ( hv == NULL )
-    {
-        snprintf(err, len, "out of memory creating the model");
-        return -ENOMEM;
-    }
+        return NULL;
     memset(hv, 0, sizeof(*hv));
     hv->cfg = *cfg;
     memset(hv->cfg.plugins, 0, sizeof(hv->cfg.plugins));
     /* The strings need not outlive hv_create(). */
     hv->cfg.topology = hv->cfg.distance = NULL;
+    return hv;
+}
+
+/* The model CPUs, each with its maptrack.  0 or -ENOMEM. */
+static int cpus_init(struct hv *hv)
+{
+    unsigned int i, n = hv->cfg.nr_cpus;
+
+    hv->cpus = aligned_alloc(HV_CACHELINE, sizeof(*hv->cpus) * n);
+    if ( hv->cpus == NULL )
+        return -ENOMEM;
+    memset(hv->cpus, 0, sizeof(*hv->cpus) * n);
+    for ( i = 0; i < n; i++ )
+    {
+        struct hv_cpu *c = &hv->cpus[i];
+
+        c->hv = hv;
+        c->id = i;
+        c->current_domain = 0;
+        c->maptrack = calloc(hv->cfg.maptrack_entries, sizeof(*c->maptrack));
+        if ( c->maptrack == NULL )
+            return -ENOMEM;
+        maptrack_init(c);
+    }
+    return 0;
+}
+
+/*
+ * The domain table, then the domlookup and pgalloc strategies' init
+ * hooks; *@done gets the INIT_ bit of each that succeeded.
+ */
+static int strategies_init(struct hv *hv, unsigned int *done, char *err,
+                           size_t len)
+{
+    int rc;
+
+    hv_domtab_init(hv);
+    if ( hv->domlookup->init &&
+         (rc = hv->domlookup->init(hv, hv->cfg.plugins[HV_SLOT_DOMLOOKUP].opts,
+                                   &hv->domlookup_priv)) != 0 )
+    {
+        snprintf(err, len, "domlookup/%s: init failed: %s",
+                 hv->domlookup->hdr.name, strerror(-rc));
+        return rc;
+    }
+    *done |= INIT_domlookup;
+
+    if ( hv->pgalloc->init &&
+         (rc = hv->pgalloc->init(hv, hv->cfg.plugins[HV_SLOT_PGALLOC].opts,
+                                 &hv->pgalloc_priv)) != 0 )
+    {
+        snprintf(err, len, "pgalloc/%s: init failed: %s", hv->pgalloc->hdr.name,
+                 strerror(-rc));
+        return rc;
+    }
+    *done |= INIT_pgalloc;
+    return 0;
+}
+
+/* The store, with the quota slot's strategy. */
+static int xenstore_init(struct hv *hv, const struct hv_config *cfg, char *err,
+                         size_t len)
+{
+    int rc = hv_xs_create(
+        &cfg->xs,
+        (const struct hv_quota_ops *)hv->cfg.plugins[HV_SLOT_QUOTA].hdr,
+        hv->cfg.plugins[HV_SLOT_QUOTA].opts, &hv->xs);
+
+    if ( rc )
+        snprintf(err, len, "xenstore: %s", strerror(-rc));
+    return rc;
+}
+
+/*
+ * Worked example, a machine of 4 CPUs with the default plugins: the
+ * config checked, the machine allocated, every slot's plugin resolved
+ * (INIT_plugins), the heap laid over the topology (INIT_heap), 4 CPUs
+ * (INIT_cpus), RCU, the domain table and the strategies, the store, the
+ * hypercall boundary.  A step that fails undoes exactly the steps done
+ * (hv_teardown() of init_status).
+ */
+int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
+              size_t len)
+{
+    unsigned int init_status = 0;
+    struct hv *hv;
+    int rc;
+
+    *out = NULL;
+    rc = check_config(cfg, err, len);
+    if ( rc )
+        return rc;
+    hv = machine_alloc(cfg);
+    if ( hv == NULL )
+    {
+        snprintf(err, len, "out of memory creating the model");
+        return -ENOMEM;
+    }
 
     rc = resolve_plugins(hv, cfg, err, len);
     if ( rc )
@@ -234,58 +323,21 @@ int hv_create(const struct hv_config *cfg, struct hv **out, char *err,
         goto fail;
     init_status |= INIT_heap;
 
-    rc = -ENOMEM;
-    hv->cpus = aligned_alloc(HV_CACHELINE, sizeof(*hv->cpus) * cfg->nr_cpus);
-    if ( hv->cpus == NULL )
+    rc = cpus_init(hv);
+    if ( rc )
         goto fail_nomem;
-    memset(hv->cpus, 0, sizeof(*hv->cpus) * cfg->nr_cpus);
-    for ( i = 0; i < cfg->nr_cpus; i++ )
-    {
-        struct hv_cpu *c = &hv->cpus[i];
-
-        c->hv = hv;
-        c->id = i;
-        c->current_domain = 0;
-        c->maptrack = calloc(cfg->maptrack_entries, sizeof(*c->maptrack));
-        if ( c->maptrack == NULL )
-            goto fail_nomem;
-        maptrack_init(c);
-    }
     init_status |= INIT_cpus;
+    rc = -ENOMEM;
     if ( hv_rcu_init(hv) )
         goto fail_nomem;
     init_status |= INIT_rcu;
 
-    hv_domtab_init(hv);
-    if ( hv->domlookup->init &&
-         (rc = hv->domlookup->init(hv, hv->cfg.plugins[HV_SLOT_DOMLOOKUP].opts,
-                                   &hv->domlookup_priv)) != 0 )
-    {
-        snprintf(err, len, "domlookup/%s: init failed: %s",
-                 hv->domlookup->hdr.name, strerror(-rc));
-        goto fail;
-    }
-    init_status |= INIT_domlookup;
-
-    if ( hv->pgalloc->init &&
-         (rc = hv->pgalloc->init(hv, hv->cfg.plugins[HV_SLOT_PGALLOC].opts,
-                                 &hv->pgalloc_priv)) != 0 )
-    {
-        snprintf(err, len, "pgalloc/%s: init failed: %s", hv->pgalloc->hdr.name,
-                 strerror(-rc));
-        goto fail;
-    }
-    init_status |= INIT_pgalloc;
-
-    rc = hv_xs_create(
-        &cfg->xs,
-        (const struct hv_quota_ops *)hv->cfg.plugins[HV_SLOT_QUOTA].hdr,
-        hv->cfg.plugins[HV_SLOT_QUOTA].opts, &hv->xs);
+    rc = strategies_init(hv, &init_status, err, len);
     if ( rc )
-    {
-        snprintf(err, len, "xenstore: %s", strerror(-rc));
         goto fail;
-    }
+    rc = xenstore_init(hv, cfg, err, len);
+    if ( rc )
+        goto fail;
     init_status |= INIT_xs;
 
     hv_sysctl_init(hv);
@@ -375,11 +427,6 @@ struct hv_domtab *hv_domtab(struct hv *hv)
 const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id)
 {
     return id < HV_SLOT_NR ? &hv->cfg.plugins[id] : NULL;
-}
-
-const struct hv_config *hv_config(struct hv *hv)
-{
-    return &hv->cfg;
 }
 
 unsigned int hv_nr_cpus(const struct hv *hv)

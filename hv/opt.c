@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hv/num.h>
 #include <hv/opt.h>
 #include <hv/strbuf.h>
 
@@ -42,50 +43,6 @@ static uint64_t row_max(const struct hv_opt *o)
     if ( o->type == HV_OPT_UINT && o->max > UINT_MAX )
         return UINT_MAX;
     return o->max;
-}
-
-/* Decimal digits, then at most one of k/K, M, G.  -EINVAL or -ERANGE. */
-static int parse_uint(const char *s, uint64_t *out)
-{
-    uint64_t v = 0, mult = 1;
-    const char *p = s;
-
-    if ( !isdigit((unsigned char)*p) )
-        return -EINVAL;
-    for ( ; isdigit((unsigned char)*p); p++ )
-    {
-        unsigned int d = (unsigned int)(*p - '0');
-
-        if ( v > (UINT64_MAX - d) / 10 )
-            return -ERANGE;
-        v = v * 10 + d;
-    }
-    switch ( *p )
-    {
-    case '\0':
-        break;
-    case 'k':
-    case 'K':
-        mult = 1000;
-        p++;
-        break;
-    case 'M':
-        mult = 1000000;
-        p++;
-        break;
-    case 'G':
-        mult = 1000000000;
-        p++;
-        break;
-    default:
-        return -EINVAL;
-    }
-    if ( *p != '\0' )
-        return -EINVAL;
-    if ( v > UINT64_MAX / mult )
-        return -ERANGE;
-    *out = v * mult;
-    return 0;
 }
 
 static int parse_bool(const char *v, uint64_t *out)
@@ -121,7 +78,9 @@ static int choice_index(const char *choices, const char *v)
     return -1;
 }
 
-void hv_opt_choice(const char *choices, unsigned int idx, char *buf, size_t len)
+/* Choice @idx of "a|b|c" into @buf ("?" if out of range). */
+static void hv_opt_choice(const char *choices, unsigned int idx, char *buf,
+                          size_t len)
 {
     const char *p = choices;
 
@@ -167,7 +126,7 @@ int hv_opt_parse(const struct hv_opt *o, const char *text, struct hv_opt_val *v)
     {
     case HV_OPT_UINT:
     case HV_OPT_U64:
-        if ( parse_uint(text, &v->u) || v->u < o->min || v->u > row_max(o) )
+        if ( hv_num_parse(text, &v->u) || v->u < o->min || v->u > row_max(o) )
             return -EINVAL;
         break;
     case HV_OPT_BOOL:
@@ -270,10 +229,7 @@ void hv_opt_allowed(const struct hv_opt *o, char *buf, size_t len)
     {
     case HV_OPT_UINT:
     case HV_OPT_U64:
-        snprintf(buf, len,
-                 "an integer in [%" PRIu64 ", %" PRIu64
-                 "]; k/M/G suffixes multiply by 1000",
-                 o->min, row_max(o));
+        hv_num_allowed(o->min, row_max(o), buf, len);
         return;
     case HV_OPT_BOOL:
         snprintf(buf, len, "true or false");

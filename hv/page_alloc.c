@@ -521,33 +521,67 @@ void hv_heap_fini(struct hv *hv)
     do                                   \
     {                                    \
         snprintf(err, len, __VA_ARGS__); \
-        rc = -EUCLEAN;                   \
-        goto out;                        \
+        return -EUCLEAN;                 \
     } while ( 0 )
 
-int hv_heap_check(struct hv *hv, struct hv_heap_info *out, char *err,
-                  size_t len)
+/*
+ * The free list of node @n, zone @z, order @o: linked both ways, every
+ * block free, of order @o, aligned, inside node @n and zone @z, its buddy
+ * not free beside it.  Its pages are added to *@zone_pages.
+ */
+static int check_free_list(const struct hv_heap_state *hs, unsigned int n,
+                           unsigned int z, unsigned int o,
+                           struct hv_heap_info *info, uint64_t *zone_pages,
+                           char *err, size_t len)
 {
-    struct hv_heap_state *hs = &hv->heap;
-    struct hv_heap *h = &hs->h;
-    struct hv_page_info *ft = h->frame_table;
-    static struct hv_heap_info zero;
-    struct hv_heap_info info = zero;
-    uint64_t inuse[HV_MAX_NUMNODES] = {0}, scan_free[HV_MAX_NUMNODES] = {0};
-    uint64_t mfn;
-    unsigned int n, z, o;
-    int rc = 0;
+    const struct hv_page_info *ft = hs->h.frame_table;
+    uint32_t m = hs->h.heap[n][z][o].head, prev = HV_MFN_NONE;
+    uint64_t steps = 0;
 
-    info.nr_nodes = h->nr_nodes;
-    info.total_pages = hs->total_pages;
-    hv_spin_lock(&hs->lock);
+    for ( ; m != HV_MFN_NONE; prev = m, m = ft[m].next )
+    {
+        uint64_t last = (uint64_t)m + (1ull << o) - 1;
+        uint32_t b = m ^ (1u << o);
+
+        if ( ++steps > hs->total_pages || m >= hs->total_pages )
+            FAIL("free list %u/%u/%u is corrupt", n, z, o);
+        if ( ft[m].prev != prev )
+            FAIL("mfn %u: bad prev link", m);
+        if ( ft[m].state != HV_PGS_FREE || ft[m].order != o )
+            FAIL("mfn %u on list order %u: state %u order %u", m, o,
+                 ft[m].state, ft[m].order);
+        if ( m & ((1u << o) - 1) )
+            FAIL("mfn %u: not aligned to order %u", m, o);
+        if ( m < hs->node_start[n] || last >= hs->node_end[n] ||
+             phys_to_nid(hs, m) != n || phys_to_nid(hs, (uint32_t)last) != n )
+            FAIL("block %u/%u crosses node %u's boundary", m, o, n);
+        if ( mfn_zone(m) != z || mfn_zone((uint32_t)last) != z )
+            FAIL("block %u/%u is not in zone %u", m, o, z);
+        if ( o < HV_MAX_ORDER && b < hs->total_pages &&
+             ft[b].state == HV_PGS_FREE && ft[b].order == o &&
+             phys_to_nid(hs, b) == n && mfn_zone(b) == z )
+            FAIL("free buddies %u and %u of order %u unmerged", m, b, o);
+        *zone_pages += 1ull << o;
+        info->node_blocks[n][o]++;
+    }
+    return 0;
+}
+
+/* Every node's free lists, each zone's pages equal to its avail[][]. */
+static int check_free_lists(const struct hv_heap_state *hs,
+                            struct hv_heap_info *info, char *err, size_t len)
+{
+    const struct hv_heap *h = &hs->h;
+    unsigned int n, z, o;
+    int rc;
+
     for ( n = 0; n < h->nr_nodes; n++ )
     {
-        info.node_total[n] = hs->node_end[n] - hs->node_start[n];
-        info.node_reserved[n] = hs->reserved[n];
+        info->node_total[n] = hs->node_end[n] - hs->node_start[n];
+        info->node_reserved[n] = hs->reserved[n];
         if ( h->heap[n] == NULL )
         {
-            if ( info.node_total[n] )
+            if ( info->node_total[n] )
                 FAIL("node %u has memory but no heap", n);
             continue;
         }
@@ -556,50 +590,32 @@ int hv_heap_check(struct hv *hv, struct hv_heap_info *out, char *err,
             uint64_t zone_pages = 0;
 
             for ( o = 0; o <= HV_MAX_ORDER; o++ )
-            {
-                uint32_t m = h->heap[n][z][o].head, prev = HV_MFN_NONE;
-                uint64_t steps = 0;
-
-                for ( ; m != HV_MFN_NONE; prev = m, m = ft[m].next )
-                {
-                    uint64_t last = (uint64_t)m + (1ull << o) - 1;
-                    uint32_t b = m ^ (1u << o);
-
-                    if ( ++steps > hs->total_pages || m >= hs->total_pages )
-                        FAIL("free list %u/%u/%u is corrupt", n, z, o);
-                    if ( ft[m].prev != prev )
-                        FAIL("mfn %u: bad prev link", m);
-                    if ( ft[m].state != HV_PGS_FREE || ft[m].order != o )
-                        FAIL("mfn %u on list order %u: state %u order %u", m, o,
-                             ft[m].state, ft[m].order);
-                    if ( m & ((1u << o) - 1) )
-                        FAIL("mfn %u: not aligned to order %u", m, o);
-                    if ( m < hs->node_start[n] || last >= hs->node_end[n] ||
-                         phys_to_nid(hs, m) != n ||
-                         phys_to_nid(hs, (uint32_t)last) != n )
-                        FAIL("block %u/%u crosses node %u's boundary", m, o, n);
-                    if ( mfn_zone(m) != z || mfn_zone((uint32_t)last) != z )
-                        FAIL("block %u/%u is not in zone %u", m, o, z);
-                    if ( o < HV_MAX_ORDER && b < hs->total_pages &&
-                         ft[b].state == HV_PGS_FREE && ft[b].order == o &&
-                         phys_to_nid(hs, b) == n && mfn_zone(b) == z )
-                        FAIL("free buddies %u and %u of order %u unmerged", m,
-                             b, o);
-                    zone_pages += 1ull << o;
-                    info.node_blocks[n][o]++;
-                }
-            }
+                if ( (rc = check_free_list(hs, n, z, o, info, &zone_pages, err,
+                                           len)) != 0 )
+                    return rc;
             if ( zone_pages != h->avail[n][z] )
                 FAIL("avail[%u][%u] = %llu but lists hold %llu", n, z,
                      (unsigned long long)h->avail[n][z],
                      (unsigned long long)zone_pages);
-            info.node_free[n] += zone_pages;
+            info->node_free[n] += zone_pages;
         }
     }
-    /* Every page is in exactly one block or reserved. */
+    return 0;
+}
+
+/*
+ * Every page is in exactly one block or reserved: the pages of the free
+ * blocks per node into @scan_free, of the allocated ones into @inuse.
+ */
+static int check_blocks(const struct hv_heap_state *hs, uint64_t *scan_free,
+                        uint64_t *inuse, char *err, size_t len)
+{
+    const struct hv_page_info *ft = hs->h.frame_table;
+    uint64_t mfn;
+
     for ( mfn = 0; mfn < hs->total_pages; )
     {
-        struct hv_page_info *pg = &ft[mfn];
+        const struct hv_page_info *pg = &ft[mfn];
         unsigned int node = phys_to_nid(hs, (uint32_t)mfn);
         uint64_t size;
 
@@ -624,22 +640,51 @@ int hv_heap_check(struct hv *hv, struct hv_heap_info *out, char *err,
             FAIL("mfn %llu belongs to no block", (unsigned long long)mfn);
         }
     }
-    for ( n = 0; n < h->nr_nodes; n++ )
+    return 0;
+}
+
+/* Per node: the lists hold the free blocks' pages, and the sum is whole. */
+static int check_totals(const struct hv_heap_info *info,
+                        const uint64_t *scan_free, const uint64_t *inuse,
+                        char *err, size_t len)
+{
+    unsigned int n;
+
+    for ( n = 0; n < info->nr_nodes; n++ )
     {
-        if ( scan_free[n] != info.node_free[n] )
+        if ( scan_free[n] != info->node_free[n] )
             FAIL("node %u: %llu free pages listed, %llu found", n,
-                 (unsigned long long)info.node_free[n],
+                 (unsigned long long)info->node_free[n],
                  (unsigned long long)scan_free[n]);
-        if ( info.node_free[n] + inuse[n] + info.node_reserved[n] !=
-             info.node_total[n] )
+        if ( info->node_free[n] + inuse[n] + info->node_reserved[n] !=
+             info->node_total[n] )
             FAIL("node %u: free %llu + allocated %llu + reserved %llu != "
                  "total %llu",
-                 n, (unsigned long long)info.node_free[n],
+                 n, (unsigned long long)info->node_free[n],
                  (unsigned long long)inuse[n],
-                 (unsigned long long)info.node_reserved[n],
-                 (unsigned long long)info.node_total[n]);
+                 (unsigned long long)info->node_reserved[n],
+                 (unsigned long long)info->node_total[n]);
     }
-out:
+    return 0;
+}
+
+int hv_heap_check(struct hv *hv, struct hv_heap_info *out, char *err,
+                  size_t len)
+{
+    struct hv_heap_state *hs = &hv->heap;
+    static struct hv_heap_info zero;
+    struct hv_heap_info info = zero;
+    uint64_t inuse[HV_MAX_NUMNODES] = {0}, scan_free[HV_MAX_NUMNODES] = {0};
+    int rc;
+
+    info.nr_nodes = hs->h.nr_nodes;
+    info.total_pages = hs->total_pages;
+    hv_spin_lock(&hs->lock);
+    rc = check_free_lists(hs, &info, err, len);
+    if ( rc == 0 )
+        rc = check_blocks(hs, scan_free, inuse, err, len);
+    if ( rc == 0 )
+        rc = check_totals(&info, scan_free, inuse, err, len);
     hv_spin_unlock(&hs->lock);
     if ( out )
         *out = info;

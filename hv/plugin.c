@@ -509,159 +509,191 @@ static char *canonical_spec(const struct hv_plugin_hdr *h, const void *opts,
     return s;
 }
 
-int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
-                      struct hv_plugin_inst *inst, char *err, size_t len)
+/* "unknown slot 'x' (valid: ...)", with the closest name.  -EINVAL. */
+static int unknown_slot(const char *slot, char *err, size_t len)
+{
+    const struct hv_slot *s;
+    struct hv_suggest sg;
+    struct hv_strbuf b;
+    unsigned int i;
+    char names[512], dym[96];
+
+    hv_strbuf_init(&b, names, sizeof(names));
+    hv_suggest_init(&sg, slot);
+    for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
+    {
+        hv_strbuf_join(&b, ", ", "%s", s->name);
+        hv_suggest_add(&sg, s->name);
+    }
+    snprintf(err, len, "unknown slot '%s' (valid: %s)%s", slot, names,
+             hv_suggest_fmt(&sg, dym, sizeof(dym)));
+    return -EINVAL;
+}
+
+/*
+ * The plugin @name names in @slot: a path or a name ending in ".so" is
+ * loaded, anything else is a registered plugin's name (a test-only one
+ * only if @allow_test_only).  0 and *@out, or -errno.
+ */
+static int find_plugin(const char *slot, const char *name, bool allow_test_only,
+                       const struct hv_plugin_hdr **out, char *err, size_t len)
 {
     const struct hv_plugin_hdr *h = NULL;
-    char *copy, *name, *rest, *kv, names[512], owner[128];
-    unsigned char *seen = NULL;
-    const struct hv_opt *o;
-    size_t nr_opts = 0;
-    int rc = 0;
-
-    memset(inst, 0, sizeof(*inst));
-    if ( hv_slot_find(slot) == NULL )
-    {
-        const struct hv_slot *s;
-        struct hv_suggest sg;
-        struct hv_strbuf b;
-        unsigned int i;
-        char dym[96];
-
-        hv_strbuf_init(&b, names, sizeof(names));
-        hv_suggest_init(&sg, slot);
-        for ( i = 0; (s = hv_slot_at(i)) != NULL; i++ )
-        {
-            hv_strbuf_join(&b, ", ", "%s", s->name);
-            hv_suggest_add(&sg, s->name);
-        }
-        snprintf(err, len, "unknown slot '%s' (valid: %s)%s", slot, names,
-                 hv_suggest_fmt(&sg, dym, sizeof(dym)));
-        return -EINVAL;
-    }
-    rc = hv_plugin_registry_init(err, len);
-    if ( rc )
-        return rc;
-    copy = strdup(spec);
-    if ( copy == NULL )
-        return -ENOMEM;
-    name = copy;
-    rest = strchr(copy, ':');
-    if ( rest )
-        *rest++ = '\0';
+    char names[512], dym[96];
+    int rc;
 
     if ( strchr(name, '/') ||
          (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".so")) )
     {
-        const struct hv_plugin_hdr *loaded = NULL;
-
-        rc = hv_plugin_load(name, &loaded, err, len);
-        if ( rc == 0 && strcmp(loaded->slot, slot) != 0 )
+        rc = hv_plugin_load(name, &h, err, len);
+        if ( rc == 0 && strcmp(h->slot, slot) != 0 )
         {
             snprintf(err, len, "%s is a %s plugin, not a %s plugin", name,
-                     loaded->slot, slot);
+                     h->slot, slot);
             rc = -EINVAL;
         }
-        h = loaded;
+        *out = h;
+        return rc;
     }
-    else
+    h = hv_plugin_find(slot, name);
+    if ( h != NULL && (h->flags & HV_PF_TEST_ONLY) && !allow_test_only )
+        h = NULL;
+    if ( h == NULL )
     {
-        h = hv_plugin_find(slot, name);
-        if ( h != NULL && (h->flags & HV_PF_TEST_ONLY) && !allow_test_only )
-            h = NULL;
-        if ( h == NULL )
-        {
-            char dym[96];
-
-            hv_plugin_names(slot, allow_test_only, names, sizeof(names));
-            snprintf(
-                err, len, "unknown plugin '%s' for slot %s (valid: %s)%s", name,
-                slot, names,
-                plugin_suggest(slot, name, allow_test_only, dym, sizeof(dym)));
-            rc = -EINVAL;
-        }
+        hv_plugin_names(slot, allow_test_only, names, sizeof(names));
+        snprintf(err, len, "unknown plugin '%s' for slot %s (valid: %s)%s",
+                 name, slot, names,
+                 plugin_suggest(slot, name, allow_test_only, dym, sizeof(dym)));
+        return -EINVAL;
     }
-    if ( rc )
-        goto out;
+    *out = h;
+    return 0;
+}
 
-    inst->hdr = h;
-    if ( h->opts_size )
+/*
+ * One "OPTION=VALUE" of @spec (@kv, split in place) into @inst's
+ * options; @seen counts each option's, so none is given twice.
+ */
+static int set_option(const char *slot, const char *spec, char *kv,
+                      struct hv_plugin_inst *inst, unsigned char *seen,
+                      const char *owner, char *err, size_t len)
+{
+    const struct hv_plugin_hdr *h = inst->hdr;
+    const struct hv_opt *o;
+    char names[512], *eq = strchr(kv, '=');
+
+    if ( eq )
+        *eq++ = '\0';
+    for ( o = h->opts; o && o->name; o++ )
+        if ( strcmp(o->name, kv) == 0 )
+            break;
+    if ( *kv == '\0' )
     {
-        inst->opts = calloc(1, h->opts_size);
-        if ( inst->opts == NULL )
-        {
-            rc = -ENOMEM;
-            goto out;
-        }
+        snprintf(err, len,
+                 "plugin spec '%s' has an empty option (a ':' with no "
+                 "OPTION=VALUE after it)",
+                 spec);
+        return -EINVAL;
     }
+    if ( o == NULL || o->name == NULL )
+    {
+        hv_opt_names(h->opts, names, sizeof(names));
+        snprintf(err, len,
+                 "unknown option '%s' for plugin %s/%s "
+                 "(valid: %s)",
+                 kv, slot, h->name, names);
+        return -EINVAL;
+    }
+    if ( eq == NULL )
+    {
+        snprintf(err, len,
+                 "option %s of plugin %s/%s needs a value "
+                 "(%s=VALUE)",
+                 kv, slot, h->name, kv);
+        return -EINVAL;
+    }
+    if ( seen[o - h->opts]++ )
+    {
+        snprintf(err, len, "plugin spec '%s' sets option %s twice", spec, kv);
+        return -EINVAL;
+    }
+    return hv_opt_set(o, eq, inst->opts, "option", owner, err, len);
+}
+
+/*
+ * @inst's options: every default, then each of @rest's ':'-separated
+ * "OPTION=VALUE" (split in place).  *@seen (free() it) marks the options
+ * given, once each ("a:n=1:n=2" would let the last win).
+ */
+static int set_options(const char *slot, const char *spec, char *rest,
+                       struct hv_plugin_inst *inst, unsigned char **seen,
+                       char *err, size_t len)
+{
+    const struct hv_plugin_hdr *h = inst->hdr;
+    const struct hv_opt *o;
+    char owner[128], *kv;
+    int rc = 0;
+
     owner_of(h, owner, sizeof(owner));
     for ( o = h->opts; o && o->name && rc == 0; o++ )
         rc = hv_opt_set(o, o->def, inst->opts, "option", owner, err, len);
-
-    /* Options seen so far: each once ("a:n=1:n=2" would let the last win). */
-    for ( o = h->opts; o && o->name; o++ )
-        nr_opts++;
-    seen = calloc(nr_opts + 1, 1);
-    if ( seen == NULL && rc == 0 )
+    *seen = calloc(hv_opt_count(h->opts) + 1, 1);
+    if ( *seen == NULL && rc == 0 )
         rc = -ENOMEM;
     while ( rc == 0 && rest )
     {
-        char *eq;
-
         kv = rest;
         rest = strchr(rest, ':');
         if ( rest )
             *rest++ = '\0';
-        eq = strchr(kv, '=');
-        if ( eq )
-            *eq++ = '\0';
-        for ( o = h->opts; o && o->name; o++ )
-            if ( strcmp(o->name, kv) == 0 )
-                break;
-        if ( *kv == '\0' )
-        {
-            snprintf(err, len,
-                     "plugin spec '%s' has an empty option (a ':' with no "
-                     "OPTION=VALUE after it)",
-                     spec);
-            rc = -EINVAL;
-        }
-        else if ( o == NULL || o->name == NULL )
-        {
-            hv_opt_names(h->opts, names, sizeof(names));
-            snprintf(err, len,
-                     "unknown option '%s' for plugin %s/%s "
-                     "(valid: %s)",
-                     kv, slot, h->name, names);
-            rc = -EINVAL;
-        }
-        else if ( eq == NULL )
-        {
-            snprintf(err, len,
-                     "option %s of plugin %s/%s needs a value "
-                     "(%s=VALUE)",
-                     kv, slot, h->name, kv);
-            rc = -EINVAL;
-        }
-        else if ( seen[o - h->opts]++ )
-        {
-            snprintf(err, len, "plugin spec '%s' sets option %s twice", spec,
-                     kv);
-            rc = -EINVAL;
-        }
-        else
-            rc = hv_opt_set(o, eq, inst->opts, "option", owner, err, len);
+        rc = set_option(slot, spec, kv, inst, *seen, owner, err, len);
     }
+    return rc;
+}
+
+/* @inst's spec (every option), label (those @given) and origin. */
+static int name_inst(struct hv_plugin_inst *inst, const unsigned char *given)
+{
+    inst->spec = canonical_spec(inst->hdr, inst->opts, NULL);
+    inst->label = canonical_spec(inst->hdr, inst->opts, given);
+    inst->origin = strdup(origin_of(inst->hdr));
+    if ( inst->spec == NULL || inst->label == NULL || inst->origin == NULL )
+        return -ENOMEM;
+    return 0;
+}
+
+int hv_plugin_resolve(const char *slot, const char *spec, bool allow_test_only,
+                      struct hv_plugin_inst *inst, char *err, size_t len)
+{
+    const struct hv_plugin_hdr *h = NULL;
+    unsigned char *seen = NULL;
+    char *copy, *rest;
+    int rc;
+
+    memset(inst, 0, sizeof(*inst));
+    if ( hv_slot_find(slot) == NULL )
+        return unknown_slot(slot, err, len);
+    rc = hv_plugin_registry_init(err, len);
+    if ( rc )
+        return rc;
+    copy = strdup(spec); /* "name:k=v:...", split in place */
+    if ( copy == NULL )
+        return -ENOMEM;
+    rest = strchr(copy, ':');
+    if ( rest )
+        *rest++ = '\0';
+    rc = find_plugin(slot, copy, allow_test_only, &h, err, len);
     if ( rc == 0 )
     {
-        inst->spec = canonical_spec(h, inst->opts, NULL);
-        inst->label = canonical_spec(h, inst->opts, seen);
-        inst->origin = strdup(origin_of(h));
-        if ( inst->spec == NULL || inst->label == NULL || inst->origin == NULL )
+        inst->hdr = h;
+        if ( h->opts_size && (inst->opts = calloc(1, h->opts_size)) == NULL )
             rc = -ENOMEM;
     }
+    if ( rc == 0 )
+        rc = set_options(slot, spec, rest, inst, &seen, err, len);
+    if ( rc == 0 )
+        rc = name_inst(inst, seen);
     free(seen);
-out:
     free(copy);
     if ( rc )
         hv_plugin_inst_free(inst);

@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "wire.h"
+#include <xsd/client.h>
+#include <xsd/wire.h>
 
 static double now(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The blocking client (client.h): the header and the body in one
+ * The blocking client (xsd/client.h): the header and the body in one
  * sendmsg, the reply read whole.  req_id counts up per connection so a
  * mismatch is caught.
  */
@@ -14,8 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "wire.h"
+#include <xsd/client.h>
+#include <xsd/wire.h>
 
 struct xsd_client {
     int fd;

@@ -22,9 +22,8 @@
 #include <hv/hv.h>
 #include <hv/plugin.h>
 #include <hv/xenstore.h>
-#include <hvb/cli.h>
-
-#include "xenstored.h"
+#include <hvb/cmdline.h>
+#include <xsd/xenstored.h>
 
 static struct xsd_server *running;
 

@@ -37,8 +37,8 @@
  *     distinct watched paths (bounded by max_watches_total), skipped
  *     when P is as long as the longest path watched so far.
  *
- * The limits (xenstored.h): watches per connection, watches in all, and
- * the bytes of their paths and tokens in all; ENOSPC beyond any
+ * The limits (xsd/xenstored.h): watches per connection, watches in all,
+ * and the bytes of their paths and tokens in all; ENOSPC beyond any
  * (oxenstored's EQUOTA, the daemon's mapping), before anything changes.
  */
 #include <errno.h>

@@ -24,7 +24,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "wire.h"
+#include <xsd/wire.h>
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -211,13 +211,6 @@ size_t xsd_encode(uint8_t *out, uint32_t type, uint32_t req_id, uint32_t tx_id,
     if ( len )
         memcpy(out + XSD_HDR_LEN, payload, len);
     return XSD_HDR_LEN + len;
-}
-
-size_t xsd_encode_error(uint8_t *out, uint32_t req_id, uint32_t tx_id, int err)
-{
-    const char *name = xsd_errno_name(err);
-
-    return xsd_encode(out, XSD_ERROR, req_id, tx_id, name, strlen(name) + 1);
 }
 
 const char *xsd_type_name(uint32_t type)

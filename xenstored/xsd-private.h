@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internals of hvbench xenstored shared by its files (xenstored.h lists
- * them): a connection, the server, the watch registry.
+ * Internals of hvbench xenstored shared by its files (xsd/xenstored.h
+ * lists them): a connection, the server, the watch registry.
  */
 #ifndef XSD_PRIVATE_H
 #define XSD_PRIVATE_H
@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "wire.h"
-#include "xenstored.h"
+#include <xsd/wire.h>
+#include <xsd/xenstored.h>
 
 #define XSD_HOME "/local/domain/0/" /* relative paths of a socket client */
 

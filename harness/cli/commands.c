@@ -22,6 +22,7 @@
 #include <hvb/reproduce.h>
 #include <hvb/review.h>
 #include <hvb/run.h>
+#include <xsd/xenstored.h>
 
 /* A command's forms, each picked by its option (struct hvb_cmd). */
 /* A command's forms, each picked by its option (struct hvb_cmd). */

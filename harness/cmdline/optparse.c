@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/num.h>
 #include <hv/strbuf.h>
 #include <hvb/cmdline.h>
 
@@ -305,21 +306,16 @@ int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
                    uint64_t *out)
 {
-    unsigned long long v;
-    char *end;
+    char allowed[128];
+    uint64_t v;
 
-    errno = 0;
-    if ( !isdigit((unsigned char)*s) )
-        goto bad;
-    v = strtoull(s, &end, 10);
-    if ( errno || *end != '\0' || v < min || v > max )
-        goto bad;
-    *out = v;
-    return true;
-bad:
-    hvb_usage_error("bad value '%s' for %s (an integer in [%" PRIu64
-                    ", %" PRIu64 "])",
-                    s, opt, min, max);
+    if ( hv_num_parse(s, &v) == 0 && v >= min && v <= max )
+    {
+        *out = v;
+        return true;
+    }
+    hv_num_allowed(min, max, allowed, sizeof(allowed));
+    hvb_usage_error("bad value '%s' for %s (%s)", s, opt, allowed);
     return false;
 }
 

@@ -125,7 +125,7 @@ static void obj_free(struct hv_vobj *obj)
         obj_free_now(old);
 }
 
-void hv_vobj_unref(struct hv_vobj *obj)
+static void hv_vobj_unref(struct hv_vobj *obj)
 {
     int old = atomic_fetch_sub_explicit(&obj->refs, 1, memory_order_acq_rel);
 

@@ -72,7 +72,7 @@ void xs_children_put(struct xs_cnode *t)
 }
 
 /* strcmp(@name, comp) where comp is @len bytes without a NUL. */
-int xs_name_cmp(const char *name, const char *comp, size_t len)
+static int xs_name_cmp(const char *name, const char *comp, size_t len)
 {
     int c = strncmp(name, comp, len);
 

@@ -48,7 +48,8 @@
 
 #include "xs-private.h"
 
-bool xs_perm_ok(const struct xs_node *n, domid_t caller, unsigned int need)
+static bool xs_perm_ok(const struct xs_node *n, domid_t caller,
+                       unsigned int need)
 {
     unsigned int i;
 

@@ -111,8 +111,6 @@ struct xs_node *xs_tree_get(struct xs_node *root, const struct xs_path *p,
 size_t xs_node_bytes(const struct xs_node *n);
 
 /* children.c: the map name -> child of one node */
-/* strcmp(@name, comp) where comp is @len bytes without a NUL. */
-int xs_name_cmp(const char *name, const char *comp, size_t len);
 struct xs_cnode *xs_children_get(struct xs_cnode *t);
 void xs_children_put(struct xs_cnode *t);
 struct xs_node *xs_children_find(const struct xs_cnode *t, const char *name,
@@ -150,7 +148,6 @@ unsigned int xs_path_comps_in(const struct xs_path *p, size_t len);
 size_t xs_path_parent_len(const struct xs_path *p);
 
 /* store.c */
-bool xs_perm_ok(const struct xs_node *n, domid_t caller, unsigned int need);
 int xs_store_op(struct hv_xs *xs, struct xs_store *s,
                 const struct hv_xs_req *req, const struct xs_path *p,
                 struct hv_xs_rsp *rsp, struct xs_low *low);

@@ -14,7 +14,10 @@
 #   4. the command rooms likewise: session/shard.c including <hvb/gate.h>
 #      (room gate, above it) fails to compile, and calling hvb_cmd_find()
 #      (the commands table, room cli) fails to link hvb_layer_session;
-#   5. no harness file reaches around the include paths ("../room/...").
+#   5. so does the xenstored command's room (hvb_xenstored_cmd, above the
+#      daemon and cmdline, below cli): xenstored/cmd.c including
+#      <hvb/cli.h> or calling hvb_cmd_find() (hvb_layer_xenstored_cmd);
+#   6. no harness file reaches around the include paths ("../room/...").
 #
 # Usage: test-layering.sh SOURCE_DIR CMAKE C_COMPILER CXX_COMPILER
 set -u
@@ -64,16 +67,21 @@ grep -q "undefined reference to .hvb_matrix_free" "$tmp/build.log" ||
     { tail -20 "$tmp/build.log"; fail "symbol back-edge: not the expected error"; }
 echo "ok: a call into a higher room fails to link"
 
-f=$tmp/harness/session/shard.c
-cp "$f" "$tmp/shard.c.orig"
-printf '#include <hvb/gate.h>\n' >>"$f"
-if build hvb_layer_session; then
-    fail "session including <hvb/gate.h> (room gate) compiled"
-fi
-grep -q "hvb/gate.h: No such file" "$tmp/build.log" ||
-    { tail -20 "$tmp/build.log"; fail "command-room include back-edge: not the expected error"; }
-cp "$tmp/shard.c.orig" "$f"
-cat >>"$f" <<'EOC'
+# command_room FILE TARGET HEADER: in the copy, the command room's FILE
+# including HEADER (of a room above it) fails to compile, and calling
+# hvb_cmd_find() (the commands table, room cli) fails to link TARGET, the
+# room's hvb_layer_*; as it is, TARGET builds (the control).
+command_room() {
+    f=$tmp/$1
+    cp "$f" "$tmp/room.c.orig"
+    printf '#include <%s>\n' "$3" >>"$f"
+    if build "$2"; then
+        fail "$1 including <$3> (a room above it) compiled"
+    fi
+    grep -q "$3: No such file" "$tmp/build.log" ||
+        { tail -20 "$tmp/build.log"; fail "$1: include back-edge: not the expected error"; }
+    cp "$tmp/room.c.orig" "$f"
+    cat >>"$f" <<'EOC'
 struct hvb_cmd;
 const struct hvb_cmd *hvb_cmd_find(const char *name);
 void hvb_layering_back_edge(void);
@@ -82,15 +90,19 @@ void hvb_layering_back_edge(void)
     (void)hvb_cmd_find("run");
 }
 EOC
-if build hvb_layer_session; then
-    fail "session calling hvb_cmd_find() (room cli) linked"
-fi
-grep -q "undefined reference to .hvb_cmd_find" "$tmp/build.log" ||
-    { tail -20 "$tmp/build.log"; fail "command-room symbol back-edge: not the expected error"; }
-cp "$tmp/shard.c.orig" "$f"
-build hvb_layer_session ||
-    { tail -20 "$tmp/build.log"; fail "control: hvb_layer_session does not build"; }
+    if build "$2"; then
+        fail "$1 calling hvb_cmd_find() (room cli) linked"
+    fi
+    grep -q "undefined reference to .hvb_cmd_find" "$tmp/build.log" ||
+        { tail -20 "$tmp/build.log"; fail "$1: symbol back-edge: not the expected error"; }
+    cp "$tmp/room.c.orig" "$f"
+    build "$2" ||
+        { tail -20 "$tmp/build.log"; fail "control: $2 does not build"; }
+}
+command_room harness/session/shard.c hvb_layer_session hvb/gate.h
 echo "ok: the command rooms are layered too (session -> gate, cli)"
+command_room xenstored/cmd.c hvb_layer_xenstored_cmd hvb/cli.h
+echo "ok: the xenstored command's room is layered (cmd.c -> cli)"
 
 if grep -rn '#include *"\.\./' "$src/harness"; then
     fail "a harness file includes around the rooms' include paths"

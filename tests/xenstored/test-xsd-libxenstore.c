@@ -23,10 +23,10 @@
 #include <xenstore.h>
 
 #include <hv/hv.h>
+#include <xsd/wire.h>
+#include <xsd/xenstored.h>
 
 #include "testlib.h"
-#include "wire.h"
-#include "xenstored.h"
 
 static struct hv *hv;
 static struct xsd_server *srv;

@@ -26,11 +26,11 @@
 
 #include <hv/hv.h>
 #include <hv/xenstore.h>
+#include <xsd/client.h>
+#include <xsd/wire.h>
+#include <xsd/xenstored.h>
 
-#include "client.h"
 #include "testlib.h"
-#include "wire.h"
-#include "xenstored.h"
 
 static unsigned int diff_seeds = 20, diff_requests = 2000;
 

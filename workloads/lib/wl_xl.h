@@ -7,7 +7,8 @@
  * the dom0 kernel's backends (blkback, netback, xenbus), xenconsoled, and
  * the guest's frontends, each on connections of their own, with the
  * watches each holds and the events every write fires.  The profile, its
- * counts and their sources: wl_xl.c and docs/xenstored.md.
+ * counts and their sources: wl_xl_create.c, wl_xl_drivers.c and
+ * docs/xenstored.md.
  *
  *   struct wl_xl *x;              one per cell: the daemon and watchers
  *   wl_xl_open(c, xs, NULL, &x);  NULL: the run's own daemon
@@ -88,5 +89,16 @@ int wl_xl_destroy(struct wl_xl_client *cl, domid_t id);
 
 /* The daemon's counters now, and each role's requests so far. */
 int wl_xl_stats(struct wl_xl *x, struct wl_xl_stats *st);
+
+/*
+ * wl_xl_counters - what the daemon counted for @vms VMs between the
+ * snapshots @a and @b, as counters of @t: requests, watch events and
+ * connections per VM, each role's requests per VM, the quota copies per
+ * VM and the dropped events (counted client side: two counters that say
+ * so in their place), and the daemon's CPU share of @wall ns.
+ */
+void wl_xl_counters(struct hvb_thread *t, const struct wl_xl_stats *a,
+                    const struct wl_xl_stats *b, unsigned int vms,
+                    uint64_t wall);
 
 #endif /* HVB_WL_XL_H */

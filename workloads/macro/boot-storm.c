@@ -249,53 +249,6 @@ static int xl_open(struct hvb_cell *c, struct storm *s)
     return 0;
 }
 
-/* The daemon's per-VM counts over the storm (xs_profile=libxl). */
-static void xl_counters(struct hvb_thread *t, struct storm *s, uint64_t wall)
-{
-    const struct wl_xl_stats *a = &s->xs0, *b = &s->xs1;
-    double n = (double)s->vms;
-    char key[64];
-    unsigned int r;
-
-    hvb_counter_add(t, "xs_requests_per_vm",
-                    (double)(b->requests - a->requests) / n, 0);
-    hvb_counter_add(t, "xs_watch_events_per_vm",
-                    (double)(b->events - a->events) / n, 0);
-    hvb_counter_add(t, "xs_connections_per_vm",
-                    (double)(b->connections - a->connections) / n, 0);
-    /*
-     * An external daemon: requests, events, connections counted by the
-     * clients, the cell's quota plugin not in play; in place of the two
-     * counters only the daemon could count, so that a cell has no more
-     * counters than under the run's daemon (the harness keeps 48)
-     */
-    if ( b->client_side )
-    {
-        hvb_counter_add(t, "xs_counts_client_side", 1, 0);
-        hvb_counter_add(t, "xs_quota_plugin_applies", 0, 0);
-    }
-    else
-    {
-        hvb_counter_add(t, "xs_quota_copies_per_vm",
-                        (double)(b->quota_copies - a->quota_copies) / n, 0);
-        hvb_counter_add(t, "xs_events_dropped",
-                        (double)(b->events_dropped - a->events_dropped), 0);
-    }
-    /* Near 100: the daemon's one thread is what every boot waits on. */
-    if ( a->has_cpu && b->has_cpu )
-        hvb_counter_add(t, "xs_server_cpu_pct",
-                        100.0 * (double)(b->server_cpu_ns - a->server_cpu_ns) /
-                            (double)wall,
-                        0);
-    for ( r = 0; r < WL_XL_NR_ROLES; r++ )
-    {
-        snprintf(key, sizeof(key), "xs_requests_%s_per_vm",
-                 wl_xl_role_names[r]);
-        hvb_counter_add(
-            t, key, (double)(b->role_requests[r] - a->role_requests[r]) / n, 0);
-    }
-}
-
 static int storm_prepare(struct hvb_cell *c)
 {
     const struct storm_params *p = c->params;
@@ -696,7 +649,7 @@ static void storm_thread(struct hvb_thread *t)
     /* Unmeasured: what the storm left, then back to the prepared state. */
     storm_counters(t, s, wall, cpu);
     if ( s->xl && (xrc = wl_xl_stats(s->xl, &s->xs1)) == 0 )
-        xl_counters(t, s, wall);
+        wl_xl_counters(t, &s->xs0, &s->xs1, s->vms, wall);
     else if ( s->xl )
         fprintf(stderr, "boot-storm: the xenstore counts: %s\n",
                 strerror(-xrc));

@@ -59,11 +59,11 @@
 
 #include <hv/hv.h>
 #include <hv/xenstore.h>
+#include <xsd/client.h>
+#include <xsd/wire.h>
+#include <xsd/xenstored.h>
 
 #include "../lib/wl.h"
-#include "client.h"
-#include "wire.h"
-#include "xenstored.h"
 
 /* The params (xs_ls_param_table[] below names each field). */
 struct xs_ls_params {

@@ -110,7 +110,6 @@ static inline void hv_cpu_set_domain(struct hv_cpu *cpu, domid_t d)
 struct hv_domtab *hv_domtab(struct hv *hv);
 /* The resolved plugin of slot @id in this machine. */
 const struct hv_plugin_inst *hv_slot_plugin(struct hv *hv, enum hv_slot_id id);
-const struct hv_config *hv_config(struct hv *hv);
 unsigned int hv_nr_cpus(const struct hv *hv);
 struct hv_cpu *hv_cpu_at(struct hv *hv, unsigned int id);
 const struct hv_stats *hv_stats(const struct hv *hv);

@@ -8,9 +8,10 @@
  * into canonical text, the only spelling used in cell names and results.
  *
  * Values, per row type:
- *   HV_OPT_UINT  unsigned int    decimal digits, then at most one suffix
- *   HV_OPT_U64   uint64_t        k/K (x1000), M (x10^6) or G (x10^9);
- *                                in [min, max]
+ *   HV_OPT_UINT  unsigned int    a number (hv/num.h, as on the command
+ *   HV_OPT_U64   uint64_t        line): decimal digits, then at most one
+ *                                suffix k/K (x1000), M (x10^6) or G
+ *                                (x10^9); in [min, max]
  *   HV_OPT_BOOL  bool            1/0, true/false, yes/no, on/off
  *   HV_OPT_ENUM  unsigned int    one of choices "a|b|c", exactly: its index
  *   HV_OPT_STR   char[64]        a word of [A-Za-z0-9.:+_-], 1..63 long;
@@ -144,10 +145,6 @@ size_t hv_opt_count(const struct hv_opt *table);
 
 /* "a, b, c": the names of @table, or "none". */
 void hv_opt_names(const struct hv_opt *table, char *buf, size_t len);
-
-/* Choice @idx of "a|b|c" into @buf ("?" if out of range). */
-void hv_opt_choice(const char *choices, unsigned int idx, char *buf,
-                   size_t len);
 
 /*
  * hv_opt_defaults - check @table against a struct of @size bytes (names

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Model event counters (Xen's perfc_defn.h).  Included several times with
- * HV_PERFC defined to build the enum and the name/description tables.
+ * Model event counters (Xen's perfc_defn.h), each with what it counts.
+ * Included several times with HV_PERFC defined to build the enum and the
+ * names (hv_perfc_names: "perfc.NAME" in results).
  * Storage is per model CPU, so counting never shares a cache line.
  */
 /* This file is intended to be included multiple times. */

@@ -13,7 +13,6 @@ enum hv_perfc {
 };
 
 extern const char *const hv_perfc_names[HV_PERFC_NR];
-extern const char *const hv_perfc_descr[HV_PERFC_NR];
 
 #define hv_perfc_incr(cpu, x)   ((cpu)->perfc[HV_PERFC_##x]++)
 #define hv_perfc_add(cpu, x, n) ((cpu)->perfc[HV_PERFC_##x] += (n))

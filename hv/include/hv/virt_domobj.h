@@ -120,7 +120,6 @@ static inline void hv_vobj_ref(struct hv_vobj *obj)
 {
     atomic_fetch_add_explicit(&obj->refs, 1, memory_order_relaxed);
 }
-void hv_vobj_unref(struct hv_vobj *obj);
 
 /* The end of an API call on a looked-up object: unlock, unreference. */
 void hv_vobj_end(struct hv_vobj *obj);

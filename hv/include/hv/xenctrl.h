@@ -68,14 +68,6 @@ int HV_MUST_CHECK hv_xc_chunk(struct hv_xc *xc, domid_t first, unsigned int nb,
                               uint32_t flags, struct hv_xc_chunk **out);
 
 /*
- * rev_concat (xenctrl.ml): the chunks of @lst, newest (largest domids)
- * first, each largest first, into one list in domid order: one
- * allocation and one copy of every record.  Frees the chunks.
- */
-int HV_MUST_CHECK hv_xc_rev_concat(struct hv_xc *xc, struct hv_xc_chunk *lst,
-                                   struct hv_dominfo_list *out);
-
-/*
  * The chunk loop of the linear strategies (xenctrl.ml since 2022):
  * chunks of @nb from @first, each prepended (l :: lst) and the next call
  * starting after its largest domid, then one rev_concat.  It ends at an

@@ -31,10 +31,8 @@ int hvb_cmd_profile(struct hvb_cmd_ctx *ctx);
 int hvb_cmd_report(struct hvb_cmd_ctx *ctx);
 int hvb_cmd_help(struct hvb_cmd_ctx *ctx); /* also --man */
 int hvb_cmd_completion(struct hvb_cmd_ctx *ctx);
-/* xenstored/cmd.c: the model's store behind the xenstore wire protocol */
-int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx);
 
 extern const struct hvb_cmd_doc hvb_doc_list, hvb_doc_lockstat, hvb_doc_profile,
-    hvb_doc_report, hvb_doc_xenstored, hvb_doc_help, hvb_doc_completion;
+    hvb_doc_report, hvb_doc_help, hvb_doc_completion;
 
 #endif /* HVB_CLI_H */

@@ -46,11 +46,11 @@ int hvb_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *   HVB_OPT_STR("out", 'o', "FILE", struct st, out, "write FILE"),
  *
  * "-r 7 --out=x.json" sets reps = 7 and out = "x.json"; "-r 0" prints
- * "hvbench: bad value '0' for --repetitions (an integer in [1, 1000])"
- * and is HVB_OPT_ERROR.  A field of the wrong type is a compiler
- * warning (an error with -Werror).  Each typed macro takes more of the
- * row's fields at its end: ".flags = HVB_OPTF_PARENT", ".elsewhere =
- * "--markdown is a gate option"".
+ * "hvbench: bad value '0' for --repetitions (an integer in [1, 1000];
+ * k/M/G suffixes multiply by 1000)" and is HVB_OPT_ERROR.  A field of
+ * the wrong type is a compiler warning (an error with -Werror).  Each
+ * typed macro takes more of the row's fields at its end: ".flags =
+ * HVB_OPTF_PARENT", ".elsewhere = "--markdown is a gate option"".
  */
 enum hvb_optstore {
     HVB_OPTS_NONE = 0, /* no option: HVB_OPT_ALSO's link, HVB_OPT_END */
@@ -312,6 +312,7 @@ int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
                   void *state, const char **val);
 
 /* Parse helpers; false after printing "hvbench: bad value ..." */
+/* A number as hv/num.h reads it ("2k" is 2000), in [@min, @max]. */
 bool hvb_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
                    uint64_t *out);
 bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,

@@ -14,6 +14,13 @@
  *   client.c    a small blocking client (workloads, tests, xs-load)
  *   cmd.c       the "hvbench xenstored" command
  *
+ * What others may use is in include/xsd/: this header (the server, and
+ * the command for the table of commands), <xsd/client.h> and
+ * <xsd/wire.h>; xsd-private.h is the daemon's own.  The daemon (library
+ * hvb_xenstored) sees only the model; its command (hvb_xenstored_cmd)
+ * sees the daemon and the harness's cmdline, and cli's table of
+ * commands sees it: the house reads top to bottom.
+ *
  * Every socket connection is dom0, as in oxenstored: the model's
  * permission checks and quota exemptions are dom0's.
  */
@@ -70,5 +77,15 @@ struct xsd_server_stats {
     uint64_t accept_dropped; /* clients taken and closed at EMFILE/ENFILE */
     uint64_t watch_steps;    /* registry entries visited: the watches' cost */
 };
+
+/*
+ * "hvbench xenstored" (cmd.c): serve a model machine's store on the
+ * sockets its options name; its row of hvb_commands[] (harness/cli/
+ * commands.c) names these two.
+ */
+struct hvb_cmd_ctx;
+struct hvb_cmd_doc;
+int hvb_cmd_xenstored(struct hvb_cmd_ctx *ctx);
+extern const struct hvb_cmd_doc hvb_doc_xenstored;
 
 #endif /* XSD_XENSTORED_H */

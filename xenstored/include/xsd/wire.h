@@ -102,11 +102,9 @@ int xsd_errno_of(const char *name, size_t len);
 /*
  * xsd_encode - write a message into @out (XSD_HDR_LEN + @len bytes):
  * the header and @len bytes of @payload.  Return the message's length.
- * xsd_encode_error: type ERROR, "<errno name>\0".
  */
 size_t xsd_encode(uint8_t *out, uint32_t type, uint32_t req_id, uint32_t tx_id,
                   const void *payload, size_t len);
-size_t xsd_encode_error(uint8_t *out, uint32_t req_id, uint32_t tx_id, int err);
 
 /* The name of a type for logs ("WRITE"), "?" if unknown. */
 const char *xsd_type_name(uint32_t type);
