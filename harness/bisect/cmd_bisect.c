@@ -120,8 +120,8 @@ static int commits(struct bisect *b, const char *good, const char *bad)
     return 0;
 }
 
-const char *const bisect_vnames[] = {"same", "differs", "unknown",
-                                     "does not build"};
+static const char *const bisect_vnames[] = {"same", "differs", "unknown",
+                                            "does not build"};
 
 const char *bisect_vname(int v)
 {

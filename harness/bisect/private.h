@@ -34,7 +34,6 @@ enum {
     V_UNKNOWN,
     V_NOBUILD
 };
-extern const char *const bisect_vnames[];
 
 /* The name of verdict @v (-1: an error). */
 const char *bisect_vname(int v);

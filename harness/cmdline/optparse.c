@@ -182,6 +182,47 @@ int hvb_opt_next(struct hvb_optparse *p, const struct hvb_optdef *defs,
     return HVB_OPT_ROW;
 }
 
+/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
+static bool parse_pct(const char *v, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+
+    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
+         d > 1000 )
+        return false;
+    *out = d / 100.0;
+    return true;
+}
+
+/*
+ * Which of @names (NULL-terminated) @s is, into *@out; else "bad value
+ * 'x' for --instrument (none or callgrind)".
+ */
+static bool parse_choice(const char *opt, const char *s,
+                         const char *const *names, int *out)
+{
+    struct hv_strbuf b;
+    char list[256];
+    int i;
+
+    for ( i = 0; names[i] != NULL; i++ )
+        if ( strcmp(s, names[i]) == 0 )
+        {
+            *out = i;
+            return true;
+        }
+    hv_strbuf_init(&b, list, sizeof(list));
+    for ( i = 0; names[i] != NULL; i++ )
+        hv_strbuf_add(&b, "%s%s",
+                      i == 0                 ? ""
+                      : names[i + 1] == NULL ? " or "
+                                             : ", ",
+                      names[i]);
+    hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
+    return false;
+}
+
 /*
  * Store @val for typed row @d in @state ("--name" in messages): true, or
  * false having printed why.
@@ -217,13 +258,13 @@ static bool opt_store(const struct hvb_optdef *d, void *state, const char *val)
     case HVB_OPTS_SECONDS:
         return hvb_parse_seconds(opt, val, d->dmin, d->dmax, (double *)field);
     case HVB_OPTS_PCT:
-        if ( hvb_parse_pct(val, (double *)field) )
+        if ( parse_pct(val, (double *)field) )
             return true;
         hvb_usage_error("bad value '%s' for %s (a percentage, e.g. 5%%)", val,
                         opt);
         return false;
     case HVB_OPTS_CHOICE:
-        if ( !hvb_parse_choice(opt, val, d->choices, &choice) )
+        if ( !parse_choice(opt, val, d->choices, &choice) )
             return false;
         *(int *)field = choice;
         return true;
@@ -261,18 +302,6 @@ int hvb_opt_parse(struct hvb_optparse *p, const struct hvb_optdef *defs,
         if ( !opt_store(d, state, *val) )
             return HVB_OPT_ERROR;
     }
-}
-
-bool hvb_parse_pct(const char *v, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-
-    if ( end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(d > 0) ||
-         d > 1000 )
-        return false;
-    *out = d / 100.0;
-    return true;
 }
 
 int hvb_opt_take(const struct hvb_optdef *defs, const struct hvb_cmd_doc *doc,
@@ -365,29 +394,5 @@ bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
     hvb_usage_error(
         "bad value '%s' for %s (seconds in [%g, %g], e.g. 0.5 or 0.5s)", s, opt,
         min, max);
-    return false;
-}
-
-bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
-                      int *out)
-{
-    struct hv_strbuf b;
-    char list[256];
-    int i;
-
-    for ( i = 0; names[i] != NULL; i++ )
-        if ( strcmp(s, names[i]) == 0 )
-        {
-            *out = i;
-            return true;
-        }
-    hv_strbuf_init(&b, list, sizeof(list));
-    for ( i = 0; names[i] != NULL; i++ )
-        hv_strbuf_add(&b, "%s%s",
-                      i == 0                 ? ""
-                      : names[i + 1] == NULL ? " or "
-                                             : ", ",
-                      names[i]);
-    hvb_usage_error("bad value '%s' for %s (%s)", s, opt, list);
     return false;
 }

@@ -29,7 +29,7 @@
 
 #include "wl_xl_private.h"
 
-const char *const wl_xl_role_names[WL_XL_NR_ROLES] = {
+static const char *const wl_xl_role_names[WL_XL_NR_ROLES] = {
     "toolstack", "hotplug", "backend", "xenconsoled", "guest"};
 
 /* The host's directories, before any VM (xencommons, xl). */

@@ -39,7 +39,6 @@ enum wl_xl_role {
     WL_XL_GUEST,     /* the guest's xenbus, blkfront, netfront */
     WL_XL_NR_ROLES
 };
-extern const char *const wl_xl_role_names[WL_XL_NR_ROLES];
 
 /*
  * What the daemon counted (CONTROL stats), and what each role sent.  With

@@ -320,15 +320,6 @@ bool hvb_parse_seconds(const char *opt, const char *s, double min, double max,
 /* A plain decimal number strictly between @lo and @hi ("0.01abc": no). */
 bool hvb_parse_real(const char *opt, const char *s, double lo, double hi,
                     double *out);
-/*
- * Which of @names (NULL-terminated, e.g. {"none", "callgrind", NULL}) @s
- * is, into *@out; else "bad value 'x' for --instrument (none or
- * callgrind)".
- */
-bool hvb_parse_choice(const char *opt, const char *s, const char *const *names,
-                      int *out);
-/* "5%", "5", "0.5%" -> 0.05, 0.05, 0.005; false for anything else. */
-bool hvb_parse_pct(const char *v, double *out);
 
 /*
  * hvb_opt_take - does @argv[*@i] name a typed row of @defs ("--out DIR",
