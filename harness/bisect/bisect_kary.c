@@ -132,10 +132,7 @@ static int round_(struct bisect *b, const char *good, const long *pts,
         if ( v[pts[i]] == V_UNKNOWN &&
              (pts[i] == bad || (pts[i] > lo && pts[i] < hi)) )
             again[na++] = pts[i];
-    snprintf(more, sizeof(more), "%u",
-             BISECT_RETRY_FACTOR * (b->r.max_pairs
-                                        ? (unsigned int)atoi(b->r.max_pairs)
-                                        : BISECT_PAIRS));
+    snprintf(more, sizeof(more), "%llu", bisect_more_pairs(b->r.max_pairs));
     if ( na > 0 && !b->quiet )
         fprintf(stderr, "hvbench: bisect: %zu unknown: again with %s pairs\n",
                 na, more);

@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include <hv/compiler.h>
+#include <hv/num.h>
 #include <hvb/builds.h>
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
@@ -120,6 +121,15 @@ static int commits(struct bisect *b, const char *good, const char *bad)
     return 0;
 }
 
+unsigned long long bisect_more_pairs(const char *pairs)
+{
+    uint64_t n = BISECT_PAIRS;
+
+    if ( pairs != NULL && hv_num_parse(pairs, &n) )
+        n = BISECT_PAIRS; /* review says what is wrong with it */
+    return (unsigned long long)BISECT_RETRY_FACTOR * n;
+}
+
 static const char *const bisect_vnames[] = {"same", "differs", "unknown",
                                             "does not build"};
 
@@ -186,9 +196,7 @@ static int step(struct bisect *b, const char *good, size_t k)
         if ( v != V_UNKNOWN )
             break;
         /* Unknown: more pairs, never a guess. */
-        snprintf(more, sizeof(more), "%u",
-                 BISECT_RETRY_FACTOR *
-                     (pairs ? (unsigned int)atoi(pairs) : BISECT_PAIRS));
+        snprintf(more, sizeof(more), "%llu", bisect_more_pairs(pairs));
         pairs = more;
     }
     t = (double)hv_now_ns() * 1e-9 - t0;

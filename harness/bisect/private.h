@@ -35,6 +35,12 @@ enum {
     V_NOBUILD
 };
 
+/*
+ * The pairs of a retry after an unknown: BISECT_RETRY_FACTOR times
+ * @pairs (--max-pairs as given: "1k" is 1000, hv/num.h) or the default.
+ */
+unsigned long long bisect_more_pairs(const char *pairs);
+
 /* The name of verdict @v (-1: an error). */
 const char *bisect_vname(int v);
 
