@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# hvbench review on a scratch repository (issue 21): a copy of this
-# source tree committed as "base", then a commit that slows one plugin's
-# hot path (rcu_ref_lock spins 64 times more) as "slow":
+# hvbench review on the scratch repository of the fixture scratch-repo
+# (fixture-scratch.sh: this tree committed as GOOD, ..., the 4th commit,
+# then the 5th that slows one plugin's hot path, rcu_ref_lock spinning 64
+# times more; the 4th and 5th built in its cache), here "base" and
+# "slow":
 #   - review base slow: regressed, in time and in sim_instructions, and
 #     rcu_ref_lock on top of the function diff with more instructions and
 #     on top of the flame graph's self-time changes, above the base in
@@ -16,29 +18,30 @@
 #     HEAD, "uncommitted changes included", dirty in review.json;
 #   - a commit that does not build: exit 2 with its log's last lines;
 #   - not a repository, a revision that is none, two suites: exit 2.
-# Two builds (base, slow; about 1.5 min each on 2 vCPUs) and one for the
-# dirty tree; the rest is found in the cache.
-# usage: test-review.sh HVBENCH SOURCE_DIR
+# The fixture built base and slow (and, doing so, showed a first review
+# building and the next finding); here the dirty tree is built (from
+# the fixture's ccache, seconds) and the broken commit fails to.  The
+# fixture's repository is cloned (git clone --shared: the same commits)
+# because the dirty tree and the broken commit change it.
+# usage: test-review.sh HVBENCH SCRATCH_DIR (the fixture's DIR)
 set -u
 hvb=$(realpath "$1")
-src=$(realpath "$2")
+fix=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
-# HVB_TEST_KEEP=1: keep the scratch directory (repository, cache, outputs).
+# HVB_TEST_KEEP=1: keep the scratch directory (clone, outputs).
 [ -n "${HVB_TEST_KEEP:-}" ] && trap 'echo "kept $tmp"' EXIT
 command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
-repo=$tmp/repo cache=$tmp/cache
-git_() { git -C "$repo" -c user.name=t -c user.email=t@example.org "$@"; }
+[ -s "$fix/commits" ] || { echo "FAIL: no fixture in $fix (ctest runs scratch-repo-setup first)"; exit 1; }
+. "$fix/commits"
+repo=$tmp/repo cache=$fix/cache
+. "$here/scratch-repo.sh" # git_
 
-mkdir "$repo"
-(cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - ) |
-    tar -xf - -C "$repo" 2>/dev/null
-git_ init -q && git_ add -A && git_ commit -q -m base || exit 1
-sed -i 's/^    hv_rcu_read_lock(cpu);$/    hv_rcu_read_lock(cpu);\n    {\n        volatile unsigned int spin = 0;\n\n        while ( spin < 64 )\n            spin++;\n    }/' \
-    "$repo/plugins/domlookup/rcu-ref.c"
-grep -q "spin < 64" "$repo/plugins/domlookup/rcu-ref.c" || { echo "FAIL: the slowdown did not apply"; exit 1; }
-git_ commit -q -a -m "domlookup/rcu-ref: spin in the hot path" || exit 1
-base=$(git_ rev-parse HEAD^) slow=$(git_ rev-parse HEAD)
+# On a branch of its own at the slow commit, with no upstream (review's
+# default BASE is then HEAD's, as in a repository of one's own).
+git clone -q --shared --no-checkout "$fix/repo" "$repo" &&
+    git_ checkout -q -b review "$c5" || exit 1
+base=$c4 slow=$c5
 W="lookup --plugin domlookup=rcu-ref --threads 1"
 
 # review OUT ARGS...: hvbench review in the scratch repo; $rc, OUT/err.
