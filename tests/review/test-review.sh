@@ -157,7 +157,6 @@ sim)
         bad "a revision that is none: exit $rc, $(cat "$tmp/norev.stderr")"
     review twosuites --suite x -- $W
     [ $rc -eq 2 ] && ok || bad "--suite and '--': exit $rc"
-
     ;;
 *)
     echo "usage: $0 HVBENCH SCRATCH_DIR time|sim" >&2
