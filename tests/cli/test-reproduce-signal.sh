@@ -73,7 +73,7 @@ for sw in TERM:143 INT:130; do
 done
 
 # A real run interrupted after its first round, then --resume.
-R="reproduce --quick --seed 004 --min-time 0.1 -q --out $tmp/rp"
+R="reproduce --quick --seed 004 --min-time 0.05 -q --out $tmp/rp"
 "$hvbench" $R >/dev/null 2>"$tmp/rp.err" &
 parent=$!
 track $parent

@@ -15,7 +15,7 @@
 # - bad input is exit 2: unknown seed, --out a file, an uncreatable DIR,
 #   no --out, a stray argument;
 # - hvbench report DIR renders the seeds section;
-# - seed 002 (--quick, about 15 s): figures of earlier runs (a profile)
+# - seed 002 (--quick --min-time 0.02, about 10 s): figures of earlier runs (a profile)
 #   are printed as such, with their commit and date, and the ratio that
 #   bounds the share ratio (r of poll_cpu_us) is this invocation's, the
 #   two medians of its results file.
@@ -136,7 +136,7 @@ grep -q "^| seed | the claim" "$tmp/out.md" && [ "$(grep -c '^| 004 |' "$tmp/out
 
 # Seed 002: the poll's r is computed from this run; the profile's
 # figures are labelled as earlier ones (they were printed as this run's).
-"$hvbench" reproduce --quick --seed 002 -q --out "$tmp/rp2" >"$tmp/out2.md" 2>"$tmp/err"
+"$hvbench" reproduce --quick --seed 002 --min-time 0.02 -q --out "$tmp/rp2" >"$tmp/out2.md" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || bad "reproduce --seed 002 exit $rc: $(cat "$tmp/err")"
 $py - "$tmp/rp2" <<'PY' && ok || bad "seed 002: this run's r and the earlier figures"

@@ -26,7 +26,7 @@
 #      0a209d3 gave 2793, 2750 and 2777 Ir/op: __strncmp_avx2 takes its
 #      page-end path for some stack addresses and not others.
 #
-# About 20 s.  Usage: test-callgrind.sh HVBENCH
+# About 10 s.  Usage: test-callgrind.sh HVBENCH
 set -u
 hvbench=$1
 . "$(dirname "$0")/lib.sh"

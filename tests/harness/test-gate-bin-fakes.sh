@@ -52,7 +52,8 @@ done'
 fake mute 'exec sleep 1000'
 fake deaf 'echo "$hello"
 exec sleep 1000'
-fake closer 'echo "$hello"
+fake closer "echo \$\$ >>'$tmp/closer.pids'
+"'echo "$hello"
 read -r l
 exec >&-
 exec sleep 1000'
@@ -87,10 +88,20 @@ t0=$(date +%s)
 gate "a base that closes its output and keeps running" 2 "hvbench: " \
     --base-bin "$tmp/closer" --worker-timeout 1 $small -- $suite
 [ $(($(date +%s) - t0)) -lt 30 ] || bad "the closed worker's wait took $(($(date +%s) - t0)) s"
-sleep 0.2
-for p in $(cat "$tmp/pids" 2>/dev/null); do
-    [ "$(ps -o args= -p "$p" 2>/dev/null | grep -c closer)" = 0 ] ||
-        bad "the closed worker $p is still running"
+# The closed worker is gone (a zombie at most, until init reaps it),
+# waited for up to 5 s.  By its own pids: it is "sleep 1000" by now.
+alive() {
+    st=$(ps -o stat= -p "$1" 2>/dev/null)
+    [ -n "$st" ] && [ "${st#Z}" = "$st" ]
+}
+[ -s "$tmp/closer.pids" ] || bad "the closer fake never ran"
+for p in $(cat "$tmp/closer.pids" 2>/dev/null); do
+    i=0
+    while alive "$p" && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    alive "$p" && bad "the closed worker $p is still running"
 done
 gate "a bad --worker-timeout" 2 "worker-timeout" --base-bin "$tmp/deaf" \
     --worker-timeout never -- $suite

@@ -18,7 +18,7 @@
 #      plugin does 200 more units per op: regressed.
 #   4. review with the fake old base: the note, "paired_by": "runs",
 #      review.md says so; a binary that is no hvbench is exit 2.
-# About 60 s.  Usage: test-gate-runs.sh HVBENCH SLOWDOWN.so
+# About 20 s.  Usage: test-gate-runs.sh HVBENCH SLOWDOWN.so
 set -u
 hv=$(realpath "$1")
 so=$(realpath "$2")

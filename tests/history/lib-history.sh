@@ -135,23 +135,48 @@ hist_concurrent() {
         bad "concurrent records: $(q "$1" 'SELECT count(*) FROM runs') runs; $(cat "$tmp/c1.err" "$tmp/c2.err")"
 }
 
+# in_tx DB: a write transaction of another connection is open in DB:
+# SQLite refuses a BEGIN IMMEDIATE (WAL's one writer), PostgreSQL lists
+# a connection with a transaction begun.
+in_tx() {
+    case $1 in
+    postgres://* | postgresql://*)
+        [ "$(q "$1" "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()")" != 0 ] ;;
+    *) ! sqlite3 "$1" ".timeout 0" "BEGIN IMMEDIATE" "ROLLBACK" >/dev/null 2>&1 ;;
+    esac
+}
+
 # hist_kill9 DB: kill -9 inside a record's transaction (its points 0.2 s
-# apart: HVB_HISTORY_TEST_PAUSE) leaves nothing of it; the next works.
+# apart: HVB_HISTORY_TEST_PAUSE; killed as soon as in_tx sees it open)
+# leaves nothing of it: the counts unchanged, and the same file recorded
+# afterwards as new.  A file of its own content: r.json is recorded in
+# DB already, and a record of it is skipped before any transaction (so
+# the kill, a second later, found nothing to interrupt).
 hist_kill9() {
     _counts="SELECT count(*) FROM runs UNION ALL SELECT count(*) FROM points"
     _before=$(q "$1" "$_counts" | tr '\n' ' ')
-    HVB_HISTORY_TEST_PAUSE=0.2 "$hv" history record "$tmp/r.json" --db "$1" >/dev/null 2>&1 &
+    { printf '%*s' 64 ''; cat "$tmp/r.json"; } >"$tmp/k9.json"
+    HVB_HISTORY_TEST_PAUSE=0.2 "$hv" history record "$tmp/k9.json" --db "$1" >/dev/null 2>&1 &
     _victim=$!
     track $_victim
-    sleep 1
+    _i=0
+    until in_tx "$1"; do
+        if [ $_i -ge 600 ] || ! kill -0 "$_victim" 2>/dev/null; then
+            bad "kill -9 mid-record: its transaction never seen open"
+            break
+        fi
+        sleep 0.05
+        _i=$((_i + 1))
+    done
     kill -9 "$_victim"
     wait "$_victim" 2>/dev/null
     untrack $_victim
     _after=$(q "$1" "$_counts" | tr '\n' ' ')
     [ "$_before" = "$_after" ] && ok ||
         bad "kill -9 mid-record left something: before $_before, after $_after"
-    timeout 60 "$hv" history record "$tmp/r.json" --db "$1" >/dev/null 2>&1 && ok ||
-        bad "a record after the kill"
+    timeout 60 "$hv" history record "$tmp/k9.json" --db "$1" >"$tmp/k9.out" 2>&1 &&
+        grep -q "^recorded " "$tmp/k9.out" && ok ||
+        bad "a record after the kill: $(cat "$tmp/k9.out")"
 }
 
 # hist_detect DB OUT: a 2% step at point 60 of a series with 1% noise is

@@ -15,7 +15,7 @@ cmake_policy(VERSION 3.18) # ctest reads this with no policies set
 # A test that fails with @msg: the reason ctest cannot make the others.
 function(_hvb_reg_fail name msg)
   add_test(${name} sh -c "echo 'FAIL: ${msg}'; exit 1")
-  set_tests_properties(${name} PROPERTIES LABELS "smoke;stress")
+  set_tests_properties(${name} PROPERTIES LABELS "smoke;stress;quick")
 endfunction()
 
 if(NOT EXISTS "${HVB_REG_HVBENCH}")
@@ -53,7 +53,7 @@ foreach(i RANGE ${_last})
   endif()
   add_test(smoke-${_w} "${HVB_REG_PYTHON}" "${HVB_REG_SMOKE}"
     "${HVB_REG_HVBENCH}" ${_w})
-  set_tests_properties(smoke-${_w} PROPERTIES LABELS smoke PROCESSORS 2
+  set_tests_properties(smoke-${_w} PROPERTIES LABELS "smoke;quick" PROCESSORS 2
     TIMEOUT 150)
 endforeach()
 foreach(_n IN LISTS _files)

@@ -23,11 +23,15 @@
 #   - GOOD against a BAD before the slowdown (the 4th): "nothing to
 #     find", exit 0;
 #   - bad arguments are exit 2.
-# About 7 builds of 30-40 s on 2 vCPUs (8-12 s after the first through
-# ccache: about 3 min in all).  Usage: test-bisect.sh HVBENCH SRC
+# The repository and the builds of GOOD and the 4th to 6th are the
+# fixture scratch-repo's (fixture-scratch.sh), read, never changed; its
+# cache is shared, so here the 3rd fails to build and the Slurm backfill
+# builds the 1st and 2nd (each a few s from the fixture's ccache).
+# Usage: test-bisect.sh HVBENCH SRC SCRATCH_DIR (the fixture's DIR)
 set -u
 hvb=$(realpath "$1")
 src=$(realpath "$2")
+fix=$(realpath "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/lib.sh"
 cluster=$tmp/slurm
@@ -38,24 +42,16 @@ cleanup_slurm() {
 trap cleanup_slurm EXIT
 trap 'exit 1' INT TERM
 command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
-repo=$tmp/repo cache=$tmp/cache
-. "$here/scratch-repo.sh"
-
-scratch_repo "$src" "$repo" || exit 1
-good=$(git_ rev-parse HEAD)
-n=1
-while [ $n -le 6 ]; do
-    case $n in
-    3) printf '#error this revision does not build\n' >>"$repo/hv/domain.c" ;;
-    4) sed -i '$d' "$repo/hv/domain.c" ;;
-    5) slow_rcu_ref "$repo" || { echo "FAIL: no slowdown"; exit 1; } ;;
-    *) echo "$n" >>"$repo/NOTES.txt"
-       git_ add NOTES.txt ;;
-    esac
-    git_ commit -q -a -m "commit $n" || exit 1
-    eval "c$n=\$(git_ rev-parse HEAD)"
-    n=$((n + 1))
-done
+[ -s "$fix/commits" ] || { echo "FAIL: no fixture in $fix (ctest runs scratch-repo-setup first)"; exit 1; }
+. "$fix/commits"
+repo=$fix/repo cache=$fix/cache
+# The cache's entries of the scratch commits, clean trees (a review
+# test running beside this one adds others).
+entries() {
+    for c in "$good" "$c1" "$c2" "$c3" "$c4" "$c5" "$c6"; do
+        ls -d "$cache/${c%"${c#????????????}"}-000000000000-"* 2>/dev/null
+    done | grep -vc '[.]lock$'
+}
 W="lookup --plugin domlookup=rcu-ref --threads 1"
 
 # bisect OUT ARGS...: in the scratch repo; $rc, OUT.stdout, OUT.stderr.
@@ -121,7 +117,7 @@ if "$src/scripts/slurm-local.sh" start "$cluster" >"$tmp/slurm.out" 2>"$tmp/slur
     [ $rc -eq 0 ] && grep -q "^backfilled 2 commit(s) against" "$tmp/bff.stdout" &&
         grep -q "2 review(s) as Slurm job" "$tmp/bff.stderr" && [ "$r" = "$c1:0 $c2:0" ] &&
         ok || bad "backfill --fleet slurm: exit $rc, records $r, $(cat "$tmp/bff.stdout") $(tail -5 "$tmp/bff.stderr")"
-    entries=$(ls "$cache" | wc -l)
+    entries=$(entries)
     bisect fleet "$good" "$c6" --fleet slurm -k 3 -- $W
     j=$tmp/fleet/bisect.json
     [ $rc -eq 0 ] && [ "$(jq -r .found "$j")" = "$c5" ] &&
@@ -134,7 +130,7 @@ if "$src/scripts/slurm-local.sh" start "$cluster" >"$tmp/slurm.out" 2>"$tmp/slur
         [ "$(jq -r --arg c "$c3" '.rounds[0] | [.commits, .verdicts] | transpose[] | select(.[0] == $c) | .[1]' "$j")" = "does not build" ] &&
         [ "$(jq -r '.rounds[0].jobs | length' "$j")" = 1 ] && ok ||
         bad "k-ary rounds (2, fewer than the sequential $seq_rounds): $(jq -c '[.rounds[] | {commits: [.commits[] | .[0:7]], verdicts}]' "$j")"
-    [ "$(ls "$cache" | wc -l)" -eq "$entries" ] && ! grep -l "building " "$tmp"/fleet/steps/*.log >/dev/null 2>&1 &&
+    [ "$(entries)" -eq "$entries" ] && ! grep -l "building " "$tmp"/fleet/steps/*.log >/dev/null 2>&1 &&
         ok || bad "bisect --fleet built: $(grep -l "building " "$tmp"/fleet/steps/*.log)"
     "$src/scripts/slurm-local.sh" stop "$cluster" >/dev/null 2>&1
 else

@@ -110,8 +110,19 @@ check "review, SIGTERM" 143
 start review --base-bin "$hvb" --head-bin "$hvb" --out "$tmp/gout" \
     --metric time --pairs 400 --max-pairs 400 HEAD^ HEAD -- lookup \
     --param domains=10
-wait_for "$tmp/err" "gate lookup" || bad "gate never started: $(cat "$tmp/err")"
-sleep 1
+# SIGINT once the gate (its --json under gout) has started its workers.
+gate_working() {
+    for g in $(pgrep -f "$tmp/gout/gates/"); do
+        pgrep -P "$g" >/dev/null && return 0
+    done
+    return 1
+}
+i=0
+until gate_working; do
+    [ $i -ge 600 ] && { bad "gate never started its workers: $(cat "$tmp/err")"; break; }
+    sleep 0.05
+    i=$((i + 1))
+done
 stop INT
 left=$(pgrep -r RSD -f "$tmp/gout" || true)
 ls -lR --time-style=+%s.%N "$tmp/gout" >"$tmp/before" 2>&1
