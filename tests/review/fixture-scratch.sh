@@ -77,6 +77,7 @@ done
 
 # The builds, each by a review of two of them (the cheapest that builds:
 # a few time pairs, nothing explained); each must say "built".
+# shellcheck disable=SC2154 # c4 ... c6: from commits.tmp
 for pair in "$good $c4" "$c5 $c6"; do
     # shellcheck disable=SC2086
     set -- $pair
