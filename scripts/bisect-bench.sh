@@ -3,7 +3,7 @@
 #
 # The bisection benchmark of issue 22: a scratch copy of this tree, GOOD
 # then N commits (default 64), the SLOW-th (default 40) making
-# rcu_ref_lock spin (as tests/review/test-bisect.sh's 5th), every other
+# rcu_ref_lock spin (as tests/review/it-bisect.sh's 5th), every other
 # one changing a comment in hv/domain.c; bisected sequentially, then
 # with --fleet slurm -k K (default 3) on a single-node Slurm
 # (scripts/slurm-local.sh, as root; stopped at exit).  Each bisect has
@@ -21,7 +21,7 @@ k=${5:-3}
 src=$(cd "$(dirname "$0")/.." && pwd)
 repo=$out/repo
 W="lookup --plugin domlookup=rcu-ref --threads 1"
-. "$src/tests/review/scratch-repo.sh"
+. "$src/tests/review/lib-scratch-repo.sh"
 trap '"$src/scripts/slurm-local.sh" stop "$out/slurm" >/dev/null 2>&1' EXIT
 
 rm -rf "$repo" "$out"/cache-* "$out"/seq "$out"/fleet

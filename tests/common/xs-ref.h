@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * xs-ref: the reference xenstore of the differential test
- * (tests/unit/test-xs-differential.c), written from the rules
+ * (tests/unit/unit-xs-differential.c), written from the rules
  * (oxenstored 4.17's source, xs_wire.h and docs/misc/xenstore.txt of
  * xen.git) rather than from hv/xenstore/: a rules table, paths as
  * component vectors over a plain mutable tree, quota as a recount, and

@@ -2,8 +2,8 @@
 /*
  * The domlookup conformance suite: one set of cmocka tests that every
  * plugin of the slot must pass, whoever wrote it (built-in, test-only or
- * an external .so).  Used by test-domlookup (every registered plugin) and
- * test-external (the skeleton template).
+ * an external .so).  Used by conformance-domlookup (every registered plugin) and
+ * unit-external (the skeleton template).
  */
 #ifndef HVB_DOMLOOKUP_SUITE_H
 #define HVB_DOMLOOKUP_SUITE_H

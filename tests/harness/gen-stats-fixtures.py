@@ -3,7 +3,7 @@
 #
 # Expected values of hvbench's statistics (harness/stats/stats.c), computed by
 # scipy on fixed data.  The output is committed as
-# tests/harness/fixtures/stats.json; test-stats checks the C code against it,
+# tests/harness/fixtures/stats.json; unit-stats checks the C code against it,
 # and the "stats-scipy" test (when /usr/bin/python3 has scipy) regenerates
 # it and checks the committed copy still matches.
 # Usage: gen-stats-fixtures.py > stats.json

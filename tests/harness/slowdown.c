@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * domlookup/slowdown: a tests-only external plugin for the gate self-test
- * (tests/harness/test-gate.sh).  It is rcu-noref plus a known amount of
+ * (tests/harness/it-gate.sh).  It is rcu-noref plus a known amount of
  * real work per lookup, set by options (work, every, jitter, and tag, a
  * no-op that makes identical variants of one group for a paired A/A) or,
  * where an option is 0, by environment variables, so that the cell names
@@ -16,7 +16,7 @@
  *                          jittery cell
  *   HVB_SLOWDOWN_MALLOCS=M M malloc + free pairs of 64 bytes per lookup:
  *                          a known allocs_per_op (tests/harness/
- *                          test-allocs.sh)
+ *                          it-gate.sh, part 6)
  *
  * Build: cc -shared -fPIC -fvisibility=hidden -DHV_PLUGIN_SHARED ...
  */

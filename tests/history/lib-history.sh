@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The checks test-history.sh (SQLite) and test-history-pg.sh (PostgreSQL)
+# The checks it-history.sh (SQLite) and it-history-pg.sh (PostgreSQL)
 # share, sourced after tests/cli/lib.sh ($tmp, track, ok, bad) with $hv
 # (hvbench) and $here (this directory) set.  Every DB below is what --db
 # takes: a SQLite file or a postgresql:// URL (psql reads it too).

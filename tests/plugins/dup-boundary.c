@@ -5,7 +5,7 @@
  * domain of the previous chunk instead of after it (from = hd.domid):
  * every chunk boundary's domain is listed twice.  It gets the right list
  * and then doubles those records, which is what that loop returns.
- * test-getinfolist must catch it (tests/unit/test-getinfolist.c,
+ * unit-getinfolist must catch it (tests/unit/unit-getinfolist.c,
  * negative_control_is_caught).
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
 #
 # The CTest fixture "scratch-repo" (tests/review/CMakeLists.txt): the
 # scratch repository of this tree that the review and bisect tests
-# (and the history backfill inside test-bisect) work on, and its builds,
+# (and the history backfill inside it-bisect.sh) work on, and its builds,
 # made once per ctest run instead of once per test:
 #
 #   DIR/repo      this tree's tracked and untracked (not ignored) files
@@ -22,7 +22,7 @@
 # add entries to DIR/cache (each key names its commit, so two tests never
 # build one entry, and one being built is locked), never remove or plant
 # one: a test of broken or hostile cache entries has a cache of its own
-# (test-build-cache.sh).
+# (it-build-cache.sh).
 #
 #   fixture-scratch.sh setup HVBENCH SOURCE_DIR DIR   (FIXTURES_SETUP)
 #   fixture-scratch.sh cleanup DIR                    (FIXTURES_CLEANUP;
@@ -50,8 +50,8 @@ hvb=$(realpath "$2")
 src=$(realpath "$3")
 dir=$4
 repo=$dir/repo cache=$dir/cache
-# shellcheck source=tests/review/scratch-repo.sh
-. "$here/scratch-repo.sh"
+# shellcheck source=tests/review/lib-scratch-repo.sh
+. "$here/lib-scratch-repo.sh"
 
 # What an interrupted run left is not trusted: made afresh.
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
@@ -77,6 +77,7 @@ done
 
 # The builds, each by a review of two of them (the cheapest that builds:
 # a few time pairs, nothing explained); each must say "built".
+# shellcheck disable=SC2154 # c4 ... c6: from commits.tmp
 for pair in "$good $c4" "$c5 $c6"; do
     # shellcheck disable=SC2086
     set -- $pair

@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hvbench review on the scratch repository of the fixture scratch-repo
+# (fixture-scratch.sh: this tree committed as GOOD, ..., the 4th commit,
+# then the 5th that slows one plugin's hot path, rcu_ref_lock spinning 64
+# times more; the 4th and 5th built in its cache), here "base" and
+# "slow".  In two parts, two tests:
+#
+#   time (ctest review; both CPUs: its time verdicts want them)
+#   - review base slow: regressed, in time and in sim_instructions, and
+#     rcu_ref_lock on top of the function diff with more instructions and
+#     on top of the flame graph's self-time changes, above the base in
+#     every round;
+#   - review slow slow (A/A): sim_instructions SAME (time SAME, or an
+#     honest unknown on a loaded machine);
+#
+#   sim (ctest review-sim; exact verdicts, beside other tests)
+#   - asked again: both builds found in the cache, nothing built;
+#   - review slow base: improved, rcu_ref_lock's self time shrank;
+#   - the working tree with the slowdown uncommitted: reviewed against
+#     HEAD, "uncommitted changes included", dirty in review.json;
+#   - a commit that does not build: exit 2 with its log's last lines;
+#   - not a repository, a revision that is none, two suites: exit 2.
+#
+# The fixture built base and slow (and, doing so, showed a first review
+# building and the next finding); here the dirty tree is built (from
+# the fixture's ccache, seconds) and the broken commit fails to.  The
+# time part reads the fixture's repository; the sim part clones it (git
+# clone --shared: the same commits), as the dirty tree and the broken
+# commit change it.
+# usage: it-review.sh HVBENCH SCRATCH_DIR time|sim
+set -u
+hvb=$(realpath "$1")
+fix=$(realpath "$2")
+part=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../cli/lib.sh"
+# HVB_TEST_KEEP=1: keep the scratch directory (clone, outputs).
+[ -n "${HVB_TEST_KEEP:-}" ] && trap 'echo "kept $tmp"' EXIT
+command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
+[ -s "$fix/commits" ] || { echo "FAIL: no fixture in $fix (ctest runs scratch-repo-setup first)"; exit 1; }
+# shellcheck source=/dev/null
+. "$fix/commits" # good, c1 ... c6
+# shellcheck disable=SC2154
+base=$c4 slow=$c5
+repo=$fix/repo cache=$fix/cache
+. "$here/lib-scratch-repo.sh" # git_
+W="lookup --plugin domlookup=rcu-ref --threads 1"
+
+# review OUT ARGS...: hvbench review in the scratch repo; $rc, OUT/err.
+review() {
+    o=$tmp/$1
+    shift
+    mkdir -p "$o"
+    (cd "$repo" && timeout -k 10 1500 "$hvb" review --cache "$cache" \
+        --out "$o" "$@" >"$o.stdout" 2>"$o.stderr")
+    rc=$?
+}
+v() { jq -r ".cells[0].verdicts.$2.verdict" "$tmp/$1/review.json"; }
+
+# The flame graph of a review: fl OUT FILTER.
+fl() { jq -r ".cells[0].flame$2" "$tmp/$1/review.json"; }
+
+case $part in
+time)
+    review ab "$base" "$slow" -- $W
+    [ $rc -eq 1 ] && [ "$(v ab sim_instructions)" = regressed ] &&
+        [ "$(v ab time)" = regressed ] && ok ||
+        bad "review base slow: exit $rc, $(v ab time) / $(v ab sim_instructions): $(tail -5 "$tmp/ab.stderr")"
+    f=$(jq -r '.cells[0].functions[0].function' "$tmp/ab/review.json")
+    d=$(jq -r '.cells[0].functions[0] | (.head_ir_per_op - .base_ir_per_op > 10)' "$tmp/ab/review.json")
+    [ "$f" = rcu_ref_lock ] && [ "$d" = true ] && ok ||
+        bad "the function diff's top row: $f (grew by more than 10 Ir/op: $d)"
+    for x in review.md index.html review.json; do
+        [ -s "$tmp/ab/$x" ] && ok || bad "no $x"
+    done
+    # The flame graph between the builds: the slowed function grew most in
+    # self time in every round (its rounds' ranges do not overlap), and the
+    # graphs are there.
+    [ "$(fl ab .self[0].function)" = rcu_ref_lock ] &&
+        [ "$(fl ab '.self[0] | (.self_head_rounds | min) > (.self_base_rounds | max)')" = true ] &&
+        [ "$(fl ab .rounds)" = 4 ] && ok ||
+        bad "the flame graph's top self change: $(fl ab '.self[0]' | jq -c .)"
+    for x in after_svg before_svg table; do
+        grep -q . "$tmp/ab/$(fl ab ".$x")" && ok || bad "flame: no $x"
+    done
+    grep -q "<svg" "$tmp/ab/$(fl ab .after_svg)" &&
+        grep -q "Differential flame graph, 4 interleaved rounds" "$tmp/ab/review.md" &&
+        grep -q "<object type=\"image/svg+xml\"" "$tmp/ab/index.html" && ok ||
+        bad "the flame graph is not in the report"
+    # The lock table delta: rcu-ref's cell takes the update lock; per op.
+    [ "$(jq -r '.cells[0].locks | (.by == "wait_ns_per_op") and (.rows | length > 0)' "$tmp/ab/review.json")" = true ] &&
+        grep -q "Lock table delta, 2 alternating rounds" "$tmp/ab/review.md" && ok ||
+        bad "the lock table delta: $(jq -c '.cells[0].locks' "$tmp/ab/review.json")"
+    grep -q "rcu_ref_lock" "$tmp/ab/review.md" && grep -q "$slow" "$tmp/ab/review.md" &&
+        ok || bad "review.md lacks the function or the commit"
+    [ "$(jq -r .review.head.commit "$tmp/ab/review.json")" = "$slow" ] &&
+        [ "$(jq -r .review.base.commit "$tmp/ab/review.json")" = "$base" ] && ok ||
+        bad "review.json's commits"
+
+    # The metrics checked (sim_cycles, a third gate, is ab's).
+    review aa "$slow" "$slow" --metric time,sim_instructions -- $W
+    t=$(v aa time)
+    [ "$(v aa sim_instructions)" = same ] && { [ "$t" = same ] || [ "$t" = unknown ]; } &&
+        { [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && ok ||
+        bad "A/A: exit $rc, time $t, sim_instructions $(v aa sim_instructions)"
+    [ "$t" = unknown ] && echo "note: A/A time unknown here (loaded machine?): $(jq -c '.cells[0].verdicts.time | {ratio, ci, pairs}' "$tmp/aa/review.json")"
+    ;;
+sim)
+    # On a branch of its own at the slow commit, with no upstream (review's
+    # default BASE is then HEAD's, as in a repository of one's own).
+    git clone -q --shared --no-checkout "$fix/repo" "$tmp/repo" || exit 1
+    repo=$tmp/repo
+    git_ checkout -q -b review "$slow" || exit 1
+
+    review again "$base" "$slow" --metric sim_instructions --flame-rounds 0 \
+        --lock-rounds 0 -- $W
+    [ $rc -eq 1 ] && grep -q "base found" "$tmp/again.stderr" &&
+        grep -q "head found" "$tmp/again.stderr" &&
+        [ "$(jq -r .review.head.build.cached "$tmp/again/review.json")" = true ] &&
+        ok || bad "a second review built again: exit $rc, $(grep review: "$tmp/again.stderr")"
+
+    # Two profile rounds: the sign of the change is checked, ab's four
+    # rounds have the rest.
+    review ba "$slow" "$base" --metric sim_instructions --flame-rounds 2 \
+        --lock-rounds 0 -- $W
+    [ $rc -eq 0 ] && [ "$(v ba sim_instructions)" = improved ] && ok ||
+        bad "review slow base: exit $rc, $(v ba sim_instructions)"
+    [ "$(fl ba .self[0].function)" = rcu_ref_lock ] &&
+        [ "$(fl ba '.self[0].self_delta < 0')" = true ] && ok ||
+        bad "reverse flame graph: $(fl ba '.self[0]' | jq -c .)"
+
+    # The slowdown undone in the working tree, not committed.
+    git_ show "$base:plugins/domlookup/rcu-ref.c" >"$repo/plugins/domlookup/rcu-ref.c"
+    review dirty --metric sim_instructions --flame-rounds 0 --lock-rounds 0 \
+        --explain none -- $W
+    [ $rc -eq 0 ] && grep -q "uncommitted changes included" "$tmp/dirty.stderr" &&
+        [ "$(jq -r .review.head.dirty "$tmp/dirty/review.json")" = true ] &&
+        [ "$(jq -r .review.base.commit "$tmp/dirty/review.json")" = "$slow" ] &&
+        [ "$(v dirty sim_instructions)" = improved ] && ok ||
+        bad "the working tree: exit $rc, $(v dirty sim_instructions), $(tail -3 "$tmp/dirty.stderr")"
+    git_ checkout -q -- .
+
+    printf '#error this revision does not build\n' >>"$repo/hv/domain.c"
+    git_ commit -q -a -m broken
+    review broken --metric sim_instructions -- $W
+    [ $rc -eq 2 ] && grep -q "does not build" "$tmp/broken.stderr" &&
+        grep -q "#error this revision does not build" "$tmp/broken.stderr" && ok ||
+        bad "a revision that does not build: exit $rc, $(tail -3 "$tmp/broken.stderr")"
+
+    review norepo --repo /proc -- $W
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norepo.stderr")" -eq 1 ] && ok ||
+        bad "not a repository: exit $rc, $(cat "$tmp/norepo.stderr")"
+    review norev nosuchrev -- $W
+    [ $rc -eq 2 ] && grep -q "'nosuchrev' is not a commit" "$tmp/norev.stderr" && ok ||
+        bad "a revision that is none: exit $rc, $(cat "$tmp/norev.stderr")"
+    review twosuites --suite x -- $W
+    [ $rc -eq 2 ] && ok || bad "--suite and '--': exit $rc"
+    ;;
+*)
+    echo "usage: $0 HVBENCH SCRATCH_DIR time|sim" >&2
+    exit 2
+    ;;
+esac
+
+finish "it-review ($part)"
