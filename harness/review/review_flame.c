@@ -17,7 +17,7 @@
  * Each build's self CPU ns per op of a function is given per round too,
  * so that a change smaller than the rounds' spread reads as such.
  *
- * Example (tests/review/test-review.sh): head's slowdown plugin does
+ * Example (tests/review/it-review.sh): head's slowdown plugin does
  * 2000 more units of work per op; 4 rounds of 0.25 s per cell give
  *   slowdown_work   self  base 0.1-0.2  head 980-1003 CPU ns/op
  * on top of the table, and the "after" graph shows it red.

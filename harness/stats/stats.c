@@ -7,7 +7,7 @@
  * clusters ...; hvb/noise.h, with their names as JSON).  No engine, no
  * matrix, no I/O: everything above calls in (output's summary and
  * compare, the gate), nothing here calls out, so it is tested against
- * scipy on fixed data alone (tests/harness/test-stats.c).  E.g.
+ * scipy on fixed data alone (tests/harness/unit-stats.c).  E.g.
  * hvb_bootstrap_median_ci() of 20 samples with HVB_BOOTSTRAP_RESAMPLES and
  * HVB_BOOTSTRAP_SEED gives the same CI on every machine.
  *

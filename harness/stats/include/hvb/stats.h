@@ -4,7 +4,7 @@
  * computed as Google Benchmark computes its aggregates (sample standard
  * deviation, CV as a fraction of the mean) so our aggregate rows read
  * like the library's; the robust ones and the tests follow scipy
- * (tests/harness/test-stats.c checks them against scipy-computed values).
+ * (tests/harness/unit-stats.c checks them against scipy-computed values).
  */
 #ifndef HVB_STATS_H
 #define HVB_STATS_H
