@@ -26,10 +26,10 @@ static void each_row(const struct hvb_cmd *c,
                      bool (*fn)(const struct hvb_optdef *d, void *ctx),
                      void *ctx)
 {
-    const struct hvb_cmd *parent = NULL, *s;
-    const struct hvb_cmd_doc *d = c->doc;
+    const struct hvb_cmd *parent = NULL, *s = c->subs;
+    const struct hvb_cmd_doc *d;
 
-    for ( s = c->subs; d != NULL; d = s && s->name ? (s++)->doc : NULL )
+    for ( d = c->doc; d != NULL; d = s && s->name ? (s++)->doc : NULL )
     {
         if ( d->opts != NULL )
             hvb_opt_each(d->opts, false, fn, ctx);

@@ -109,7 +109,7 @@ int hvb_cmd_dispatch(const struct hvb_cmd *c, struct hvb_cmd_ctx *ctx)
     const struct hvb_cmd *s;
     char list[512];
 
-    ctx->top = ctx->cmd = c;
+    ctx->cmd = c;
     snprintf(ctx->name, sizeof(ctx->name), "%s", c->name);
     if ( c->subs == NULL || c->subs[0].name == NULL )
         return c->fn(ctx);

@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

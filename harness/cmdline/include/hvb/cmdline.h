@@ -234,7 +234,6 @@ struct hvb_cmd {
 /* What a command is given. */
 struct hvb_cmd_ctx {
     const struct hvb_cmd *cmd; /* the row that runs */
-    const struct hvb_cmd *top; /* its command */
     char name[64];             /* "history detect", "gate", for messages */
     int argc;                  /* argv[0] is the (sub-)command's name */
     char **argv;
