@@ -5,22 +5,25 @@
 # configurations (examples/ci/) call: a thin caller of `hvbench review`
 # (docs/review.md), which builds the base commit in its build cache with
 # this build's CMake options and gates every line of the suite on the
-# two builds paired, in time (printed, never blocking: a shared runner's
-# time is too noisy to block on) and in sim_instructions under callgrind
-# (blocking).  A sim_instructions regression fails (exit 1) unless the
-# acceptance file names its benchmark:
+# two builds paired.  The blocking metrics decide (review --block;
+# default sim_instructions and sim_cycles under callgrind, exact on a
+# shared runner; time is measured and reported, too noisy there to
+# block on).  A blocking regression fails (exit 1) unless the acceptance
+# file names its benchmark:
 #
 #   # BENCHMARK  REASON
 #   lookup/domlookup=rcu-ref/threads:1  refcount now checked twice (#12)
 #
 # Where there is no base (no parent commit), it says so and passes; a
 # base older than the two-build worker is paired by whole run processes
-# (review says so).  The
-# summary (review's review.md, then the gate's verdict line) is printed
-# and, with --markdown, written.
+# (review says so).  The review's directory is kept (--out): review.md,
+# the comment, is printed and, with --markdown, written; review.txt (a
+# mail reply), junit.xml (a test report), index.html and the flame
+# graphs are there for the CI to keep as artifacts.
 #
 # Usage: scripts/ci-gate.sh [--new-bin FILE] [--base REV | --base-bin FILE]
-#            [--suite FILE] [--accept FILE] [--markdown FILE]
+#            [--suite FILE] [--metric M,...] [--block M,...] [--accept FILE]
+#            [--out DIR] [--markdown FILE]
 #   --new-bin   gate this hvbench as the new build (default: review
 #               builds HEAD in its cache beside the base, so both are
 #               built alike, at source paths of one length; build/hvbench
@@ -29,8 +32,11 @@
 #   --base-bin  an hvbench already built from the base (no build)
 #   --suite     one gate per line, WORKLOAD [run options] (default
 #               .ci/gate-suite)
-#   --accept    accepted sim_instructions regressions (default
-#               .ci/accepted-regressions)
+#   --metric    what each line is gated in (default: review's, time,
+#               sim_instructions and sim_cycles)
+#   --block     the metrics that decide (default: review's)
+#   --accept    accepted regressions (default .ci/accepted-regressions)
+#   --out       the review's directory, kept (default build/ci-review)
 #   --markdown  also write the summary to FILE (a PR comment)
 # Environment: HVB_GATE_OPTS, more review options for the gates (e.g.
 # "--pairs 6"); JOBS, build parallelism (default nproc); HVBENCH_CACHE,
@@ -38,7 +44,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 new=build/hvbench new_given="" base_rev=HEAD^ base_bin="" suite=.ci/gate-suite
-accept=.ci/accepted-regressions md_out=""
+accept=.ci/accepted-regressions md_out="" out=build/ci-review metric="" block=""
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "ci-gate: $1 needs a value" >&2; exit 2; }
     case $1 in
@@ -46,7 +52,10 @@ while [ $# -gt 0 ]; do
     --base) base_rev=$2 ;;
     --base-bin) base_bin=$2 ;;
     --suite) suite=$2 ;;
+    --metric) metric=$2 ;;
+    --block) block=$2 ;;
     --accept) accept=$2 ;;
+    --out) out=$2 ;;
     --markdown) md_out=$2 ;;
     *)
         echo "ci-gate: unknown option '$1' (see the head of $0)" >&2
@@ -58,9 +67,8 @@ done
 for f in "$new" "$suite"; do
     [ -e "$f" ] || { echo "ci-gate: $f: no such file" >&2; exit 2; }
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-md=$tmp/summary.md
+mkdir -p "$out" || exit 2
+md=$out/ci-summary.md
 
 finish() { # finish STATUS: print (and write) the summary, exit STATUS
     cat "$md"
@@ -76,42 +84,59 @@ if ! git rev-parse --verify -q "$base_rev^{commit}" >/dev/null; then
     fi
     base_rev=HEAD # only names the given base binary
 fi
-set -- "$base_rev" HEAD --suite "$suite" \
-    --metric time,sim_instructions --out "$tmp/review" --explain changed
+rm -f "$out/review.json"
+set -- "$base_rev" HEAD --suite "$suite" --out "$out" --explain changed
+[ -n "$metric" ] && set -- "$@" --metric "$metric"
+[ -n "$block" ] && set -- "$@" --block "$block"
 [ -n "$new_given" ] && set -- "$@" --head-bin "$new"
 [ -n "$base_bin" ] && set -- "$@" --base-bin "$base_bin"
 [ -n "${JOBS:-}" ] && set -- "$@" --jobs "$JOBS"
 # shellcheck disable=SC2086
-"$new" review "$@" ${HVB_GATE_OPTS:-} </dev/null >"$tmp/out" 2>"$tmp/err"
+"$new" review "$@" ${HVB_GATE_OPTS:-} </dev/null >"$out/review.stdout" 2>"$out/review.stderr"
 rc=$?
-cat "$tmp/err" "$tmp/out" >&2
-json=$tmp/review/review.json
-[ $rc -ne 2 ] && [ -s "$json" ] || { tail -5 "$tmp/err" >&2; exit 2; }
+cat "$out/review.stderr" "$out/review.stdout" >&2
+json=$out/review.json
+if [ $rc -eq 2 ] || [ ! -s "$json" ]; then
+    tail -5 "$out/review.stderr" >&2
+    exit 2
+fi
 
-cp "$tmp/review/review.md" "$md"
-# Every sim_instructions regression must be accepted by name.
+cp "$out/review.md" "$md"
+# On GitHub Actions, each regressed cell's costliest function annotated
+# at its source lines in the pull request's diff.
+if [ "${GITHUB_ACTIONS:-}" = true ]; then
+    jq -r '.review.blocking as $b | .cells[] |
+        select([.verdicts[$b[]]?.verdict] | index("regressed")) |
+        .name as $c | (.functions[0]? // empty) |
+        select((.file // "") != "") |
+        "::warning file=\(.file),line=\((.head_lines // "1") | split("-")[0])," +
+        "title=hvbench review::\($c): \(.function) \(.base_ir_per_op) -> " +
+        "\(.head_ir_per_op) instructions per op"' "$json"
+fi
+# Every regression in a blocking metric must be accepted by name.
 status=0
-bad=$(jq -r '.cells[] | select(.verdicts.sim_instructions.verdict == "regressed") | .name' "$json" |
-    while read -r b; do
-        grep -q "^$b[[:space:]]" "$accept" 2>/dev/null || echo "$b"
-    done)
-regressed=$(jq -r '[.cells[] | select(.verdicts.sim_instructions.verdict == "regressed")] | length' "$json")
-unknown=$(jq -r '[.cells[] | select(.verdicts.sim_instructions.verdict == "unknown")] | length' "$json")
-time_v=$(jq -r '[.cells[].verdicts.time.verdict // empty] | unique | join(", ")' "$json")
+regressed=$(jq -r '.review.blocking as $b | .cells[] |
+    select([.verdicts[$b[]]?.verdict] | index("regressed")) | .name' "$json")
+unknown=$(jq -r '.review.blocking as $b | [.cells[] |
+    select([.verdicts[$b[]]?.verdict] | index("unknown"))] | length' "$json")
+blocking=$(jq -r '.review.blocking | join(", ")' "$json")
+bad=$(printf '%s\n' "$regressed" | while read -r b; do
+    [ -n "$b" ] || continue
+    grep -q "^${b}[[:space:]]" "$accept" 2>/dev/null || echo "$b"
+done)
 {
     printf '\n---\n\n'
-    printf -- '- time: %s (time verdicts are printed, not blocking)\n' "${time_v:-none}"
     if [ -n "$bad" ]; then
-        printf -- '- sim_instructions: ❌ regression not accepted in %s: %s\n' \
-            "$accept" "$(echo $bad)"
+        printf -- '- %s: ❌ regression not accepted in %s: %s\n' "$blocking" \
+            "$accept" "$(printf '%s\n' "$bad" | tr '\n' ' ')"
         status=1
-    elif [ "$regressed" -gt 0 ]; then
-        printf -- '- sim_instructions: regression accepted in %s\n' "$accept"
+    elif [ -n "$regressed" ]; then
+        printf -- '- %s: regression accepted in %s\n' "$blocking" "$accept"
     elif [ "$unknown" -gt 0 ]; then
-        printf -- '- sim_instructions: %s cell(s) not judged (see the log)\n' "$unknown"
+        printf -- '- %s: %s cell(s) not decided (see review.md)\n' "$blocking" "$unknown"
         status=3
     else
-        printf -- '- sim_instructions: pass\n'
+        printf -- '- %s: pass\n' "$blocking"
     fi
     if [ $status -eq 0 ]; then
         printf '\n**hvbench CI gate: ✅ pass**\n'

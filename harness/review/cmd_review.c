@@ -19,7 +19,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 
 #define DEFAULT_OUT     "hvbench-review" /* under the git directory */
 #define DEFAULT_METRICS "time,sim_instructions,sim_cycles" /* + cycles (PMU) */
+#define DEFAULT_BLOCK   "sim_instructions,sim_cycles"      /* + cycles (PMU) */
 #define DEFAULT_SUITE   ".ci/gate-suite"
 #define SUITE_MAX       (1u << 20) /* bytes of a committed suite */
 #define MAX_JOBS        256
@@ -64,19 +64,28 @@ static const struct hvb_optdef review_opts[] = {
                 "than the cache simulation): time, sim_instructions, "
                 "sim_cycles, tsc_cycles, cycles, or a counter M_per_op, as "
                 "the two-build gate takes them"),
-    HVB_OPT_STR("max-regression", 0, "P%", O, threshold,
+    HVB_OPT_STR(
+        "block", 0, "M[,M...]", O, block,
+        "the metrics that decide the exit status, the others "
+        "reported (default: the suite's 'block:' line, else " DEFAULT_BLOCK
+        "; with a PMU cycles too; those of them "
+        "gated, else every metric gated)"),
+    HVB_OPT_PCT("max-regression", 0, "P%", O, threshold,
                 "the gate's threshold: SAME inside +-P%, DIFFERENT outside "
                 "(default: the gate's for the metric)"),
-    HVB_OPT_STR("pairs", 0, "N", O, pairs,
-                "the gate's process pairs before its first look (default: "
-                "the gate's)"),
-    HVB_OPT_STR("max-pairs", 0, "N", O, max_pairs,
-                "the gate's budget of process pairs per line (default: "
-                "the gate's)"),
-    HVB_OPT_STR("rounds", 0, "N", O, rounds,
-                "the gate's rounds per cell and pair (default: the gate's)"),
-    HVB_OPT_STR("sample-time", 0, "S", O, sample_time,
-                "the gate's seconds per sample (default: the gate's)"),
+    HVB_OPT_UINT("pairs", 0, "N", O, pairs, 1, HVB_GATE_MAX_PAIRS,
+                 "the gate's process pairs before its first look (default: "
+                 "the gate's)"),
+    HVB_OPT_UINT("max-pairs", 0, "N", O, max_pairs, 1, HVB_GATE_MAX_PAIRS,
+                 "the gate's budget of process pairs per line (default: "
+                 "the gate's)"),
+    HVB_OPT_UINT("rounds", 0, "N", O, rounds, HVB_GATE_MIN_ROUNDS,
+                 HVB_GATE_MAX_ROUNDS,
+                 "the gate's rounds per cell and pair (default: the "
+                 "gate's)"),
+    HVB_OPT_SECONDS("sample-time", 0, "S", O, sample_time,
+                    HVB_GATE_MIN_SAMPLE_S, HVB_GATE_MAX_SAMPLE_S,
+                    "the gate's seconds per sample (default: the gate's)"),
     HVB_OPT_STR("base-bin", 0, "FILE", O, bins[0],
                 "BASE built already: this hvbench, no build (BASE then only "
                 "names it in the report)"),
@@ -147,9 +156,13 @@ const struct hvb_cmd_doc hvb_doc_review = {
         "branch, else HEAD for a working tree with changes, else HEAD's\n"
         "parent.  Any two revisions work, also unrelated ones.",
     .opts = review_opts,
-    .notes = "exit status: 0 nothing regressed, 1 a regression, 2 usage or\n"
-             "build error (a revision that does not build: the last lines of\n"
-             "its log), 3 some cell could not be told (UNKNOWN)",
+    .notes = "exit status, of the blocking metrics (--block): 0 nothing\n"
+             "regressed, 1 a regression, 2 usage or build error (a revision\n"
+             "that does not build: the last lines of its log), 3 some cell\n"
+             "could not be told (UNKNOWN).  Files in --out: review.json,\n"
+             "review.md (a comment), review.txt (a mail reply, 72 columns),\n"
+             "junit.xml (one test case per cell and blocking metric),\n"
+             "index.html",
 };
 
 /* Split @text at blanks into @l (the words point into a copy). */
@@ -220,7 +233,13 @@ static int read_suite(struct review *rv, const char *path)
           l = strtok_r(NULL, "\n", &save) )
     {
         l += strspn(l, " \t");
-        if ( *l != '\0' && *l != '#' )
+        if ( strncmp(l, "block:", 6) == 0 )
+        {
+            free(rv->suite_block);
+            rv->suite_block = strdup(l + 6);
+            rc = rv->suite_block ? 0 : -ENOMEM;
+        }
+        else if ( *l != '\0' && *l != '#' )
             rc = add_line(rv, l);
     }
     free(text);
@@ -304,6 +323,50 @@ static int metrics(struct review *rv)
     /* Hardware cycles beside their estimate, where there is a PMU. */
     if ( rv->o.metrics == NULL && hvb_sampler_pmu_present() )
         rv->metrics[rv->nr_metrics++] = strdup("cycles");
+    return 0;
+}
+
+/*
+ * Which metrics decide the exit status (private.h): --block's, else the
+ * suite's "block:" line, else DEFAULT_BLOCK (and cycles with a PMU) of
+ * those gated, else every one gated.  A metric named but not gated is
+ * said (exit 2), as "all" blocks every one.
+ */
+static int blocking(struct review *rv)
+{
+    const char *list = rv->o.block ? rv->o.block : rv->suite_block;
+    const char *from = rv->o.block ? "--block" : "the suite's 'block:' line";
+    bool dflt = list == NULL, any = false;
+    char *copy, *save = NULL, *m;
+    size_t i;
+
+    if ( dflt )
+        list =
+            hvb_sampler_pmu_present() ? DEFAULT_BLOCK ",cycles" : DEFAULT_BLOCK;
+    copy = strdup(list);
+    if ( copy == NULL )
+        return hvb_failure("out of memory");
+    for ( m = strtok_r(copy, ", \t", &save); m != NULL;
+          m = strtok_r(NULL, ", \t", &save) )
+    {
+        bool found = false;
+
+        for ( i = 0; i < rv->nr_metrics; i++ )
+            if ( !strcmp(m, "all") || !strcmp(m, rv->metrics[i]) )
+                rv->blocking[i] = found = any = true;
+        if ( !found && !dflt && strcmp(m, "all") )
+        {
+            free(copy);
+            return hvb_usage_error("review: %s names '%s', which is not "
+                                   "gated (--metric)",
+                                   from, m);
+        }
+    }
+    free(copy);
+    if ( !any && !dflt )
+        return hvb_usage_error("review: %s names no metric", from);
+    for ( i = 0; !any && i < rv->nr_metrics; i++ )
+        rv->blocking[i] = true;
     return 0;
 }
 
@@ -660,6 +723,7 @@ static void review_free(struct review *rv)
     free(rv->lines);
     for ( i = 0; i < rv->nr_metrics; i++ )
         free(rv->metrics[i]);
+    free(rv->suite_block);
     json_decref(rv->gates);
     json_decref(rv->explain);
     json_decref(rv->explain_totals);
@@ -676,21 +740,13 @@ static void review_free(struct review *rv)
  */
 static int pairs_check(const struct review *rv)
 {
-    uint64_t lo = HVB_GATE_DEFAULT_PAIRS, hi;
+    unsigned int lo = rv->o.pairs ? rv->o.pairs : HVB_GATE_DEFAULT_PAIRS;
 
-    if ( rv->o.max_pairs == NULL )
+    if ( rv->o.max_pairs == 0 || rv->o.max_pairs >= lo )
         return 0;
-    if ( (rv->o.pairs != NULL &&
-          !hvb_parse_u64("--pairs", rv->o.pairs, 1, 1000, &lo)) ||
-         !hvb_parse_u64("--max-pairs", rv->o.max_pairs, 1, 1000, &hi) )
-        return HVB_EXIT_USAGE;
-    if ( hi < lo )
-        return hvb_usage_error("review: --max-pairs %s is below the gate's "
-                               "--pairs (%s%" PRIu64 "): raise it, or give "
-                               "--pairs too",
-                               rv->o.max_pairs, rv->o.pairs ? "" : "default ",
-                               lo);
-    return 0;
+    return hvb_usage_error("review: --max-pairs %u is below the gate's "
+                           "--pairs (%s%u): raise it, or give --pairs too",
+                           rv->o.max_pairs, rv->o.pairs ? "" : "default ", lo);
 }
 
 /* Everything before the gates: 0 or the exit status. */
@@ -718,6 +774,8 @@ static int prepare(struct review *rv)
         status = revisions(rv);
     if ( status == 0 && rv->nr_lines == 0 )
         status = read_suite(rv, rv->o.suite);
+    if ( status == 0 )
+        status = blocking(rv);
     snprintf(suite, sizeof(suite), "%s/gates", rv->o.out);
     if ( status == 0 && hvb_mkdirs(suite) )
         status = hvb_usage_error("review: %s: %s", suite, strerror(errno));

@@ -24,9 +24,10 @@ struct review_line {
 
 /* What the options set. */
 struct review_opts {
-    const char *suite, *metrics, *out, *markdown, *cache, *repo;
-    /* Passed to the gate as given. */
-    const char *threshold, *pairs, *max_pairs, *rounds, *sample_time;
+    const char *suite, *metrics, *block, *out, *markdown, *cache, *repo;
+    /* The gate's, checked with its bounds (0: the gate's default). */
+    double threshold, sample_time;
+    unsigned int pairs, max_pairs, rounds;
     /* The flame graphs: rounds per build (0: none), seconds per cell. */
     unsigned int flame_rounds;
     const char *flame_time;
@@ -58,8 +59,10 @@ struct review {
     struct review_line *lines;
     size_t nr_lines;
     char *metrics[REVIEW_MAX_METRICS];
+    bool blocking[REVIEW_MAX_METRICS]; /* decides the exit status */
     size_t nr_metrics;
-    json_t *gates; /* each gate's JSON, with "line" and "log" added */
+    char *suite_block; /* the suite's "block: M[,M...]" line, if any */
+    json_t *gates;     /* each gate's JSON, with "line" and "log" added */
     size_t nr_verdicts;
     json_t *explain;         /* {"CELL": [function rows]} */
     json_t *explain_totals;  /* {"CELL": {"base_ir_per_op": .., "head_..}} */

@@ -36,19 +36,26 @@
 #define GATE_TIMEOUT_S 7200.0
 #define FDR_Q          0.05
 
-/* "@opt @val" into @av when @val is set: how many words. */
-static size_t pass(char **av, const char *opt, const char *val)
+/* The words of the gate's options: a number each, as the gate reads it. */
+struct gate_words {
+    char w[5][40];
+};
+
+/* "@opt @v@unit" into @av when @v is set (not 0): how many words. */
+static size_t pass(char **av, const char *opt, char *buf, const char *unit,
+                   double v)
 {
-    if ( val == NULL )
+    if ( v == 0 )
         return 0;
+    snprintf(buf, sizeof(((struct gate_words *)0)->w[0]), "%.17g%s", v, unit);
     av[0] = (char *)opt;
-    av[1] = (char *)val;
+    av[1] = buf;
     return 2;
 }
 
 /* The gate's argv for line @l, metric @m of @rv (malloc'd). */
 static char **gate_argv(const struct review *rv, size_t l, const char *m,
-                        const char *json)
+                        const char *json, struct gate_words *gw)
 {
     const struct review_line *ln = &rv->lines[l];
     char **av = calloc(ln->nr + 24, sizeof(*av));
@@ -68,11 +75,11 @@ static char **gate_argv(const struct review *rv, size_t l, const char *m,
     av[n++] = (char *)m;
     if ( rv->by_runs )
         av[n++] = "--base-runs";
-    n += pass(av + n, "--max-regression", rv->o.threshold);
-    n += pass(av + n, "--pairs", rv->o.pairs);
-    n += pass(av + n, "--max-pairs", rv->o.max_pairs);
-    n += pass(av + n, "--rounds", rv->o.rounds);
-    n += pass(av + n, "--sample-time", rv->o.sample_time);
+    n += pass(av + n, "--max-regression", gw->w[0], "%", rv->o.threshold * 100);
+    n += pass(av + n, "--pairs", gw->w[1], "", rv->o.pairs);
+    n += pass(av + n, "--max-pairs", gw->w[2], "", rv->o.max_pairs);
+    n += pass(av + n, "--rounds", gw->w[3], "", rv->o.rounds);
+    n += pass(av + n, "--sample-time", gw->w[4], "", rv->o.sample_time);
     av[n++] = "--";
     for ( i = 0; i < ln->nr; i++ )
         av[n++] = ln->words[i];
@@ -94,6 +101,7 @@ static bool log_says(const char *path, const char *what)
 static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
 {
     char json[4200], logp[4200];
+    struct gate_words gw;
     char **av;
     struct hvb_exec c = {.timeout_s = GATE_TIMEOUT_S};
     json_t *doc;
@@ -102,7 +110,7 @@ static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
 
     snprintf(json, sizeof(json), "%s/gates/%zu-%s.json", rv->o.out, l + 1, m);
     snprintf(logp, sizeof(logp), "%s/gates/%zu-%s.log", rv->o.out, l + 1, m);
-    av = gate_argv(rv, l, m, json);
+    av = gate_argv(rv, l, m, json, &gw);
     fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if ( av == NULL || fd < 0 )
     {
@@ -190,31 +198,39 @@ out:
     return n;
 }
 
+/*
+ * The blocking metrics first, every line in each, then the others: a
+ * verdict that decides the exit status never waits for one that does
+ * not.
+ */
 int hvb_review_gates(struct review *rv)
 {
-    size_t l, m, k = 0, total = rv->nr_lines * rv->nr_metrics;
+    size_t l, m, k = 0, total = rv->nr_lines * rv->nr_metrics, pass;
     double t0 = hv_now_ns() * 1e-9, done_s;
     int rc;
 
     rv->gates = json_array();
-    for ( l = 0; l < rv->nr_lines; l++ )
-        for ( m = 0; m < rv->nr_metrics; m++, k++ )
-        {
-            if ( !rv->o.quiet )
+    for ( pass = 0; pass < 2; pass++ )
+        for ( m = 0; m < rv->nr_metrics; m++ )
+            for ( l = 0; l < rv->nr_lines; l++ )
             {
-                done_s = hv_now_ns() * 1e-9 - t0;
-                fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)",
-                        k + 1, total, rv->lines[l].text, rv->metrics[m]);
-                if ( k > 0 )
-                    fprintf(stderr, ", about %.0f s left",
-                            done_s / (double)k * (double)(total - k));
-                fputc('\n', stderr);
+                if ( rv->blocking[m] != (pass == 0) )
+                    break;
+                if ( !rv->o.quiet )
+                {
+                    done_s = hv_now_ns() * 1e-9 - t0;
+                    fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)",
+                            k + 1, total, rv->lines[l].text, rv->metrics[m]);
+                    if ( k > 0 )
+                        fprintf(stderr, ", about %.0f s left",
+                                done_s / (double)k * (double)(total - k));
+                    fputc('\n', stderr);
+                }
+                rc = hvb_interrupted() ? HVB_EXIT_FAIL
+                                       : gate_one(rv, l, rv->metrics[m], k++);
+                if ( rc )
+                    return rc;
             }
-            rc = hvb_interrupted() ? HVB_EXIT_FAIL
-                                   : gate_one(rv, l, rv->metrics[m], k);
-            if ( rc )
-                return rc;
-        }
     rv->nr_verdicts = hvb_review_fdr(rv->gates, FDR_Q);
     return 0;
 }

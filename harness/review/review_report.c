@@ -23,6 +23,7 @@
 
 #include <hvb/cmdline.h>
 #include <hvb/outfile.h>
+#include <hvb/view.h>
 
 #include "private.h"
 
@@ -91,40 +92,6 @@ static json_t *flags(json_t *by)
     return f;
 }
 
-/* "+1.23% [+0.80, +1.61]" of @cell into @buf. */
-static const char *figure(json_t *cell, char *buf, size_t len)
-{
-    double r = json_number_value(json_object_get(cell, "ratio"));
-    json_t *ci = json_object_get(cell, "ci");
-    double lo = json_number_value(json_array_get(ci, 0));
-    double hi = json_number_value(json_array_get(ci, 1));
-
-    if ( !(r > 0) )
-        snprintf(buf, len, "?");
-    else
-        snprintf(buf, len, "%+.2f%% [%+.2f, %+.2f]", (r - 1) * 100,
-                 (lo - 1) * 100, (hi - 1) * 100);
-    return buf;
-}
-
-/* The review's verdict and exit status over every cell. */
-static const char *overall(json_t *cells, int *status)
-{
-    bool reg = false, unk = false, imp = false;
-    json_t *row, *c;
-    const char *name, *m;
-
-    json_object_foreach(cells, name, row)
-        json_object_foreach(json_object_get(row, "by"), m, c)
-        {
-            reg |= !strcmp(verdict(c), "regressed");
-            unk |= !strcmp(verdict(c), "unknown");
-            imp |= !strcmp(verdict(c), "improved");
-        }
-    *status = reg ? HVB_EXIT_REGRESSION : unk ? HVB_EXIT_UNSTABLE : 0;
-    return reg ? "regressed" : unk ? "unknown" : imp ? "improved" : "same";
-}
-
 static json_t *side_json(const struct review *rv, int k)
 {
     const struct hvb_build *b = &rv->builds[k];
@@ -139,11 +106,13 @@ static json_t *side_json(const struct review *rv, int k)
     return o;
 }
 
+/* review.json, its verdict and exit status set by the view's rule. */
 static json_t *review_json(const struct review *rv, json_t *cells,
-                           json_t *order, const char *v, int status)
+                           json_t *order)
 {
     json_t *doc, *opts = json_array(), *lines = json_array(),
-                 *ms = json_array(), *list = json_array(), *name;
+                 *ms = json_array(), *list = json_array(), *name,
+                 *block = json_array();
     size_t i;
 
     for ( i = 0; i < rv->cache.nr_defs; i++ )
@@ -151,7 +120,11 @@ static json_t *review_json(const struct review *rv, json_t *cells,
     for ( i = 0; i < rv->nr_lines; i++ )
         json_array_append_new(lines, json_string(rv->lines[i].text));
     for ( i = 0; i < rv->nr_metrics; i++ )
+    {
         json_array_append_new(ms, json_string(rv->metrics[i]));
+        if ( rv->blocking[i] )
+            json_array_append_new(block, json_string(rv->metrics[i]));
+    }
     json_array_foreach(order, i, name)
     {
         const char *n = json_string_value(name);
@@ -168,13 +141,13 @@ static json_t *review_json(const struct review *rv, json_t *cells,
                             json_object_get(rv->flames, n), "locks",
                             json_object_get(rv->locks, n)));
     }
-    doc = json_pack("{s:{s:i, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:I}}, s:o, "
-                    "s:O, s:s, s:i}",
+    doc = json_pack("{s:{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:{s:f, "
+                    "s:I}}, s:o, s:O}",
                     "review", "schema", 1, "base", side_json(rv, 0), "head",
                     side_json(rv, 1), "options", opts, "suite", lines,
-                    "metrics", ms, "fdr", "q", 0.05, "verdicts",
-                    (json_int_t)rv->nr_verdicts, "cells", list, "gates",
-                    rv->gates, "verdict", v, "exit", status);
+                    "metrics", ms, "blocking", block, "out", rv->o.out, "fdr",
+                    "q", 0.05, "verdicts", (json_int_t)rv->nr_verdicts, "cells",
+                    list, "gates", rv->gates);
     json_object_set(doc, "not_explained", rv->explain_skipped);
     json_object_set_new(doc, "paired_by",
                         json_string(rv->by_runs ? "runs" : "workers"));
@@ -235,39 +208,6 @@ static double mean_of(json_t *a)
  * Where both sim_cycles and hardware cycles were gated (a PMU): how far
  * the estimate is from the counted cycles, per cell and build.
  */
-/*
- * @s as a GitHub/GitLab markdown code span, the only place a commit
- * subject, a revision or a name from the user is safe in a comment: no
- * raw HTML, no mention, no link, no emphasis renders there.  The fence
- * is one backtick longer than the longest run in @s; control characters
- * and newlines become spaces; in a table (@cell) '|' is escaped as GFM
- * asks, also inside a code span.
- */
-static void md_code(FILE *f, const char *s, bool cell)
-{
-    size_t run = 0, most = 0, i;
-    const char *p;
-
-    s = s ? s : "";
-    for ( p = s; *p; p++ )
-    {
-        run = *p == '`' ? run + 1 : 0;
-        most = run > most ? run : most;
-    }
-    for ( i = 0; i <= most; i++ )
-        fputc('`', f);
-    fputc(' ', f);
-    for ( p = s; *p; p++ )
-    {
-        if ( cell && *p == '|' )
-            fputc('\\', f);
-        fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, f);
-    }
-    fputc(' ', f);
-    for ( i = 0; i <= most; i++ )
-        fputc('`', f);
-}
-
 static void md_estimate(FILE *f, json_t *cells, json_t *order)
 {
     json_t *name, *row, *sc, *hc;
@@ -290,7 +230,7 @@ static void md_estimate(FILE *f, json_t *cells, json_t *order)
                   f);
         any = true;
         fputs("| ", f);
-        md_code(f, json_string_value(name), true);
+        hvb_view_md_code(f, json_string_value(name), true);
         fprintf(f, " | %.3f | %.3f |\n",
                 json_number_value(json_object_get(sc, "base")) /
                     json_number_value(json_object_get(hc, "base")),
@@ -330,101 +270,68 @@ static void md_functions(FILE *f, json_t *fns, json_t *tot)
         if ( i == TOP_FUNCTIONS )
             break;
         fputs("| ", f);
-        md_code(f, json_string_value(json_object_get(r, "function")), true);
+        hvb_view_md_code(f, json_string_value(json_object_get(r, "function")),
+                         true);
         fputs(" | ", f);
-        md_code(f, json_string_value(json_object_get(r, "file")), true);
+        hvb_view_md_code(f, json_string_value(json_object_get(r, "file")),
+                         true);
         fprintf(f, " | %.2f | %.2f | %+.2f |\n", b, h, h - b);
     }
 }
 
-static void md_side(FILE *f, const struct review *rv, int k)
+/*
+ * Is cell @c of the view explained?  Only a cell that moved, or whose
+ * flags say something, unless --explain all (docs/review.md).
+ */
+static bool explained(const struct review *rv, const struct hvb_view_cell *c)
 {
-    const struct hvb_rev *r = &rv->revs[k];
+    json_t *fns = json_object_get(rv->explain, c->name);
+    json_t *fg = json_object_get(rv->flames, c->name);
+    json_t *lk = json_object_get(rv->locks, c->name);
 
-    fprintf(f, "- %s: `%s` (", k ? "head" : "base", r->commit);
-    md_code(f, r->spec, false);
-    fprintf(f, ")%s: ", r->dirty ? ", **uncommitted changes included**" : "");
-    md_code(f, r->subject, false);
-    fputc('\n', f);
+    if ( fns == NULL && fg == NULL && lk == NULL &&
+         json_array_size(c->flags) == 0 )
+        return false;
+    return c->changed || json_array_size(c->flags) > 0 ||
+           rv->o.explain == EXPLAIN_ALL;
 }
 
-static void markdown(FILE *f, const struct review *rv, json_t *cells,
-                     json_t *order, const char *v)
+/* review.md: the view's answer and table, then the cells explained. */
+static void markdown(FILE *f, const struct review *rv, const struct hvb_view *v,
+                     json_t *cells, json_t *order)
 {
-    char fig[96], logs[4200];
-    json_t *name, *row, *c, *fl, *why;
+    char logs[4200];
+    json_t *c, *why;
     const char *key;
-    size_t i, m, j;
+    size_t i, j;
 
-    fprintf(f, "## hvbench review: %s\n\n", v);
-    md_side(f, rv, 0);
-    md_side(f, rv, 1);
-    fprintf(f, "\n| cell |");
-    for ( m = 0; m < rv->nr_metrics; m++ )
-        fprintf(f, " %s |", rv->metrics[m]);
-    fprintf(f, "\n|---|");
-    for ( m = 0; m < rv->nr_metrics; m++ )
-        fputs("---|", f);
-    fputc('\n', f);
-    json_array_foreach(order, i, name)
-    {
-        row = json_object_get(cells, json_string_value(name));
-        fputs("| ", f);
-        md_code(f, json_string_value(name), true);
-        fputs(" |", f);
-        for ( m = 0; m < rv->nr_metrics; m++ )
-        {
-            c = json_object_get(json_object_get(row, "by"), rv->metrics[m]);
-            if ( c == NULL )
-                fputs(" - |", f);
-            else
-                fprintf(f, " %s%s%s %s |",
-                        strcmp(verdict(c), "same") ? "**" : "", verdict(c),
-                        strcmp(verdict(c), "same") ? "**" : "",
-                        figure(c, fig, sizeof(fig)));
-        }
-        fputc('\n', f);
-    }
-    fputs("\nNEW/BASE per cell: the two builds' ratio over paired rounds, "
-          "one vote per process pair (the Hodges-Lehmann estimate of the "
-          "pairs' median ratios; sim_ metrics, one pair: the median of its "
-          "rounds), and its CI at each look's level (5% over all the looks "
-          "together); SAME inside the threshold, regressed/improved outside "
-          "it, unknown when the budget ended first (docs/gating.md).\n",
-          f);
+    hvb_view_markdown(f, v);
     md_estimate(f, cells, order);
-    json_array_foreach(order, i, name)
+    for ( i = 0; i < v->nr_cells; i++ )
     {
-        const char *n = json_string_value(name);
-        json_t *fns = json_object_get(rv->explain, n);
-        json_t *fg = json_object_get(rv->flames, n);
-        json_t *lk = json_object_get(rv->locks, n);
+        const struct hvb_view_cell *vc = &v->cells[i];
+        json_t *fns = json_object_get(rv->explain, vc->name);
+        json_t *fg = json_object_get(rv->flames, vc->name);
+        json_t *lk = json_object_get(rv->locks, vc->name);
 
-        row = json_object_get(cells, n);
-        fl = flags(json_object_get(row, "by"));
-        if ( fns == NULL && fg == NULL && lk == NULL &&
-             json_array_size(fl) == 0 )
-        {
-            json_decref(fl);
+        if ( !explained(rv, vc) )
             continue;
-        }
         fputs("\n### ", f);
-        md_code(f, n, false);
+        hvb_view_md_code(f, vc->name, false);
         fputc('\n', f);
-        json_array_foreach(fl, j, c)
+        json_array_foreach(vc->flags, j, c)
             fprintf(f, "\n> %s\n", json_string_value(c));
-        json_decref(fl);
+        if ( fns != NULL )
+            md_functions(f, fns, json_object_get(rv->explain_totals, vc->name));
         if ( fg != NULL )
             flame_rows(f, fg, false);
         if ( lk != NULL )
             lock_rows(f, lk, false);
-        if ( fns != NULL )
-            md_functions(f, fns, json_object_get(rv->explain_totals, n));
     }
     json_object_foreach(rv->explain_skipped, key, why)
     {
         fputs("\nNo instruction diff for ", f);
-        md_code(f, key, false);
+        hvb_view_md_code(f, key, false);
         fprintf(f, ": %s.\n", json_string_value(why));
     }
     if ( rv->by_runs )
@@ -432,13 +339,10 @@ static void markdown(FILE *f, const struct review *rv, json_t *cells,
               "paired by whole run processes, one per sample (gate "
               "--base-runs), so the CIs are wider.\n",
               f);
-    fprintf(f,
-            "\nBuilt with %zu CMake option(s) (review.json has them); "
-            "gate logs in ",
-            rv->cache.nr_defs);
     snprintf(logs, sizeof(logs), "%s/gates/", rv->o.out);
-    md_code(f, logs, false);
-    fputs(".\n", f);
+    fputs("\nGate logs in ", f);
+    hvb_view_md_code(f, logs, false);
+    fputs("; review.json has every figure.\n", f);
 }
 
 /* @s with <, >, & escaped. */
@@ -570,7 +474,8 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
         else
         {
             fputs("| ", f);
-            md_code(f, json_string_value(json_object_get(r, "lock")), true);
+            hvb_view_md_code(f, json_string_value(json_object_get(r, "lock")),
+                             true);
             fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, g);
         }
     }
@@ -632,7 +537,7 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
         else
         {
             fputs("| ", f);
-            md_code(f, fn, true);
+            hvb_view_md_code(f, fn, true);
             fprintf(f, " | %.3g (%s) | %.3g (%s) | %+.3g |\n",
                     json_number_value(json_object_get(r, "self_base")), b,
                     json_number_value(json_object_get(r, "self_head")), h, d);
@@ -642,77 +547,133 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
         fputs("</table>\n", f);
 }
 
-/* index.html: both revisions, the verdict table, the explanations. */
-static void html(FILE *f, const struct review *rv, json_t *cells, json_t *order,
-                 const char *v)
+/* The page's head: the answer first, then both revisions. */
+static void html_head(FILE *f, const struct review *rv,
+                      const struct hvb_view *v)
 {
-    char fig[96];
-    json_t *name, *row, *c, *fl;
-    size_t i, m, j;
+    const char *w = hvb_view_verdict_word(v->verdict);
+    char line[1024];
+    size_t i;
 
     fprintf(f,
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            "<title>hvbench review: %s</title>\n<style>body{font-family:"
-            "sans-serif;max-width:80em;margin:2em auto}table{border-"
-            "collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-            "padding:.2em .6em;text-align:left}.reg{background:#fdd}"
-            ".imp{background:#ddf}.same{background:#efe}.unk{background:"
-            "#eee}</style></head><body>\n<h1>hvbench review: %s</h1>\n"
-            "<table>\n",
-            v, v);
+            "<meta name=\"viewport\" content=\"width=device-width, "
+            "initial-scale=1\"><title>hvbench review: %s</title>\n<style>"
+            "body{font-family:sans-serif;max-width:80em;margin:2em auto;"
+            "padding:0 1em;line-height:1.4}table{border-collapse:collapse;"
+            "margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;"
+            "text-align:left}td.n{text-align:right;white-space:nowrap}"
+            ".reg{background:#fdd}.imp{background:#ddf}.same{background:"
+            "#efe}.unk{background:#eee}.answer{font-size:1.1em}.answer li"
+            "{margin:.3em 0}.how{color:#555;font-size:.9em}</style></head>"
+            "<body>\n<h1>hvbench review: %s</h1>\n<ul class=\"answer\">\n",
+            w, w);
+    for ( i = 0; i < v->nr_cells; i++ )
+        if ( *hvb_view_sentence(v, &v->cells[i], line, sizeof(line)) )
+        {
+            fprintf(f, "<li class=\"%s\">",
+                    verdict_class(hvb_view_verdict_word(v->cells[i].verdict)));
+            html_text(f, line);
+            fputs("</li>\n", f);
+        }
+    if ( *hvb_view_rest(v, line, sizeof(line)) )
+    {
+        fputs("<li>", f);
+        html_text(f, line);
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n<p>", f);
+    html_text(f, hvb_view_blocking(v, false, line, sizeof(line)));
+    fputs("</p>\n<table>\n", f);
     html_side(f, rv, 0);
     html_side(f, rv, 1);
-    fputs("</table>\n<table><tr><th>cell</th>", f);
-    for ( m = 0; m < rv->nr_metrics; m++ )
-        fprintf(f, "<th>%s: HEAD/BASE [95%% CI]</th>", rv->metrics[m]);
+    fputs("</table>\n", f);
+}
+
+/* The verdict table: base -> head, the change and its CI, per metric. */
+static void html_table(FILE *f, const struct hvb_view *v)
+{
+    char fig[96];
+    size_t i, m;
+
+    fputs("<table><tr><th>cell</th>", f);
+    for ( m = 0; m < v->nr_metrics; m++ )
+        fprintf(f, "<th>%s (%s)%s: base &rarr; head, change [%.0f%% CI]</th>",
+                v->metrics[m].name, v->metrics[m].unit,
+                v->metrics[m].blocking ? "" : ", reported",
+                isfinite(v->metrics[m].level) ? v->metrics[m].level * 100
+                                              : 95.0);
     fputs("</tr>\n", f);
-    json_array_foreach(order, i, name)
+    for ( i = 0; i < v->nr_cells; i++ )
     {
-        row = json_object_get(cells, json_string_value(name));
+        const struct hvb_view_cell *c = &v->cells[i];
+
         fputs("<tr><td><code>", f);
-        html_text(f, json_string_value(name));
+        html_text(f, c->name);
         fputs("</code></td>", f);
-        for ( m = 0; m < rv->nr_metrics; m++ )
+        for ( m = 0; m < v->nr_metrics; m++ )
         {
-            c = json_object_get(json_object_get(row, "by"), rv->metrics[m]);
-            if ( c == NULL )
+            const struct hvb_view_fig *g = &c->figs[m];
+            const char *w = hvb_view_verdict_word(g->verdict);
+
+            if ( !g->present )
+            {
                 fputs("<td>-</td>", f);
-            else
-                fprintf(f, "<td class=\"%s\">%s %s</td>",
-                        verdict_class(verdict(c)), verdict(c),
-                        figure(c, fig, sizeof(fig)));
+                continue;
+            }
+            fprintf(f, "<td class=\"n %s\"", verdict_class(w));
+            if ( g->why != NULL )
+            {
+                fputs(" title=\"", f);
+                html_text(f, g->why);
+                fputc('"', f);
+            }
+            fprintf(f, ">%s %.4g &rarr; %.4g %s</td>", w, g->base, g->head,
+                    hvb_view_change(g, fig, sizeof(fig)));
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n", f);
-    json_array_foreach(order, i, name)
+    fputs("</table>\n<p class=\"how\">How to read this: each change is "
+          "head over base, one vote per process pair of interleaved rounds, "
+          "with its CI; same inside the threshold, regressed or improved "
+          "beyond it, unknown when the budget ended first (hover for why). "
+          "See docs/running.md and docs/gating.md.</p>\n",
+          f);
+}
+
+/* index.html: the answer, both revisions, the table, the explanations. */
+static void html(FILE *f, const struct review *rv, const struct hvb_view *v)
+{
+    json_t *c;
+    size_t i, j;
+
+    html_head(f, rv, v);
+    html_table(f, v);
+    for ( i = 0; i < v->nr_cells; i++ )
     {
-        const char *n = json_string_value(name);
+        const struct hvb_view_cell *vc = &v->cells[i];
+        const char *n = vc->name;
         json_t *fns = json_object_get(rv->explain, n);
         json_t *fg = json_object_get(rv->flames, n);
         json_t *lk = json_object_get(rv->locks, n);
 
-        fl = flags(json_object_get(json_object_get(cells, n), "by"));
-        if ( fns != NULL || fg != NULL || lk != NULL ||
-             json_array_size(fl) > 0 )
+        if ( !explained(rv, vc) )
+            continue;
+        fputs("<h2><code>", f);
+        html_text(f, n);
+        fputs("</code></h2>\n", f);
+        json_array_foreach(vc->flags, j, c)
         {
-            fputs("<h2><code>", f);
-            html_text(f, n);
-            fputs("</code></h2>\n", f);
-            json_array_foreach(fl, j, c)
-            {
-                fputs("<p><b>", f);
-                html_text(f, json_string_value(c));
-                fputs("</b></p>\n", f);
-            }
-            if ( fg != NULL )
-                flame_rows(f, fg, true);
-            if ( lk != NULL )
-                lock_rows(f, lk, true);
-            if ( fns != NULL )
-                html_functions(f, fns, json_object_get(rv->explain_totals, n));
+            fputs("<p><b>", f);
+            html_text(f, json_string_value(c));
+            fputs("</b></p>\n", f);
         }
-        json_decref(fl);
+        if ( fns != NULL )
+            html_functions(f, fns, json_object_get(rv->explain_totals, n));
+        if ( fg != NULL )
+            flame_rows(f, fg, true);
+        if ( lk != NULL )
+            lock_rows(f, lk, true);
     }
     fputs("<p>Options:", f);
     for ( i = 0; i < rv->cache.nr_defs; i++ )
@@ -727,84 +688,114 @@ static void html(FILE *f, const struct review *rv, json_t *cells, json_t *order,
           f);
 }
 
-/*
- * Write @path through hvb/outfile.h (atomically): @doc as JSON, or the
- * page of @rv, or @text.  0 or the exit status.
- */
-static int write_file(const char *path, const char *what, const char *text,
-                      json_t *doc, const struct review *rv, json_t *cells,
-                      json_t *order, const char *v)
+/* Write @text to @path through hvb/outfile.h (atomically): 0 or status. */
+static int write_file(const char *path, const char *what, const char *text)
 {
     struct hvb_outfile o;
     char err[768];
 
+    if ( text == NULL )
+        return hvb_failure("out of memory");
     if ( hvb_outfile_open(&o, path, what, err, sizeof(err)) )
         return hvb_usage_error("%s", err);
-    if ( doc != NULL )
-        json_dumpf(doc, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-    else if ( rv != NULL )
-        html(o.f, rv, cells, order, v);
-    else
-        fputs(text, o.f);
+    fputs(text, o.f);
     if ( hvb_outfile_commit(&o, err, sizeof(err)) )
         return hvb_usage_error("%s", err);
     return 0;
 }
 
-static void console(const struct review *rv, json_t *cells, json_t *order,
-                    const char *v, int status)
-{
-    char fig[96];
-    json_t *name, *row, *c;
-    size_t i, m;
+enum {
+    OUT_JSON,
+    OUT_MD,
+    OUT_MAIL,
+    OUT_JUNIT,
+    OUT_HTML,
+    OUT_NR
+};
 
-    json_array_foreach(order, i, name)
+/* Output @k of the review as text (malloc'd; NULL: out of memory). */
+static char *render(int k, const struct review *rv, const struct hvb_view *v,
+                    json_t *cells, json_t *order)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    if ( k == OUT_JSON )
+        return json_dumps(v->doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    f = open_memstream(&text, &len);
+    if ( f == NULL )
+        return NULL;
+    if ( k == OUT_MD )
+        markdown(f, rv, v, cells, order);
+    else if ( k == OUT_MAIL )
+        hvb_view_mail(f, v);
+    else if ( k == OUT_JUNIT )
+        hvb_view_junit(f, v);
+    else
+        html(f, rv, v);
+    if ( fclose(f) )
     {
-        row = json_object_get(cells, json_string_value(name));
-        printf("%s\n", json_string_value(name));
-        for ( m = 0; m < rv->nr_metrics; m++ )
-        {
-            c = json_object_get(json_object_get(row, "by"), rv->metrics[m]);
-            if ( c != NULL )
-                printf("  %-18s %-10s %s\n", rv->metrics[m], verdict(c),
-                       figure(c, fig, sizeof(fig)));
-        }
+        free(text);
+        return NULL;
     }
-    printf("review: %s (exit %d); %s/index.html, review.md, review.json\n", v,
-           status, rv->o.out);
+    return text;
+}
+
+/* Every file of the review into its --out: 0 or the exit status. */
+static int write_all(const struct review *rv, const struct hvb_view *v,
+                     json_t *cells, json_t *order)
+{
+    static const char *const files[OUT_NR][2] = {
+        [OUT_JSON] = {"review.json", "review"},
+        [OUT_MD] = {"review.md", "markdown"},
+        [OUT_MAIL] = {"review.txt", "text"},
+        [OUT_JUNIT] = {"junit.xml", "junit"},
+        [OUT_HTML] = {"index.html", "page"},
+    };
+    char path[4200], *text;
+    int k, rc = 0;
+
+    for ( k = 0; k < OUT_NR && rc == 0; k++ )
+    {
+        text = render(k, rv, v, cells, order);
+        snprintf(path, sizeof(path), "%s/%s", rv->o.out, files[k][0]);
+        rc = write_file(path, files[k][1], text);
+        if ( rc == 0 && k == OUT_MD && rv->o.markdown != NULL )
+            rc = write_file(rv->o.markdown, "markdown", text);
+        free(text);
+    }
+    return rc;
 }
 
 int hvb_review_report(struct review *rv)
 {
-    json_t *order, *cells = by_cell(rv, &order), *doc;
-    char path[4200], *md = NULL;
-    size_t mdlen = 0;
-    const char *v;
-    FILE *f;
-    int status, rc;
+    json_t *order, *cells = by_cell(rv, &order);
+    json_t *doc = review_json(rv, cells, order);
+    struct hvb_view v;
+    char err[512];
+    int rc;
 
-    v = overall(cells, &status);
-    f = open_memstream(&md, &mdlen);
-    if ( f == NULL )
-        return hvb_failure("out of memory");
-    markdown(f, rv, cells, order, v);
-    fclose(f);
-    doc = review_json(rv, cells, order, v, status);
-    snprintf(path, sizeof(path), "%s/review.json", rv->o.out);
-    rc = write_file(path, "review", NULL, doc, NULL, NULL, NULL, NULL);
-    snprintf(path, sizeof(path), "%s/review.md", rv->o.out);
-    rc = rc ? rc
-            : write_file(path, "markdown", md, NULL, NULL, NULL, NULL, NULL);
-    if ( rc == 0 && rv->o.markdown != NULL )
-        rc = write_file(rv->o.markdown, "markdown", md, NULL, NULL, NULL, NULL,
-                        NULL);
-    snprintf(path, sizeof(path), "%s/index.html", rv->o.out);
-    rc = rc ? rc : write_file(path, "page", NULL, NULL, rv, cells, order, v);
+    rc = hvb_view_decode(doc, &v, err, sizeof(err));
     if ( rc == 0 )
-        console(rv, cells, order, v, status);
+    {
+        json_object_set_new(doc, "verdict",
+                            json_string(hvb_view_verdict_word(v.verdict)));
+        json_object_set_new(doc, "exit", json_integer(v.status));
+        rc = write_all(rv, &v, cells, order);
+    }
+    else
+        rc = hvb_failure("review: %s", rc == -ENOMEM ? "out of memory" : err);
+    if ( rc == 0 )
+    {
+        hvb_view_console(stdout, &v);
+        printf("review: %s (exit %d); %s/index.html, review.md, review.txt, "
+               "junit.xml, review.json\n",
+               hvb_view_verdict_word(v.verdict), v.status, rv->o.out);
+    }
+    hvb_view_free(&v);
     json_decref(doc);
     json_decref(cells);
     json_decref(order);
-    free(md);
-    return rc ? rc : status;
+    return rc ? rc : v.status;
 }

@@ -79,9 +79,9 @@
 #define SIM_ROUNDS         3
 #define RUNS_ROUNDS        6 /* --base-runs: each sample a process */
 #define RUNS_SAMPLE_S      0.02
-#define MAX_PAIRS          1000
+#define MAX_PAIRS          HVB_GATE_MAX_PAIRS
 #define MAX_LOOKS          50
-#define MAX_SAMPLE_S       10.0
+#define MAX_SAMPLE_S       HVB_GATE_MAX_SAMPLE_S
 
 #define METRIC_HELP                                                                      \
     "(default time); cycles: hardware cycles where both builds count them "              \
@@ -126,11 +126,11 @@ static const struct hvb_optdef gate_bin_opts[] = {
     HVB_OPT_SECONDS("budget", 0, "S", G, budget_s, 0.001, 86400,
                     "add no pair that would end past S seconds from the "
                     "start (the first --pairs always run)"),
-    HVB_OPT_UINT("rounds", 0, "N", G, rounds, 3, MAX_ROUNDS,
+    HVB_OPT_UINT("rounds", 0, "N", G, rounds, HVB_GATE_MIN_ROUNDS, MAX_ROUNDS,
                  "rounds per cell and pair (default " HVB_STR(
                      DEFAULT_ROUNDS) "; --base-runs " HVB_STR(RUNS_ROUNDS) ")"),
     HVB_OPT_SECONDS(
-        "sample-time", 0, "S", G, sample_s, 0.0001, MAX_SAMPLE_S,
+        "sample-time", 0, "S", G, sample_s, HVB_GATE_MIN_SAMPLE_S, MAX_SAMPLE_S,
         "seconds per sample, calibrated once (default " HVB_STR(
             DEFAULT_SAMPLE_S) "; --base-runs " HVB_STR(RUNS_SAMPLE_S) ")"),
     HVB_OPT_SECONDS("worker-timeout", 0, "S", G, w[0].timeout_s, 0.01, 86400,

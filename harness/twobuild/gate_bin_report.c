@@ -132,6 +132,8 @@ static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c,
     {
         const struct hvb_cmp_row *r = &g->final[i];
         long more = hvb_cmp_more_pairs(r, c->threshold);
+        char why[256];
+        const char *w = hvb_cmp_why(r, c->threshold, why, sizeof(why));
 
         json_array_append_new(
             cells,
@@ -144,6 +146,9 @@ static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c,
                       more >= 0 ? json_integer(more) : json_null(), "p",
                       num(r->p), "p_beyond", num(r->p_beyond), "base",
                       num(r->base), "new", num(r->new_)));
+        if ( w != NULL )
+            json_object_set_new(json_array_get(cells, i), "why",
+                                json_string(w));
     }
     o = json_pack("{s{ss ss sf sf si si si si si sf sf so} sO sO so ss}",
                   "gate", "metric", c->metric, "unit", c->unit, "threshold",

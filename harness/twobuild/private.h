@@ -92,7 +92,7 @@ int hvb_worker_runs(int argc, char **argv);
  */
 #define GATE_ALPHA     0.05 /* over all looks together */
 #define SIM_ITERATIONS 20000
-#define MAX_ROUNDS     10000
+#define MAX_ROUNDS     HVB_GATE_MAX_ROUNDS
 
 struct gate_bin {
     const char *metric, *md_path, *json_path;

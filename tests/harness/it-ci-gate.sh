@@ -39,25 +39,35 @@ expect "no parent commit" 0 "No base commit" \
 ci=$src/scripts/ci-gate.sh
 expect "a base that is no hvbench" 2 "is not an hvbench build" \
     "$ci" --new-bin "$hv" --base-bin /bin/true --suite "$tmp/suite"
-expect "same build" 0 "sim_instructions: pass" \
+# The same build, review's default metrics: sim_instructions and
+# sim_cycles block; the review's directory is kept (--out).
+expect "same build" 0 "sim_instructions, sim_cycles: pass" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
-    --markdown "$tmp/md"
+    --markdown "$tmp/md" --out "$tmp/kept"
 grep -q "hvbench CI gate: ✅ pass" "$tmp/md" ||
     { bad "--markdown"; cat "$tmp/md"; }
+for f in review.json review.md review.txt junit.xml index.html; do
+    [ -s "$tmp/kept/$f" ] || bad "--out: no $f kept"
+done
 # A slower new build (200 work units on every 10th lookup), in time and in instructions.
-HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect \
+HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 GITHUB_ACTIONS=true expect \
     "slower new build, not accepted" 1 "regression not accepted" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
-    --accept /dev/null
+    --accept /dev/null --metric time,sim_instructions --out "$tmp/slow"
+# GitHub's annotation of the function that grew, at its source line.
+grep -q "^::warning file=.*slowdown.c,line=[0-9]*,title=hvbench review::lookup/domlookup=slowdown" "$tmp/out" ||
+    bad "no annotation of the function: $(grep '::warning' "$tmp/out")"
+grep -q '<failure type="regressed"' "$tmp/slow/junit.xml" ||
+    bad "junit.xml does not fail the slower build"
 HVB_SLOWDOWN_WORK=200 HVB_SLOWDOWN_EVERY=10 expect \
     "slower new build, accepted (time does not block)" 0 \
     "regression accepted" \
     "$ci" --new-bin "$hv" --base-bin "$tmp/base" --suite "$tmp/suite" \
-    --accept "$tmp/accept"
-# The time verdict is printed, not blocking: regressed, or on a loaded
-# machine an honest unknown (3 pairs x 4 rounds); the block is
-# instructions'.
-grep -Eq "time: (regressed|unknown)(, [a-z]+)* \(time verdicts are printed" "$tmp/out" ||
+    --accept "$tmp/accept" --metric time,sim_instructions
+# Time is reported, not blocking: regressed, or on a loaded machine an
+# honest unknown (3 pairs x 4 rounds); the block is instructions'.
+grep -q '`sim_instructions` decides the exit status; `time` is reported' "$tmp/out" &&
+    grep -Eq '\| \*\*(regressed|unknown)\*\* [0-9.]+ → [0-9.]+ ' "$tmp/out" ||
     bad "the time verdict is not in the summary"
 expect "bad option" 2 "unknown option '--bogus'" "$ci" --bogus x
 exit $fail

@@ -144,6 +144,16 @@ int hvb_cmp_builds(json_t *doc, const char *metric, double t, double alpha,
  */
 long hvb_cmp_more_pairs(const struct hvb_cmp_row *r, double t);
 
+/*
+ * hvb_cmp_why - why row @r of hvb_cmp_builds() (threshold @t) is
+ * unstable ("unknown"), as a phrase for "unknown: ...", into @buf; NULL
+ * for a decided row.  E.g. "workers descheduled (cpu-share<90%): the
+ * machine was busy", "the CI [-0.6%, +0.7%] reaches past the +-0.5%
+ * threshold after 24 pairs; about 25 more would likely decide it".
+ */
+const char *hvb_cmp_why(const struct hvb_cmp_row *r, double t, char *buf,
+                        size_t len);
+
 const char *hvb_verdict_name(enum hvb_verdict v);
 
 /* Its name in @c's words: "same" and "unknown" for two builds. */

@@ -10,6 +10,12 @@
 
 /* gate --base-bin's pairs before its first look (--pairs). */
 #define HVB_GATE_DEFAULT_PAIRS 8
+/* Its bounds: --pairs and --max-pairs, --rounds, --sample-time. */
+#define HVB_GATE_MAX_PAIRS    1000
+#define HVB_GATE_MIN_ROUNDS   3
+#define HVB_GATE_MAX_ROUNDS   10000
+#define HVB_GATE_MIN_SAMPLE_S 0.0001
+#define HVB_GATE_MAX_SAMPLE_S 10.0
 
 struct hvb_cmd_ctx;
 struct hvb_cmd_doc;

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The view as a JUnit XML report (hvb/view.h), the format GitLab's test
+ * report, Jenkins' junit step and GitHub actions' test reporters read
+ * (Ant's XMLJUnitResultFormatter, as Jenkins' junit-10.xsd describes
+ * it; tests/review/junit.xsd checks ours): one <testsuite> per suite
+ * line, one <testcase> per cell and blocking metric, e.g.
+ *
+ *   <testcase classname="hvbench.review.sim_instructions"
+ *             name="lookup/domlookup=rcu-ref/threads:1">
+ *     <failure type="regressed" message="+56 instructions per op
+ *       (+24.3%)">lookup rcu-ref, 1 thread: 43.7% slower ...</failure>
+ *   </testcase>
+ *
+ * regressed: <failure>; unknown: <error> (the review exits 3, not 0),
+ * with its reason; same and improved pass, the sentence in <system-out>.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hvb/view.h>
+
+/* @s escaped for XML text and attributes; control characters dropped. */
+static void xml(FILE *f, const char *s)
+{
+    for ( ; s != NULL && *s != '\0'; s++ )
+        switch ( *s )
+        {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
+        default:
+            if ( (unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t' )
+                fputc(*s, f);
+        }
+}
+
+/* Is cell @i the first of its suite line? */
+static bool first_of_line(const struct hvb_view *v, size_t i)
+{
+    const char *l = v->cells[i].line ? v->cells[i].line : "";
+
+    return i == 0 ||
+           strcmp(l, v->cells[i - 1].line ? v->cells[i - 1].line : "") != 0;
+}
+
+/* Of cells @i.. on the same line: how many cases, failures, errors. */
+static void line_counts(const struct hvb_view *v, size_t i, size_t n[3])
+{
+    size_t m;
+
+    n[0] = n[1] = n[2] = 0;
+    do
+    {
+        for ( m = 0; m < v->nr_metrics; m++ )
+        {
+            const struct hvb_view_fig *g = &v->cells[i].figs[m];
+
+            if ( !v->metrics[m].blocking || !g->present )
+                continue;
+            n[0]++;
+            n[1] += g->verdict == HVB_VIEW_REGRESSED;
+            n[2] += g->verdict == HVB_VIEW_UNKNOWN;
+        }
+        i++;
+    } while ( i < v->nr_cells && !first_of_line(v, i) );
+}
+
+static void testcase(FILE *f, const struct hvb_view *v,
+                     const struct hvb_view_cell *c, size_t m)
+{
+    const struct hvb_view_fig *g = &c->figs[m];
+    char s[1024], chg[96];
+
+    fputs("    <testcase classname=\"hvbench.review.", f);
+    xml(f, v->metrics[m].name);
+    fputs("\" name=\"", f);
+    xml(f, c->name);
+    fputs("\">\n", f);
+    hvb_view_sentence(v, c, s, sizeof(s));
+    hvb_view_change(g, chg, sizeof(chg));
+    if ( g->verdict == HVB_VIEW_REGRESSED || g->verdict == HVB_VIEW_UNKNOWN )
+    {
+        const char *tag =
+            g->verdict == HVB_VIEW_REGRESSED ? "failure" : "error";
+
+        fprintf(f, "      <%s type=\"%s\" message=\"%s ", tag,
+                hvb_view_verdict_word(g->verdict), v->metrics[m].name);
+        xml(f, chg);
+        if ( g->why != NULL )
+        {
+            fputs(": ", f);
+            xml(f, g->why);
+        }
+        fputs("\">", f);
+        xml(f, s);
+        fprintf(f, "</%s>\n", tag);
+    }
+    else if ( *s != '\0' || isfinite(g->ratio) )
+    {
+        fputs("      <system-out>", f);
+        xml(f, *s ? s : c->title);
+        fputs(": ", f);
+        xml(f, v->metrics[m].name);
+        fputc(' ', f);
+        xml(f, hvb_view_verdict_word(g->verdict));
+        fputc(' ', f);
+        xml(f, chg);
+        fputs("</system-out>\n", f);
+    }
+    fputs("    </testcase>\n", f);
+}
+
+void hvb_view_junit(FILE *f, const struct hvb_view *v)
+{
+    size_t i, m, n[3], all[3] = {0, 0, 0};
+
+    for ( i = 0; i < v->nr_cells; i++ )
+        if ( first_of_line(v, i) )
+        {
+            line_counts(v, i, n);
+            for ( m = 0; m < 3; m++ )
+                all[m] += n[m];
+        }
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"hvbench review\" tests=\"%zu\" "
+            "failures=\"%zu\" errors=\"%zu\">\n",
+            all[0], all[1], all[2]);
+    for ( i = 0; i < v->nr_cells; i++ )
+    {
+        if ( first_of_line(v, i) )
+        {
+            if ( i > 0 )
+                fputs("  </testsuite>\n", f);
+            line_counts(v, i, n);
+            fputs("  <testsuite name=\"", f);
+            xml(f, v->cells[i].line ? v->cells[i].line : "review");
+            fprintf(f,
+                    "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+                    "skipped=\"0\">\n",
+                    n[0], n[1], n[2]);
+        }
+        for ( m = 0; m < v->nr_metrics; m++ )
+            if ( v->metrics[m].blocking && v->cells[i].figs[m].present )
+                testcase(f, v, &v->cells[i], m);
+    }
+    if ( v->nr_cells > 0 )
+        fputs("  </testsuite>\n", f);
+    fputs("</testsuites>\n", f);
+}
