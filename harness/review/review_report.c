@@ -709,6 +709,7 @@ enum {
     OUT_MD,
     OUT_MAIL,
     OUT_JUNIT,
+    OUT_GITHUB,
     OUT_HTML,
     OUT_NR
 };
@@ -732,6 +733,8 @@ static char *render(int k, const struct review *rv, const struct hvb_view *v,
         hvb_view_mail(f, v);
     else if ( k == OUT_JUNIT )
         hvb_view_junit(f, v);
+    else if ( k == OUT_GITHUB )
+        hvb_view_annotations(f, v);
     else
         html(f, rv, v);
     if ( fclose(f) )
@@ -751,6 +754,7 @@ static int write_all(const struct review *rv, const struct hvb_view *v,
         [OUT_MD] = {"review.md", "markdown"},
         [OUT_MAIL] = {"review.txt", "text"},
         [OUT_JUNIT] = {"junit.xml", "junit"},
+        [OUT_GITHUB] = {"github-annotations.txt", "annotations"},
         [OUT_HTML] = {"index.html", "page"},
     };
     char path[4200], *text;
@@ -774,9 +778,10 @@ int hvb_review_report(struct review *rv)
     json_t *doc = review_json(rv, cells, order);
     struct hvb_view v;
     char err[512];
-    int rc;
+    int rc, status = 0;
 
     rc = hvb_view_decode(doc, &v, err, sizeof(err));
+    status = v.status;
     if ( rc == 0 )
     {
         json_object_set_new(doc, "verdict",
@@ -797,5 +802,5 @@ int hvb_review_report(struct review *rv)
     json_decref(doc);
     json_decref(cells);
     json_decref(order);
-    return rc ? rc : v.status;
+    return rc ? rc : status;
 }

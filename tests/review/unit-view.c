@@ -116,6 +116,16 @@ static void test_spin_comment(void **state)
     assert_true(lines_of(md) <= 24);
     free(md);
     free(rendered(&v, hvb_view_junit, "spin.junit.xml"));
+    /* GitHub's workflow command: '%' in the message is "%25". */
+    md = rendered(&v, hvb_view_annotations, "spin.annotations");
+    assert_string_equal(
+        md, "::error file=plugins/domlookup/rcu-ref.c,line=31,endLine=40,"
+            "title=hvbench review%3A lookup rcu-ref%2C 1 thread::lookup "
+            "rcu-ref, 1 thread: 43.8%25 slower (5.76 -> 8.28 ns/op, 99%25 CI "
+            "+38.9 to +51.3%25); +56 instructions per op (+24.3%25), all in "
+            "rcu_ref_lock (plugins/domlookup/rcu-ref.c:31-40); +60 "
+            "simulated cycles per op (+15.0%25)\n");
+    free(md);
     hvb_view_free(&v);
 }
 

@@ -10,6 +10,8 @@
  *   hvb_view_junit()    JUnit XML, one test case per cell and blocking
  *                       metric (GitLab, Jenkins, GitHub actions show it)
  *   hvb_view_console()  the table on a terminal
+ *   hvb_view_annotations() GitHub workflow commands: the function that
+ *                       moved, annotated at its source lines
  *
  * E.g. the review of a patch that adds a spin to rcu_ref_lock, answered:
  *   lookup rcu-ref, 1 thread: 43.7% slower (5.76 -> 8.28 ns/op, 99% CI
@@ -127,6 +129,7 @@ void hvb_view_markdown(FILE *f, const struct hvb_view *v);
 void hvb_view_mail(FILE *f, const struct hvb_view *v);
 void hvb_view_junit(FILE *f, const struct hvb_view *v);
 void hvb_view_console(FILE *f, const struct hvb_view *v);
+void hvb_view_annotations(FILE *f, const struct hvb_view *v);
 
 #define HVB_VIEW_MAIL_COLS 72
 

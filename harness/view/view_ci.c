@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The view as a JUnit XML report (hvb/view.h), the format GitLab's test
+ * The view for CI systems (hvb/view.h).  A JUnit XML report, the format GitLab's test
  * report, Jenkins' junit step and GitHub actions' test reporters read
  * (Ant's XMLJUnitResultFormatter, as Jenkins' junit-10.xsd describes
  * it; tests/review/junit.xsd checks ours): one <testsuite> per suite
@@ -14,6 +14,13 @@
  *
  * regressed: <failure>; unknown: <error> (the review exits 3, not 0),
  * with its reason; same and improved pass, the sentence in <system-out>.
+ *
+ * And GitHub's workflow commands that annotate a source line in a pull
+ * request's diff: per cell that moved in a blocking metric, its costliest
+ * function at its lines, e.g.
+ *
+ *   ::error file=plugins/domlookup/rcu-ref.c,line=31,endLine=40,
+ *   title=hvbench review%3A lookup rcu-ref%2C 1 thread::lookup rcu-ref, ...
  */
 #include <math.h>
 #include <stdio.h>
@@ -161,4 +168,57 @@ void hvb_view_junit(FILE *f, const struct hvb_view *v)
     if ( v->nr_cells > 0 )
         fputs("  </testsuite>\n", f);
     fputs("</testsuites>\n", f);
+}
+
+/* @s as a workflow command's property (@prop) or message. */
+static void gh(FILE *f, const char *s, bool prop)
+{
+    for ( ; s != NULL && *s != '\0'; s++ )
+        if ( *s == '%' )
+            fputs("%25", f);
+        else if ( *s == '\r' )
+            fputs("%0D", f);
+        else if ( *s == '\n' )
+            fputs("%0A", f);
+        else if ( prop && *s == ':' )
+            fputs("%3A", f);
+        else if ( prop && *s == ',' )
+            fputs("%2C", f);
+        else
+            fputc(*s, f);
+}
+
+void hvb_view_annotations(FILE *f, const struct hvb_view *v)
+{
+    char s[1024];
+    const char *file, *lines;
+    json_t *top;
+    size_t i;
+    long a, b;
+
+    for ( i = 0; i < v->nr_cells; i++ )
+    {
+        const struct hvb_view_cell *c = &v->cells[i];
+
+        top = json_array_get(c->functions, 0);
+        file = json_string_value(json_object_get(top, "file"));
+        lines = json_string_value(json_object_get(top, "head_lines"));
+        if ( (c->verdict != HVB_VIEW_REGRESSED &&
+              c->verdict != HVB_VIEW_IMPROVED) ||
+             file == NULL || *file == '\0' || *file == '/' )
+            continue;
+        a = b = 1;
+        if ( lines != NULL && sscanf(lines, "%ld-%ld", &a, &b) < 2 )
+            b = a;
+        fputs(c->verdict == HVB_VIEW_REGRESSED ? "::error file="
+                                               : "::notice file=",
+              f);
+        gh(f, file, true);
+        fprintf(f, ",line=%ld,endLine=%ld,title=", a, b);
+        gh(f, "hvbench review: ", true);
+        gh(f, c->title, true);
+        fputs("::", f);
+        gh(f, hvb_view_sentence(v, c, s, sizeof(s)), false);
+        fputc('\n', f);
+    }
 }
