@@ -598,11 +598,8 @@ static void html_table(FILE *f, const struct hvb_view *v)
 
     fputs("<table><tr><th>cell</th>", f);
     for ( m = 0; m < v->nr_metrics; m++ )
-        fprintf(f, "<th>%s (%s)%s: base &rarr; head, change [%.0f%% CI]</th>",
-                v->metrics[m].name, v->metrics[m].unit,
-                v->metrics[m].blocking ? "" : ", reported",
-                isfinite(v->metrics[m].level) ? v->metrics[m].level * 100
-                                              : 95.0);
+        fprintf(f, "<th>%s, %s%s</th>", v->metrics[m].name, v->metrics[m].unit,
+                v->metrics[m].blocking ? "" : " (reported)");
     fputs("</tr>\n", f);
     for ( i = 0; i < v->nr_cells; i++ )
     {
@@ -633,12 +630,13 @@ static void html_table(FILE *f, const struct hvb_view *v)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p class=\"how\">How to read this: each change is "
-          "head over base, one vote per process pair of interleaved rounds, "
-          "with its CI; same inside the threshold, regressed or improved "
-          "beyond it, unknown when the budget ended first (hover for why). "
-          "See docs/running.md and docs/gating.md.</p>\n",
-          f);
+    fputs(
+        "</table>\n<p class=\"how\">How to read this: each cell is base "
+        "&rarr; head and the change, head over base, one vote per process "
+        "pair of interleaved rounds, with its CI [low, high]; same inside the threshold, regressed or improved "
+        "beyond it, unknown when the budget ended first (hover for why). "
+        "See docs/running.md and docs/gating.md.</p>\n",
+        f);
 }
 
 /* index.html: the answer, both revisions, the table, the explanations. */

@@ -59,6 +59,26 @@ review() {
 }
 v() { jq -r ".cells[0].verdicts.$2.verdict" "$tmp/$1/review.json"; }
 
+# shot OUT: OUT/index.html as headless Chromium paints it, its pixels of
+# the page's regressed colour (#fdd) and same colour (#efe) counted: "R S"
+# (or "skip" without chromium).
+shot() {
+    browser=$(command -v chromium || command -v chromium-browser || true)
+    [ -n "$browser" ] || { echo skip; return; }
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$tmp/chrome" --hide-scrollbars --window-size=1200,900 \
+        --virtual-time-budget=3000 --screenshot="$tmp/$1.png" "file://$tmp/$1/index.html" \
+        >/dev/null 2>&1
+    /usr/bin/python3 - "$tmp/$1.png" <<'PY'
+import sys
+from PIL import Image
+c = Image.open(sys.argv[1]).convert("RGB").getcolors(1 << 22) or []
+n = lambda rgb: sum(k for k, x in c if sum(abs(a - b) for a, b in zip(x, rgb)) < 12)
+print(n((255, 221, 221)), n((238, 255, 238)))
+PY
+}
+
 # The flame graph of a review: fl OUT FILTER.
 fl() { jq -r ".cells[0].flame$2" "$tmp/$1/review.json"; }
 
@@ -100,6 +120,14 @@ time)
     [ "$(jq -r '.cells[0].locks | (.by == "wait_ns_per_op") and (.rows | length > 0)' "$tmp/ab/review.json")" = true ] &&
         grep -q "Lock table delta, 2 alternating rounds" "$tmp/ab/review.md" && ok ||
         bad "the lock table delta: $(jq -c '.cells[0].locks' "$tmp/ab/review.json")"
+    # The page as a reader sees it: the regression in its colour (the
+    # answer's line and the table's cells), and in the A/A page below none.
+    px=$(shot ab)
+    case $px in
+    skip) echo "note: no chromium: the page's screenshot skipped" ;;
+    *) [ "${px% *}" -gt 2000 ] && [ "${px#* }" -gt 2000 ] && ok ||
+        bad "the review page as Chromium paints it: $px regressed/same pixels" ;;
+    esac
     grep -q "rcu_ref_lock" "$tmp/ab/review.md" &&
         grep -q "$(echo "$slow" | cut -c1-12)" "$tmp/ab/review.md" &&
         ok || bad "review.md lacks the function or the commit"
@@ -116,6 +144,12 @@ time)
         [ $rc -eq 0 ] && ! grep -q "<failure\|<error" "$tmp/aa/junit.xml" &&
         [ "$(jq -c .review.blocking "$tmp/aa/review.json")" = '["sim_instructions"]' ] && ok ||
         bad "A/A: exit $rc, time $t, sim_instructions $(v aa sim_instructions)"
+    px=$(shot aa)
+    case $px in
+    skip) ;;
+    *) [ "${px% *}" -lt 50 ] && [ "${px#* }" -gt 2000 ] && ok ||
+        bad "the A/A page as Chromium paints it: $px regressed/same pixels" ;;
+    esac
     [ "$t" = unknown ] && echo "note: A/A time unknown here (loaded machine?): $(jq -c '.cells[0].verdicts.time | {ratio, ci, pairs}' "$tmp/aa/review.json")"
     ;;
 sim)
