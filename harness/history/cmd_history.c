@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hvb/builds.h>
 #include <hvb/cmdline.h>
 #include <hvb/history.h>
 #include <hvb/outfile.h>
@@ -35,6 +36,7 @@
 
 struct hist {
     const char *db, *branch, *machine, *out, *metric, *series, *pvalue;
+    const char *repo;
     int format, fail_on;
     unsigned int min_seg, window;
 };
@@ -107,6 +109,15 @@ static const struct hvb_optdef detect_opts[] = {
     HVB_OPT_ALSO(select_opts),
     HVB_OPT_END,
 };
+static const struct hvb_optdef publish_opts[] = {
+    HVB_OPT_STR("repo", 0, "DIR", H, repo,
+                "publish: the repository of the recorded commits: the "
+                "points in its topological order, with each commit's "
+                "subject and date (default the current directory's, if "
+                "it is in one; else the order recorded)"),
+    HVB_OPT_ALSO(detect_opts),
+    HVB_OPT_END,
+};
 #undef H
 
 static const struct hvb_cmd_doc record_doc = {
@@ -146,11 +157,13 @@ static const struct hvb_cmd_doc detect_doc = {
              "unreadable database",
 };
 static const struct hvb_cmd_doc publish_doc = {
-    .usage = "history publish OUT [--metric M] [--db PATH|URL]",
+    .usage = "history publish OUT [--repo DIR] [--metric M] [--db PATH|URL]",
     .text = "The history as a static site in directory OUT: a page per\n"
-            "series with its change points, the open regressions, an Atom\n"
-            "feed.",
-    .opts = detect_opts,
+            "benchmark with its points in commit order (each with its\n"
+            "commit, value and CI on hover, linked to the file it was\n"
+            "recorded from), its change points and reference moves; the\n"
+            "open (untriaged) regressions; an Atom feed.",
+    .opts = publish_opts,
 };
 
 const struct hvb_cmd_doc hvb_doc_history = {
@@ -617,12 +630,20 @@ static int publish(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
                                  .branch = o->branch,
                                  .min_seg = o->min_seg,
                                  .window = o->window};
-    char err[1024];
+    char err[1024], top[4096], cwd[4096];
     int rc;
 
     if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
                          1, &po.pvalue) )
         return HVB_EXIT_USAGE;
+    if ( o->repo && hvb_rev_repo(o->repo, top, sizeof(top), err, sizeof(err)) )
+        return hvb_usage_error("history publish: --repo %s: not a git "
+                               "repository",
+                               o->repo);
+    if ( o->repo ||
+         (getcwd(cwd, sizeof(cwd)) &&
+          hvb_rev_repo(cwd, top, sizeof(top), err, sizeof(err)) == 0) )
+        po.repo = top;
     rc = hvb_history_publish(h, out, &po, err, sizeof(err));
     if ( rc == -EPERM )
         return HVB_EXIT_USAGE;

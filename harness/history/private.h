@@ -49,6 +49,7 @@ struct hvb_detect_opts {
     double pvalue;
     size_t min_seg, window;
     const char *machine, *branch; /* only these runs, where not NULL */
+    const char *repo; /* publish: the repository of the commits, or NULL */
 };
 
 /*
@@ -78,6 +79,19 @@ long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
                   size_t max);
 /* An absolute series: its values as they are, one segment. */
 void hvb_hunchained(struct hvb_hpoint *p, size_t n);
+
+/*
+ * history_order.c: the recorded commits @repo knows (NULL: none), as
+ * {HASH: {"rank": its place in topological order, oldest 0, "date",
+ * "subject"}}; NULL with @err where the store or git failed.
+ */
+json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
+                          size_t len);
+/*
+ * Series @s's points sorted by their commits' ranks where @commits has
+ * every one (then s.order "commits"), else left as recorded ("recorded").
+ */
+void hvb_hseries_order(json_t *s, json_t *commits);
 
 /* history_publish.c: the site of @h into @out. */
 int hvb_history_publish(struct hvb_hdb *h, const char *out,

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The site's points in commit order.  The store keeps each run's commit
+ * but not the graph, so publish asks the repository: one "git log
+ * --topo-order --reverse" of every recorded commit (hex names only) walks
+ * them and their ancestors, parents before children, and each recorded
+ * commit's line number there is its rank, with its committer date and
+ * subject for the hover.  A series whose every point has a rank is sorted
+ * by it (a commit's points among themselves by run, so an overlap review
+ * stays after the point it repeats); one with a commit the repository
+ * lacks (a results file of another tree, a synthetic "X20") stays in the
+ * order recorded, and says so.
+ *
+ * E.g. X1 <- X2 <- X3 recorded as X3, X1, X2 (runs 1, 2, 3): the log
+ * prints X1 X2 X3, ranks 0 1 2, and the series is drawn X1 X2 X3 (runs
+ * 2, 3, 1); recorded with a fourth run of commit "X20", it stays 3 1 2 4
+ * and the page says "in the order recorded".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hvb/exec.h>
+
+#include "private.h"
+
+#define LOG_TIMEOUT_S 120.0
+#define LOG_MAX_OUT   (128u << 20) /* some 10^6 commits of history */
+
+/* A commit name git may be given: 7 to 64 hex digits, no option. */
+static bool hex_name(const char *s)
+{
+    size_t n = s ? strspn(s, "0123456789abcdefABCDEF") : 0;
+
+    return n >= 7 && n <= 64 && s[n] == '\0';
+}
+
+/* git log's argv for the recorded commits (@want's keys), malloc'd. */
+static char **log_argv(const char *repo, json_t *want)
+{
+    static const char *const head[] = {"git",
+                                       "-C",
+                                       NULL,
+                                       "log",
+                                       "--topo-order",
+                                       "--reverse",
+                                       "--ignore-missing",
+                                       "--format=%H%x1f%cI%x1f%s"};
+    size_t nh = sizeof(head) / sizeof(head[0]), i = 0;
+    char **av = calloc(nh + json_object_size(want) + 1, sizeof(*av));
+    const char *k;
+    json_t *v;
+
+    if ( av == NULL )
+        return NULL;
+    for ( ; i < nh; i++ )
+        av[i] = (char *)(head[i] ? head[i] : repo);
+    json_object_foreach(want, k, v)
+        av[i++] = (char *)k;
+    return av;
+}
+
+/* @out's lines (HASH US DATE US SUBJECT) of @want's commits, ranked. */
+static void parse_log(char *out, json_t *want, json_t *commits)
+{
+    char *line, *save = NULL, *date, *subject;
+    json_int_t rank = 0;
+
+    for ( line = strtok_r(out, "\n", &save); line;
+          line = strtok_r(NULL, "\n", &save), rank++ )
+    {
+        if ( (date = strchr(line, '\x1f')) == NULL ||
+             (subject = strchr(date + 1, '\x1f')) == NULL )
+            continue;
+        *date++ = '\0';
+        *subject++ = '\0';
+        if ( json_object_get(want, line) )
+            json_object_set_new(commits, line,
+                                json_pack("{s:I, s:s, s:s}", "rank", rank,
+                                          "date", date, "subject", subject));
+    }
+}
+
+/* Every recorded commit git may be asked about, as @want's keys. */
+static int recorded(struct hvb_hdb *h, json_t *want)
+{
+    struct hvb_sql_stmt *st = hvb_sql_prepare(
+        h->db, "SELECT DISTINCT commit_hash FROM runs WHERE commit_hash IS "
+               "NOT NULL");
+
+    if ( st == NULL )
+        return -EIO;
+    while ( hvb_sql_step(st) == HVB_SQL_ROW )
+        if ( hex_name(hvb_sql_text(st, 0)) )
+            json_object_set_new(want, hvb_sql_text(st, 0), json_true());
+    hvb_sql_finalize(st);
+    return 0;
+}
+
+json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
+                          size_t len)
+{
+    json_t *want = json_object(), *commits = json_object();
+    struct hvb_exec c = {.path_search = true,
+                         .capture_err = true,
+                         .timeout_s = LOG_TIMEOUT_S,
+                         .max_out = LOG_MAX_OUT};
+    int rc = 0;
+
+    if ( want == NULL || commits == NULL || recorded(h, want) )
+    {
+        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
+        rc = -EIO;
+    }
+    else if ( repo != NULL && json_object_size(want) > 0 )
+    {
+        c.argv = log_argv(repo, want);
+        rc = c.argv ? hvb_exec_run(&c) : -ENOMEM;
+        if ( rc == 0 )
+            parse_log(c.out, want, commits);
+        else
+            hvb_exec_error(&c, rc, err, len);
+        free((void *)c.argv);
+        hvb_exec_free(&c);
+    }
+    json_decref(want);
+    if ( rc )
+    {
+        json_decref(commits);
+        return NULL;
+    }
+    return commits;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const json_int_t *x = a, *y = b; /* {rank, run, index} */
+
+    if ( x[0] != y[0] )
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+void hvb_hseries_order(json_t *s, json_t *commits)
+{
+    json_t *pts = json_object_get(s, "points"), *sorted, *p, *c;
+    size_t n = json_array_size(pts), i;
+    json_int_t(*key)[3] = calloc(n + 1, sizeof(*key));
+    bool all = key != NULL;
+
+    json_array_foreach(pts, i, p)
+    {
+        const char *h = json_string_value(json_object_get(p, "commit"));
+
+        c = h ? json_object_get(commits, h) : NULL;
+        if ( c == NULL || key == NULL )
+        {
+            all = false;
+            break;
+        }
+        key[i][0] = json_integer_value(json_object_get(c, "rank"));
+        key[i][1] = json_integer_value(json_object_get(p, "run"));
+        key[i][2] = (json_int_t)i;
+    }
+    json_object_set_new(s, "order", json_string(all ? "commits" : "recorded"));
+    if ( all && n > 1 && (sorted = json_array()) != NULL )
+    {
+        qsort(key, n, sizeof(*key), by_rank);
+        for ( i = 0; i < n; i++ )
+            json_array_append(sorted, json_array_get(pts, key[i][2]));
+        json_object_set_new(s, "points", sorted);
+    }
+    free(key);
+}
