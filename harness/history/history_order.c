@@ -120,7 +120,14 @@ json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
         if ( rc == 0 )
             parse_log(c.out, want, commits);
         else
+        {
             hvb_exec_error(&c, rc, err, len);
+            fprintf(stderr,
+                    "hvbench: history: warning: %s (in %s): the points "
+                    "stay in the order recorded\n",
+                    err, repo);
+            rc = 0;
+        }
         free((void *)c.argv);
         hvb_exec_free(&c);
     }
@@ -135,41 +142,93 @@ json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
 
 static int by_rank(const void *a, const void *b)
 {
-    const json_int_t *x = a, *y = b; /* {rank, run, index} */
+    const long long *x = a, *y = b; /* {rank, run, index} */
 
     if ( x[0] != y[0] )
         return x[0] < y[0] ? -1 : 1;
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-void hvb_hseries_order(json_t *s, json_t *commits)
+/*
+ * The order that puts @n points (point i of commit @commit(i) and run
+ * @run(i)) in commit order: keys {rank, run, index} sorted, malloc'd;
+ * NULL where @commits lacks one of them (or out of memory).
+ */
+static long long (*commit_order(size_t n, json_t *commits,
+                                const char *(*commit)(void *, size_t),
+                                long long (*run)(void *, size_t), void *arg))[3]
 {
-    json_t *pts = json_object_get(s, "points"), *sorted, *p, *c;
-    size_t n = json_array_size(pts), i;
-    json_int_t(*key)[3] = calloc(n + 1, sizeof(*key));
-    bool all = key != NULL;
+    long long(*key)[3] = calloc(n + 1, sizeof(*key));
+    json_t *c;
+    size_t i;
 
-    json_array_foreach(pts, i, p)
+    for ( i = 0; key != NULL && i < n; i++ )
     {
-        const char *h = json_string_value(json_object_get(p, "commit"));
+        const char *h = commit(arg, i);
 
-        c = h ? json_object_get(commits, h) : NULL;
-        if ( c == NULL || key == NULL )
+        if ( (c = h ? json_object_get(commits, h) : NULL) == NULL )
         {
-            all = false;
-            break;
+            free(key);
+            return NULL;
         }
         key[i][0] = json_integer_value(json_object_get(c, "rank"));
-        key[i][1] = json_integer_value(json_object_get(p, "run"));
-        key[i][2] = (json_int_t)i;
+        key[i][1] = run(arg, i);
+        key[i][2] = (long long)i;
     }
-    json_object_set_new(s, "order", json_string(all ? "commits" : "recorded"));
-    if ( all && n > 1 && (sorted = json_array()) != NULL )
-    {
+    if ( key != NULL )
         qsort(key, n, sizeof(*key), by_rank);
+    return key;
+}
+
+static const char *json_commit(void *a, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(a, i), "commit"));
+}
+
+static long long json_run(void *a, size_t i)
+{
+    return json_integer_value(json_object_get(json_array_get(a, i), "run"));
+}
+
+void hvb_hseries_order(json_t *s, json_t *commits)
+{
+    json_t *pts = json_object_get(s, "points"), *sorted;
+    size_t n = json_array_size(pts), i;
+    long long(*key)[3] = commit_order(n, commits, json_commit, json_run, pts);
+
+    json_object_set_new(s, "order", json_string(key ? "commits" : "recorded"));
+    if ( key != NULL && n > 1 && (sorted = json_array()) != NULL )
+    {
         for ( i = 0; i < n; i++ )
             json_array_append(sorted, json_array_get(pts, key[i][2]));
         json_object_set_new(s, "points", sorted);
     }
     free(key);
+}
+
+static const char *hp_commit(void *a, size_t i)
+{
+    return ((const struct hvb_hpoint *)a)[i].commit;
+}
+
+static long long hp_run(void *a, size_t i)
+{
+    return ((const struct hvb_hpoint *)a)[i].run;
+}
+
+bool hvb_hpoints_order(struct hvb_hpoint *p, size_t n, json_t *commits)
+{
+    long long(*key)[3] = commit_order(n, commits, hp_commit, hp_run, p);
+    struct hvb_hpoint *copy = key ? malloc((n + 1) * sizeof(*p)) : NULL;
+    size_t i;
+
+    if ( copy != NULL )
+    {
+        memcpy(copy, p, n * sizeof(*p));
+        for ( i = 0; i < n; i++ )
+            p[i] = copy[key[i][2]];
+    }
+    free(copy);
+    free(key);
+    return copy != NULL;
 }

@@ -83,7 +83,8 @@ void hvb_hunchained(struct hvb_hpoint *p, size_t n);
 /*
  * history_order.c: the recorded commits @repo knows (NULL: none), as
  * {HASH: {"rank": its place in topological order, oldest 0, "date",
- * "subject"}}; NULL with @err where the store or git failed.
+ * "subject"}}; NULL with @err where the store failed (git failing is a
+ * warning: none known).
  */
 json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
                           size_t len);
@@ -92,6 +93,8 @@ json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
  * every one (then s.order "commits"), else left as recorded ("recorded").
  */
 void hvb_hseries_order(json_t *s, json_t *commits);
+/* The same for detect's points: true if sorted, false if left as they are. */
+bool hvb_hpoints_order(struct hvb_hpoint *p, size_t n, json_t *commits);
 
 /* history_publish.c: the site of @h into @out. */
 int hvb_history_publish(struct hvb_hdb *h, const char *out,

@@ -9,6 +9,8 @@
 #   1. the points are in the repository's topological order (publish
 #      --repo; git rev-list --topo-order agrees), not the order recorded;
 #      without the repository they stay as recorded and the page says so;
+#      detect --repo finds the change point the site shows (one step in
+#      commit order: the same commit, the same id);
 #   2. the x axis has each point's short hash, in that order;
 #   3. each point has a tooltip: its commit, subject, date, value, CI;
 #   4. each point links to the file it was recorded from (the review's
@@ -44,27 +46,36 @@ git -C "$g" merge -q --no-edit -m "M: merge side" side && M=$(git -C "$g" rev-pa
 for c in C5 C6 C7; do eval "$c=\$(commit '$c: step $c')"; done
 R2=$C2
 
-# review DIR BASE HEAD VALUE [page]: a review.json (and its index.html).
-review() {
-    mkdir -p "$1"
-    printf '{"review": {"schema": 1, "base": {"commit": "%s"}, "head": {"commit": "%s", "dirty": false}}, "cells": [{"name": "site/1", "verdicts": {"time": {"ratio": %s, "ci": [%s, %s], "new": 5.0}}}]}\n' \
-        "$2" "$3" "$4" "$(awk "BEGIN { print $4 - 0.004 }")" \
-        "$(awk "BEGIN { print $4 + 0.004 }")" >"$1/review.json"
-    [ "${5:-}" = page ] && echo "<html>review $3</html>" >"$1/index.html"
-    return 0
-}
-# Recorded newest first, the side branch last: not the commits' order.
-k=0
-for c in M C4 C3 C2 C1 S2 S1; do
-    eval "h=\$$c"
-    k=$((k + 1))
-    review "$tmp/rev/$k-$c" "$R1" "$h" "1.0$k" page
-done
-for c in C7 C6 C5 M; do # against R2, half as large (M the overlap)
-    eval "h=\$$c"
-    k=$((k + 1))
-    review "$tmp/rev/$k-$c-r2" "$R2" "$h" "0.5$k"
-done
+# The reviews, two cells each: site/1 a slope, site/2 a 10% step at the
+# 6th commit in topological order (0.1% noise): a change point there in
+# commit order, none that place in the order recorded.  Against R2 half
+# as large (M, the overlap, against both).  Recorded newest first, the
+# side branch last: not the commits' order.  R1's reviews have a page
+# (index.html beside review.json), R2's none.
+git -C "$g" rev-list --topo-order --reverse HEAD >"$tmp/topo"
+R1=$R1 R2=$R2 C1=$C1 C2=$C2 C3=$C3 C4=$C4 C5=$C5 C6=$C6 C7=$C7 S1=$S1 S2=$S2 M=$M \
+    /usr/bin/python3 - "$tmp/rev" "$tmp/topo" <<'PY' || bad "the reviews"
+import json, os, sys
+e = os.environ
+topo = [l.strip() for l in open(sys.argv[2])]
+names = ["M", "C4", "C3", "C2", "C1", "S2", "S1", "C7", "C6", "C5", "M"]
+rank = {h: i for i, h in enumerate(h for h in topo if h in {e[n] for n in names})}
+for k, n in enumerate(names, 1):
+    r2 = k > 7
+    scale, base = (0.5, e["R2"]) if r2 else (1.0, e["R1"])
+    v1 = scale * (1.0 + 0.01 * k)
+    v2 = scale * (1.10 if rank[e[n]] >= 5 else 1.0) * (1 + 0.001 * (-1) ** k)
+    cell = lambda c, v: {"name": c, "verdicts": {"time": {
+        "ratio": round(v, 6), "ci": [round(v - 0.004, 6), round(v + 0.004, 6)], "new": 5.0}}}
+    d = os.path.join(sys.argv[1], "%d-%s%s" % (k, n, "-r2" if r2 else ""))
+    os.makedirs(d)
+    json.dump({"review": {"schema": 1, "base": {"commit": base},
+                          "head": {"commit": e[n], "dirty": False}},
+               "cells": [cell("site/1", v1), cell("site/2", v2)]},
+              open(os.path.join(d, "review.json"), "w"))
+    if not r2:
+        open(os.path.join(d, "index.html"), "w").write("<html>review %s</html>\n" % n)
+PY
 for d in $(ls "$tmp/rev" | sort -n); do
     "$hv" history record "$tmp/rev/$d/review.json" --db "$db" >/dev/null 2>&1 || bad "record $d"
 done
@@ -80,13 +91,12 @@ publish() {
 
 # 1, 2, 3, 4 and the base change that is no move (no reference pinned).
 publish "$tmp/s1" --repo "$g"
-git -C "$g" rev-list --topo-order --reverse HEAD >"$tmp/topo"
 /usr/bin/python3 - "$tmp/s1" "$page" "$tmp/topo" <<'PY' && ok || bad "1-4: the order, the axis, the tooltips, the links"
 import html, json, os, re, sys, urllib.parse
 site, page, topo = sys.argv[1:4]
 topo = [l.strip() for l in open(topo)]
 d = json.load(open(os.path.join(site, "data.json")))
-s = [s for s in d["series"] if s["series"] == "ratio"][0]
+s = [s for s in d["series"] if s["series"] == "ratio" and s["cell"] == "site/1"][0]
 runs = [p["run"] for p in s["points"]]
 assert runs != sorted(runs), "recorded in commit order: the test proves nothing"
 commits = [p["commit"] for p in s["points"]]
@@ -136,6 +146,27 @@ grep -q 'commit (in the order recorded' "$page" &&
 out=$("$hv" history publish "$tmp/s9" --db "$db" --repo "$tmp/nothere" 2>&1)
 [ $? -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q 'not a git repository' &&
     ok || bad "publish --repo not a repository: $out"
+
+# detect and the site agree: site/2's step at the 6th commit in
+# topological order is the one change point of detect --repo and of the
+# site (the same commit, the same id); detect without the repository
+# reads the order recorded and finds nothing there.
+"$hv" history detect 'site/2' --series ratio --repo "$g" --db "$db" >"$tmp/d.out" 2>&1 || bad "detect --repo"
+(cd "$tmp" && "$hv" history detect 'site/2' --series ratio --db "$db") >"$tmp/d0.out" 2>&1 || bad "detect"
+/usr/bin/python3 - "$tmp/s1/data.json" "$tmp/topo" "$tmp/d.out" "$tmp/d0.out" <<'PY' && ok || bad "detect and the site: $(cat "$tmp/d.out" "$tmp/d0.out")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+s = [s for s in d["series"] if s["series"] == "ratio" and s["cell"] == "site/2"][0]
+topo = [l.strip() for l in open(sys.argv[2]) if l.strip() in d["commits"]]
+assert len(s["changes"]) == 1, s["changes"]
+c = s["changes"][0]
+at = s["points"][c["index"]]["commit"]
+assert at == topo[5] and c["kind"] == "regression", (at, topo)
+lines = re.findall(r"^site/2  time  ratio  at run \d+ \(commit (\w+), .*#(\d+)", open(sys.argv[3]).read(), re.M)
+assert lines == [(at[:12], str(c["id"]))], (lines, at, c)
+assert at[:12] not in open(sys.argv[4]).read()
+print("ok: one change at %s (#%d), detect and the site" % (at[:7], c["id"]))
+PY
 
 # 5. The first pin moves nothing (the R2 reviews are strays then); after
 # "reference set R2" the move is drawn, labelled with R2's short hash.
