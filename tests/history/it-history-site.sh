@@ -22,7 +22,8 @@
 #   6. style.css, the viewport meta and no fixed-width chart;
 #   7. headless Chromium at desktop (1000 px) and phone (390 px) widths
 #      paints the series and the move, and at phone width the whole
-#      chart fits (its last point is on screen, not cut at the edge).
+#      chart fits (its last point is on screen, not cut at the edge); the
+#      index paints its styled table headers and the open regression.
 # (An open regression that triage closes: lib-history.sh's hist_triage.)
 # About 10 s.  Usage: it-history-site.sh HVBENCH
 set -u
@@ -186,6 +187,13 @@ r2=$(echo "$R2" | cut -c1-7)
     grep -q '<link rel="stylesheet" href="../style.css">' "$page" &&
     grep -q '<link rel="stylesheet" href="style.css">' "$tmp/s3/index.html" &&
     ! grep -q '<svg[^>]* width="[0-9]' "$page" && ok || bad "6: the stylesheet and the viewport"
+# The points as a table too (a phone has no hover): 11, each its subject.
+[ "$(sed -n '/<h2 id="ratio"/,/<\/details>/p' "$page" | grep -o '<tr><td><code>' | wc -l)" = 11 ] &&
+    grep -q '<td>C4: after the fork</td>' "$page" && ok || bad "6: the points' table"
+# The index: site/2's step an open regression, the tables styled.
+grep -q 'Open regressions (1)' "$tmp/s3/index.html" &&
+    grep -q '<tr class="regression"><td><a href="bench/site_2_time-' "$tmp/s3/index.html" &&
+    ok || bad "6: the open regression on the index"
 
 # 7. Chromium: desktop and phone widths.
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -194,9 +202,14 @@ if [ -n "$browser" ]; then
         timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
             --disable-background-networking --disable-component-update --disable-sync \
             --user-data-dir="$tmp/chrome" --hide-scrollbars --window-size=$w \
+            --virtual-time-budget=3000 --screenshot="$tmp/index-${w%,*}.png" \
+            "file://$tmp/s3/index.html" >/dev/null 2>&1
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+            --disable-background-networking --disable-component-update --disable-sync \
+            --user-data-dir="$tmp/chrome" --hide-scrollbars --window-size=$w \
             --virtual-time-budget=3000 --screenshot="$tmp/shot-${w%,*}.png" "file://$page" \
             >/dev/null 2>&1
-        [ -n "${HVB_SITE_SHOTS:-}" ] && cp "$tmp/shot-${w%,*}.png" "$HVB_SITE_SHOTS/"
+        [ -n "${HVB_SITE_SHOTS:-}" ] && cp "$tmp/shot-${w%,*}.png" "$tmp/index-${w%,*}.png" "$HVB_SITE_SHOTS/"
     done
     /usr/bin/python3 - "$tmp/shot-1000.png" "$tmp/shot-390.png" <<'PY' && ok || bad "7: the page as Chromium paints it"
 import sys
@@ -217,6 +230,18 @@ for f in sys.argv[1:]:
     assert min(xs) < 0.2 * w and 0.6 * w < max(xs) < w - 6, (f, w, min(xs), max(xs))
     print("%s: %dx%d, %d blue (the series, x %d-%d), a grey column of %d (the move)" %
           (f, w, h, len(blue), min(xs), max(xs), grey))
+PY
+    /usr/bin/python3 - "$tmp/index-1000.png" "$tmp/index-390.png" <<'PY' && ok || bad "7: the index as Chromium paints it"
+import sys
+from PIL import Image
+near = lambda x, r: sum(abs(a - b) for a, b in zip(x, r)) < 4
+for f in sys.argv[1:]:
+    im = Image.open(f).convert("RGB")
+    c = im.getcolors(1 << 20) or []
+    th = sum(n for n, x in c if near(x, (240, 243, 247)))  # styled headers
+    red = sum(n for n, x in c if near(x, (214, 39, 40)))  # the open regression
+    assert th > 300 and red > 40, (f, th, red)
+    print("%s: %d header, %d red (the open regression) pixels" % (f, th, red))
 PY
 else
     skip_part "no chromium: the site's screenshots"

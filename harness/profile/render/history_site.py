@@ -65,6 +65,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; height: auto; max-width: 900px; display: block; }
 svg.chart .point:hover { r: 7; }
 .note { color: #555; font-size: 0.9em; }
+details.points summary { cursor: pointer; color: #1f5fa8; margin: 0.3em 0; }
 @media (max-width: 600px) {
   body { font-size: 14px; padding: 0.3em 0.5em 1.5em; }
   th, td { padding: 0.25em 0.35em; }
@@ -282,6 +283,30 @@ def chart(s, page_dir):
     return "\n".join(out)
 
 
+def points_table(s, page_dir, most=100):
+    """The points as a table, newest first (at most @most): what the
+    chart's tooltips say, for a phone (no hover) and a screen reader."""
+    rows = []
+    for p in reversed(s["points"][-most:]):
+        c = commit_of(p)
+        lo, hi = ci(p)
+        rows.append("<tr><td><code>%s</code></td><td>%s</td><td>%s</td>"
+                    "<td class=\"num\">%.6g</td><td>%s</td><td>%s</td></tr>" %
+                    (html.escape(short(p.get("commit"))),
+                     html.escape(c.get("subject", "")),
+                     html.escape((c.get("date") or p.get("at") or "")[:10]),
+                     value(p), "[%.6g, %.6g]" % (lo, hi)
+                     if lo is not None and hi is not None else "-",
+                     review_link(p, page_dir)))
+    n = len(s["points"])
+    return ("<details class=\"points\"><summary>The points, newest first%s"
+            "</summary><div class=\"scroll\"><table><tr><th>commit</th><th>"
+            "subject</th><th>date</th><th>value</th><th>95%% CI</th><th>"
+            "recorded from</th></tr>%s</table></div></details>" %
+            (" (the last %d of %d)" % (most, n) if n > most else "",
+             "".join(rows)))
+
+
 def review_link(p, page_dir):
     t = source_target(p.get("source"))
     if t is None:
@@ -363,8 +388,8 @@ def page(group, page_dir):
                      "%s" % (
                          s["series"], html.escape(s["series"]), what,
                          len(s["points"]), html.escape(s.get("unit") or "-"),
-                         chart(s, page_dir), moves_text(s),
-                         changes_table(s, page_dir)))
+                         chart(s, page_dir) + points_table(s, page_dir),
+                         moves_text(s), changes_table(s, page_dir)))
     return ("%s</head><body><p><a href=\"../index.html\">all "
             "benchmarks</a></p><h1>%s</h1><p class=\"precision\">%s. Label a "
             "change point with <code>hvbench history triage ID "
