@@ -210,7 +210,7 @@ ev=$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --every 2 | wc -l)
 [ "$all" = 3 ] && [ "$fp" = 2 ] && [ "$ev" = 2 ] &&
     [ "$(cd "$g" && "$hv" history backfill HEAD~2..HEAD --list --first-parent | tail -1)" = "$(git -C "$g" rev-parse HEAD)" ] ||
     bad "backfill --list: $all commits, $fp first-parent, $ev every 2nd"
-one "backfill, no workload" "needs REV-RANGE -- WORKLOAD" sh -c "cd '$g' && '$hv' history backfill HEAD~2..HEAD"
+hist_one "backfill, no workload" "needs REV-RANGE -- WORKLOAD" sh -c "cd '$g' && '$hv' history backfill HEAD~2..HEAD"
 
 # 9. The parent-relative workflow of docs/history.md (issue 34, bug 3):
 # "review HEAD^ HEAD" on every commit, a lasting +5% step at X16 (each

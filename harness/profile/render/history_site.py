@@ -42,7 +42,6 @@ W, H, PAD, BOTTOM = 900, 360, 56, 96  # BOTTOM: room for the hashes
 MAX_TICKS = 30  # hashes on the x axis at most; every Nth beyond
 COMMITS = {}  # data.json's commits: {hash: {rank, date, subject}}
 REFS = []  # data.json's references: the pins, oldest first
-OUT = "."  # the site's directory (links are relative to its pages)
 
 STYLE = """\
 /* hvbench history: one small stylesheet, readable on a phone. */
@@ -525,26 +524,25 @@ def write(path, text):
 
 
 def main():
-    global OUT
-    data, OUT = sys.argv[1], sys.argv[2]
+    data, out = sys.argv[1], sys.argv[2]
     doc = json.load(open(data))
     series = doc["series"]
     COMMITS.update(doc.get("commits") or {})
     REFS.extend(doc.get("references") or [])
     MACHINES.update(s.get("machine") for s in series)
-    bench_dir = os.path.join(OUT, "bench")
+    bench_dir = os.path.join(out, "bench")
     own_dir(bench_dir)
     for key, group in groups(series).items():
         write(os.path.join(bench_dir, page_name(key) + ".html"),
               page(group, os.path.abspath(bench_dir)))
-    write(os.path.join(OUT, "index.html"), index(series))
-    write(os.path.join(OUT, "style.css"), STYLE)
-    write(os.path.join(OUT, "atom.xml"), atom(series))
+    write(os.path.join(out, "index.html"), index(series))
+    write(os.path.join(out, "style.css"), STYLE)
+    write(os.path.join(out, "atom.xml"), atom(series))
     nch = sum(len(s["changes"]) for s in series)
     nopen = sum(1 for s in series if is_open(s))
     print("history publish: %d series, %d change point(s), %d open "
           "regression(s): %s" % (len(series), nch, nopen,
-                                 os.path.join(OUT, "index.html")))
+                                 os.path.join(out, "index.html")))
 
 
 if __name__ == "__main__":
