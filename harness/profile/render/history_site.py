@@ -68,6 +68,7 @@ details.points summary { cursor: pointer; color: #1f5fa8; margin: 0.3em 0; }
 @media (max-width: 600px) {
   body { font-size: 14px; padding: 0.3em 0.5em 1.5em; }
   th, td { padding: 0.25em 0.35em; }
+  svg.chart text { font-size: 17px; }  /* the chart is drawn at ~40% */
 }
 """
 
@@ -141,6 +142,12 @@ def precision_text(series):
         100.0 * good / n, good, n)
 
 
+def set_at(m):
+    """When the pin of @m's new reference was set ("" if unknown)."""
+    at = [r.get("set_at") for r in REFS[1:] if r["commit"] == m.get("to")]
+    return " (set %s)" % html.escape(at[0]) if at and at[0] else ""
+
+
 def set_move(m):
     """Was move @m made by "history reference set"?  Its new reference is
     a pin after the first (the first pin moves nothing).  A base that
@@ -207,6 +214,9 @@ def chart(s, page_dir):
     linked circles over the ticks "ab12cd3", "ef45678", "0a1b2c3"."""
     keep = [not (p.get("chained") or {}).get("stray") for p in s["points"]]
     pts = [p for p, k in zip(s["points"], keep) if k]
+    if not pts:
+        return ("<p class=\"note\">No point on a pinned reference's scale: "
+                "every review of this series is against another base.</p>")
     at = [sum(keep[:i]) for i in range(len(keep) + 1)]  # index -> drawn
     vals = [value(p) for p in pts]
     lo = [ci(p)[0] if ci(p)[0] is not None else value(p) for p in pts]
@@ -359,18 +369,20 @@ def moves_text(s):
                            html.escape((m["from"] or "?")[:12]),
                            html.escape((m["to"] or "?")[:12]), m["index"]))
         elif m["overlap"]:
-            out.append("<li>reference %s &rarr; %s at point %d: chained by "
+            out.append("<li>reference %s &rarr; %s%s at point %d: chained by "
                        "the overlap review of %s (factor %.6g)</li>" % (
                            html.escape((m["from"] or "?")[:12]),
-                           html.escape((m["to"] or "?")[:12]), m["index"],
+                           html.escape((m["to"] or "?")[:12]), set_at(m),
+                           m["index"],
                            html.escape((m["overlap"] or "?")[:12]),
                            m["factor"]))
         else:
-            out.append("<li>reference %s &rarr; %s at point %d without an "
+            out.append("<li>reference %s &rarr; %s%s at point %d without an "
                        "overlap: the series breaks there, nothing is "
                        "compared across it</li>" % (
                            html.escape((m["from"] or "?")[:12]),
-                           html.escape((m["to"] or "?")[:12]), m["index"]))
+                           html.escape((m["to"] or "?")[:12]), set_at(m),
+                           m["index"]))
     return "<ul class=\"moves\">%s</ul>" % "".join(out) if out else ""
 
 
