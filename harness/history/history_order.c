@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The site's points in commit order.  The store keeps each run's commit
- * but not the graph, so publish asks the repository: one "git log
- * --topo-order --reverse" of every recorded commit (hex names only) walks
- * them and their ancestors, parents before children, and each recorded
- * commit's line number there is its rank, with its committer date and
- * subject for the hover.  A series whose every point has a rank is sorted
- * by it (a commit's points among themselves by run, so an overlap review
- * stays after the point it repeats); one with a commit the repository
- * lacks (a results file of another tree, a synthetic "X20") stays in the
- * order recorded, and says so.
+ * detect's and the site's points in commit order.  The store keeps each
+ * run's commit but not the graph, so detect and publish ask the
+ * repository: one "git log --topo-order --reverse" of every recorded
+ * commit (hex names only) walks them and their ancestors, parents before
+ * children, and each recorded commit's line number there is its rank,
+ * with its committer date and subject for the site's tooltips.  A series
+ * whose every point has a rank is sorted by it (a commit's points among
+ * themselves by run, so an overlap review stays after the point it
+ * repeats); one with a commit the repository lacks (a results file of
+ * another tree, a synthetic "X20") stays in the order recorded, and the
+ * page says so.  Both sort the same way, so the change points detect
+ * notes are the site's.
  *
  * E.g. X1 <- X2 <- X3 recorded as X3, X1, X2 (runs 1, 2, 3): the log
- * prints X1 X2 X3, ranks 0 1 2, and the series is drawn X1 X2 X3 (runs
- * 2, 3, 1); recorded with a fourth run of commit "X20", it stays 3 1 2 4
- * and the page says "in the order recorded".
+ * prints X1 X2 X3, ranks 0 1 2, and the series is X1 X2 X3 (runs 2, 3,
+ * 1); with a fourth run of commit "X20" it stays X3 X1 X2 X20 (runs 1
+ * to 4), "in the order recorded".
  */
 #include <errno.h>
 #include <stdio.h>
