@@ -29,6 +29,7 @@
 
 #define LOG_TIMEOUT_S 120.0
 #define LOG_MAX_OUT   (128u << 20) /* some 10^6 commits of history */
+#define LOG_MAX_ARGS  16384 /* more commits: every ref's history instead */
 
 /* A commit name git may be given: 7 to 64 hex digits, no option. */
 static bool hex_name(const char *s)
@@ -38,7 +39,11 @@ static bool hex_name(const char *s)
     return n >= 7 && n <= 64 && s[n] == '\0';
 }
 
-/* git log's argv for the recorded commits (@want's keys), malloc'd. */
+/*
+ * git log's argv for the recorded commits (@want's keys), malloc'd; for
+ * more than LOG_MAX_ARGS (past what an argv holds), "--all": every ref's
+ * history, in which those on no ref are not found.
+ */
 static char **log_argv(const char *repo, json_t *want)
 {
     static const char *const head[] = {"git",
@@ -58,8 +63,11 @@ static char **log_argv(const char *repo, json_t *want)
         return NULL;
     for ( ; i < nh; i++ )
         av[i] = (char *)(head[i] ? head[i] : repo);
-    json_object_foreach(want, k, v)
-        av[i++] = (char *)k;
+    if ( json_object_size(want) > LOG_MAX_ARGS )
+        av[i++] = "--all";
+    else
+        json_object_foreach(want, k, v)
+            av[i++] = (char *)k;
     return av;
 }
 
