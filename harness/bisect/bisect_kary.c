@@ -2,10 +2,10 @@
 /*
  * "hvbench bisect GOOD BAD --fleet slurm -k K": the k-ary search.  Each
  * round gates K commits of the interval left at once, as one Slurm job
- * array (history_fleet.c), each task the sequential search's step
- * ("review GOOD MID --explain none"); the round keeps the one interval
- * between the last SAME and the first that DIFFERS.  About log_(K+1) N
- * rounds instead of log_2 N steps, for K tasks a round.
+ * array (harness/hstore/history_fleet.c), each task the sequential
+ * search's step ("review GOOD MID --explain none"); the round keeps the
+ * one interval between the last SAME and the first that DIFFERS.  About
+ * log_(K+1) N rounds instead of log_2 N steps, for K tasks a round.
  *
  * The rules are the sequential search's: BAD must differ (it is gated in
  * the first round, beside the first K midpoints); a commit that does not

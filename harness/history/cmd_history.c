@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hvb/builds.h>
 #include <hvb/cmdline.h>
 #include <hvb/history.h>
 #include <hvb/outfile.h>
@@ -35,6 +36,7 @@
 
 struct hist {
     const char *db, *branch, *machine, *out, *metric, *series, *pvalue;
+    const char *repo;
     int format, fail_on;
     unsigned int min_seg, window;
 };
@@ -89,6 +91,11 @@ static const struct hvb_optdef export_opts[] = {
     HVB_OPT_END,
 };
 static const struct hvb_optdef detect_opts[] = {
+    HVB_OPT_STR("repo", 0, "DIR", H, repo,
+                "detect, publish: the repository of the recorded commits: "
+                "each series in its topological order where it knows every "
+                "commit of it (default the current directory's, if it is "
+                "in one; else the order recorded)"),
     HVB_OPT_STR(
         "pvalue", 0, "P", H, pvalue,
         "detect: a change point must have Welch's p below P (default " DEFAULT_PVALUE
@@ -136,20 +143,24 @@ static const struct hvb_cmd_doc detect_doc = {
     .usage = "history detect [CELL-GLOB] [--metric M] [--series "
              "absolute|ratio]\n"
              "                       [--pvalue P] [--min-segment N] [--fail-on "
-             "regression]",
-    .text = "Change points in each series (cell, metric, absolute or ratio,\n"
-            "in the order recorded) by E-divisive means with Welch's t-test,\n"
-            "as Apache Otava does; a figure that grew is a regression (time,\n"
-            "instructions, cycles: lower is better).",
+             "regression]\n"
+             "                       [--repo DIR]",
+    .text =
+        "Change points in each series (cell, metric, absolute or ratio,\n"
+        "in commit order: see --repo) by E-divisive means with Welch's t-test,\n"
+        "as Apache Otava does; a figure that grew is a regression (time,\n"
+        "instructions, cycles: lower is better).",
     .opts = detect_opts,
     .notes = "exit status: 0 success, 1 --fail-on found one, 2 usage or an "
              "unreadable database",
 };
 static const struct hvb_cmd_doc publish_doc = {
-    .usage = "history publish OUT [--metric M] [--db PATH|URL]",
+    .usage = "history publish OUT [--repo DIR] [--metric M] [--db PATH|URL]",
     .text = "The history as a static site in directory OUT: a page per\n"
-            "series with its change points, the open regressions, an Atom\n"
-            "feed.",
+            "benchmark with its points in commit order (each with its\n"
+            "commit, value and CI on hover, linked to the file it was\n"
+            "recorded from), its change points and reference moves; the\n"
+            "open (untriaged) regressions; an Atom feed.",
     .opts = detect_opts,
 };
 
@@ -433,6 +444,7 @@ struct detect_state {
     unsigned int nseries, changes, chained, breaks;
     long long machines; /* more than one: each line names its machine */
     char *const *refs;  /* the pinned references (hvb_hchain()) */
+    json_t *commits;    /* hvb_hcommits_load()'s: the order */
     unsigned long strays;
     long regressions;
     bool note_failed;
@@ -479,6 +491,26 @@ static long long note(struct hvb_hdb *h, struct detect_state *d,
     return id;
 }
 
+/*
+ * The repository of --repo (a usage error where it is none), else the
+ * current directory's if any, into @top, and @repo = @top; 0 (@repo
+ * NULL: none), or the exit status having said why.
+ */
+static int repo_of(const struct hist *o, const char *cmd, char top[4096],
+                   const char **repo)
+{
+    char err[1024], cwd[4096];
+
+    *repo = NULL;
+    if ( o->repo && hvb_rev_repo(o->repo, top, 4096, err, sizeof(err)) )
+        return hvb_usage_error("history %s: --repo %s: not a git repository",
+                               cmd, o->repo);
+    if ( o->repo || (getcwd(cwd, sizeof(cwd)) &&
+                     hvb_rev_repo(cwd, top, 4096, err, sizeof(err)) == 0) )
+        *repo = top;
+    return 0;
+}
+
 /* The change points of @s, printed; 0 or -errno. */
 static int detect_one(struct hvb_hdb *h, struct series *s,
                       struct detect_state *d)
@@ -487,6 +519,7 @@ static int detect_one(struct hvb_hdb *h, struct series *s,
     long n, i;
     char label[32];
 
+    hvb_hpoints_order(s->p, s->n, d->commits);
     if ( strcmp(s->key[2], "ratio") == 0 &&
          hvb_hchain(s->p, s->n, d->refs, NULL, 0) )
     {
@@ -541,11 +574,16 @@ static int detect(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
     struct hvb_hruns runs;
     bool more = true, tx;
     int f;
+    char top[4096], err[1024];
 
     if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
                          1, &d.dopt.pvalue) )
         return HVB_EXIT_USAGE;
-    if ( st == NULL || hvb_hruns_load(h, &runs) )
+    if ( (f = repo_of(o, "detect", top, &d.dopt.repo)) )
+        return f;
+    if ( st == NULL || hvb_hruns_load(h, &runs) ||
+         (d.commits = hvb_hcommits_load(h, d.dopt.repo, err, sizeof(err))) ==
+             NULL )
         return hvb_failure("history detect: %s", hvb_sql_errmsg(h->db));
     d.refs = runs.refs;
     /* The change points noted in one transaction, not one each. */
@@ -591,6 +629,7 @@ static int detect(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
     for ( f = 0; f < 4; f++ )
         free(s.key[f]);
     hvb_hruns_free(&runs);
+    json_decref(d.commits);
     if ( d.strays )
         printf("%lu point(s) of reviews against a base that is no pinned "
                "reference left out (a move happens only by 'history "
@@ -617,12 +656,14 @@ static int publish(struct hist *o, struct hvb_hdb *h, char **pos, int n_pos)
                                  .branch = o->branch,
                                  .min_seg = o->min_seg,
                                  .window = o->window};
-    char err[1024];
+    char err[1024], top[4096];
     int rc;
 
     if ( !hvb_parse_real("--pvalue", o->pvalue ? o->pvalue : DEFAULT_PVALUE, 0,
                          1, &po.pvalue) )
         return HVB_EXIT_USAGE;
+    if ( (rc = repo_of(o, "publish", top, &po.repo)) )
+        return rc;
     rc = hvb_history_publish(h, out, &po, err, sizeof(err));
     if ( rc == -EPERM )
         return HVB_EXIT_USAGE;

@@ -2,19 +2,25 @@
 /*
  * "hvbench history publish OUT": the history as a static site, no
  * server.  This file writes OUT/data.json (every series with its points
- * and its change points, as detect finds them) and has
- * profile/render/history_site.py draw OUT/index.html (every benchmark;
- * the open regressions: series whose last change is one), one page per
- * series in OUT/bench/ (the series with its CI band, change points
- * marked and linked to the review they were recorded from) and
- * OUT/atom.xml (a feed entry per change point).
+ * in commit order where the repository knows every commit of it
+ * (history_order.c), its change points, as detect finds them on that
+ * order, and its reference moves; the commits' subjects and dates; the
+ * reference's pins) and has profile/render/history_site.py draw
+ * OUT/index.html (every benchmark; the open regressions: series whose
+ * last change is one nobody has triaged), one page per benchmark in
+ * OUT/bench/ (each point linked to the file it was recorded from, the
+ * moves "history reference set" made marked) and OUT/atom.xml.
  *
  * E.g. data.json's series
  *   {"cell": "lookup/domlookup=rcu-ref/threads:1", "metric": "time",
- *    "series": "ratio", "points": [{"run": 1, "commit": "ab12...",
- *    "at": "2026-12-02T00:00:00Z", "value": 1.002, "ci": [0.99, 1.01],
- *    "source": ".../review.json"}, ...], "changes": [{"index": 60,
- *    "before": 1.0, "after": 1.02, "p": 1e-9, "kind": "regression"}]}
+ *    "series": "ratio", "order": "commits", "points": [{"run": 1,
+ *    "commit": "ab12...", "at": "2026-12-02T00:00:00Z", "value": 1.002,
+ *    "ci": [0.99, 1.01], "source": ".../review.json"}, ...], "changes":
+ *    [{"index": 60, "before": 1.0, "after": 1.02, "p": 1e-9, "kind":
+ *    "regression", "label": null}], "moves": [...]}
+ * beside "commits": {"ab12...": {"rank": 0, "date": "2026-12-01T...",
+ * "subject": "..."}} and "references": [{"commit", "set_at",
+ * "overlap"}], oldest first.
  */
 #include <errno.h>
 #include <math.h>
@@ -133,17 +139,24 @@ static void triage_counts(struct hvb_hdb *h, json_t *s)
     json_object_set_new(s, "triage", t);
 }
 
-/* Series @s's change points, as detect finds them (ids kept), into it. */
+/*
+ * Series @s's points in commit order where @commits knows them all, then
+ * its change points, as detect finds them (ids kept), into it.
+ */
 static int changes(struct hvb_hdb *h, json_t *s,
-                   const struct hvb_detect_opts *o, char *const *refs)
+                   const struct hvb_detect_opts *o, char *const *refs,
+                   json_t *commits)
 {
     static struct hvb_hfound f[MAX_CP];
     const char *series = json_string_value(json_object_get(s, "series"));
     json_t *a = json_array();
     size_t n;
-    struct hvb_hpoint *hp = points_of(s, &n);
+    struct hvb_hpoint *hp;
     long k, nc;
     char err[1024], label[32];
+
+    hvb_hseries_order(s, commits);
+    hp = points_of(s, &n);
 
     if ( hp == NULL || a == NULL )
     {
@@ -209,8 +222,9 @@ static bool same_series(json_t *cur, struct hvb_sql_stmt *st)
     return true;
 }
 
-/* Every series of @h with its points, in the order recorded. */
-static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
+/* Every series of @h with its points (hvb_hseries_order()'s order). */
+static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o,
+                          json_t *commits)
 {
     struct hvb_sql_stmt *st;
     json_t *list = json_array(), *cur = NULL;
@@ -245,7 +259,7 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
 
         if ( cur == NULL || !same_series(cur, st) )
         {
-            if ( cur != NULL && changes(h, cur, o, refs) )
+            if ( cur != NULL && changes(h, cur, o, refs, commits) )
                 break;
             cur = json_pack("{s:o, s:o, s:o, s:o, s:o, s:[]}", "cell",
                             text_or_null(st, 0), "metric", text_or_null(st, 1),
@@ -264,9 +278,58 @@ static json_t *all_series(struct hvb_hdb *h, const struct hvb_detect_opts *o)
     }
     hvb_sql_finalize(st);
     if ( cur != NULL && json_object_get(cur, "changes") == NULL )
-        changes(h, cur, o, refs);
+        changes(h, cur, o, refs, commits);
     hvb_hrefs_free(refs);
     return list;
+}
+
+/*
+ * The reference's pins, oldest first: the first pins it, each later one
+ * is a move made by "history reference set" (or backfill's first pin).
+ * The site draws a move only where its new reference is such a move.
+ */
+static json_t *references(struct hvb_hdb *h)
+{
+    struct hvb_sql_stmt *st = hvb_sql_prepare(
+        h->db, "SELECT commit_hash, set_at, overlap_commit FROM refs ORDER "
+               "BY id");
+    json_t *a = json_array();
+
+    while ( st != NULL && a != NULL && hvb_sql_step(st) == HVB_SQL_ROW )
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o}", "commit",
+                                           text_or_null(st, 0), "set_at",
+                                           text_or_null(st, 1), "overlap",
+                                           text_or_null(st, 2)));
+    if ( st == NULL )
+    {
+        json_decref(a);
+        return NULL;
+    }
+    hvb_sql_finalize(st);
+    return a;
+}
+
+/* data.json's document: the series, the commits, the pins, the method. */
+static json_t *site_doc(struct hvb_hdb *h, const struct hvb_detect_opts *o,
+                        char *err, size_t len)
+{
+    json_t *commits = hvb_hcommits_load(h, o->repo, err, len);
+    json_t *series = commits ? all_series(h, o, commits) : NULL;
+    json_t *refs = series ? references(h) : NULL;
+
+    if ( refs == NULL )
+    {
+        if ( commits != NULL )
+            snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
+        json_decref(commits);
+        json_decref(series);
+        return NULL;
+    }
+    return json_pack("{s:i, s:s, s:s?, s:o, s:o, s:o, s:{s:f, s:i, s:i}}",
+                     "schema", 2, "db", h->path, "repo", o->repo, "series",
+                     series, "commits", commits, "references", refs, "method",
+                     "pvalue", o->pvalue, "min_segment", (int)o->min_seg,
+                     "window", (int)o->window);
 }
 
 int hvb_history_publish(struct hvb_hdb *h, const char *out,
@@ -275,13 +338,12 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
     char path[4200];
     char *args[] = {path, (char *)out, NULL};
     bool tx = hvb_sql_begin(h->db) == 0; /* one for every note */
-    json_t *series = all_series(h, o), *doc;
+    json_t *doc = site_doc(h, o, err, len);
     char *text;
     int rc = hvb_mkdirs(out);
 
-    if ( series == NULL )
+    if ( doc == NULL )
     {
-        snprintf(err, len, "%s: %s", h->path, hvb_sql_errmsg(h->db));
         if ( tx )
             hvb_sql_rollback(h->db);
         return -EIO;
@@ -293,17 +355,13 @@ int hvb_history_publish(struct hvb_hdb *h, const char *out,
                 hvb_sql_errmsg(h->db));
     if ( rc )
     {
-        json_decref(series);
+        json_decref(doc);
         snprintf(err, len, "%s: %s", out, strerror(-rc));
         return rc;
     }
-    doc = json_pack("{s:i, s:s, s:o, s:{s:f, s:i, s:i}}", "schema", 1, "db",
-                    h->path, "series", series, "method", "pvalue", o->pvalue,
-                    "min_segment", (int)o->min_seg, "window", (int)o->window);
     snprintf(path, sizeof(path), "%s/data.json", out);
-    text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS |
-                                     JSON_REAL_PRECISION(12))
-               : NULL;
+    text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS |
+                               JSON_REAL_PRECISION(12));
     json_decref(doc);
     /* Replaced, never written through a symlink planted in OUT. */
     rc = text ? hvb_replace_file(path, text, strlen(text), 0644) : -ENOMEM;

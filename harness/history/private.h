@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the history room's files share: the database (history_db.c) and
- * the points a results or review file gives (history_record.c).
+ * What the history room's files share: the series read from the store
+ * (room hstore, below: hvb/hstore.h), chained across the reference's
+ * moves (history_chain.c), their change points (history_series.c) and
+ * how they were triaged (history_changes.c).
  */
 #ifndef HVB_HISTORY_PRIVATE_H
 #define HVB_HISTORY_PRIVATE_H
@@ -13,63 +15,9 @@
 
 #include <hvb/cmdline.h>
 #include <hvb/history.h>
-#include <hvb/hreview.h>
+#include <hvb/hstore.h>
 
 #include <hvb/sqldb.h>
-
-#define HVB_HISTORY_SCHEMA 3 /* the schema version of a current database */
-
-struct hvb_hdb {
-    struct hvb_sql *db;
-    char path[4096]; /* what messages call it: a URL without its password */
-};
-
-/*
- * Open (create, migrate) the history at @spec: a path or a
- * postgresql:// URL, or NULL for $HVBENCH_DB, else $XDG_DATA_HOME/hvbench/history.db, else
- * ~/.local/share/hvbench/history.db.  0 or -errno with @err.
- */
-int hvb_hdb_open(struct hvb_hdb *h, const char *spec, char *err, size_t len);
-void hvb_hdb_close(struct hvb_hdb *h);
-/* The time now, as the history records it (2026-12-02T06:00:00Z). */
-void hvb_hdb_now(char out[32]);
-
-/* One run to record: where it comes from, and its points. */
-struct hvb_hrun {
-    const char *kind;   /* "results" or "review" */
-    const char *source; /* the file */
-    const char *commit, *base_commit, *branch, *machine;
-    const char *content; /* hex SHA-256 of the file's bytes, or NULL */
-    bool dirty;
-    json_t *points; /* [{"cell", "metric", "series", "value", "ci": [lo,
-                       hi] or null, "unit"}] */
-};
-
-/*
- * Points of results or review document @doc (from @path) into @r (its
- * commit and kind too).  0, or -EINVAL with @err: neither kind.
- */
-int hvb_hrun_from(struct hvb_hrun *r, json_t *doc, const char *path, char *err,
-                  size_t len);
-
-/*
- * The document in @path (a symlink named by the user followed) and the
- * SHA-256 of its bytes in @sha (hex), for hvb_hrun_from(); NULL with
- * @err ("PATH: No such file or directory", "PATH: line 3: ...").
- */
-json_t *hvb_hrun_load(const char *path, char sha[65], char *err, size_t len);
-
-/*
- * Record @r in one transaction: its run id, or -errno with @err;
- * -EEXIST when a run of the same content (r->content) is recorded
- * already, @err then "already recorded as run N".
- */
-long long hvb_hdb_record(struct hvb_hdb *h, const struct hvb_hrun *r, char *err,
-                         size_t len);
-
-/* Record the review in @dir (its review.json) into @h: its run id, or -1. */
-long long hvb_hreview_record(struct hvb_hdb *h, const char *dir,
-                             const char *branch, const char *machine);
 
 /*
  * history_chain.c: one point of a series, in the order recorded, and
@@ -101,6 +49,7 @@ struct hvb_detect_opts {
     double pvalue;
     size_t min_seg, window;
     const char *machine, *branch; /* only these runs, where not NULL */
+    const char *repo; /* publish: the repository of the commits, or NULL */
 };
 
 /*
@@ -131,6 +80,22 @@ long hvb_hchanges(const struct hvb_hpoint *p, size_t n,
 /* An absolute series: its values as they are, one segment. */
 void hvb_hunchained(struct hvb_hpoint *p, size_t n);
 
+/*
+ * history_order.c: the recorded commits @repo knows (NULL: none), as
+ * {HASH: {"rank": its place in topological order, oldest 0, "date",
+ * "subject"}}; NULL with @err where the store failed (git failing is a
+ * warning: none known).
+ */
+json_t *hvb_hcommits_load(struct hvb_hdb *h, const char *repo, char *err,
+                          size_t len);
+/*
+ * Series @s's points sorted by their commits' ranks where @commits has
+ * every one (then s.order "commits"), else left as recorded ("recorded").
+ */
+void hvb_hseries_order(json_t *s, json_t *commits);
+/* The same for detect's points: true if sorted, false if left as they are. */
+bool hvb_hpoints_order(struct hvb_hpoint *p, size_t n, json_t *commits);
+
 /* history_publish.c: the site of @h into @out. */
 int hvb_history_publish(struct hvb_hdb *h, const char *out,
                         const struct hvb_detect_opts *o, char *err, size_t len);
@@ -157,17 +122,4 @@ void hvb_hchange_label(struct hvb_hdb *h, long long id, char *out, size_t len,
 /* "history triage [ID LABEL [--note TEXT]]" (@argv[0] "triage"). */
 int hvb_history_triage(struct hvb_cmd_ctx *ctx);
 extern const struct hvb_cmd_doc hvb_doc_history_triage;
-/* "history reference [set REV ...]" (@argv[0] "reference"). */
-int hvb_history_reference(struct hvb_cmd_ctx *ctx);
-extern const struct hvb_cmd_doc hvb_doc_history_reference;
-/* The pinned reference's full hash into @out: 0, or -ENOENT if none. */
-int hvb_href_current(struct hvb_hdb *h, char *out, size_t len);
-/* Pin @commit (moved with @overlap's review, run @run; or NULL, -1). */
-int hvb_href_pin(struct hvb_hdb *h, const char *commit, const char *overlap,
-                 long long run, char *err, size_t len);
-
-/* history_backfill.c: "history backfill ..." (@argv[0] "backfill"). */
-int hvb_history_backfill(struct hvb_cmd_ctx *ctx);
-extern const struct hvb_cmd_doc hvb_doc_history_backfill;
-
 #endif /* HVB_HISTORY_PRIVATE_H */

@@ -12,7 +12,7 @@
 #   - sbatch printing "Submitted batch job 77": not a job id, exit 2
 #   - a sinfo, sbatch or squeue that never returns: killed at the
 #     deadline (--slurm-timeout, $HVB_SLURM_TIMEOUT), exit 2 naming it
-#   - bisect and history backfill --fleet slurm (harness/history/
+#   - bisect and history backfill --fleet slurm (harness/hstore/
 #     history_fleet.c) on a 6-commit repository that does not build: one
 #     job array of BAD and 3 midpoints (a case per task, its status
 #     beside its log), every step "does not build", exit 2; the backfill's

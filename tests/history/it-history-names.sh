@@ -116,7 +116,7 @@ grep -q "in 2 series, 1 regression" "$tmp/out" && grep -q "^two/0  time  ratio  
 "$hvb" history publish "$tmp/msite" --db "$tmp/m.db" >"$tmp/out" 2>&1 &&
     [ "$(ls "$tmp/msite/bench" | wc -l)" -eq 2 ] && grep -q "two/0 on ci-b" "$tmp/msite/index.html" &&
     grep -q "precision 100% (1 of 1 labelled" "$tmp/msite/index.html" &&
-    grep -q "two/0 on ci-b</a></td><td>time</td><td>ratio</td><td>0</td><td>-</td>" "$tmp/msite/index.html" &&
+    grep -q "two/0 on ci-b</a></td><td>time</td><td>ratio</td><td class=\"num\">40</td><td class=\"num\">0</td><td>-</td>" "$tmp/msite/index.html" &&
     ok || bad "publish, two machines: $(ls "$tmp/msite/bench" 2>&1), $(cat "$tmp/out")"
 
 # A cell that is a formula, a commit with an escape sequence, a number

@@ -231,7 +231,8 @@ PY
 
 # hist_triage DB DETECT-OUT SITE: label hist_detect's change (its id in
 # DETECT-OUT) real: the label kept across detects, listed, the precision
-# on the site; bad ids and labels are exit 2.
+# on the site, the regression no longer open there (triaged: closed);
+# bad ids and labels are exit 2.
 hist_triage() {
     _id=$(sed -n 's/^step\/0 .* regression  #\([0-9]*\)$/\1/p' "$2")
     "$hv" history triage "$_id" real --note "the 2% step" --db "$1" >"$tmp/t.out" 2>&1 &&
@@ -246,7 +247,11 @@ hist_triage() {
     hist_one "triage, bad label" "label 'maybe': real, noise or expected" "$hv" history triage "$_id" maybe --db "$1"
     hist_one "triage, no label" "needs a label" "$hv" history triage "$_id" --db "$1"
     hist_one "triage, bad id" "'x1' is not a change point id" "$hv" history triage x1 real --db "$1"
-    "$hv" history publish "$3" --db "$1" >/dev/null 2>&1 &&
+    "$hv" history publish "$3" --db "$1" >"$tmp/pub.out" 2>&1 &&
+        grep -q "^history publish: 2 series, 1 change point(s), 0 open regression(s)" "$tmp/pub.out" &&
+        grep -q 'Open regressions (0)' "$3/index.html" &&
+        grep -q 'Triaged regressions (1)' "$3/index.html" &&
+        grep -q "<td>#$_id real</td>" "$3/index.html" &&
         grep -q 'precision 100% (1 of 1 labelled' "$3/bench/"step_0_time-*.html &&
         grep -q "<td>#$_id</td><td>regression</td>.*<td>real: the 2% step</td>" "$3/bench/"step_0_time-*.html &&
         ok || bad "triage: the precision on the site"

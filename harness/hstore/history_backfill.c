@@ -27,7 +27,6 @@
 #include <hvb/cmdline.h>
 #include <hvb/fsutil.h>
 #include <hvb/interrupt.h>
-#include <hvb/history.h>
 
 #include "private.h"
 
