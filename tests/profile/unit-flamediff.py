@@ -111,7 +111,8 @@ def main():
                 check("[benchmark engine]" in frames and
                       not any("+0x" in n or n.startswith("benchmark::")
                               for n in frames), f"{what}: engine frames: {sorted(frames)}")
-                check(f"+{scale:.3g} CPU ns/op" in text, f"{what}: legend scale")
+                check(f"+{flamegraph.num(scale)} CPU ns/op" in text and
+                      "+1000 CPU ns/op" in text, f"{what}: legend scale")
                 check('id="search"' in text and "function zoom" in text and
                       all(n for n in frames), f"{what}: search and zoom")
                 if name == "spin":

@@ -179,6 +179,11 @@ window.addEventListener("load", init);
 """
 
 
+def num(x):
+    """1000 -> "1000", 55.91 -> "55.9", 0.0123 -> "0.0123"."""
+    return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
 def legend(scale, unit, rounds):
     """The colour key of a differential graph: one scale for every graph
     drawn in one call (a review's), said in ns."""
@@ -197,11 +202,11 @@ def legend(scale, unit, rounds):
     x += 140
     for i, t in enumerate((1.0, 0.5, 0.1)):
         swatch(diff_colour("shrank", t * scale, scale),
-               f"-{scale:.3g}" if i == 0 else "", 18)
+               f"-{num(scale)}" if i == 0 else "", 18)
     swatch(GREY, "within the rounds' spread", 18)
     for i, t in enumerate((0.1, 0.5, 1.0)):
         swatch(diff_colour("grew", t * scale, scale),
-               f"+{scale:.3g} {unit}" if i == 2 else "", 18)
+               f"+{num(scale)} {unit}" if i == 2 else "", 18)
     swatch(APPEARED, "appeared")
     swatch(VANISHED, "vanished")
     out.append(f'<text x="{x}" y="{y + 10}">({rounds})</text>')
@@ -391,7 +396,7 @@ def write_tables(p, rows, unit, scale):
 def draw(p, unit, scale):
     """@p's two graphs, folded means and tables on the shared @scale;
     returns its entry of the summary and the console lines."""
-    what = (f"self change coloured, one scale ({scale:.3g} {unit}); "
+    what = (f"self change coloured, one scale ({num(scale)} {unit}); "
             "grey: unchanged or within the rounds' spread")
     render_svg(p.root, p.prefix + "-after.svg", p.title,
                f"widths: after ({p.root.b:.4g} {unit}); {what}", unit,
@@ -438,8 +443,6 @@ def cmd_diff(args):
 def load_rounds(base, rounds):
     """[{"folded": PATH, "ns_per_sample": X}] -> per-round stacks, and
     the mean ns per sample."""
-    if not rounds:
-        sys.exit("flamegraph.py: review: a cell has a build without rounds")
     out = [read_folded(os.path.join(base, r["folded"]), r["ns_per_sample"])
            for r in rounds]
     return out, sum(r["ns_per_sample"] for r in rounds) / len(rounds)
@@ -455,6 +458,10 @@ def cmd_review(args):
         base = os.path.join(os.path.dirname(args.manifest), doc.get("root", "."))
         unit, pairs = doc.get("unit", "CPU ns/op"), {}
         for name, c in sorted(doc["cells"].items()):
+            if not all(c["rounds_folded"]):
+                print(f"flamegraph.py: review: {name}: a build has no round "
+                      "with samples, no graph", file=sys.stderr)
+                continue
             (ra, wa), (rb, wb) = (load_rounds(base, r) for r in c["rounds_folded"])
             pairs[name] = Pair(f"{name}: base -> head",
                                os.path.join(base, c["prefix"]), ra, rb, max(wa, wb))
