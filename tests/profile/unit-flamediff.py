@@ -12,11 +12,13 @@ writes them (4 rounds a build, one manifest for the review's cells):
 
 one colour scale in every graph (the legend's figure), the engine's
 frames one "[benchmark engine]" frame (no "+0x" frame), search and zoom
-still there.  --plant inclusive colours by the inclusive change (the old
-rule) and must fail (ctest flamegraph-diff-inclusive: lookup_thread red).
+still there; a manifest without cells: one line of error.  --plant
+inclusive colours by the inclusive change (the old rule) and must fail
+(ctest flamegraph-diff-inclusive: lookup_thread red).
 Usage: unit-flamediff.py RENDER_DIR [--plant inclusive]"""
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -134,6 +136,15 @@ def main():
         check(rows[0]["function"] == "rcu_ref_lock" and
               abs(rows[0]["baseline_pct"] - 100 * 148.25 / 279) < 0.01,
               f"spin's ranking: {rows[0]}")
+        # Bad input: one line that names the file and what is wrong.
+        with open(man, "w") as f:
+            json.dump({"unit": "CPU ns/op"}, f)
+        r = subprocess.run([sys.executable, flamegraph.__file__, "review",
+                            "--json", os.path.join(d, "x.json"), man],
+                           capture_output=True, text=True)
+        check(r.returncode != 0 and r.stderr.count("\n") == 1 and
+              r.stderr.startswith(f"flamegraph.py: review: {man}: no 'cells'"),
+              f"a manifest without cells: {r.returncode} {r.stderr!r}")
     finish()
 
 

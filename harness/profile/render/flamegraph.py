@@ -465,8 +465,10 @@ def cmd_review(args):
             (ra, wa), (rb, wb) = (load_rounds(base, r) for r in c["rounds_folded"])
             pairs[name] = Pair(f"{name}: base -> head",
                                os.path.join(base, c["prefix"]), ra, rb, max(wa, wb))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"flamegraph.py: review: {args.manifest}: {e!r}")
+    except KeyError as e:
+        sys.exit(f"flamegraph.py: review: {args.manifest}: no {e} in it")
+    except (OSError, ValueError, TypeError) as e:
+        sys.exit(f"flamegraph.py: review: {args.manifest}: {e}")
     scale = shared_scale(pairs.values())
     out = {"unit": unit, "scale": scale, "cells": {}}
     for name, p in pairs.items():
