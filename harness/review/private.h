@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -152,6 +153,19 @@ json_t *hvb_review_cells(const char *path, json_t **doc, char *err, size_t len);
  * entry put in rv->flames.  0, or -errno with @err.
  */
 int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len);
+
+/*
+ * review_flame.c: beside a cell's graph, the frames of its flame entry
+ * @fl (rv->flames[CELL]) that changed most in self CPU ns/op, base and
+ * head, those within the rounds' spread said so; as an HTML <aside>, or
+ * as one markdown paragraph, e.g.
+ *   Changed most (self CPU ns/op, base -> head): `rcu_ref_lock` 0.21 ->
+ *   56.1 (+55.9); `hv_put_domain` 3.4 -> 3.5 (+0.1, within the rounds'
+ *   spread). Colours: +-56 CPU ns/op on every graph of this review.
+ * Nothing when @fl has no top frames.
+ */
+void hvb_review_flame_top_html(FILE *f, json_t *fl);
+void hvb_review_flame_top_md(FILE *f, json_t *fl);
 
 /*
  * review_locks.c: line @l under lockstat by both builds in alternating

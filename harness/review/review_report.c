@@ -496,6 +496,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
     const char *table = json_string_value(json_object_get(fl, "table"));
     size_t i;
 
+    /* Beside the graph: the three frames that changed most. */
+    (html ? hvb_review_flame_top_html : hvb_review_flame_top_md)(f, fl);
     fprintf(f,
             html ? "<p>Differential flame graph, %d interleaved rounds per "
                    "build (CPU ns/op %.4g -&gt; %.4g; red grew, blue shrank; "

@@ -60,7 +60,7 @@ with tempfile.TemporaryDirectory() as d:
     check("read_lock" in vanished and "get_domain" in vanished, f"vanished: {vanished}")
     check("rcu_read_lock" in appeared, f"appeared: {appeared}")
     md = open(os.path.join(d, "diff.md")).read()
-    check("| vanished | `read_lock` |" in md, "markdown lists read_lock as vanished")
+    check("| `read_lock` | vanished |" in md, "markdown lists read_lock as vanished")
     for v in ("before", "after"):
         root = ET.parse(os.path.join(d, f"diff-{v}.svg")).getroot()
         for g in root.iter(ns + "g"):

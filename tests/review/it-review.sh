@@ -11,7 +11,8 @@
 #   - review base slow: regressed, in time and in sim_instructions, and
 #     rcu_ref_lock on top of the function diff with more instructions and
 #     on top of the flame graph's self-time changes, above the base in
-#     every round;
+#     every round; in the after graph it alone is coloured, its callers
+#     grey, and the page shows it first beside the graph;
 #   - review slow slow (A/A): sim_instructions SAME (time SAME, or an
 #     honest unknown on a loaded machine);
 #
@@ -116,6 +117,18 @@ time)
         grep -q "Differential flame graph, 4 interleaved rounds" "$tmp/ab/review.md" &&
         grep -q "<object type=\"image/svg+xml\"" "$tmp/ab/index.html" && ok ||
         bad "the flame graph is not in the report"
+    # The after graph colours rcu_ref_lock by its self change and leaves
+    # its callers grey, the engine one named frame; beside the graph the
+    # frames that changed most lead with it (issue 35).
+    svg=$tmp/ab/$(fl ab .after_svg)
+    st() { grep -o "data-name=\"$1\" data-state=\"[a-z]*\"" "$svg" | sed 's/.*="//; s/"$//' | sort -u | tr '\n' ' '; }
+    [ "$(st rcu_ref_lock)" = "grew " ] && [ "$(st hv_domain_lock_by_id)" = "same " ] &&
+        [ "$(st lookup_thread)" = "same " ] && [ "$(st '\[benchmark engine\]')" = "same " ] &&
+        ! grep -q 'data-depth="1" data-name="[^"]*+0x' "$svg" &&
+        [ "$(fl ab '.top[0] | (.name == "rcu_ref_lock") and (.within_spread | not)')" = true ] &&
+        grep -q "^Changed most (self CPU ns/op" "$tmp/ab/review.md" &&
+        grep -q 'class="flame-top"' "$tmp/ab/index.html" && ok ||
+        bad "the flame graph's colours: rcu_ref_lock $(st rcu_ref_lock), its callers $(st hv_domain_lock_by_id)/$(st lookup_thread)/$(st '\[benchmark engine\]'), top $(fl ab '.top[0]' | jq -c .)"
     # The lock table delta: rcu-ref's cell takes the update lock; per op.
     [ "$(jq -r '.cells[0].locks | (.by == "wait_ns_per_op") and (.rows | length > 0)' "$tmp/ab/review.json")" = true ] &&
         grep -q "Lock table delta, 2 alternating rounds" "$tmp/ab/review.md" && ok ||

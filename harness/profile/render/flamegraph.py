@@ -3,25 +3,42 @@
 """Flame graphs from folded stacks, standard library only.
 
   flamegraph.py render [--title T] [--subtitle S] [--unit U] FOLDED SVG [SPEEDSCOPE]
-  flamegraph.py diff [--title T] [--scale-a X] [--scale-b Y] [--unit U] A B PREFIX
+  flamegraph.py diff [--title T] [--scale-a X] [--scale-b Y] [--scale S]
+                     [--unit U] [--json J] A B PREFIX
+  flamegraph.py review --json J MANIFEST
 
 render: an interactive SVG (hover shows name, value and percent; click
 zooms; "Search" highlights a regular expression and shows the matched
 percent; "Reset zoom"), and speedscope's JSON format.
 
 diff: A and B are scaled (per op: scale = CPU ns/op / samples) and drawn
-twice, PREFIX-after.svg (widths of B, coloured by what changed: red grew,
-blue shrank, purple new) and PREFIX-before.svg (widths of A; dark blue:
-vanished); PREFIX.md and stdout get the table of functions that grew,
-shrank, appeared and vanished, ranked by the change of their inclusive
-value.  The SVGs need no network.
+twice, PREFIX-after.svg (widths of B) and PREFIX-before.svg (widths of
+A), each frame coloured by the change of its *self* value (flamediff.py
+says when a change counts): grey unchanged or within the rounds'
+spread, red grew, blue shrank (as saturated as the change is of S, the
+legend's scale: the largest change unless --scale says), purple
+appeared, teal vanished.  PREFIX.md and stdout rank the functions by the
+magnitude of their self change, with the baseline share (perf diff's
+columns); PREFIX-base.folded, PREFIX-head.folded the merged stacks.
+
+review: every cell of a review (each build's per-round folded files) so
+drawn on one scale, the largest change of all; J gets each cell's three
+functions that changed most ("top") and its ranking ("self").
+
+Google Benchmark's frames and the harness around the measured body fold
+into one "[benchmark engine]" frame.  The SVGs need no network.
 """
 import argparse
 import hashlib
 import html
 import json
+import math
+import os
 import re
 import sys
+
+from flamediff import (build_tree, fold_engine, frames, function_rows, judge,
+                       largest_change, top)
 
 WIDTH = 1200
 FRAME_H = 16
@@ -29,40 +46,23 @@ FONT = 12
 PAD_TOP = 50
 PAD_BOTTOM = 40
 MIN_W = 0.1
+TOP_SELF = 10
 
 
-def read_folded(path):
+def read_folded(path, scale=1.0):
+    """{stack: value * @scale}, the engine's frames folded into one."""
     stacks = {}
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line:
                 continue
-            m = re.match(r"^(.*)\s+(\d+(?:\.\d*)?)$", line)
+            m = re.match(r"^(.*)\s+(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$", line)
             if not m:
                 sys.exit(f"flamegraph.py: {path}:{n}: not a folded stack line")
-            key = tuple(m.group(1).split(";"))
-            stacks[key] = stacks.get(key, 0.0) + float(m.group(2))
+            key = fold_engine(m.group(1).split(";"))
+            stacks[key] = stacks.get(key, 0.0) + float(m.group(2)) * scale
     return stacks
-
-
-class Node:
-    __slots__ = ("name", "a", "b", "kids")
-
-    def __init__(self, name):
-        self.name, self.a, self.b, self.kids = name, 0.0, 0.0, {}
-
-
-def build_tree(sa, sb=None):
-    root = Node("all")
-    for side, stacks in (("a", sa), ("b", sb or {})):
-        for stack, v in stacks.items():
-            node = root
-            setattr(node, side, getattr(node, side) + v)
-            for fr in stack:
-                node = node.kids.setdefault(fr, Node(fr))
-                setattr(node, side, getattr(node, side) + v)
-    return root
 
 
 def name_colour(name):
@@ -70,23 +70,24 @@ def name_colour(name):
     return (205 + h[0] % 50, 80 + h[1] % 130, 40 + h[2] % 50)
 
 
-def diff_colour(a, b, maxd, side):
-    """Red grew, blue shrank, by how much the frame itself changed (a
-    frame that doubled is half-way saturated however small it is: scaled
-    by the largest change alone, a function that grew next to one that
-    vanished was drawn nearly white) or by its share of the largest change,
-    whichever is more.  Any change is at least a visible tint."""
-    if side == "b" and a == 0 and b > 0:
-        return (170, 90, 220)  # appeared
-    if side == "a" and b == 0 and a > 0:
-        return (40, 60, 170)  # vanished
-    d = b - a
-    if maxd <= 0 or d == 0:
-        return (235, 235, 235)
-    t = max(abs(d) / maxd, abs(d) / max(a, b))
-    t = 0.25 + 0.75 * min(1.0, t)
-    c = int(235 - 200 * t)
-    return (235, c, c) if d > 0 else (c, c, 235)
+GREY = (221, 221, 221)
+APPEARED = (150, 70, 200)
+VANISHED = (0, 115, 115)
+
+
+def diff_colour(state, d, scale):
+    """Grey unless the frame's self change lies outside the rounds'
+    spread (flamediff.py); then red grew, blue shrank, as saturated as
+    |d| is of @scale, the review's largest change (a visible tint at
+    least), purple appeared, teal vanished."""
+    if state == "appeared":
+        return APPEARED
+    if state == "vanished":
+        return VANISHED
+    if state not in ("grew", "shrank") or scale <= 0:
+        return GREY
+    c = int(235 - 215 * (0.3 + 0.7 * min(1.0, abs(d) / scale)))
+    return (235, c, c) if state == "grew" else (c, c, 235)
 
 
 def luminance(rgb):
@@ -178,44 +179,81 @@ window.addEventListener("load", init);
 """
 
 
-def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
-    total = getattr(root, side)
+def num(x):
+    """1000 -> "1000", 55.91 -> "55.9", 0.0123 -> "0.0123"."""
+    return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
+def legend(scale, unit, rounds):
+    """The colour key of a differential graph: one scale for every graph
+    drawn in one call (a review's), said in ns."""
+    y, x, out = 46, 10, []
+
+    def swatch(rgb, text, w=14):
+        nonlocal x
+        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="12" '
+                   f'fill="{css(rgb)}" stroke="#888" stroke-width="0.5"/>')
+        x += w + 3
+        if text:
+            out.append(f'<text x="{x}" y="{y + 10}">{html.escape(text)}</text>')
+            x += 7 * len(text) + 12
+
+    out.append(f'<text x="{x}" y="{y + 10}">self change per op:</text>')
+    x += 140
+    for i, t in enumerate((1.0, 0.5, 0.1)):
+        swatch(diff_colour("shrank", t * scale, scale),
+               f"-{num(scale)}" if i == 0 else "", 18)
+    swatch(GREY, "within the rounds' spread", 18)
+    for i, t in enumerate((0.1, 0.5, 1.0)):
+        swatch(diff_colour("grew", t * scale, scale),
+               f"+{num(scale)} {unit}" if i == 2 else "", 18)
+    swatch(APPEARED, "appeared")
+    swatch(VANISHED, "vanished")
+    out.append(f'<text x="{x}" y="{y + 10}">({rounds})</text>')
+    return out
+
+
+def frame_info(node, side, total, unit, diff):
+    v = node.a if side == "a" else node.b
+    if not diff:
+        pct = 100.0 * v / total if total else 0
+        return f"{node.name} ({v:.6g} {unit}, {pct:.2f}%)"
+    sa, sb = node.self
+    rng = "; rounds %.3g-%.3g / %.3g-%.3g" % (
+        min(sa, default=0), max(sa, default=0), min(sb, default=0),
+        max(sb, default=0))
+    return (f"{node.name}: self {node.self_mean(0):.4g} -> "
+            f"{node.self_mean(1):.4g} {unit} ({node.d:+.4g}{rng}"
+            f"{', within their spread' if node.state == 'same' and node.d else ''}"
+            f"), total {node.a:.4g} -> {node.b:.4g} ({node.state})")
+
+
+def render_svg(root, path, title, subtitle, unit, side="a", scale=None,
+               rounds=""):
+    """@scale None: a plain graph coloured by name; else a differential
+    one whose frames are coloured by flamediff's judge() on that scale."""
+    diff = scale is not None
+    total = root.a if side == "a" else root.b
     rows = []
-    maxd = 0.0
+    top = PAD_TOP + (24 if diff else 0)
 
     def depth_of(node, d):
-        m = d
-        for k in node.kids.values():
-            m = max(m, depth_of(k, d + 1))
-        return m
+        return max([d] + [depth_of(k, d + 1) for k in node.kids.values()])
 
-    if diff:
-        # The largest change of a function (the root sums all of them).
-        stack = list(root.kids.values())
-        while stack:
-            n = stack.pop()
-            maxd = max(maxd, abs(n.b - n.a))
-            stack.extend(n.kids.values())
-    maxdepth = depth_of(root, 0)
-    height = PAD_TOP + (maxdepth + 1) * FRAME_H + PAD_BOTTOM
-    scale = (WIDTH - 20) / total if total > 0 else 0
+    height = top + (depth_of(root, 0) + 1) * FRAME_H + PAD_BOTTOM
+    wscale = (WIDTH - 20) / total if total > 0 else 0
 
     def walk(node, x, d):
-        v = getattr(node, side)
-        w = v * scale
+        w = (node.a if side == "a" else node.b) * wscale
         if w < MIN_W:
             return
         y = height - PAD_BOTTOM - (d + 1) * FRAME_H
-        pct = 100.0 * v / total if total else 0
-        if diff:
-            info = (f"{node.name} (before {node.a:.4g}, after {node.b:.4g} {unit}, "
-                    f"change {node.b - node.a:+.4g})")
-            fill = diff_colour(node.a, node.b, maxd, side)
-        else:
-            info = f"{node.name} ({v:.6g} {unit}, {pct:.2f}%)"
-            fill = name_colour(node.name)
+        info = frame_info(node, side, total, unit, diff)
+        fill = (diff_colour(node.state, node.d, scale) if diff
+                else name_colour(node.name))
+        state = f' data-state="{node.state}"' if diff else ""
         rows.append(
-            f'<g class="f" data-depth="{d}" data-name="{html.escape(node.name, True)}">'
+            f'<g class="f" data-depth="{d}" data-name="{html.escape(node.name, True)}"{state}>'
             f"<title>{html.escape(info)}</title>"
             f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{FRAME_H - 1}" '
             f'fill="{css(fill)}" data-fill="{css(fill)}" rx="2" ry="2"/>'
@@ -225,7 +263,7 @@ def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
         for k in sorted(node.kids):
             child = node.kids[k]
             walk(child, cx, d + 1)
-            cx += getattr(child, side) * scale
+            cx += (child.a if side == "a" else child.b) * wscale
 
     walk(root, 10.0, 0)
     out = [
@@ -246,6 +284,8 @@ def render_svg(root, path, title, subtitle, unit, side="a", diff=False):
         f'<text id="matched" x="{WIDTH - 160}" y="{height - 12}"> </text>',
         f'<text id="details" x="10" y="{height - 12}"> </text>',
     ]
+    if diff:
+        out.extend(legend(scale, unit, rounds))
     out.extend(rows)
     out.append("</svg>")
     with open(path, "w", encoding="utf-8") as f:
@@ -280,82 +320,168 @@ def write_speedscope(stacks, path, name, unit):
         f.write("\n")
 
 
-def function_totals(stacks):
-    """Inclusive (each function once per stack) and self values."""
-    incl, self_ = {}, {}
-    for stack, v in stacks.items():
-        for fr in set(stack):
-            incl[fr] = incl.get(fr, 0.0) + v
-        if stack:
-            self_[stack[-1]] = self_.get(stack[-1], 0.0) + v
-    return incl, self_
+class Pair:
+    """One cell's two builds, per round: {stack: unit per op}."""
+
+    def __init__(self, title, prefix, rounds_a, rounds_b, per_sample):
+        self.title, self.prefix = title, prefix
+        self.rounds_a, self.rounds_b = rounds_a, rounds_b
+        self.per_sample = per_sample
+        self.root = build_tree(rounds_a, rounds_b)
+        judge(self.root, per_sample)
+
+    def rounds(self):
+        n = (len(self.rounds_a), len(self.rounds_b))
+        return (f"{n[0]} and {n[1]} rounds" if n != (1, 1) else
+                "1 round a build: no spread known")
 
 
-def diff_table(sa, sb, unit):
-    ia, selfa = function_totals(sa)
-    ib, selfb = function_totals(sb)
-    rows = []
-    for fn in set(ia) | set(ib):
-        a, b = ia.get(fn, 0.0), ib.get(fn, 0.0)
-        kind = ("appeared" if a == 0 else "vanished" if b == 0 else
-                "grew" if b > a else "shrank" if b < a else "same")
-        rows.append((kind, fn, a, b, b - a, selfa.get(fn, 0.0), selfb.get(fn, 0.0)))
-    order = {"grew": 0, "appeared": 1, "shrank": 2, "vanished": 3, "same": 4}
-    rows.sort(key=lambda r: (order[r[0]], -abs(r[4]), r[1]))
-    return rows
+def mean_stacks(rounds):
+    out = {}
+    for stacks in rounds:
+        for k, v in stacks.items():
+            out[k] = out.get(k, 0.0) + v / len(rounds)
+    return out
+
+
+def write_folded(path, stacks):
+    with open(path, "w", encoding="utf-8") as f:
+        for k in sorted(stacks):
+            f.write(f"{';'.join(k)} {stacks[k]:.9g}\n")
+
+
+def write_tables(p, rows, unit, scale):
+    """PREFIX.md and PREFIX.json: every function ranked by the magnitude
+    of its self change, as perf diff ranks; the console's first rows."""
+    ta, tb = p.root.a, p.root.b
+    md = [f"# {p.title}", "",
+          f"Total: before {ta:.4g}, after {tb:.4g} {unit} "
+          f"({(tb - ta) / ta * 100 if ta else 0:+.1f}%), {p.rounds()}. Self "
+          "values per function, ranked by the magnitude of their change; "
+          "baseline: the function's self share of the base total.", "",
+          f"| function | change | baseline | self before ({unit}) | self after "
+          f"({unit}) | delta | rounds before | rounds after | inclusive before "
+          "-> after |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    con = [p.title, f"total {ta:.4g} -> {tb:.4g} {unit} ({p.rounds()})",
+           f"{'change':<9} {'function':<60} {'baseline':>8} {'before':>10} "
+           f"{'after':>10} {'delta':>10}"]
+    for r in rows:
+        if r["change"] == "same" or (ta and abs(r["self_delta"]) / ta < 0.001):
+            continue
+        kind = r["change"] + (" (within spread)" if r["within_spread"] else "")
+        md.append("| `%s` | %s | %.2f%% | %.4g | %.4g | %+.4g | %.3g-%.3g | "
+                  "%.3g-%.3g | %.4g -> %.4g |" % (
+                      r["function"].replace("|", "\\|"), kind, r["baseline_pct"], r["self_base"],
+                      r["self_head"], r["self_delta"],
+                      min(r["self_base_rounds"]), max(r["self_base_rounds"]),
+                      min(r["self_head_rounds"]), max(r["self_head_rounds"]),
+                      r["base"], r["head"]))
+        if len(con) < 33:
+            # A name cut to the column ends in "…" (the .md has it whole).
+            fn = r["function"]
+            name = fn if len(fn) <= 60 else fn[:59] + "…"
+            con.append(f"{r['change']:<9} {name:<60} {r['baseline_pct']:>7.2f}% "
+                       f"{r['self_base']:>10.4g} {r['self_head']:>10.4g} "
+                       f"{r['self_delta']:>+10.4g}"
+                       f"{'  (within spread)' if r['within_spread'] else ''}")
+    with open(p.prefix + ".md", "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    with open(p.prefix + ".json", "w", encoding="utf-8") as f:
+        json.dump({"unit": unit, "before_total": ta, "after_total": tb,
+                   "scale": scale, "functions": rows}, f, sort_keys=True)
+        f.write("\n")
+    return con
+
+
+def draw(p, unit, scale):
+    """@p's two graphs, folded means and tables on the shared @scale;
+    returns its entry of the summary and the console lines."""
+    what = (f"self change coloured, one scale ({num(scale)} {unit}); "
+            "grey: unchanged or within the rounds' spread")
+    render_svg(p.root, p.prefix + "-after.svg", p.title,
+               f"widths: after ({p.root.b:.4g} {unit}); {what}", unit,
+               side="b", scale=scale, rounds=p.rounds())
+    render_svg(p.root, p.prefix + "-before.svg", p.title,
+               f"widths: before ({p.root.a:.4g} {unit}); {what}", unit,
+               side="a", scale=scale, rounds=p.rounds())
+    write_folded(p.prefix + "-base.folded", mean_stacks(p.rounds_a))
+    write_folded(p.prefix + "-head.folded", mean_stacks(p.rounds_b))
+    rows = function_rows(p.rounds_a, p.rounds_b, p.per_sample)
+    con = write_tables(p, rows, unit, scale)
+    states = [n.state for n in frames(p.root)]
+    entry = {"top": top([r for r in rows if r["self_delta"]]),
+             "self": rows[:TOP_SELF], "scale": scale,
+             "coloured": sum(s != "same" for s in states)}
+    return entry, con
+
+
+def shared_scale(pairs):
+    """The largest self change outside the spread of all @pairs, to two
+    significant digits up (1 where nothing changed)."""
+    m = max((largest_change(p.root) for p in pairs), default=0.0)
+    if m <= 0:
+        return 1.0
+    step = 10 ** (math.floor(math.log10(m)) - 1)
+    return math.ceil(m / step - 1e-9) * step
 
 
 def cmd_diff(args):
     # The stacks start at the threads' roots (the cell is in the file
     # name), so the two cells' stacks join as difffolded.pl joins them.
-    sa = {k: v * args.scale_a for k, v in read_folded(args.a).items()}
-    sb = {k: v * args.scale_b for k, v in read_folded(args.b).items()}
-    root = build_tree(sa, sb)
-    ta, tb = root.a, root.b
-    render_svg(root, args.prefix + "-after.svg", args.title,
-               f"widths: after ({tb:.4g} {args.unit}); red grew, blue shrank, purple new",
-               args.unit, side="b", diff=True)
-    render_svg(root, args.prefix + "-before.svg", args.title,
-               f"widths: before ({ta:.4g} {args.unit}); red will grow, blue will shrink, "
-               "dark blue vanishes", args.unit, side="a", diff=True)
-    rows = diff_table(sa, sb, args.unit)
-    md = [f"# {args.title}", "",
-          f"Total: before {ta:.4g}, after {tb:.4g} {args.unit} "
-          f"({(tb - ta) / ta * 100 if ta else 0:+.1f}%). Inclusive values per function.",
-          "", f"| change | function | before ({args.unit}) | after ({args.unit}) | delta | delta % of before total |",
-          "|---|---|---:|---:|---:|---:|"]
-    con = [f"{args.title}", f"total {ta:.4g} -> {tb:.4g} {args.unit}",
-           f"{'change':<9} {'function':<60} {'before':>10} {'after':>10} {'delta':>10}"]
-    shown = {}
-    for kind, fn, a, b, d, _, _ in rows:
-        if kind == "same" or (ta and abs(d) / ta < 0.001):
-            continue
-        shown[kind] = shown.get(kind, 0) + 1
-        pct = d / ta * 100 if ta else 0
-        md.append(f"| {kind} | `{fn}` | {a:.4g} | {b:.4g} | {d:+.4g} | {pct:+.1f}% |")
-        if shown[kind] <= 15:
-            # A name cut to the column ends in "…" (the .md has it whole).
-            name = fn if len(fn) <= 60 else fn[:59] + "…"
-            con.append(f"{kind:<9} {name:<60} {a:>10.4g} {b:>10.4g} {d:>+10.4g}")
-    with open(args.prefix + ".md", "w", encoding="utf-8") as f:
-        f.write("\n".join(md) + "\n")
-    if args.json:
-        # Every function, inclusive and self, for a caller to rank itself.
-        doc = {"unit": args.unit, "before_total": ta, "after_total": tb,
-               "functions": [{"change": k, "function": fn, "before": a,
-                              "after": b, "self_before": x, "self_after": y}
-                             for k, fn, a, b, _, x, y in rows]}
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(doc, f, sort_keys=True)
-            f.write("\n")
+    p = Pair(args.title, args.prefix, [read_folded(args.a, args.scale_a)],
+             [read_folded(args.b, args.scale_b)],
+             max(args.scale_a, args.scale_b))
+    entry, con = draw(p, args.unit, args.scale or shared_scale([p]))
     print("\n".join(con))
     print(f"diff: {args.prefix}-after.svg, {args.prefix}-before.svg, {args.prefix}.md")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(entry, f, sort_keys=True)
+            f.write("\n")
+
+
+def load_rounds(base, rounds):
+    """[{"folded": PATH, "ns_per_sample": X}] -> per-round stacks, and
+    the mean ns per sample."""
+    out = [read_folded(os.path.join(base, r["folded"]), r["ns_per_sample"])
+           for r in rounds]
+    return out, sum(r["ns_per_sample"] for r in rounds) / len(rounds)
+
+
+def cmd_review(args):
+    """Every cell of a review manifest on one scale: MANIFEST is
+    {"unit", "root" (paths' base, relative to MANIFEST's folder), "cells":
+    {NAME: {"prefix", "rounds_folded": [[base rounds], [head rounds]]}}}."""
+    try:
+        with open(args.manifest, encoding="utf-8") as f:
+            doc = json.load(f)
+        base = os.path.join(os.path.dirname(args.manifest), doc.get("root", "."))
+        unit, pairs = doc.get("unit", "CPU ns/op"), {}
+        for name, c in sorted(doc["cells"].items()):
+            if not all(c["rounds_folded"]):
+                print(f"flamegraph.py: review: {name}: a build has no round "
+                      "with samples, no graph", file=sys.stderr)
+                continue
+            (ra, wa), (rb, wb) = (load_rounds(base, r) for r in c["rounds_folded"])
+            pairs[name] = Pair(f"{name}: base -> head",
+                               os.path.join(base, c["prefix"]), ra, rb, max(wa, wb))
+    except KeyError as e:
+        sys.exit(f"flamegraph.py: review: {args.manifest}: no {e} in it")
+    except (OSError, ValueError, TypeError) as e:
+        sys.exit(f"flamegraph.py: review: {args.manifest}: {e}")
+    scale = shared_scale(pairs.values())
+    out = {"unit": unit, "scale": scale, "cells": {}}
+    for name, p in pairs.items():
+        out["cells"][name], _ = draw(p, unit, scale)
+    with open(args.json, "w", encoding="utf-8") as f:
+        json.dump(out, f, sort_keys=True)
+        f.write("\n")
 
 
 def cmd_render(args):
     stacks = read_folded(args.folded)
-    root = build_tree(stacks)
-    render_svg(root, args.svg, args.title, args.subtitle, args.unit)
+    render_svg(build_tree([stacks], []), args.svg, args.title, args.subtitle,
+               args.unit)
     if args.speedscope:
         write_speedscope(stacks, args.speedscope, args.title, args.unit)
 
@@ -374,16 +500,18 @@ def main():
     d.add_argument("--title", default="Differential flame graph")
     d.add_argument("--scale-a", type=float, default=1.0)
     d.add_argument("--scale-b", type=float, default=1.0)
+    d.add_argument("--scale", type=float, default=0.0,
+                   help="the colour scale (default: this graph's largest change)")
     d.add_argument("--unit", default="samples")
-    d.add_argument("--json", help="also write every function's figures here")
+    d.add_argument("--json", help="also write the top changes and ranking here")
     d.add_argument("a")
     d.add_argument("b")
     d.add_argument("prefix")
+    v = sub.add_parser("review")
+    v.add_argument("--json", required=True, help="the summary of every cell")
+    v.add_argument("manifest")
     args = ap.parse_args()
-    if args.cmd == "render":
-        cmd_render(args)
-    else:
-        cmd_diff(args)
+    {"render": cmd_render, "diff": cmd_diff, "review": cmd_review}[args.cmd](args)
 
 
 if __name__ == "__main__":
