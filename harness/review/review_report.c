@@ -489,64 +489,62 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
  */
 static void flame_rows(FILE *f, json_t *fl, bool html)
 {
-    char b[64], h[64], fn[512];
+    char b[64], h[64];
     json_t *cpu = json_object_get(fl, "cpu_ns_per_op"), *r;
     const char *after = json_string_value(json_object_get(fl, "after_svg"));
     const char *before = json_string_value(json_object_get(fl, "before_svg"));
     const char *table = json_string_value(json_object_get(fl, "table"));
+    int rounds = (int)json_integer_value(json_object_get(fl, "rounds"));
     size_t i;
 
     /* Beside the graph: the three frames that changed most. */
     (html ? hvb_review_flame_top_html : hvb_review_flame_top_md)(f, fl);
+    if ( !html )
+    {
+        /* The comment links the graphs; the page has the table. */
+        fprintf(f,
+                "Differential flame graph, %d interleaved rounds per build "
+                "(CPU ns/op %.4g -> %.4g): [after](%s), [before](%s), "
+                "[every function](%s).\n",
+                rounds, mean_of(json_array_get(cpu, 0)),
+                mean_of(json_array_get(cpu, 1)), after, before, table);
+        return;
+    }
     fprintf(f,
-            html ? "<p>Differential flame graph, %d interleaved rounds per "
-                   "build (CPU ns/op %.4g -&gt; %.4g; red grew, blue shrank; "
-                   "<a href=\"%s\">before</a> shows what vanished, "
-                   "<a href=\"%s\">every function</a>):</p>\n<object "
-                   "type=\"image/svg+xml\" data=\"%s\" "
-                   "style=\"width:100%%\"></object>\n<table><tr><th>function"
-                   "</th><th>self CPU ns/op base (rounds)</th><th>head "
-                   "(rounds)</th><th>change</th></tr>\n"
-                 : "\nDifferential flame graph, %d interleaved rounds per "
-                   "build (CPU ns/op %.4g -> %.4g): [before](%s) (what "
-                   "vanished), [every function](%s), [after](%s) (red "
-                   "grew).\n\n| function | self CPU ns/op base (rounds) | "
-                   "head (rounds) | change |\n|---|---:|---:|---:|\n",
-            (int)json_integer_value(json_object_get(fl, "rounds")),
-            mean_of(json_array_get(cpu, 0)), mean_of(json_array_get(cpu, 1)),
-            before, table, after);
+            "<p>Differential flame graph, %d interleaved rounds per build "
+            "(CPU ns/op %.4g -&gt; %.4g; a frame coloured by its own change "
+            "where it lies beyond the rounds' spread, grey within it; "
+            "<a href=\"%s\">before</a> shows what vanished, <a href=\"%s\">"
+            "every function</a>):</p>\n<object type=\"image/svg+xml\" "
+            "data=\"%s\" style=\"width:100%%\"></object>\n<table><tr><th>"
+            "function</th><th>baseline %%</th><th>self CPU ns/op base "
+            "(rounds)</th><th>head (rounds)</th><th>change</th></tr>\n",
+            rounds, mean_of(json_array_get(cpu, 0)),
+            mean_of(json_array_get(cpu, 1)), before, table, after);
     json_array_foreach(json_object_get(fl, "self"), i, r)
     {
         double d = json_number_value(json_object_get(r, "self_delta"));
+        bool grey = json_is_true(json_object_get(r, "within_spread"));
 
         if ( i == TOP_FUNCTIONS )
             break;
         spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
         spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
-        snprintf(fn, sizeof(fn), "%s",
-                 json_string_value(json_object_get(r, "function")));
-        if ( html )
-        {
-            fputs("<tr><td><code>", f);
-            html_text(f, fn);
-            fprintf(f,
-                    "</code></td><td>%.3g (%s)</td><td>%.3g (%s)</td>"
-                    "<td class=\"%s\">%+.3g</td></tr>\n",
-                    json_number_value(json_object_get(r, "self_base")), b,
-                    json_number_value(json_object_get(r, "self_head")), h,
-                    d > 0 ? "reg" : "imp", d);
-        }
-        else
-        {
-            fputs("| ", f);
-            hvb_view_md_code(f, fn, true);
-            fprintf(f, " | %.3g (%s) | %.3g (%s) | %+.3g |\n",
-                    json_number_value(json_object_get(r, "self_base")), b,
-                    json_number_value(json_object_get(r, "self_head")), h, d);
-        }
+        fputs("<tr><td><code>", f);
+        html_text(f, json_string_value(json_object_get(r, "function")));
+        fprintf(f,
+                "</code></td><td class=\"n\">%.1f%%</td><td class=\"n\">"
+                "%.3g (%s)</td><td class=\"n\">%.3g (%s)</td><td class=\"n "
+                "%s\">%+.3g</td></tr>\n",
+                json_number_value(json_object_get(r, "baseline_pct")),
+                json_number_value(json_object_get(r, "self_base")), b,
+                json_number_value(json_object_get(r, "self_head")), h,
+                grey    ? "unk"
+                : d > 0 ? "reg"
+                        : "imp",
+                d);
     }
-    if ( html )
-        fputs("</table>\n", f);
+    fputs("</table>\n", f);
 }
 
 /* The page's head: the answer first, then both revisions. */
