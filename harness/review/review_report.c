@@ -335,6 +335,7 @@ static void md_functions(FILE *f, json_t *fns, json_t *tot)
         md_code(f, json_string_value(json_object_get(r, "file")), true);
         fprintf(f, " | %.2f | %.2f | %+.2f |\n", b, h, h - b);
     }
+    hvb_review_md_lines(f, fns, HVB_REVIEW_LINE_FNS);
 }
 
 static void md_side(FILE *f, const struct review *rv, int k)
@@ -510,6 +511,7 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
                 b, h, h > b ? "reg" : "imp", h - b);
     }
     fputs("</table>\n", f);
+    hvb_review_html_lines(f, fns, TOP_FUNCTIONS);
 }
 
 /* "mean (min-max)" of figure @key of lock side @side, or "-". */
