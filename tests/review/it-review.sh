@@ -16,7 +16,8 @@
 #     honest unknown on a loaded machine);
 #
 #   sim (ctest review-sim; exact verdicts, beside other tests)
-#   - asked again: both builds found in the cache, nothing built;
+#   - asked again: both builds found in the cache, nothing built; the
+#     spin loop's lines in rcu_ref_lock's line block, new, head > base;
 #   - review slow base: improved, rcu_ref_lock's self time shrank;
 #   - the working tree with the slowdown uncommitted: reviewed against
 #     HEAD, "uncommitted changes included", dirty in review.json;
@@ -120,6 +121,19 @@ sim)
         grep -q "head found" "$tmp/again.stderr" &&
         [ "$(jq -r .review.head.build.cached "$tmp/again/review.json")" = true ] &&
         ok || bad "a second review built again: exit $rc, $(grep review: "$tmp/again.stderr")"
+    # The line-level diff: rcu_ref_lock's row lists the spin loop's lines,
+    # new in head (no base line) with more Ir/op than base, head's range
+    # around them; review.md and index.html show the block.
+    r='.cells[0].functions[] | select(.function == "rcu_ref_lock")'
+    spin=$(jq -r "[$r | .lines[] | select((.src | test(\"spin\")) and .base_line == null and .head > .base)] | length" "$tmp/again/review.json")
+    range=$(jq -r "$r | .head_lines" "$tmp/again/review.json")
+    lo=${range%-*} hi=${range#*-}
+    inside=$(jq -r "[$r | .lines[] | select(.head_line != null) | .head_line >= $lo and .head_line <= $hi] | all" "$tmp/again/review.json" 2>/dev/null)
+    [ "$spin" -ge 2 ] && [ "$inside" = true ] &&
+        grep -q '^rcu_ref_lock (plugins/domlookup/rcu-ref.c:[0-9]*-[0-9]*), Ir/op by line$' "$tmp/again/review.md" &&
+        grep -q '^  new .*spin' "$tmp/again/review.md" &&
+        grep -q '<table class="lines">' "$tmp/again/index.html" && ok ||
+        bad "rcu_ref_lock's lines: $spin spin lines, range $range ($inside): $(jq -c "$r" "$tmp/again/review.json")"
 
     # Two profile rounds: the sign of the change is checked, ab's four
     # rounds have the rest.
