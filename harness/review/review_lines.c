@@ -33,12 +33,12 @@
  * both: not listed.  The block (review.md):
  *
  *   rcu_ref_lock (plugins/domlookup/rcu-ref.c:19-35), Ir/op by line
- *    base  head base Ir/op head Ir/op    change  source
- *      19    19       2.00       4.00     +2.00  {
- *     new    24          -       1.00     +1.00  volatile unsigned ...
- *     new    26          -     196.00   +196.00  while ( spin < 64 )
- *     new    27          -     192.00   +192.00  spin++;
- *      29    35       2.00       3.00     +1.00  }
+ *    base  head  base Ir/op  head Ir/op    change  source
+ *      19    19        2.00        4.00     +2.00  {
+ *     new    24           -        1.00     +1.00  volatile unsigned in...
+ *     new    26           -      196.00   +196.00  while ( spin < 64 )
+ *     new    27           -      192.00   +192.00  spin++;
+ *      29    35        2.00        3.00     +1.00  }
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -607,7 +607,7 @@ static void lines_block(FILE *f, json_t *r, bool html)
               f);
     }
     else
-        fprintf(f, "\n```text\n%s\n%5s %5s %10s %10s %9s  source\n", t, "base",
+        fprintf(f, "\n```text\n%s\n%5s %5s %11s %11s %9s  source\n", t, "base",
                 "head", "base Ir/op", "head Ir/op", "change");
     json_array_foreach(json_object_get(r, "lines"), i, l)
     {
@@ -628,7 +628,7 @@ static void lines_block(FILE *f, json_t *r, bool html)
                  json_number_value(json_object_get(l, "head")) -
                      json_number_value(json_object_get(l, "base")));
         if ( !html )
-            fprintf(f, "%5s %5s %10s %10s %9s  %s\n", c[0], c[1], c[2], c[3],
+            fprintf(f, "%5s %5s %11s %11s %9s  %s\n", c[0], c[1], c[2], c[3],
                     c[4], str(l, "src"));
         else
         {

@@ -255,9 +255,9 @@ static void test_render(void **state)
     md = render(fns, false);
     html = render(fns, true);
     assert_non_null(strstr(md, "\n```text\ng (f.c:3-9), Ir/op by line\n"));
-    assert_non_null(strstr(md, "  new     5          -       9.00     +9.00"
+    assert_non_null(strstr(md, "  new     5           -        9.00     +9.00"
                                "  for ( int i = 0; i < 8; i++ )\n"));
-    assert_non_null(strstr(md, "    7     9       2.00       2.50     +0.50"
+    assert_non_null(strstr(md, "    7     9        2.00        2.50     +0.50"
                                "  return y;\n```\n"));
     assert_non_null(strstr(md, "(2 more changed lines)\n```\n"));
     assert_non_null(strstr(html, "<table class=\"lines\">"));
