@@ -8,11 +8,13 @@
  * read once: a cost line under "fn=F" is F's, at the current file
  * ("fl=", or "fi="/"fe=" where the code was inlined from) and line; the
  * cost line after a "calls=" is the callee's, not F's.  A function's
- * lines are those in its row's file (where head spends most of it; code
- * inlined from other files is not listed), found in each build's tree by
- * the path relative to it (a build's debug information may name another
- * cache entry's tree: ccache).  Its range in a build ("head_lines",
- * "base_lines") runs from its first to its last line with a cost.
+ * lines are those of the one file where its Ir/op moved most, which
+ * becomes its row's "file" (rcu_ref_lock spends most in domain.h's
+ * inlined refcount; the spin patch changes it in rcu-ref.c); a file is
+ * found in each build's tree by its path relative to it (debug
+ * information may name another cache entry's tree: ccache).  Its range
+ * in a build ("head_lines", "base_lines") runs from its first to its
+ * last line with a cost there.
  *
  * The rule that matches the two builds' lines: the source text of base's
  * range (from base's tree) and of head's (from head's) is diffed, a
@@ -57,9 +59,9 @@
 #define SPAN_MAX  1500       /* a function's lines in one file */
 #define SRC_SHOWN 100        /* a source line's characters, shown */
 
-/* One cost of a listed function in its row's file. */
+/* One cost of a listed function: its row, file (index), line. */
 struct ent {
-    size_t row;
+    size_t row, file;
     unsigned long line;
     double ir;
 };
@@ -68,11 +70,10 @@ struct ent {
 struct cg {
     char **names[2]; /* compressed names by id: files, functions */
     size_t nr[2];
-    char *const *rel; /* each row's file, relative to the trees */
-    const char *file; /* the current file */
+    char **files, **rel; /* each file named once; relative to the trees */
+    size_t nr_files;
+    long file, row; /* the current file; function's row (-1: unlisted) */
     char lit[2][4096];
-    long row;             /* the current function's row, -1: none listed */
-    bool in_file;         /* the current file is that row's */
     unsigned long pos[2]; /* the last position: address, line */
     int ir_col;           /* Ir among the events, -1: no events yet */
     bool addr, call;      /* positions have an address; a call's cost next */
@@ -134,13 +135,31 @@ static const char *name_of(struct cg *g, int k, char *s, char *lit)
     return g->names[k][id];
 }
 
-/* @path ends with relative path @rel, at a '/'? */
-static bool same_file(const char *path, const char *rel)
+/* File @n's index in @g's files, added where it is new; -1: no memory. */
+static long intern(struct cg *g, const char *n)
 {
-    size_t n = strlen(path), r = strlen(rel);
+    char **v;
+    size_t i;
 
-    return n >= r && strcmp(path + n - r, rel) == 0 &&
-           (n == r || path[n - r - 1] == '/');
+    for ( i = 0; i < g->nr_files; i++ )
+        if ( strcmp(g->files[i], n) == 0 )
+            return (long)i;
+    v = realloc(g->files, (i + 1) * sizeof(*v));
+    if ( v == NULL )
+        return -1;
+    g->files = v;
+    if ( (v[i] = strdup(n)) == NULL )
+        return -1;
+    g->nr_files++;
+    return (long)i;
+}
+
+/* @g's cost @i is row @row's in file @rel (relative to the trees)? */
+static bool mine(const struct cg *g, size_t i, size_t row, const char *rel)
+{
+    const char *f = g->rel[g->v[i].file];
+
+    return g->v[i].row == row && f != NULL && strcmp(f, rel) == 0;
 }
 
 /* A position's column at *@p ("N", "+N", "-N", "*", "0xN") into *@last. */
@@ -177,7 +196,7 @@ static bool cost_line(struct cg *g, char *s)
             return false;
     }
     ir = i > g->ir_col ? ir : 0;
-    if ( g->call || g->row < 0 || !g->in_file || g->pos[1] == 0 )
+    if ( g->call || g->row < 0 || g->file < 0 || g->pos[1] == 0 )
     {
         g->call = false; /* a call's cost is the callee's */
         return true;
@@ -191,7 +210,8 @@ static bool cost_line(struct cg *g, char *s)
         g->v = v;
         g->cap = g->cap * 2 + 64;
     }
-    g->v[g->nr_v++] = (struct ent){(size_t)g->row, g->pos[1], ir};
+    g->v[g->nr_v++] =
+        (struct ent){(size_t)g->row, (size_t)g->file, g->pos[1], ir};
     return true;
 }
 
@@ -215,14 +235,11 @@ static bool spec(struct cg *g, const char *key, char *val, json_t *fns)
     if ( n == NULL )
         return false;
     if ( file )
-        g->file = n;
-    else if ( !strcmp(key, "fn") )
+        return (g->file = intern(g, n)) >= 0;
+    if ( !strcmp(key, "fn") )
         for ( g->row = -1, i = 0; i < json_array_size(fns); i++ )
             if ( strcmp(n, str(json_array_get(fns, i), "function")) == 0 )
                 g->row = (long)i;
-    if ( g->row >= 0 )
-        g->in_file =
-            g->file && g->rel[g->row] && same_file(g->file, g->rel[g->row]);
     return true;
 }
 
@@ -260,7 +277,7 @@ static int cg_read(struct cg *g, const char *path, json_t *fns, char *err,
     FILE *f = fopen(path, "r");
     int rc = f ? 0 : -errno;
 
-    g->row = g->ir_col = -1;
+    g->row = g->file = g->ir_col = -1;
     while ( rc == 0 && getline(&s, &cap, f) > 0 )
         if ( n++, !cg_line(g, s, fns) )
             rc = -EINVAL;
@@ -324,7 +341,7 @@ static int side_get(struct side *d, const struct cg *g, size_t row, double ops,
     int rc;
 
     for ( i = 0; i < g->nr_v; i++ )
-        if ( g->v[i].row == row )
+        if ( mine(g, i, row, rel) )
         {
             d->lo = d->lo && d->lo < g->v[i].line ? d->lo : g->v[i].line;
             d->hi = d->hi > g->v[i].line ? d->hi : g->v[i].line;
@@ -354,7 +371,7 @@ static int side_get(struct side *d, const struct cg *g, size_t row, double ops,
         rc = -ENOMEM;
     }
     for ( i = 0; rc == 0 && i < g->nr_v; i++ )
-        if ( g->v[i].row == row )
+        if ( mine(g, i, row, rel) )
             d->ir[g->v[i].line - d->lo] += g->v[i].ir / ops;
     for ( i = 0; rc == 0 && i < n; i++ )
         d->t[i] = trimmed(d->l[d->lo + i - 1], &d->tn[i]);
@@ -462,25 +479,54 @@ static void block(json_t *fn, const struct side d[2], struct lrow *rows,
                         json_integer((json_int_t)(moved - k)));
 }
 
-/* Row @fn (its file @rel) gets its line block, or "lines_error". */
-static void fn_lines(json_t *fn, size_t r, const char *rel,
-                     const struct cg g[2], char *const srcs[2],
-                     const double ops[2])
+/*
+ * The file (relative to the trees) where row @r's Ir/op moved most, or
+ * NULL; a tie goes to @file.  One candidate per run of a file's costs.
+ */
+static const char *moved_file(const struct cg g[2], size_t r,
+                              const double ops[2], const char *file)
 {
+    const char *best = NULL, *f;
+    double most = -1, d;
+    size_t i, j, last;
+    int k, l;
+
+    for ( k = 0; k < 2; k++ )
+        for ( last = SIZE_MAX, i = 0; i < g[k].nr_v; i++ )
+        {
+            if ( g[k].v[i].row != r || g[k].v[i].file == last ||
+                 (f = g[k].rel[g[k].v[i].file]) == NULL )
+                continue;
+            last = g[k].v[i].file;
+            for ( d = 0, l = 0; l < 2; l++ )
+                for ( j = 0; j < g[l].nr_v; j++ )
+                    d += mine(&g[l], j, r, f)
+                             ? (l ? 1 : -1) * g[l].v[j].ir / ops[l]
+                             : 0;
+            if ( fabs(d) > most || (fabs(d) == most && !strcmp(f, file)) )
+            {
+                most = fabs(d);
+                best = f;
+            }
+        }
+    return best;
+}
+
+/* Row @fn gets its line block and that file, or "lines_error". */
+static void fn_lines(json_t *fn, size_t r, const struct cg g[2],
+                     char *const srcs[2], const double ops[2])
+{
+    const char *rel = moved_file(g, r, ops, str(fn, "file"));
     struct side d[2];
     struct lrow *rows = NULL;
-    char err[1024] = "no line numbers here (no debug information)";
+    char err[1024] = "no line numbers here (no debug information), or its "
+                     "file in neither source tree";
     size_t n = 0;
     int k, rc = rel ? 0 : -ENOENT;
 
     memset(d, 0, sizeof(d));
-    if ( rel == NULL )
-        snprintf(err, sizeof(err), "%s: in neither source tree",
-                 str(fn, "file"));
     for ( k = 0; k < 2 && rc == 0; k++ )
         rc = side_get(&d[k], &g[k], r, ops[k], srcs[k], rel, err, sizeof(err));
-    if ( rc == 0 && !d[0].lo && !d[1].lo )
-        rc = -ENOENT;
     if ( rc == 0 )
         rows = calloc(d[0].hi - d[0].lo + d[1].hi - d[1].lo + 2, sizeof(*rows));
     if ( rc == 0 && (rows == NULL || (n = match(d, rows)) == SIZE_MAX) )
@@ -489,7 +535,10 @@ static void fn_lines(json_t *fn, size_t r, const char *rel,
         rc = -ENOMEM;
     }
     if ( rc == 0 )
+    {
         block(fn, d, rows, n);
+        json_object_set_new(fn, "file", json_string(rel));
+    }
     else
         json_object_set_new(fn, "lines_error", json_string(err));
     for ( k = 0; k < 2; k++ )
@@ -520,48 +569,63 @@ static char *rel_path(const char *file, char *const srcs[2])
     return access(file, R_OK) == 0 ? strdup(file) : NULL;
 }
 
+static void cg_free(struct cg *g)
+{
+    size_t i;
+    int k;
+
+    for ( k = 0; k < 2; k++ )
+    {
+        for ( i = 0; i < g->nr[k]; i++ )
+            free(g->names[k][i]);
+        free(g->names[k]);
+    }
+    for ( i = 0; i < g->nr_files; i++ )
+    {
+        free(g->files[i]);
+        free(g->rel ? g->rel[i] : NULL);
+    }
+    free(g->files);
+    free(g->rel);
+    free(g->v);
+}
+
 int hvb_review_lines(char *const dumps[2], char *const srcs[2],
                      const double ops[2], json_t *fns, char *err, size_t len)
 {
-    size_t i, n = json_array_size(fns);
-    char **rel = calloc(n + 1, sizeof(*rel));
     struct cg g[2];
     json_t *fn;
-    int k, rc = rel ? 0 : -ENOMEM;
+    char *rel;
+    size_t i;
+    int k, rc = 0;
 
     memset(g, 0, sizeof(g));
-    json_array_foreach(fns, i, fn)
-    {
-        /* Another entry's tree (ccache) named as this one's: relative. */
-        if ( rel && (rel[i] = rel_path(str(fn, "file"), srcs)) &&
-             rel[i][0] != '/' )
-            json_object_set_new(fn, "file", json_string(rel[i]));
-    }
+    for ( k = 0; k < 2 && rc == 0; k++ )
+        rc = cg_read(&g[k], dumps[k], fns, err, len);
     for ( k = 0; k < 2 && rc == 0; k++ )
     {
-        g[k].rel = rel;
-        rc = cg_read(&g[k], dumps[k], fns, err, len);
+        g[k].rel = calloc(g[k].nr_files + 1, sizeof(*g[k].rel));
+        for ( i = 0; g[k].rel != NULL && i < g[k].nr_files; i++ )
+            g[k].rel[i] = rel_path(g[k].files[i], srcs);
+        if ( g[k].rel == NULL )
+            rc = -ENOMEM;
     }
-    if ( rel == NULL )
+    if ( rc == -ENOMEM )
         snprintf(err, len, "out of memory");
     json_array_foreach(fns, i, fn)
     {
+        /* Another entry's tree (ccache) named as this one's: relative. */
+        rel = rel_path(str(fn, "file"), srcs);
+        if ( rel != NULL && rel[0] != '/' )
+            json_object_set_new(fn, "file", json_string(rel));
+        free(rel);
         if ( rc == 0 )
-            fn_lines(fn, i, rel[i], g, srcs, ops);
+            fn_lines(fn, i, g, srcs, ops);
         else
             json_object_set_new(fn, "lines_error", json_string(err));
-        free(rel ? rel[i] : NULL);
     }
-    free(rel);
-    for ( k = 0; k < 2; k++ )
-    {
-        for ( i = 0; i < g[k].nr[0] + g[k].nr[1]; i++ )
-            free(i < g[k].nr[0] ? g[k].names[0][i]
-                                : g[k].names[1][i - g[k].nr[0]]);
-        free(g[k].names[0]);
-        free(g[k].names[1]);
-        free(g[k].v);
-    }
+    cg_free(&g[0]);
+    cg_free(&g[1]);
     return rc;
 }
 

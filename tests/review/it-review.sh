@@ -18,7 +18,8 @@
 #   sim (ctest review-sim; exact verdicts, beside other tests)
 #   - asked again: both builds found in the cache, nothing built; the
 #     spin loop's lines in rcu_ref_lock's line block, new, head > base;
-#   - review slow base: improved, rcu_ref_lock's self time shrank;
+#   - review slow base: improved, rcu_ref_lock's self time shrank and
+#     the spin loop's lines are gone from its line block;
 #   - the working tree with the slowdown uncommitted: reviewed against
 #     HEAD, "uncommitted changes included", dirty in review.json;
 #   - a commit that does not build: exit 2 with its log's last lines;
@@ -144,6 +145,11 @@ sim)
     [ "$(fl ba .self[0].function)" = rcu_ref_lock ] &&
         [ "$(fl ba '.self[0].self_delta < 0')" = true ] && ok ||
         bad "reverse flame graph: $(fl ba '.self[0]' | jq -c .)"
+    # Its lines: the spin loop's gone (no head line, base > head), in
+    # rcu-ref.c (where it moved, not domain.h where the base spends most).
+    gone=$(jq -r "[$r | select(.file == \"plugins/domlookup/rcu-ref.c\") | .lines[] | select((.src | test(\"spin\")) and .head_line == null and .base > .head)] | length" "$tmp/ba/review.json")
+    [ "$gone" -ge 2 ] && ok ||
+        bad "the reverse's lines: $gone spin lines gone: $(jq -c "$r" "$tmp/ba/review.json")"
 
     # The slowdown undone in the working tree, not committed.
     git_ show "$base:plugins/domlookup/rcu-ref.c" >"$repo/plugins/domlookup/rcu-ref.c"
