@@ -305,7 +305,7 @@ static const char *trimmed(const char *s, size_t *n)
     return s;
 }
 
-/* Source file @rel of tree @root (@rel itself where it is absolute). */
+/* Source file @rel of tree @root. */
 static int src_read(struct side *d, const char *root, const char *rel,
                     char *err, size_t len)
 {
@@ -313,14 +313,13 @@ static int src_read(struct side *d, const char *root, const char *rel,
     size_t n = 0, nr = 1;
 
     snprintf(path, sizeof(path), "%s/%s", root, rel);
-    d->buf = hvb_slurp(rel[0] == '/' ? rel : path, &n);
+    d->buf = hvb_slurp(path, &n);
     for ( p = d->buf; p && (p = memchr(p, '\n', d->buf + n - p)); p++ )
         nr++;
     d->l = d->buf ? calloc(nr, sizeof(*d->l)) : NULL;
     if ( d->l == NULL )
     {
-        snprintf(err, len, "%.900s: %s", rel[0] == '/' ? rel : path,
-                 strerror(errno));
+        snprintf(err, len, "%.900s: %s", path, strerror(errno));
         return -EIO;
     }
     for ( p = d->buf; p < d->buf + n; p = e + 1 )
@@ -552,7 +551,7 @@ static void fn_lines(json_t *fn, size_t r, const struct cg g[2],
     free(rows);
 }
 
-/* @file relative to the trees: as named, or its longest tail in one. */
+/* @file relative to the trees: as named, its longest tail in one, NULL. */
 static char *rel_path(const char *file, char *const srcs[2])
 {
     char path[4300];
@@ -566,7 +565,7 @@ static char *rel_path(const char *file, char *const srcs[2])
             if ( snprintf(path, sizeof(path), "%s/%s", srcs[k], p) > 0 &&
                  access(path, R_OK) == 0 )
                 return strdup(p);
-    return access(file, R_OK) == 0 ? strdup(file) : NULL;
+    return NULL; /* in neither tree (a system header; --base-bin) */
 }
 
 static void cg_free(struct cg *g)
@@ -616,7 +615,7 @@ int hvb_review_lines(char *const dumps[2], char *const srcs[2],
     {
         /* Another entry's tree (ccache) named as this one's: relative. */
         rel = rel_path(str(fn, "file"), srcs);
-        if ( rel != NULL && rel[0] != '/' )
+        if ( rel != NULL )
             json_object_set_new(fn, "file", json_string(rel));
         free(rel);
         if ( rc == 0 )
