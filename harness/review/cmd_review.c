@@ -607,6 +607,8 @@ static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
                                            rows[k].name, "file", rows[k].file,
                                            "base_ir_per_op", rows[k].base,
                                            "head_ir_per_op", rows[k].head));
+    if ( n > 0 && hvb_review_fn_lines(dirs, srcs, i, a, err, sizeof(err)) )
+        fprintf(stderr, "hvbench: review: warning: %s\n", err);
     if ( n < 0 )
     {
         json_decref(a);

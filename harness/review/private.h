@@ -117,6 +117,36 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
                        struct hvb_fn_delta **rows, double totals[2], char *err,
                        size_t len);
 
+/*
+ * Cell @cell's line blocks (review_lines.c) added to its function rows
+ * @fns, from the dumps hvb_review_fn_diff() read.  0, or -errno with @err.
+ */
+int hvb_review_fn_lines(char *const dirs[2], char *const srcs[2], size_t cell,
+                        json_t *fns, char *err, size_t len);
+
+#define HVB_REVIEW_TOP_LINES 5 /* a function's changed lines listed */
+#define HVB_REVIEW_LINE_FNS  3 /* the functions of review.md with lines */
+
+/*
+ * review_lines.c: each row of @fns ({"function", "file"}) gains the lines
+ * of that function whose Ir/op moved between callgrind dumps @dumps
+ * (base, head: @ops operations, sources in trees @srcs), in the file
+ * where it moved most (its new "file", relative to the trees), matched
+ * by their text: "head_lines", "base_lines" ("19-35": first-last line
+ * with a cost), "lines" ([{"base_line": 22 or null (new), "head_line": 28
+ * or null (gone), "src": "spin++;", "base": 0.0, "head": 192.0}], Ir/op,
+ * the HVB_REVIEW_TOP_LINES largest changes in source order),
+ * "lines_more" (changed lines not listed); or "lines_error" (no line
+ * numbers, no source).  0, or -errno with @err (a dump unreadable or
+ * malformed: each row's "lines_error").
+ */
+int hvb_review_lines(char *const dumps[2], char *const srcs[2],
+                     const double ops[2], json_t *fns, char *err, size_t len);
+
+/* The line blocks of @fns' first @top rows: fenced (markdown), a table. */
+void hvb_review_md_lines(FILE *f, json_t *fns, size_t top);
+void hvb_review_html_lines(FILE *f, json_t *fns, size_t top);
+
 struct hvb_exec;
 
 /*

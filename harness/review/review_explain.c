@@ -415,3 +415,16 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
     *rows = out;
     return (int)j;
 }
+
+int hvb_review_fn_lines(char *const dirs[2], char *const srcs[2], size_t cell,
+                        json_t *fns, char *err, size_t len)
+{
+    char dumps[2][4300], *d[2] = {dumps[0], dumps[1]};
+    double ops[2], per_op;
+    int k, rc = 0;
+
+    for ( k = 0; k < 2 && rc == 0; k++ )
+        rc = cell_dump(dirs[k], cell, dumps[k], sizeof(dumps[k]), &ops[k],
+                       &per_op, err, len);
+    return rc ? rc : hvb_review_lines(d, srcs, ops, fns, err, len);
+}

@@ -277,6 +277,7 @@ static void md_functions(FILE *f, json_t *fns, json_t *tot)
                          true);
         fprintf(f, " | %.2f | %.2f | %+.2f |\n", b, h, h - b);
     }
+    hvb_review_md_lines(f, fns, HVB_REVIEW_LINE_FNS);
 }
 
 /*
@@ -414,6 +415,7 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
                 b, h, h > b ? "reg" : "imp", h - b);
     }
     fputs("</table>\n", f);
+    hvb_review_html_lines(f, fns, TOP_FUNCTIONS);
 }
 
 /* "mean (min-max)" of figure @key of lock side @side, or "-". */

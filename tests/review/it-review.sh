@@ -17,8 +17,10 @@
 #     honest unknown on a loaded machine);
 #
 #   sim (ctest review-sim; exact verdicts, beside other tests)
-#   - asked again: both builds found in the cache, nothing built;
-#   - review slow base: improved, rcu_ref_lock's self time shrank;
+#   - asked again: both builds found in the cache, nothing built; the
+#     spin loop's lines in rcu_ref_lock's line block, new, head > base;
+#   - review slow base: improved, rcu_ref_lock's self time shrank and
+#     the spin loop's lines are gone from its line block;
 #   - the working tree with the slowdown uncommitted: reviewed against
 #     HEAD, "uncommitted changes included", dirty in review.json;
 #   - a commit that does not build: exit 2 with its log's last lines;
@@ -178,6 +180,19 @@ sim)
         grep -q "head found" "$tmp/again.stderr" &&
         [ "$(jq -r .review.head.build.cached "$tmp/again/review.json")" = true ] &&
         ok || bad "a second review built again: exit $rc, $(grep review: "$tmp/again.stderr")"
+    # The line-level diff: rcu_ref_lock's row lists the spin loop's lines,
+    # new in head (no base line) with more Ir/op than base, head's range
+    # around them; review.md and index.html show the block.
+    r='.cells[0].functions[] | select(.function == "rcu_ref_lock")'
+    spin=$(jq -r "[$r | .lines[] | select((.src | test(\"spin\")) and .base_line == null and .head > .base)] | length" "$tmp/again/review.json")
+    range=$(jq -r "$r | .head_lines" "$tmp/again/review.json")
+    lo=${range%-*} hi=${range#*-}
+    inside=$(jq -r "[$r | .lines[] | select(.head_line != null) | .head_line >= $lo and .head_line <= $hi] | all" "$tmp/again/review.json" 2>/dev/null)
+    [ "$spin" -ge 2 ] && [ "$inside" = true ] &&
+        grep -q '^rcu_ref_lock (plugins/domlookup/rcu-ref.c:[0-9]*-[0-9]*), Ir/op by line$' "$tmp/again/review.md" &&
+        grep -q '^  new .*spin' "$tmp/again/review.md" &&
+        grep -q '<table class="lines">' "$tmp/again/index.html" && ok ||
+        bad "rcu_ref_lock's lines: $spin spin lines, range $range ($inside): $(jq -c "$r" "$tmp/again/review.json")"
 
     # Two profile rounds: the sign of the change is checked, ab's four
     # rounds have the rest.
@@ -188,6 +203,11 @@ sim)
     [ "$(fl ba .self[0].function)" = rcu_ref_lock ] &&
         [ "$(fl ba '.self[0].self_delta < 0')" = true ] && ok ||
         bad "reverse flame graph: $(fl ba '.self[0]' | jq -c .)"
+    # Its lines: the spin loop's gone (no head line, base > head), in
+    # rcu-ref.c (where it moved, not domain.h where the base spends most).
+    gone=$(jq -r "[$r | select(.file == \"plugins/domlookup/rcu-ref.c\") | .lines[] | select((.src | test(\"spin\")) and .head_line == null and .base > .head)] | length" "$tmp/ba/review.json")
+    [ "$gone" -ge 2 ] && ok ||
+        bad "the reverse's lines: $gone spin lines gone: $(jq -c "$r" "$tmp/ba/review.json")"
 
     # The slowdown undone in the working tree, not committed.
     git_ show "$base:plugins/domlookup/rcu-ref.c" >"$repo/plugins/domlookup/rcu-ref.c"
