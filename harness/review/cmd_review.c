@@ -5,7 +5,7 @@
  * phases, each a function here: read the options; name the two
  * revisions; read the suite; build both (the cache); gate every line in
  * every metric (review_gate.c); explain the cells that moved
- * (review_explain.c); write the report (review_report.c).
+ * (hvb/irdiff.h); write the report (review_report.c).
  *
  * E.g. in a clone with one commit on top of origin/main:
  *   hvbench review
@@ -600,14 +600,14 @@ static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
         if ( asprintf(&srcs[k], "%s/src", rv->builds[k].dir) < 0 )
             srcs[k] = NULL;
     n = srcs[0] && srcs[1]
-            ? hvb_review_fn_diff(dirs, srcs, i, &rows, tot, err, sizeof(err))
+            ? hvb_irdiff_functions(dirs, srcs, i, &rows, tot, err, sizeof(err))
             : -ENOMEM;
     for ( k = 0; k < n; k++ )
         json_array_append_new(a, json_pack("{s:s, s:s, s:f, s:f}", "function",
                                            rows[k].name, "file", rows[k].file,
                                            "base_ir_per_op", rows[k].base,
                                            "head_ir_per_op", rows[k].head));
-    if ( n > 0 && hvb_review_fn_lines(dirs, srcs, i, a, err, sizeof(err)) )
+    if ( n > 0 && hvb_irdiff_fn_lines(dirs, srcs, i, a, err, sizeof(err)) )
         fprintf(stderr, "hvbench: review: warning: %s\n", err);
     if ( n < 0 )
     {
@@ -650,7 +650,7 @@ static void explain_cg(struct review *rv, size_t l)
                       k ? "head" : "base") < 0 )
             dirs[k] = NULL;
         if ( dirs[k] == NULL ||
-             hvb_review_callgrind(rv->builds[k].bin, rv->lines[l].words,
+             hvb_irdiff_callgrind(rv->builds[k].bin, rv->lines[l].words,
                                   rv->lines[l].nr, dirs[k], err, sizeof(err)) )
         {
             fprintf(stderr, "hvbench: review: warning: %s\n",

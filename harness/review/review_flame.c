@@ -153,7 +153,7 @@ static int draw_all(struct review *rv, char *err, size_t len)
         snprintf(err, len, "%s: cannot write it", man);
         return -EIO;
     }
-    if ( (rc = hvb_review_exec_log(&c, logp, err, len)) != 0 )
+    if ( (rc = hvb_irdiff_exec_log(&c, logp, err, len)) != 0 )
         return rc;
     if ( (doc = json_load_file(res, 0, &je)) == NULL )
     {

@@ -28,6 +28,7 @@
 #include "private.h"
 
 #define TOP_FUNCTIONS 10
+#define LINE_FNS      3 /* the functions of review.md with their lines */
 
 static void lock_rows(FILE *f, json_t *lk, bool html);
 static void flame_rows(FILE *f, json_t *fl, bool html);
@@ -170,7 +171,7 @@ static void no_fn_change(char *buf, size_t len, json_t *tot)
                  "No function's instructions per op changed by %g or more; "
                  "the callgrind runs counted %.2f (base) and %.2f (head) "
                  "Ir/op in all (%+.2f%%).",
-                 HVB_REVIEW_MIN_DELTA_IR, b, h, 100.0 * (h / b - 1));
+                 HVB_IRDIFF_MIN_DELTA_IR, b, h, 100.0 * (h / b - 1));
 }
 
 /* "min-max" of the per-round values @a ("-" when there are none). */
@@ -277,7 +278,7 @@ static void md_functions(FILE *f, json_t *fns, json_t *tot)
                          true);
         fprintf(f, " | %.2f | %.2f | %+.2f |\n", b, h, h - b);
     }
-    hvb_review_md_lines(f, fns, HVB_REVIEW_LINE_FNS);
+    hvb_irdiff_md_lines(f, fns, LINE_FNS);
 }
 
 /*
@@ -415,7 +416,7 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
                 b, h, h > b ? "reg" : "imp", h - b);
     }
     fputs("</table>\n", f);
-    hvb_review_html_lines(f, fns, TOP_FUNCTIONS);
+    hvb_irdiff_html_lines(f, fns, TOP_FUNCTIONS);
 }
 
 /* "mean (min-max)" of figure @key of lock side @side, or "-". */

@@ -22,24 +22,6 @@
 
 #define ROUND_TIMEOUT_S 1800.0
 
-int hvb_review_exec_log(struct hvb_exec *c, const char *logp, char *err,
-                        size_t len)
-{
-    int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc;
-
-    c->log_fd = fd;
-    rc = fd < 0 ? -errno : hvb_exec_run(c);
-    if ( fd >= 0 )
-        close(fd);
-    if ( rc )
-        snprintf(err, len, "%s %s: %s (log: %s)", c->argv[0],
-                 c->argv[1] ? c->argv[1] : "",
-                 rc < 0 ? strerror(-rc) : "failed", logp);
-    hvb_exec_free(c);
-    return rc ? -EIO : 0;
-}
-
 /* @bin @cmd LINE... @extra... -> @out (its log: @out.log). */
 static int one_round(const char *bin, const char *cmd,
                      const struct review_line *ln, char *const *extra,
@@ -68,7 +50,7 @@ static int one_round(const char *bin, const char *cmd,
     av[n] = NULL;
     c.argv = av;
     snprintf(logp, sizeof(logp), "%s.log", out);
-    rc = hvb_review_exec_log(&c, logp, err, len);
+    rc = hvb_irdiff_exec_log(&c, logp, err, len);
     free(av);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * harness/review/review_lines.c on a small synthetic pair of callgrind
+ * harness/irdiff/irdiff_lines.c on a small synthetic pair of callgrind
  * dumps and source trees: per-line Ir/op of the changed functions, base
  * and head lines matched by their text, the largest changes listed, the
  * markdown and HTML blocks, and bad input said in one line.
@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "private.h"
+#include <hvb/irdiff.h>
 
 static char dir[] = "/tmp/unit-review-lines-XXXXXX";
 static char bsrc[256], hsrc[256], bcg[256], hcg[256];
@@ -163,7 +164,7 @@ static int teardown(void **state)
 }
 
 /*
- * The rows g (x.h, where head spends most, as hvb_review_fn_diff() says),
+ * The rows g (x.h, where head spends most, as hvb_irdiff_functions() says),
  * m (an absolute path of another tree), memcpy.
  */
 static json_t *run(const char *head_dump, int want_rc, char *err)
@@ -175,7 +176,7 @@ static json_t *run(const char *head_dump, int want_rc, char *err)
                   "file", "x.h", "function", "m", "file", "/nowhere/src/f.c",
                   "function", "memcpy", "file", "???");
 
-    assert_int_equal(hvb_review_lines(dumps, srcs, ops, fns, err, 1024),
+    assert_int_equal(hvb_irdiff_lines(dumps, srcs, ops, fns, err, 1024),
                      want_rc);
     return fns;
 }
@@ -233,7 +234,7 @@ static void test_new_and_more(void **state)
     assert_null(json_object_get(m, "base_lines"));
     assert_string_equal(json_string_value(json_object_get(m, "head_lines")),
                         "14-20");
-    assert_int_equal(json_array_size(a), HVB_REVIEW_TOP_LINES);
+    assert_int_equal(json_array_size(a), HVB_IRDIFF_TOP_LINES);
     line_is(json_array_get(a, 0), 0, 16, "a++;", 0, 3);
     line_is(json_array_get(a, 4), 0, 20, "}", 0, 7);
     assert_int_equal(json_integer_value(json_object_get(m, "lines_more")), 2);
@@ -253,9 +254,9 @@ static char *render(json_t *fns, bool html)
 
     assert_non_null(f);
     if ( html )
-        hvb_review_html_lines(f, fns, 10);
+        hvb_irdiff_html_lines(f, fns, 10);
     else
-        hvb_review_md_lines(f, fns, 10);
+        hvb_irdiff_md_lines(f, fns, 10);
     fclose(f);
     return buf;
 }

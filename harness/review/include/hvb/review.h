@@ -7,7 +7,7 @@
  * suite line), and explains the cells that moved: a differential flame
  * graph of the two builds (review_flame.c), a lock table delta
  * (review_locks.c) and a per-function instruction diff from callgrind
- * (review_explain.c) with its lines (review_lines.c); cmd_review.c
+ * (hvb/irdiff.h) with its lines; cmd_review.c
  * sequences it and writes review.json, review.md and index.html.
  */
 #ifndef HVB_REVIEW_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where in a changed function the instructions moved, line by line
- * (private.h): callgrind's per-line self cost (Ir, as callgrind_annotate
+ * (hvb/irdiff.h): callgrind's per-line self cost (Ir, as callgrind_annotate
  * shows it beside the source), per op as the function rows are.
  *
  * Each build's dump of the cell (the one review_explain.c checked) is
@@ -22,8 +22,8 @@
  * ignored.  A head line paired with a base line shows both counts; a
  * head line with no counterpart is "new" (base 0), a base line with
  * none "gone" (head 0), so a line the patch edits is one of each.  The
- * lines whose Ir/op moved by HVB_REVIEW_MIN_DELTA_IR or more are listed,
- * the HVB_REVIEW_TOP_LINES largest changes, in source order, and how
+ * lines whose Ir/op moved by HVB_IRDIFF_MIN_DELTA_IR or more are listed,
+ * the HVB_IRDIFF_TOP_LINES largest changes, in source order, and how
  * many more moved.
  *
  * Worked example (the review of tests/review's spin patch): the patch
@@ -45,6 +45,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@
 
 #include <hvb/fsutil.h>
 
-#include "private.h"
+#include <hvb/irdiff.h>
 
 #define NAMES_MAX (1u << 20) /* a callgrind name id */
 #define SPAN_MAX  1500       /* a function's lines in one file */
@@ -456,8 +457,8 @@ static void block(json_t *fn, const struct side d[2], struct lrow *rows,
     size_t i, k, best, moved = 0;
 
     for ( i = 0; i < n; i++ )
-        moved += fabs(rows[i].head - rows[i].base) >= HVB_REVIEW_MIN_DELTA_IR;
-    for ( k = 0; k < HVB_REVIEW_TOP_LINES && k < moved; k++ )
+        moved += fabs(rows[i].head - rows[i].base) >= HVB_IRDIFF_MIN_DELTA_IR;
+    for ( k = 0; k < HVB_IRDIFF_TOP_LINES && k < moved; k++ )
     {
         for ( best = n, i = 0; i < n; i++ )
             if ( !rows[i].shown &&
@@ -589,7 +590,7 @@ static void cg_free(struct cg *g)
     free(g->v);
 }
 
-int hvb_review_lines(char *const dumps[2], char *const srcs[2],
+int hvb_irdiff_lines(char *const dumps[2], char *const srcs[2],
                      const double ops[2], json_t *fns, char *err, size_t len)
 {
     struct cg g[2];
@@ -723,12 +724,12 @@ static void blocks(FILE *f, json_t *fns, size_t top, bool html)
             lines_block(f, r, html);
 }
 
-void hvb_review_md_lines(FILE *f, json_t *fns, size_t top)
+void hvb_irdiff_md_lines(FILE *f, json_t *fns, size_t top)
 {
     blocks(f, fns, top, false);
 }
 
-void hvb_review_html_lines(FILE *f, json_t *fns, size_t top)
+void hvb_irdiff_html_lines(FILE *f, json_t *fns, size_t top)
 {
     blocks(f, fns, top, true);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where the instructions moved between two builds, per function
- * (private.h): deterministic, from callgrind.
+ * (hvb/irdiff.h): deterministic, from callgrind.
  *
  * Each build runs the suite line once under valgrind's callgrind, with
  * hvbench's own client requests around the measured loop (one dump per
@@ -38,7 +38,7 @@
 #include <hvb/results.h>
 #include <hvb/results_read.h>
 
-#include "private.h"
+#include <hvb/irdiff.h>
 
 #define CG_TIMEOUT_S    3600.0
 #define ANNOTATE_MAX    (64u << 20)
@@ -56,6 +56,24 @@ struct fn_table {
 };
 
 /* Run @bin's line @line under callgrind, dumps and results into @dir. */
+int hvb_irdiff_exec_log(struct hvb_exec *c, const char *logp, char *err,
+                        size_t len)
+{
+    int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc;
+
+    c->log_fd = fd;
+    rc = fd < 0 ? -errno : hvb_exec_run(c);
+    if ( fd >= 0 )
+        close(fd);
+    if ( rc )
+        snprintf(err, len, "%s %s: %s (log: %s)", c->argv[0],
+                 c->argv[1] ? c->argv[1] : "",
+                 rc < 0 ? strerror(-rc) : "failed", logp);
+    hvb_exec_free(c);
+    return rc ? -EIO : 0;
+}
+
 static int run_cg(const char *bin, char *const *line, size_t nr,
                   const char *dir, char *err, size_t len)
 {
@@ -96,7 +114,7 @@ static int run_cg(const char *bin, char *const *line, size_t nr,
     av[n++] = res;
     av[n] = NULL;
     c.argv = av;
-    rc = hvb_review_exec_log(&c, logp, err, len);
+    rc = hvb_irdiff_exec_log(&c, logp, err, len);
     free(av);
     return rc;
 }
@@ -342,7 +360,7 @@ static int by_delta(const void *a, const void *b)
     return dx < dy ? 1 : dx > dy ? -1 : strcmp(x->name, y->name);
 }
 
-int hvb_review_callgrind(const char *bin, char *const *line, size_t nr,
+int hvb_irdiff_callgrind(const char *bin, char *const *line, size_t nr,
                          const char *dir, char *err, size_t len)
 {
     int rc = hvb_mkdirs(dir);
@@ -355,9 +373,9 @@ int hvb_review_callgrind(const char *bin, char *const *line, size_t nr,
     return run_cg(bin, line, nr, dir, err, len);
 }
 
-int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
-                       struct hvb_fn_delta **rows, double totals[2], char *err,
-                       size_t len)
+int hvb_irdiff_functions(char *const dirs[2], char *const srcs[2], size_t cell,
+                         struct hvb_fn_delta **rows, double totals[2],
+                         char *err, size_t len)
 {
     struct fn_table t[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     struct hvb_fn_delta *out = NULL;
@@ -409,14 +427,14 @@ int hvb_review_fn_diff(char *const dirs[2], char *const srcs[2], size_t cell,
     }
     /* Only what changed, largest change first. */
     for ( i = j = 0; i < n; i++ )
-        if ( fabs(out[i].head - out[i].base) >= HVB_REVIEW_MIN_DELTA_IR )
+        if ( fabs(out[i].head - out[i].base) >= HVB_IRDIFF_MIN_DELTA_IR )
             out[j++] = out[i];
     qsort(out, j, sizeof(*out), by_delta);
     *rows = out;
     return (int)j;
 }
 
-int hvb_review_fn_lines(char *const dirs[2], char *const srcs[2], size_t cell,
+int hvb_irdiff_fn_lines(char *const dirs[2], char *const srcs[2], size_t cell,
                         json_t *fns, char *err, size_t len)
 {
     char dumps[2][4300], *d[2] = {dumps[0], dumps[1]};
@@ -426,5 +444,5 @@ int hvb_review_fn_lines(char *const dirs[2], char *const srcs[2], size_t cell,
     for ( k = 0; k < 2 && rc == 0; k++ )
         rc = cell_dump(dirs[k], cell, dumps[k], sizeof(dumps[k]), &ops[k],
                        &per_op, err, len);
-    return rc ? rc : hvb_review_lines(d, srcs, ops, fns, err, len);
+    return rc ? rc : hvb_irdiff_lines(d, srcs, ops, fns, err, len);
 }
