@@ -174,9 +174,30 @@ static void no_fn_change(char *buf, size_t len, json_t *tot)
                  HVB_IRDIFF_MIN_DELTA_IR, b, h, 100.0 * (h / b - 1));
 }
 
-/* "min-max" of the per-round values @a ("-" when there are none). */
+/*
+ * @v for a table: no exponents, "0" for what rounds to nothing at a
+ * thousandth, fewer decimals as it grows: 0, 0.004, 2.16, 23.4, 12345.
+ */
+static const char *num(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+
+    if ( a < 5e-4 )
+        snprintf(buf, len, "0");
+    else
+        snprintf(buf, len,
+                 a < 1       ? "%.3f"
+                 : a < 100   ? "%.2f"
+                 : a < 10000 ? "%.1f"
+                             : "%.0f",
+                 v);
+    return buf;
+}
+
+/* "min–max" of the per-round values @a ("-" when there are none). */
 static const char *spread(json_t *a, char *buf, size_t len)
 {
+    char l[32], h[32];
     double lo = INFINITY, hi = -INFINITY, v;
     size_t i;
     json_t *x;
@@ -190,7 +211,8 @@ static const char *spread(json_t *a, char *buf, size_t len)
     if ( json_array_size(a) == 0 )
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.3g-%.3g", lo, hi);
+        snprintf(buf, len, "%s–%s", num(lo, l, sizeof(l)),
+                 num(hi, h, sizeof(h)));
     return buf;
 }
 
@@ -423,13 +445,14 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
 static const char *lock_fig(json_t *side, const char *key, char *buf,
                             size_t len)
 {
-    char r[64];
+    char r[80], m[32];
     json_t *a = json_object_get(side, key);
 
     if ( json_array_size(a) == 0 )
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.3g (%s)", mean_of(a), spread(a, r, sizeof(r)));
+        snprintf(buf, len, "%s (%s)", num(mean_of(a), m, sizeof(m)),
+                 spread(a, r, sizeof(r)));
     return buf;
 }
 
