@@ -281,6 +281,38 @@ static void mail_table(FILE *f, const struct hvb_view *v)
           f);
 }
 
+/*
+ * The top function's changed lines, one each, cut to the column limit:
+ *       26    -  196.00  while ( spin < 64 )
+ * (head's line number, "-" for a count it had not).
+ */
+static void mail_lines(FILE *f, json_t *lines)
+{
+    char line[256], no[16], base[16];
+    json_t *x;
+    size_t i;
+
+    json_array_foreach(lines, i, x)
+    {
+        json_t *hl = json_object_get(x, "head_line");
+        json_t *bl = json_object_get(x, "base_line");
+
+        if ( json_is_integer(hl) )
+            snprintf(no, sizeof(no), "%lld", (long long)json_integer_value(hl));
+        else
+            snprintf(no, sizeof(no), "gone");
+        if ( json_is_integer(bl) )
+            snprintf(base, sizeof(base), "%.2f",
+                     json_number_value(json_object_get(x, "base")));
+        else
+            snprintf(base, sizeof(base), "new");
+        snprintf(line, sizeof(line), "      %5s %8s -> %-8.2f %s", no, base,
+                 json_number_value(json_object_get(x, "head")),
+                 json_string_value(json_object_get(x, "src")));
+        fprintf(f, "%.*s\n", HVB_VIEW_MAIL_COLS, line);
+    }
+}
+
 /* A changed cell's functions, as fixed-width lines. */
 static void mail_functions(FILE *f, const struct hvb_view_cell *c)
 {
@@ -305,6 +337,8 @@ static void mail_functions(FILE *f, const struct hvb_view_cell *c)
                  json_string_value(json_object_get(r, "function")),
                  json_string_value(json_object_get(r, "file")));
         wrap(f, line, "    ", "      ");
+        if ( i == 0 )
+            mail_lines(f, json_object_get(r, "lines"));
     }
 }
 

@@ -139,6 +139,9 @@ static void test_mail_columns(void **state)
     txt = rendered(&v, hvb_view_mail, "spin.txt");
     assert_non_null(strstr(txt, "* lookup rcu-ref, 1 thread: 43.8% slower"));
     assert_non_null(strstr(txt, "rcu_ref_lock"));
+    /* The top function's changed lines, the spin loop's among them. */
+    assert_non_null(
+        strstr(txt, "         26      new -> 196.00   while ( spin < 64 )\n"));
     for ( line = strtok_r(txt, "\n", &save); line != NULL;
           line = strtok_r(NULL, "\n", &save) )
     {
