@@ -55,6 +55,7 @@
 #include <hvb/fsutil.h>
 
 #include <hvb/irdiff.h>
+#include <hvb/view.h>
 
 #define NAMES_MAX (1u << 20) /* a callgrind name id */
 #define SPAN_MAX  1500       /* a function's lines in one file */
@@ -629,26 +630,6 @@ int hvb_irdiff_lines(char *const dumps[2], char *const srcs[2],
     return rc;
 }
 
-/* @s for HTML. */
-static void html_esc(FILE *f, const char *s)
-{
-    size_t n;
-
-    while ( *s != '\0' )
-    {
-        n = strcspn(s, "<>&\"");
-        fwrite(s, 1, n, f);
-        s += n;
-        if ( *s != '\0' )
-            fputs(*s == '<'   ? "&lt;"
-                  : *s == '>' ? "&gt;"
-                  : *s == '&' ? "&amp;"
-                              : "&quot;",
-                  f);
-        s += *s != '\0';
-    }
-}
-
 /* Function row @r's line block, markdown (a fenced block) or HTML. */
 static void lines_block(FILE *f, json_t *r, bool html)
 {
@@ -664,7 +645,7 @@ static void lines_block(FILE *f, json_t *r, bool html)
     if ( html )
     {
         fputs("<p>", f);
-        html_esc(f, t);
+        hvb_view_html(f, t);
         fputs(":</p>\n<table class=\"lines\"><tr><th>base line</th><th>head "
               "line</th><th>base Ir/op</th><th>head Ir/op</th><th>change</th>"
               "<th>source</th></tr>\n",
@@ -701,7 +682,7 @@ static void lines_block(FILE *f, json_t *r, bool html)
                     "<td class=\"%s\">%s</td><td><code>",
                     c[0], c[1], c[2], c[3], c[4][0] == '+' ? "reg" : "imp",
                     c[4]);
-            html_esc(f, str(l, "src"));
+            hvb_view_html(f, str(l, "src"));
             fputs("</code></td></tr>\n", f);
         }
     }

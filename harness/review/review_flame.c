@@ -35,6 +35,8 @@
 #include <hvb/folded.h>
 #include <hvb/render.h>
 
+#include <hvb/view.h>
+
 #include "private.h"
 
 /* How many of a cell's frames the page shows beside its graph. */
@@ -192,26 +194,6 @@ int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len)
     return rc ? rc : draw_all(rv, err, len);
 }
 
-/* @s in HTML. */
-static void html_put(FILE *f, const char *s)
-{
-    size_t n;
-
-    while ( s != NULL && *s != '\0' )
-    {
-        n = strcspn(s, "<>&\"");
-        fwrite(s, 1, n, f);
-        s += n;
-        if ( *s != '\0' )
-            fputs(*s == '<'   ? "&lt;"
-                  : *s == '>' ? "&gt;"
-                  : *s == '&' ? "&amp;"
-                              : "&quot;",
-                  f);
-        s += *s != '\0';
-    }
-}
-
 /* One frame of .top: " 0.21 -> 56.1 (+55.9)", its kind where new or gone. */
 static void top_figures(FILE *f, json_t *t, const char *arrow)
 {
@@ -247,7 +229,7 @@ void hvb_review_flame_top_html(FILE *f, json_t *fl)
         if ( i == TOP_SHOWN )
             break;
         fputs("<li><code>", f);
-        html_put(f, json_string_value(json_object_get(t, "name")));
+        hvb_view_html(f, json_string_value(json_object_get(t, "name")));
         fputs("</code>", f);
         top_figures(f, t, "&rarr;");
         fputs("</li>", f);

@@ -369,20 +369,6 @@ static void markdown(FILE *f, const struct review *rv, const struct hvb_view *v,
     fputs("; review.json has every figure.\n", f);
 }
 
-/* @s with <, >, & escaped. */
-static void html_text(FILE *f, const char *s)
-{
-    for ( ; s != NULL && *s != '\0'; s++ )
-        if ( *s == '<' )
-            fputs("&lt;", f);
-        else if ( *s == '>' )
-            fputs("&gt;", f);
-        else if ( *s == '&' )
-            fputs("&amp;", f);
-        else
-            fputc(*s, f);
-}
-
 static const char *verdict_class(const char *v)
 {
     return !strcmp(v, "regressed")  ? "reg"
@@ -398,9 +384,9 @@ static void html_side(FILE *f, const struct review *rv, int k)
     fprintf(f, "<tr><th>%s</th><td><code>%s</code>%s</td><td>",
             k ? "head" : "base", r->commit,
             r->dirty ? " + uncommitted changes" : "");
-    html_text(f, r->spec);
+    hvb_view_html(f, r->spec);
     fputs("</td><td>", f);
-    html_text(f, r->subject);
+    hvb_view_html(f, r->subject);
     fprintf(f, "</td><td>%s</td></tr>\n",
             rv->builds[k].cached ? "found in the cache" : "built");
 }
@@ -416,7 +402,7 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
     {
         no_fn_change(none, sizeof(none), tot);
         fputs("<p>", f);
-        html_text(f, none);
+        hvb_view_html(f, none);
         fputs("</p>\n", f);
         return;
     }
@@ -429,9 +415,9 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
         double h = json_number_value(json_object_get(r, "head_ir_per_op"));
 
         fputs("<tr><td><code>", f);
-        html_text(f, json_string_value(json_object_get(r, "function")));
+        hvb_view_html(f, json_string_value(json_object_get(r, "function")));
         fputs("</code></td><td>", f);
-        html_text(f, json_string_value(json_object_get(r, "file")));
+        hvb_view_html(f, json_string_value(json_object_get(r, "file")));
         fprintf(f,
                 "</td><td>%.2f</td><td>%.2f</td><td class=\"%s\">%+.2f"
                 "</td></tr>\n",
@@ -491,7 +477,7 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
         if ( html )
         {
             fputs("<tr><td><code>", f);
-            html_text(f, json_string_value(json_object_get(r, "lock")));
+            hvb_view_html(f, json_string_value(json_object_get(r, "lock")));
             fprintf(f,
                     "</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                     "<td>%s</td><td>%s</td></tr>\n",
@@ -557,7 +543,7 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
         spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
         spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
         fputs("<tr><td><code>", f);
-        html_text(f, json_string_value(json_object_get(r, "function")));
+        hvb_view_html(f, json_string_value(json_object_get(r, "function")));
         fprintf(f,
                 "</code></td><td class=\"n\">%.1f%%</td><td class=\"n\">"
                 "%.3g (%s)</td><td class=\"n\">%.3g (%s)</td><td class=\"n "
@@ -599,17 +585,17 @@ static void html_head(FILE *f, const struct review *rv,
         {
             fprintf(f, "<li class=\"%s\">",
                     verdict_class(hvb_view_verdict_word(v->cells[i].verdict)));
-            html_text(f, line);
+            hvb_view_html(f, line);
             fputs("</li>\n", f);
         }
     if ( *hvb_view_rest(v, line, sizeof(line)) )
     {
         fputs("<li>", f);
-        html_text(f, line);
+        hvb_view_html(f, line);
         fputs("</li>\n", f);
     }
     fputs("</ul>\n<p>", f);
-    html_text(f, hvb_view_blocking(v, false, line, sizeof(line)));
+    hvb_view_html(f, hvb_view_blocking(v, false, line, sizeof(line)));
     fputs("</p>\n<table>\n", f);
     html_side(f, rv, 0);
     html_side(f, rv, 1);
@@ -632,7 +618,7 @@ static void html_table(FILE *f, const struct hvb_view *v)
         const struct hvb_view_cell *c = &v->cells[i];
 
         fputs("<tr><td><code>", f);
-        html_text(f, c->name);
+        hvb_view_html(f, c->name);
         fputs("</code></td>", f);
         for ( m = 0; m < v->nr_metrics; m++ )
         {
@@ -648,7 +634,7 @@ static void html_table(FILE *f, const struct hvb_view *v)
             if ( g->why != NULL )
             {
                 fputs(" title=\"", f);
-                html_text(f, g->why);
+                hvb_view_html(f, g->why);
                 fputc('"', f);
             }
             fprintf(f, ">%s %.4g &rarr; %.4g %s</td>", w, g->base, g->head,
@@ -684,12 +670,12 @@ static void html(FILE *f, const struct review *rv, const struct hvb_view *v)
         if ( !explained(rv, vc) )
             continue;
         fputs("<h2><code>", f);
-        html_text(f, n);
+        hvb_view_html(f, n);
         fputs("</code></h2>\n", f);
         json_array_foreach(vc->flags, j, c)
         {
             fputs("<p><b>", f);
-            html_text(f, json_string_value(c));
+            hvb_view_html(f, json_string_value(c));
             fputs("</b></p>\n", f);
         }
         if ( fns != NULL )
@@ -703,7 +689,7 @@ static void html(FILE *f, const struct review *rv, const struct hvb_view *v)
     for ( i = 0; i < rv->cache.nr_defs; i++ )
     {
         fputs(" <code>", f);
-        html_text(f, rv->cache.defs[i]);
+        hvb_view_html(f, rv->cache.defs[i]);
         fputs("</code>", f);
     }
     fputs(".  Files: <a href=\"review.json\">review.json</a>, <a href=\""

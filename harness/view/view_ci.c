@@ -28,8 +28,8 @@
 
 #include <hvb/view.h>
 
-/* @s escaped for XML text and attributes; control characters dropped. */
-static void xml(FILE *f, const char *s)
+/* @s escaped for XML or HTML, text and attributes (hvb/view.h). */
+void hvb_view_html(FILE *f, const char *s)
 {
     for ( ; s != NULL && *s != '\0'; s++ )
         switch ( *s )
@@ -47,7 +47,7 @@ static void xml(FILE *f, const char *s)
             fputs("&quot;", f);
             break;
         case '\'':
-            fputs("&apos;", f);
+            fputs("&#39;", f);
             break;
         default:
             if ( (unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t' )
@@ -93,9 +93,9 @@ static void testcase(FILE *f, const struct hvb_view *v,
     char s[1024], chg[96];
 
     fputs("    <testcase classname=\"hvbench.review.", f);
-    xml(f, v->metrics[m].name);
+    hvb_view_html(f, v->metrics[m].name);
     fputs("\" name=\"", f);
-    xml(f, c->name);
+    hvb_view_html(f, c->name);
     fputs("\">\n", f);
     hvb_view_sentence(v, c, s, sizeof(s));
     hvb_view_change(g, chg, sizeof(chg));
@@ -106,26 +106,26 @@ static void testcase(FILE *f, const struct hvb_view *v,
 
         fprintf(f, "      <%s type=\"%s\" message=\"%s ", tag,
                 hvb_view_verdict_word(g->verdict), v->metrics[m].name);
-        xml(f, chg);
+        hvb_view_html(f, chg);
         if ( g->why != NULL )
         {
             fputs(": ", f);
-            xml(f, g->why);
+            hvb_view_html(f, g->why);
         }
         fputs("\">", f);
-        xml(f, s);
+        hvb_view_html(f, s);
         fprintf(f, "</%s>\n", tag);
     }
     else if ( *s != '\0' || isfinite(g->ratio) )
     {
         fputs("      <system-out>", f);
-        xml(f, *s ? s : c->title);
+        hvb_view_html(f, *s ? s : c->title);
         fputs(": ", f);
-        xml(f, v->metrics[m].name);
+        hvb_view_html(f, v->metrics[m].name);
         fputc(' ', f);
-        xml(f, hvb_view_verdict_word(g->verdict));
+        hvb_view_html(f, hvb_view_verdict_word(g->verdict));
         fputc(' ', f);
-        xml(f, chg);
+        hvb_view_html(f, chg);
         fputs("</system-out>\n", f);
     }
     fputs("    </testcase>\n", f);
@@ -155,7 +155,7 @@ void hvb_view_junit(FILE *f, const struct hvb_view *v)
                 fputs("  </testsuite>\n", f);
             line_counts(v, i, n);
             fputs("  <testsuite name=\"", f);
-            xml(f, v->cells[i].line ? v->cells[i].line : "review");
+            hvb_view_html(f, v->cells[i].line ? v->cells[i].line : "review");
             fprintf(f,
                     "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
                     "skipped=\"0\">\n",

@@ -122,6 +122,12 @@ const char *hvb_view_blocking(const struct hvb_view *v, bool md, char *buf,
 const char *hvb_view_change(const struct hvb_view_fig *g, char *buf,
                             size_t len);
 
+/*
+ * @s escaped for HTML or XML, text and attributes (& < > " '), control
+ * characters but newline and tab dropped: a name or subject is text.
+ */
+void hvb_view_html(FILE *f, const char *s);
+
 /* @s as a markdown code span (a table cell's '|' escaped): safe text. */
 void hvb_view_md_code(FILE *f, const char *s, bool cell);
 
