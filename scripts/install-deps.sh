@@ -36,6 +36,7 @@ if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES ccache" # the build cache's builds (review, bisect)
     PACKAGES="$PACKAGES cmark-gfm" # review.md rendered as GitHub would (review-tree)
     PACKAGES="$PACKAGES libxml2-utils" # xmllint: junit.xml against its schema
+    PACKAGES="$PACKAGES lld" # scripts/layout-ab.sh's relinks (layout-ab)
 fi
 
 missing=""

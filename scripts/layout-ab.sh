@@ -21,8 +21,10 @@
 #   within the layouts' spread
 #
 # Usage: scripts/layout-ab.sh BASE_BUILD NEW_BUILD [N] [CELL OPTIONS...]
-#   BASE_BUILD, NEW_BUILD: CMake build directories whose hvbench is built.
+#   BASE_BUILD, NEW_BUILD: CMake build directories whose hvbench is built;
+#   N: layouts per build, at least 2 (default 8).
 #   e.g. scripts/layout-ab.sh /tmp/before/build build 8
+# Environment: HVB_GATE_OPTS, more gate options (e.g. "--pairs 4").
 set -eu
 [ $# -ge 2 ] || {
     echo "usage: $0 BASE_BUILD NEW_BUILD [N] [CELL OPTIONS...]" >&2
@@ -31,6 +33,12 @@ set -eu
 base=$(cd "$1" && pwd)
 new=$(cd "$2" && pwd)
 n=${3:-8}
+case $n in
+'' | *[!0-9]* | 0 | 1)
+    echo "$0: N: a number of layouts, at least 2 (not '$n')" >&2
+    exit 2
+    ;;
+esac
 shift 2
 [ $# -eq 0 ] || shift
 [ $# -gt 0 ] || set -- lookup --plugin domlookup=rcu-noref --threads 1
@@ -60,7 +68,8 @@ while [ "$s" -le "$n" ]; do
     for side in base new; do
         if [ "$side" = base ]; then dir=$base; else dir=$new; fi
         relink "$dir" "$s" "$tmp/$side-$s"
-        row=$("$ref" gate --base-bin "$ref" --new-bin "$tmp/$side-$s" \
+        # shellcheck disable=SC2086
+        row=$("$ref" gate ${HVB_GATE_OPTS:-} --base-bin "$ref" --new-bin "$tmp/$side-$s" \
             -- "$@" 2>/dev/null | grep '^[a-z0-9_-]*/' || true)
         [ "$(printf '%s\n' "$row" | grep -c .)" -eq 1 ] || {
             echo "$0: the cell must give exactly one row: $*" >&2
