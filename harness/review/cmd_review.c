@@ -544,172 +544,10 @@ static int pairing(struct review *rv)
                     side[k], rv->revs[k].commit);
         rv->by_runs = true;
     }
+    /* Both can explain the moved cells alone (run --cell)? */
+    rv->cell_ok = build_says(rv, 0, "run", NULL, "--cell NAME") &&
+                  build_says(rv, 1, "run", NULL, "--cell NAME");
     return 0;
-}
-
-/* Is every cell of line @l one thread (callgrind's condition)? */
-static bool one_thread(const struct review_line *l)
-{
-    size_t i;
-
-    for ( i = 0; i + 1 < l->nr; i++ )
-        if ( (strcmp(l->words[i], "--threads") == 0 ||
-              strcmp(l->words[i], "-t") == 0) &&
-             strcmp(l->words[i + 1], "1") != 0 )
-            return false;
-    return true;
-}
-
-/* Line @l's gates have a cell to explain (DIFFERENT, or --explain all)? */
-static bool line_moved(const struct review *rv, size_t l)
-{
-    json_t *gate, *cell;
-    size_t g, i;
-
-    if ( rv->o.explain == EXPLAIN_ALL )
-        return true;
-    json_array_foreach(rv->gates, g, gate)
-    {
-        if ( strcmp(json_string_value(json_object_get(gate, "line")),
-                    rv->lines[l].text) )
-            continue;
-        json_array_foreach(json_object_get(gate, "cells"), i, cell)
-        {
-            const char *v = json_string_value(json_object_get(cell, "verdict"));
-
-            /* Changed: DIFFERENT.  An unknown cell waits for --explain all. */
-            if ( v &&
-                 (strcmp(v, "regressed") == 0 || strcmp(v, "improved") == 0) )
-                return true;
-        }
-    }
-    return false;
-}
-
-/* The function rows of cell @i of line @l's callgrind runs @dirs. */
-static void explain_cell(struct review *rv, char *const dirs[2], size_t i,
-                         const char *name)
-{
-    char *srcs[2], err[1024];
-    struct hvb_fn_delta *rows = NULL;
-    double tot[2];
-    json_t *a = json_array();
-    int n, k;
-
-    for ( k = 0; k < 2; k++ )
-        if ( asprintf(&srcs[k], "%s/src", rv->builds[k].dir) < 0 )
-            srcs[k] = NULL;
-    n = srcs[0] && srcs[1]
-            ? hvb_irdiff_functions(dirs, srcs, i, &rows, tot, err, sizeof(err))
-            : -ENOMEM;
-    for ( k = 0; k < n; k++ )
-        json_array_append_new(a, json_pack("{s:s, s:s, s:f, s:f}", "function",
-                                           rows[k].name, "file", rows[k].file,
-                                           "base_ir_per_op", rows[k].base,
-                                           "head_ir_per_op", rows[k].head));
-    if ( n > 0 && hvb_irdiff_fn_lines(dirs, srcs, i, a, err, sizeof(err)) )
-        fprintf(stderr, "hvbench: review: warning: %s\n", err);
-    if ( n < 0 )
-    {
-        json_decref(a);
-        a = json_pack("{s:s}", "error", err);
-    }
-    else
-        json_object_set_new(rv->explain_totals, name,
-                            json_pack("{s:f, s:f}", "base_ir_per_op", tot[0],
-                                      "head_ir_per_op", tot[1]));
-    json_object_set_new(rv->explain, name, a);
-    free(rows);
-    free(srcs[0]);
-    free(srcs[1]);
-}
-
-/* Line @l's per-function instruction diff, when it runs one thread. */
-static void explain_cg(struct review *rv, size_t l)
-{
-    char *dirs[2] = {NULL, NULL}, err[1024];
-    json_t *gate = NULL, *cell;
-    size_t g, i;
-    int k;
-
-    if ( !one_thread(&rv->lines[l]) )
-    {
-        /* Said in the report, not silently skipped. */
-        json_object_set_new(rv->explain_skipped, rv->lines[l].text,
-                            json_string("more than one thread: callgrind "
-                                        "runs one thread at a time (use "
-                                        "--threads 1)"));
-        return;
-    }
-    if ( !rv->o.quiet )
-        fprintf(stderr, "hvbench: review: explaining %s (callgrind)\n",
-                rv->lines[l].text);
-    for ( k = 0; k < 2; k++ )
-    {
-        if ( asprintf(&dirs[k], "%s/callgrind/%zu-%s", rv->o.out, l + 1,
-                      k ? "head" : "base") < 0 )
-            dirs[k] = NULL;
-        if ( dirs[k] == NULL ||
-             hvb_irdiff_callgrind(rv->builds[k].bin, rv->lines[l].words,
-                                  rv->lines[l].nr, dirs[k], err, sizeof(err)) )
-        {
-            fprintf(stderr, "hvbench: review: warning: %s\n",
-                    dirs[k] ? err : "out of memory");
-            break;
-        }
-    }
-    /* The cells of the line's first gate, in matrix order. */
-    json_array_foreach(rv->gates, g, gate)
-        if ( strcmp(json_string_value(json_object_get(gate, "line")),
-                    rv->lines[l].text) == 0 )
-            break;
-    json_array_foreach(json_object_get(gate, "cells"), i, cell)
-        if ( k == 2 )
-            explain_cell(rv, dirs, i,
-                         json_string_value(json_object_get(cell, "name")));
-    free(dirs[0]);
-    free(dirs[1]);
-}
-
-/* One explanation of line @l in @rounds rounds by @fn, said as @what. */
-static void explain_step(struct review *rv, size_t l, unsigned int rounds,
-                         const char *what, const char *how,
-                         int (*fn)(struct review *, size_t, char *, size_t))
-{
-    char err[1024];
-
-    if ( rounds == 0 )
-        return;
-    if ( !rv->o.quiet )
-        fprintf(stderr, "hvbench: review: %s %s (%u %s rounds per build)\n",
-                what, rv->lines[l].text, rounds, how);
-    if ( fn(rv, l, err, sizeof(err)) )
-        fprintf(stderr, "hvbench: review: warning: %s\n", err);
-}
-
-/*
- * The cells that moved, explained: the differential flame graph of the
- * two builds and the per-function instruction diff.
- */
-static void explain(struct review *rv)
-{
-    size_t l;
-
-    rv->explain = json_object();
-    rv->explain_totals = json_object();
-    rv->explain_skipped = json_object();
-    rv->flames = json_object();
-    rv->locks = json_object();
-    for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
-    {
-        if ( !line_moved(rv, l) )
-            continue;
-        explain_step(rv, l, rv->o.flame_rounds, "profiling", "interleaved",
-                     hvb_review_flame);
-        explain_step(rv, l, rv->o.lock_rounds, "lock tables of", "alternating",
-                     hvb_review_locks);
-        explain_cg(rv, l);
-    }
 }
 
 static void review_free(struct review *rv)
@@ -827,7 +665,7 @@ int hvb_cmd_review(struct hvb_cmd_ctx *ctx)
         status = hvb_review_gates(&rv);
     if ( status == 0 && !hvb_interrupted() )
     {
-        explain(&rv);
+        hvb_review_explain(&rv);
         status = hvb_review_report(&rv);
     }
     if ( hvb_interrupted() )

@@ -73,10 +73,20 @@ struct review {
     json_t *locks;           /* {"CELL": its lock table (review_locks.c)} */
     double elapsed_s;
     bool by_runs; /* a build predates the worker: gate --base-runs */
+    bool cell_ok; /* both builds' run takes --cell */
+    char *cells;  /* the line being explained: its moved cells for --cell
+                     ("NAME,NAME"), or NULL: all of them */
 };
 
 /* review_gate.c: every line in every metric; 0 or the exit status. */
 int hvb_review_gates(struct review *rv);
+
+/*
+ * review_explain.c: the cells that moved, explained (a differential
+ * flame graph, a lock table delta, the instruction diff), into
+ * rv->flames, rv->locks, rv->explain.
+ */
+void hvb_review_explain(struct review *rv);
 
 /*
  * review_report.c: review.json, review.md (also --markdown) and

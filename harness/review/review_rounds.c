@@ -22,10 +22,13 @@
 
 #define ROUND_TIMEOUT_S 1800.0
 
-/* @bin @cmd LINE... @extra... -> @out (its log: @out.log). */
+/*
+ * @bin @cmd LINE... [--cell @cells] @extra... -> @out (its log:
+ * @out.log).
+ */
 static int one_round(const char *bin, const char *cmd,
-                     const struct review_line *ln, char *const *extra,
-                     const char *out, char *err, size_t len)
+                     const struct review_line *ln, const char *cells,
+                     char *const *extra, const char *out, char *err, size_t len)
 {
     char logp[4500];
     size_t n = 0, i, nx = 0;
@@ -35,14 +38,19 @@ static int one_round(const char *bin, const char *cmd,
 
     while ( extra[nx] != NULL )
         nx++;
-    /* BIN CMD LINE... --out OUT EXTRA... NULL */
-    av = calloc(ln->nr + nx + 5, sizeof(*av));
+    /* BIN CMD LINE... [--cell CELLS] --out OUT EXTRA... NULL */
+    av = calloc(ln->nr + nx + 7, sizeof(*av));
     if ( av == NULL )
         return -ENOMEM;
     av[n++] = (char *)bin;
     av[n++] = (char *)cmd;
     for ( i = 0; i < ln->nr; i++ )
         av[n++] = ln->words[i];
+    if ( cells != NULL )
+    {
+        av[n++] = "--cell";
+        av[n++] = (char *)cells;
+    }
     av[n++] = "--out";
     av[n++] = (char *)out;
     for ( i = 0; i < nx; i++ )
@@ -77,8 +85,8 @@ int hvb_review_alternate(struct review *rv, size_t l, const char *sub,
             k = (r & 1) ? 1 - j : j;
             snprintf(out, sizeof(out), "%s/%zu-%u-%s", dir, l + 1, r + 1,
                      k ? "head" : "base");
-            rc = one_round(rv->builds[k].bin, cmd, &rv->lines[l], extra, out,
-                           err, len);
+            rc = one_round(rv->builds[k].bin, cmd, &rv->lines[l], rv->cells,
+                           extra, out, err, len);
             if ( rc == 0 )
                 rc = fn(ctx, k, r, out, err, len);
         }

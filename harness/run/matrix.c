@@ -536,6 +536,8 @@ int hvb_matrix_build(const struct hvb_matrix_spec *spec,
         rc = build_cells(m, err, len);
     m->full_cells = m->nr_cells;
     m->full_groups = m->nr_groups;
+    if ( rc == 0 && spec->cells != NULL )
+        rc = hvb_matrix_select_cells(m, spec->cells, err, len);
     if ( rc == 0 && spec->shard_n > 0 )
         rc = spec->shard_select
                  ? spec->shard_select(m, spec->shard_k, spec->shard_n,

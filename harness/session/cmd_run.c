@@ -117,6 +117,10 @@ static const struct hvb_optdef run_opts[] = {
                 "keep the finished rounds of --out FILE and run only the "
                 "missing ones",
                 .flags = HVB_OPTF_PARENT),
+    HVB_OPT_STR("cell", 0, "NAME[,NAME...]", R, o.spec.cells,
+                "run only these cells of the matrix, named as run prints "
+                "them (lookup/domlookup=rcu-ref/threads:1); each the "
+                "reference of its group when its own is left out"),
     HVB_OPT_CALL("shard", 0, "K/N", opt_shard,
                  "run only the K-th of N shards of the matrix: whole groups "
                  "(an A/B's cells stay together), balanced by cost, the same "

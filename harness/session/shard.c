@@ -151,20 +151,13 @@ static int group_costs(const struct hvb_matrix *m, const char *path,
     return 0;
 }
 
-static void drop_cell(struct hvb_mcell *mc)
-{
-    free(mc->slot_sel);
-    free(mc->param_sel);
-    free(mc->name);
-    free(mc->group_name);
-}
-
 int hvb_shard_select(struct hvb_matrix *m, unsigned int k, unsigned int n,
                      const char *costs_path, char *err, size_t len)
 {
     double *cost = calloc(m->nr_groups + 1, sizeof(*cost));
     unsigned int *owner = calloc(m->nr_groups + 1, sizeof(*owner));
-    size_t i, kept = 0, groups = 0, last = SIZE_MAX;
+    bool *keep = NULL;
+    size_t i;
     int rc;
 
     if ( cost == NULL || owner == NULL )
@@ -185,26 +178,19 @@ int hvb_shard_select(struct hvb_matrix *m, unsigned int k, unsigned int n,
     if ( rc )
         goto out;
     hvb_shard_assign(cost, m->nr_groups, n, owner);
-    for ( i = 0; i < m->nr_cells; i++ )
+    keep = calloc(m->nr_cells + 1, sizeof(*keep));
+    if ( keep == NULL )
     {
-        struct hvb_mcell *mc = &m->cells[i];
-
-        if ( owner[mc->group] != k - 1 )
-        {
-            drop_cell(mc);
-            continue;
-        }
-        if ( mc->group != last )
-            groups++, last = mc->group;
-        mc->group = groups - 1; /* as a run of these cells alone numbers them */
-        mc->index = kept;
-        m->cells[kept++] = *mc;
+        rc = -ENOMEM;
+        goto out;
     }
-    m->nr_cells = kept;
-    m->nr_groups = groups;
+    for ( i = 0; i < m->nr_cells; i++ )
+        keep[i] = owner[m->cells[i].group] == k - 1;
+    hvb_matrix_compact(m, keep);
     m->shard_k = k;
     m->shard_n = n;
 out:
+    free(keep);
     free(cost);
     free(owner);
     return rc;

@@ -100,4 +100,26 @@ refuse d2 run lookup --plugin domlookup=percpu-ref:ncpus=2,percpu-ref:ncpus=02 &
     { grep -q "given twice (as percpu-ref:ncpus=2)" "$tmp/d2" && ok ||
         bad "duplicate plugin: $(cat "$tmp/d2")"; }
 
+# --cell: only the named cells run, numbered as a run of them alone
+# (the first kept of a group its reference); a name of no cell refused.
+L=lookup/domlookup
+"$hvbench" run lookup --plugin domlookup=rwlock-ref,rcu-ref --threads 1,2 \
+    --cell $L=rcu-ref/threads:2 --plan >"$tmp/plan" 2>"$tmp/err" &&
+    [ "$(jq -c '[.cells, .cells_total, .list[0].full_index, .list[0].group]' "$tmp/plan")" = "[1,4,3,0]" ] &&
+    ok || bad "--cell --plan: $(cat "$tmp/plan" "$tmp/err")"
+if "$hvbench" run lookup --plugin domlookup=rwlock-ref,rcu-ref,rcu-noref \
+    --cell $L=rcu-noref/threads:1,$L=rcu-ref/threads:1 $quick --out "$tmp/c.json" \
+    >/dev/null 2>"$tmp/err"; then
+    # Matrix order, whatever the order named; rcu-ref the reference.
+    [ "$(jq -c '[.hvbench.cells[] | [.name, .variant]]' "$tmp/c.json")" = \
+        "[[\"$L=rcu-ref/threads:1\",0],[\"$L=rcu-noref/threads:1\",1]]" ] &&
+        ok || bad "--cell cells: $(jq -c '[.hvbench.cells[] | [.name, .variant]]' "$tmp/c.json")"
+else
+    bad "--cell run: $(cat "$tmp/err")"
+fi
+refuse cell run lookup --plugin domlookup=rwlock-ref,rcu-ref --cell $L=rcu-ref/thread:1 &&
+    { grep -q "no cell of this run.*did you mean '$L=rcu-ref/threads:1'" "$tmp/cell" && ok ||
+        bad "unknown --cell: $(cat "$tmp/cell")"; }
+refuse cell0 run lookup --cell "" ||:
+
 finish it-options

@@ -121,6 +121,8 @@ struct hvb_matrix_spec {
     uint64_t seed;
     enum hvb_affinity affinity; /* placement of measured threads */
 
+    /* --cell NAME[,NAME...]: only these cells (NULL: every cell). */
+    const char *cells;
     /* --shard K/N (0/0: every cell) and --shard-costs FILE (or NULL). */
     unsigned int shard_k, shard_n;
     const char *shard_costs;
@@ -159,6 +161,22 @@ int hvb_matrix_create_models(struct hvb_matrix *m, char *err, size_t len);
 
 /* cleanup() every prepared cell, destroy the models, free everything. */
 void hvb_matrix_free(struct hvb_matrix *m);
+
+/*
+ * hvb_matrix_compact - keep the cells i of @m (built, models not yet
+ * created) where @keep[i], numbered as a run of them alone numbers them
+ * (index, group, variant from 0: the first kept of a group is its
+ * reference); full_index says where each was (matrix_select.c).
+ */
+void hvb_matrix_compact(struct hvb_matrix *m, const bool *keep);
+
+/*
+ * hvb_matrix_select_cells - keep the cells named in @list ("NAME[,NAME
+ * ...]", as run prints them).  0; -EINVAL with @err naming one that is
+ * no cell of @m; -ENOMEM.
+ */
+int hvb_matrix_select_cells(struct hvb_matrix *m, const char *list, char *err,
+                            size_t len);
 
 /* The cell of a struct hvb_cell handed to a workload. */
 static inline struct hvb_mcell *hvb_mcell_of(const struct hvb_cell *c)
