@@ -567,6 +567,7 @@ static void review_free(struct review *rv)
     json_decref(rv->gates);
     json_decref(rv->explain);
     json_decref(rv->explain_totals);
+    free(rv->eta.cells);
     json_decref(rv->explain_skipped);
     json_decref(rv->flames);
     json_decref(rv->locks);

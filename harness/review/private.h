@@ -14,6 +14,8 @@
 #include <hvb/irdiff.h>
 #include <hvb/review.h>
 
+struct hv_strbuf;
+
 #define REVIEW_MAX_METRICS 4
 
 /* One gate of the suite: WORKLOAD [run options]. */
@@ -22,6 +24,14 @@ struct review_line {
     char **words; /* split at blanks; words[0] the workload */
     size_t nr;
     char *buf; /* what the words point into */
+};
+
+/* The kinds of a review's steps, each timed by its own model. */
+enum review_step {
+    STEP_SIM,     /* a gate in sim_ metrics: callgrind, one pair */
+    STEP_TIMED,   /* a gate in time (or cycles): pairs of processes */
+    STEP_EXPLAIN, /* a line's moved cells explained */
+    NR_STEPS
 };
 
 /* What the options set. */
@@ -74,6 +84,10 @@ struct review {
     double elapsed_s;
     bool by_runs; /* a build predates the worker: gate --base-runs */
     bool cell_ok; /* both builds' run takes --cell */
+    struct {
+        double model[NR_STEPS], took[NR_STEPS]; /* of the steps done */
+        size_t *cells; /* per line: its cells as planned (0: unknown) */
+    } eta;
     char *cells;  /* the line being explained: its moved cells for --cell
                      ("NAME,NAME"), or NULL: all of them */
 };
@@ -82,11 +96,36 @@ struct review {
 int hvb_review_gates(struct review *rv);
 
 /*
+ * review_eta.c: a step's seconds as its model counts them (@cells: the
+ * line's cells, or its moved ones for STEP_EXPLAIN); a step done, its
+ * model's and its real seconds; a model's seconds scaled by the steps
+ * of its kind done so far.
+ */
+double hvb_review_eta_model(const struct review *rv, enum review_step k,
+                            size_t cells);
+void hvb_review_eta_took(struct review *rv, enum review_step k, double model,
+                         double seconds);
+double hvb_review_eta_scaled(const struct review *rv, enum review_step k,
+                             double model);
+/* Each line's cells counted before its gates (rv->eta.cells). */
+void hvb_review_eta_plan(struct review *rv);
+
+/*
  * review_explain.c: the cells that moved, explained (a differential
  * flame graph, a lock table delta, the instruction diff), into
  * rv->flames, rv->locks, rv->explain.
  */
 void hvb_review_explain(struct review *rv);
+
+/*
+ * The cells of line @l that moved in any gate so far (every cell with
+ * --explain all), in matrix order, into @b ("NAME,NAME"): how many.
+ */
+size_t hvb_review_moved(const struct review *rv, size_t l,
+                        struct hv_strbuf *b);
+
+/* The cells of line @l, as its first gate found them (0: not gated). */
+size_t hvb_review_line_cells(const struct review *rv, size_t l);
 
 /*
  * review_report.c: review.json, review.md (also --markdown) and

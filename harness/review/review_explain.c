@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/compiler.h>
 #include <hv/strbuf.h>
 #include <hvb/irdiff.h>
 
@@ -58,12 +59,19 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
-/*
- * The cells of line @l that moved in any metric, in matrix order, into
- * @b ("NAME,NAME"): how many (every cell with --explain all).
- */
-static size_t moved_cells(const struct review *rv, size_t l,
-                          struct hv_strbuf *b)
+size_t hvb_review_line_cells(const struct review *rv, size_t l)
+{
+    json_t *gate;
+    size_t g;
+
+    json_array_foreach(rv->gates, g, gate)
+        if ( strcmp(json_string_value(json_object_get(gate, "line")),
+                    rv->lines[l].text) == 0 )
+            return json_array_size(json_object_get(gate, "cells"));
+    return rv->eta.cells ? rv->eta.cells[l] : 0;
+}
+
+size_t hvb_review_moved(const struct review *rv, size_t l, struct hv_strbuf *b)
 {
     json_t *gate, *cell;
     size_t g, i, n = 0;
@@ -221,32 +229,71 @@ static void explain_step(struct review *rv, size_t l, unsigned int rounds,
         fprintf(stderr, "hvbench: review: warning: %s\n", err);
 }
 
+/* The seconds left to explain, from line @l on: @n[l] moved cells each. */
+static double left_s(const struct review *rv, const size_t *n, size_t l)
+{
+    double left = 0;
+
+    for ( ; l < rv->nr_lines; l++ )
+        left += hvb_review_eta_scaled(
+            rv, STEP_EXPLAIN, hvb_review_eta_model(rv, STEP_EXPLAIN, n[l]));
+    return left;
+}
+
+/* Line @l's moved cells explained, "@cells" for --cell (NULL: all). */
+static void explain_line(struct review *rv, size_t l, char *cells)
+{
+    rv->cells = cells;
+    explain_step(rv, l, rv->o.flame_rounds, "profiling", "interleaved",
+                 hvb_review_flame);
+    explain_step(rv, l, rv->o.lock_rounds, "lock tables of", "alternating",
+                 hvb_review_locks);
+    explain_cg(rv, l);
+    rv->cells = NULL;
+}
+
 void hvb_review_explain(struct review *rv)
 {
     char cells[8192];
     struct hv_strbuf b;
-    size_t l;
+    size_t l, *n = calloc(rv->nr_lines + 1, sizeof(*n));
+    double t, model;
 
     rv->explain = json_object();
     rv->explain_totals = json_object();
     rv->explain_skipped = json_object();
     rv->flames = json_object();
     rv->locks = json_object();
-    for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
+    if ( n == NULL || rv->o.explain == EXPLAIN_NONE )
+    {
+        free(n);
+        return;
+    }
+    for ( l = 0; l < rv->nr_lines; l++ )
     {
         hv_strbuf_init(&b, cells, sizeof(cells));
-        if ( moved_cells(rv, l, &b) == 0 )
-            continue;
-        /* Every cell: the whole line (it is what older builds run too). */
-        rv->cells =
-            rv->o.explain == EXPLAIN_ALL || !rv->cell_ok || hv_strbuf_cut(&b)
-                ? NULL
-                : cells;
-        explain_step(rv, l, rv->o.flame_rounds, "profiling", "interleaved",
-                     hvb_review_flame);
-        explain_step(rv, l, rv->o.lock_rounds, "lock tables of", "alternating",
-                     hvb_review_locks);
-        explain_cg(rv, l);
+        n[l] = hvb_review_moved(rv, l, &b);
     }
-    rv->cells = NULL;
+    for ( l = 0; l < rv->nr_lines; l++ )
+    {
+        if ( n[l] == 0 )
+            continue;
+        hv_strbuf_init(&b, cells, sizeof(cells));
+        hvb_review_moved(rv, l, &b);
+        if ( !rv->o.quiet )
+            fprintf(stderr,
+                    "hvbench: review: explaining %zu cell(s) of %s, about "
+                    "%.0f s left\n",
+                    n[l], rv->lines[l].text, left_s(rv, n, l));
+        t = hv_now_ns() * 1e-9;
+        /* Every cell: the whole line (it is what older builds run too). */
+        explain_line(rv, l,
+                     rv->o.explain == EXPLAIN_ALL || !rv->cell_ok ||
+                             hv_strbuf_cut(&b)
+                         ? NULL
+                         : cells);
+        model = hvb_review_eta_model(rv, STEP_EXPLAIN, n[l]);
+        hvb_review_eta_took(rv, STEP_EXPLAIN, model, hv_now_ns() * 1e-9 - t);
+    }
+    free(n);
 }

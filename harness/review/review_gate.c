@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <hv/compiler.h>
+#include <hv/strbuf.h>
 #include <hvb/cmdline.h>
 #include <hvb/exec.h>
 #include <hvb/interrupt.h>
@@ -97,20 +98,88 @@ static bool log_says(const char *path, const char *what)
     return yes;
 }
 
-/* Gate line @l in metric @m: its JSON into rv->gates; 0 or status. */
-static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
+/*
+ * The metrics gated in one run: the blocking ones first, and callgrind's
+ * sim_ counts of one pass together (one run counts them all).
+ */
+struct gate_group {
+    char *ms[REVIEW_MAX_METRICS];
+    size_t n;
+    enum review_step kind;
+};
+
+static bool is_sim(const char *m)
 {
-    char json[4200], logp[4200];
+    return strncmp(m, "sim_", 4) == 0;
+}
+
+/* @g[...] of @rv's metrics, in the order they run: how many. */
+static size_t gate_groups(const struct review *rv, struct gate_group *g)
+{
+    bool taken[REVIEW_MAX_METRICS] = {false};
+    size_t ng = 0, pass, m, k;
+
+    for ( pass = 0; pass < 2; pass++ )
+        for ( m = 0; m < rv->nr_metrics; m++ )
+        {
+            if ( taken[m] || rv->blocking[m] != (pass == 0) )
+                continue;
+            g[ng] = (struct gate_group){
+                .kind = is_sim(rv->metrics[m]) ? STEP_SIM : STEP_TIMED};
+            for ( k = m; k < rv->nr_metrics; k++ )
+                if ( !taken[k] && rv->blocking[k] == rv->blocking[m] &&
+                     (k == m ||
+                      (g[ng].kind == STEP_SIM && is_sim(rv->metrics[k]))) )
+                {
+                    taken[k] = true;
+                    g[ng].ms[g[ng].n++] = rv->metrics[k];
+                }
+            ng++;
+        }
+    return ng;
+}
+
+/* @g's metrics joined by @sep into @buf. */
+static const char *joined(const struct gate_group *g, const char *sep,
+                          char *buf, size_t len)
+{
+    struct hv_strbuf b;
+    size_t i;
+
+    hv_strbuf_init(&b, buf, len);
+    for ( i = 0; i < g->n; i++ )
+        hv_strbuf_join(&b, sep, "%s", g->ms[i]);
+    return buf;
+}
+
+/* @g less sim_cycles: how many are left. */
+static size_t without_cycles(struct gate_group *g)
+{
+    size_t i, n = 0;
+
+    for ( i = 0; i < g->n; i++ )
+        if ( strcmp(g->ms[i], "sim_cycles") )
+            g->ms[n++] = g->ms[i];
+    return g->n = n;
+}
+
+/* Gate line @l in @g's metrics: their JSON into rv->gates; 0 or status. */
+static int gate_one(struct review *rv, size_t l, struct gate_group *g)
+{
+    char pat[4200], json[4200], logp[4200], ms[256], name[256];
     struct gate_words gw;
     char **av;
     struct hvb_exec c = {.timeout_s = GATE_TIMEOUT_S};
     json_t *doc;
     json_error_t je;
+    size_t i;
     int fd, rc;
 
-    snprintf(json, sizeof(json), "%s/gates/%zu-%s.json", rv->o.out, l + 1, m);
-    snprintf(logp, sizeof(logp), "%s/gates/%zu-%s.log", rv->o.out, l + 1, m);
-    av = gate_argv(rv, l, m, json, &gw);
+    snprintf(pat, sizeof(pat), "%s/gates/%zu-%s.json", rv->o.out, l + 1,
+             g->n > 1 ? "%m" : g->ms[0]);
+    snprintf(logp, sizeof(logp), "%s/gates/%zu-%s.log", rv->o.out, l + 1,
+             joined(g, "+", name, sizeof(name)));
+    av = gate_argv(rv, l, joined(g, ",", ms, sizeof(ms)), pat, &gw);
     fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if ( av == NULL || fd < 0 )
     {
@@ -119,35 +188,44 @@ static int gate_one(struct review *rv, size_t l, const char *m, size_t k)
             close(fd);
         return hvb_failure("review: %s: %s", logp, strerror(errno));
     }
-    unlink(json);
+    for ( i = 0; i < g->n; i++ )
+    {
+        snprintf(json, sizeof(json), "%s/gates/%zu-%s.json", rv->o.out, l + 1,
+                 g->ms[i]);
+        unlink(json);
+    }
     c.argv = av;
     c.log_fd = fd;
     rc = hvb_exec_run(&c);
     close(fd);
     hvb_exec_free(&c);
     free(av);
-    doc = json_load_file(json, 0, &je);
-    if ( doc == NULL && rv->o.metrics == NULL && strcmp(m, "sim_cycles") == 0 &&
-         log_says(logp, "has no sim_cycles_per_op") )
+    for ( i = 0; i < g->n; i++ )
     {
-        /* A base older than the cache simulation: said, not fatal. */
-        fprintf(stderr,
-                "hvbench: review: note: no sim_cycles for '%s': a build "
-                "predates the cache simulation (log: %s)\n",
-                rv->lines[l].text, logp);
-        return 0;
+        snprintf(json, sizeof(json), "%s/gates/%zu-%s.json", rv->o.out, l + 1,
+                 g->ms[i]);
+        doc = json_load_file(json, 0, &je);
+        if ( doc == NULL && rv->o.metrics == NULL &&
+             log_says(logp, "has no sim_cycles_per_op") )
+        {
+            /* A base older than the cache simulation: said, not fatal. */
+            fprintf(stderr,
+                    "hvbench: review: note: no sim_cycles for '%s': a build "
+                    "predates the cache simulation (log: %s)\n",
+                    rv->lines[l].text, logp);
+            return without_cycles(g) ? gate_one(rv, l, g) : 0;
+        }
+        if ( doc == NULL && hvb_interrupted() )
+            return HVB_EXIT_FAIL; /* said by the caller */
+        if ( doc == NULL )
+            return hvb_usage_error(
+                "review: the gate of '%s' (%s) wrote no verdicts "
+                "(exit %d; log: %s)",
+                rv->lines[l].text, g->ms[i], rc, logp);
+        json_object_set_new(doc, "line", json_string(rv->lines[l].text));
+        json_object_set_new(doc, "log", json_string(logp));
+        json_array_append_new(rv->gates, doc);
     }
-    if ( doc == NULL && hvb_interrupted() )
-        return HVB_EXIT_FAIL; /* said by the caller */
-    if ( doc == NULL )
-        return hvb_usage_error(
-            "review: the gate of '%s' (%s) wrote no verdicts "
-            "(exit %d; log: %s)",
-            rv->lines[l].text, m, rc, logp);
-    json_object_set_new(doc, "line", json_string(rv->lines[l].text));
-    json_object_set_new(doc, "log", json_string(logp));
-    json_array_append_new(rv->gates, doc);
-    (void)k;
     return 0;
 }
 
@@ -199,26 +277,38 @@ out:
 }
 
 /*
- * The seconds left of the gates, from @spent[M] seconds over @done[M] gates of each metric so far: a
- * metric's gates take alike (callgrind's sim_ gates differ from time's
- * by several times), one not begun as the mean of all.
+ * The seconds left, before unit @u of the @nu units (line u %% lines in
+ * group u / lines): the gates not run, each line's cells as planned or
+ * gated (else the mean of those known), and the explanation of the cells moved so
+ * far, each by its model scaled by what its kind took so far.
  */
-static double left_s(const struct review *rv, const double *spent,
-                     const size_t *done)
+static double left_s(const struct review *rv, const struct gate_group *g,
+                     size_t u, size_t nu)
 {
-    double all = 0, left = 0;
-    size_t n = 0, m, todo;
+    char buf[8192];
+    struct hv_strbuf b;
+    size_t l, n, known = 0, cells = 0;
+    double left = 0, mean;
 
-    for ( m = 0; m < rv->nr_metrics; m++ )
+    for ( l = 0; l < rv->nr_lines; l++ )
+        if ( (n = hvb_review_line_cells(rv, l)) > 0 )
+            known++, cells += n;
+    mean = known ? (double)cells / (double)known : 1;
+    for ( ; u < nu; u++ )
     {
-        all += spent[m];
-        n += done[m];
+        const struct gate_group *gg = &g[u / rv->nr_lines];
+        size_t c = hvb_review_line_cells(rv, u % rv->nr_lines);
+
+        left += hvb_review_eta_scaled(
+            rv, gg->kind,
+            hvb_review_eta_model(rv, gg->kind, c ? c : (size_t)(mean + 0.5)));
     }
-    for ( m = 0; m < rv->nr_metrics && n > 0; m++ )
+    for ( l = 0; l < rv->nr_lines && rv->o.explain != EXPLAIN_NONE; l++ )
     {
-        todo = rv->nr_lines - done[m];
-        left += (double)todo *
-                (done[m] ? spent[m] / (double)done[m] : all / (double)n);
+        hv_strbuf_init(&b, buf, sizeof(buf));
+        n = hvb_review_moved(rv, l, &b);
+        left += hvb_review_eta_scaled(
+            rv, STEP_EXPLAIN, hvb_review_eta_model(rv, STEP_EXPLAIN, n));
     }
     return left;
 }
@@ -230,35 +320,35 @@ static double left_s(const struct review *rv, const double *spent,
  */
 int hvb_review_gates(struct review *rv)
 {
-    size_t l, m, k = 0, total = rv->nr_lines * rv->nr_metrics, pass;
-    double spent[REVIEW_MAX_METRICS] = {0}, t;
-    size_t done[REVIEW_MAX_METRICS] = {0};
+    struct gate_group g[REVIEW_MAX_METRICS];
+    size_t ng = gate_groups(rv, g), nu = ng * rv->nr_lines, u, l;
+    char ms[256];
+    double t, model;
     int rc;
 
     rv->gates = json_array();
-    for ( pass = 0; pass < 2; pass++ )
-        for ( m = 0; m < rv->nr_metrics; m++ )
-            for ( l = 0; l < rv->nr_lines; l++ )
-            {
-                if ( rv->blocking[m] != (pass == 0) )
-                    break;
-                if ( !rv->o.quiet )
-                {
-                    fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)",
-                            k + 1, total, rv->lines[l].text, rv->metrics[m]);
-                    if ( k > 0 )
-                        fprintf(stderr, ", about %.0f s left",
-                                left_s(rv, spent, done));
-                    fputc('\n', stderr);
-                }
-                t = hv_now_ns() * 1e-9;
-                rc = hvb_interrupted() ? HVB_EXIT_FAIL
-                                       : gate_one(rv, l, rv->metrics[m], k++);
-                spent[m] += hv_now_ns() * 1e-9 - t;
-                done[m]++;
-                if ( rc )
-                    return rc;
-            }
+    hvb_review_eta_plan(rv);
+    for ( u = 0; u < nu; u++ )
+    {
+        struct gate_group *gg = &g[u / rv->nr_lines];
+
+        l = u % rv->nr_lines;
+        if ( !rv->o.quiet )
+        {
+            fprintf(stderr, "hvbench: review: [%zu/%zu] gate %s (%s)", u + 1,
+                    nu, rv->lines[l].text, joined(gg, ", ", ms, sizeof(ms)));
+            if ( u > 0 )
+                fprintf(stderr, ", about %.0f s left", left_s(rv, g, u, nu));
+            fputc('\n', stderr);
+        }
+        t = hv_now_ns() * 1e-9;
+        rc = hvb_interrupted() ? HVB_EXIT_FAIL : gate_one(rv, l, gg);
+        model =
+            hvb_review_eta_model(rv, gg->kind, hvb_review_line_cells(rv, l));
+        hvb_review_eta_took(rv, gg->kind, model, hv_now_ns() * 1e-9 - t);
+        if ( rc )
+            return rc;
+    }
     rv->nr_verdicts = hvb_review_fdr(rv->gates, FDR_Q);
     return 0;
 }

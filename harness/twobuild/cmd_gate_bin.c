@@ -73,8 +73,8 @@
 
 #define DEFAULT_PAIRS      HVB_GATE_DEFAULT_PAIRS
 #define DEFAULT_MAX_FACTOR 3 /* --max-pairs: 3 x --pairs */
-#define DEFAULT_ROUNDS     100
-#define DEFAULT_SAMPLE_S   0.001
+#define DEFAULT_ROUNDS     HVB_GATE_DEFAULT_ROUNDS
+#define DEFAULT_SAMPLE_S   HVB_GATE_DEFAULT_SAMPLE_S
 #define DEFAULT_TIME_THR   0.005 /* time, cycles, tsc_cycles */
 #define SIM_ROUNDS         3
 #define RUNS_ROUNDS        6 /* --base-runs: each sample a process */
@@ -83,11 +83,15 @@
 #define MAX_LOOKS          50
 #define MAX_SAMPLE_S       HVB_GATE_MAX_SAMPLE_S
 
-#define METRIC_HELP                                                                      \
-    "(default time); cycles: hardware cycles where both builds count them "              \
-    "(a PMU), else TSC cycles; sim_instructions and sim_cycles (callgrind's "            \
-    "cache simulation) run both workers under callgrind (1 thread), one pair, " HVB_STR( \
-        SIM_ROUNDS) " rounds of " HVB_STR(SIM_ITERATIONS) " ops: the counts are deterministic"
+#define SIM_PLAN \
+    HVB_STR(SIM_ROUNDS) " rounds of " HVB_STR(SIM_ITERATIONS) " ops"
+#define METRIC_HELP                                                         \
+    "(default time); cycles: hardware cycles where both builds count them " \
+    "(a PMU), else TSC cycles; sim_instructions and sim_cycles "            \
+    "(callgrind's cache simulation) run both workers under callgrind (1 "   \
+    "thread), one pair, " SIM_PLAN ": the counts are deterministic; "       \
+    "several sim_ metrics, comma-separated, from that one run (each its "   \
+    "own table; --json and --markdown FILE then name each by %m in FILE)"
 
 #define G struct gate_bin
 static const struct hvb_optdef gate_bin_opts[] = {
@@ -96,8 +100,8 @@ static const struct hvb_optdef gate_bin_opts[] = {
     HVB_OPT_STR("new-bin", 0, "FILE", G, w[1].bin,
                 "the new build's hvbench (default this one)"),
     HVB_OPT_STR("metric", 'm',
-                "time|cycles|tsc_cycles|sim_instructions|sim_cycles|M", G,
-                metric, METRIC_HELP),
+                "time|cycles|tsc_cycles|sim_instructions|sim_cycles|M[,M...]",
+                G, metric, METRIC_HELP),
     HVB_OPT_PCT("max-regression", 0, "P%", G, thr,
                 "threshold t: same within +-t, regressed or improved beyond "
                 "it (default 0.5% for time, cycles and tsc_cycles, 0.5% "
@@ -377,7 +381,6 @@ static int plan_looks(struct gate_bin *g, bool look_given)
 /* Everything before the first pair: 0 to go on, -1 (help) or the exit. */
 static int setup(struct gate_bin *g, int argc, char **argv)
 {
-    enum hvb_outfile_kind kind;
     static char self[PATH_MAX];
     int dd, n = 0, i, status;
     ssize_t sl;
@@ -393,15 +396,9 @@ static int setup(struct gate_bin *g, int argc, char **argv)
     if ( dd + 1 >= argc )
         return hvb_usage_error("gate --base-bin needs '-- WORKLOAD [run "
                                "options]'");
-    if ( hvb_cmp_default_threshold(g->metric) < 0 )
-        return hvb_usage_error("bad value '%s' for --metric (%s, or M for a "
-                               "counter M_per_op)",
-                               g->metric, hvb_cmp_metric_names());
-    if ( (g->md_path != NULL && hvb_outfile_check(g->md_path, "markdown", &kind,
-                                                  g->err, sizeof(g->err))) ||
-         (g->json_path != NULL && hvb_outfile_check(g->json_path, "json", &kind,
-                                                    g->err, sizeof(g->err))) )
-        return hvb_usage_error("%s", g->err);
+    status = hvb_gate_bin_metrics(g);
+    if ( status )
+        return status;
     /* Every callgrind count: sim_instructions, sim_cycles, sim_ir, ... */
     g->sim = strncmp(g->metric, "sim_", 4) == 0;
     if ( g->thr < 0 )
@@ -490,7 +487,7 @@ static int gate_bin(int argc, char **argv)
     }
     if ( g.tty )
         fprintf(stderr, "\r\033[K");
-    status = hvb_gate_bin_report(&g, &c, mono_now() - g.t0);
+    status = hvb_gate_bin_each(&g, &c, mono_now() - g.t0);
 out:
     hvb_cmp_free(&c);
     gate_free(&g);

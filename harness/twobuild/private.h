@@ -94,8 +94,14 @@ int hvb_worker_runs(int argc, char **argv);
 #define SIM_ITERATIONS 20000
 #define MAX_ROUNDS     HVB_GATE_MAX_ROUNDS
 
+#define GATE_MAX_METRICS 8
+
 struct gate_bin {
     const char *metric, *md_path, *json_path;
+    char metric_buf[256];                  /* --metric, split */
+    const char *metrics[GATE_MAX_METRICS]; /* several: sim_ counts alone */
+    size_t nr_metrics;
+    bool thr_given; /* --max-regression: for every metric */
     double thr;
     bool allow_unstable, sim, tty;
     bool base_runs; /* the base by whole run processes */
@@ -120,6 +126,20 @@ struct gate_bin {
     json_t **counters[2]; /* per cell: {name: {"samples": [...]}} */
     char err[768];
 };
+
+/*
+ * gate_bin_metrics.c: --metric M[,M...] read into g->metrics (several:
+ * sim_ counts only) and the --json/--markdown FILEs checked ("%m" for
+ * each metric's); 0 or exit 2.
+ */
+int hvb_gate_bin_metrics(struct gate_bin *g);
+
+/*
+ * Each metric's verdicts from the samples taken (a look per metric
+ * after the first) and its report (hvb_gate_bin_report()): the worst
+ * exit status (1, then 3, then 0).
+ */
+int hvb_gate_bin_each(struct gate_bin *g, struct hvb_cmp *c, double seconds);
 
 /*
  * Process pair @p: start both workers (alternating who first), warm,

@@ -7,7 +7,9 @@
 # variable the base build's wrapper clears) is exit 1; builds configured
 # differently (a wrapper that rewrites the base worker's build block),
 # a missing base binary and one that is not a worker are exit 2; and
-# the same under callgrind (--metric sim_instructions).  The two time
+# the same under callgrind (--metric sim_instructions), and both sim_
+# metrics from one run (--metric sim_instructions,sim_cycles, a --json
+# file each by %m).  The two time
 # checks may also be an honest "unstable" (exit 3 with the reason, lib.sh
 # expect_live: on a machine whose CPUs are busy with other work), never
 # the other answer; the two under callgrind are exact.
@@ -58,5 +60,18 @@ if [ "${3:-}" != quick ] && command -v valgrind >/dev/null; then
     HVB_SLOWDOWN_WORK=1 expect "sim_instructions new build slower" 1 \
         "gate: FAIL: regression" "$hv" gate --base-bin "$tmp/base" \
         --metric sim_instructions -- $suite
+    # Both sim_ metrics from one callgrind run: a file each, each its own
+    # metric and verdict, one work unit more per lookup regressing both.
+    HVB_SLOWDOWN_WORK=1 expect "sim_instructions,sim_cycles in one run" 1 \
+        "gate: FAIL: regression" "$hv" gate --base-bin "$tmp/base" \
+        --metric sim_instructions,sim_cycles --json "$tmp/sim-%m.json" -- $suite
+    for m in sim_instructions sim_cycles; do
+        [ "$(jq -r '[.gate.metric, .cells[0].verdict] | join(" ")' "$tmp/sim-$m.json" 2>&1)" = \
+            "$m regressed" ] || bad "--metric sim_instructions,sim_cycles: $m's file: $(head -c 300 "$tmp/sim-$m.json")"
+    done
+    expect "several metrics, one not sim_" 2 "gate 'time' on its own" "$hv" gate \
+        --base-bin "$tmp/base" --metric sim_instructions,time -- $suite
+    expect "several metrics, one --json" 2 "put %m in it" "$hv" gate \
+        --base-bin "$tmp/base" --metric sim_instructions,sim_cycles --json "$tmp/x.json" -- $suite
 fi
 exit $fail
