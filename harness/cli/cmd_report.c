@@ -17,6 +17,8 @@
 #include <hvb/render.h>
 #include <hvb/reproduce.h>
 #include <hvb/results.h>
+#include <hvb/results_read.h>
+#include <hvb/stats.h>
 #include <hvb/ledger.h>
 
 #include "private.h"
@@ -35,13 +37,16 @@ static const struct hvb_optdef report_opts[] = {
 const struct hvb_cmd_doc hvb_doc_report = {
     .usage = "report RESULT.json|REPRODUCE-DIR... --out DIR",
     .text = "Draw charts of one or more results files (from 'hvbench run',\n"
-            "'lockstat' or 'profile') into DIR: grouped bars with confidence\n"
-            "intervals, ratios to the reference on a log scale centred on\n"
-            "1.0, scaling curves over thread counts, per-sample\n"
-            "distributions (PNG and SVG), and DIR/index.html, a page that\n"
-            "works offline with the charts, the comparison table, noise\n"
-            "warnings, the environment, and links to flame graphs and lock\n"
-            "tables when the inputs have them.\n"
+            "'lockstat' or 'profile') into DIR: grouped bars from zero with\n"
+            "each median's interval, paired ratios to the reference on a\n"
+            "linear axis marked with gate's verdicts, scaling curves over\n"
+            "thread counts, per-sample distributions (PNG and SVG), and\n"
+            "DIR/index.html, a page that works offline with a \"how to read\n"
+            "this\" note, the charts, the comparison table (gate's ratio,\n"
+            "interval, verdict and reason), noise warnings, the environment,\n"
+            "and links to flame graphs and lock tables when the inputs have\n"
+            "them.  With fewer than 6 rounds an interval is the rounds'\n"
+            "range, and says so.\n"
             "A directory written by 'hvbench reproduce' adds a seeds section:\n"
             "each claim beside its measurement, a chart of both ratios, and\n"
             "links to the runs' results files and logs.",
@@ -104,17 +109,58 @@ static int report_input(const char *val, char ***args, size_t *n, size_t *cap,
 }
 
 /*
+ * The interval of each cell's median of @doc, as every ratio's
+ * (hvb_median_interval(): a bootstrap 95% CI by process, or with fewer
+ * than HVB_CI_MIN_N samples their range): {NAME: {"ci": [lo, hi],
+ * "interval": "ci" or "range", "n": N}}, for report's table and bars.
+ */
+static json_t *cell_intervals(json_t *doc)
+{
+    json_t *hv = json_object_get(doc, HVB_RK_HVBENCH), *out = json_object();
+    json_int_t k = json_integer_value(
+        json_object_get(json_object_get(hv, HVB_RK_RUN), HVB_RK_PROCESSES));
+    json_t *c, *x;
+    size_t i, j, n;
+
+    json_array_foreach(json_object_get(hv, HVB_RK_CELLS), i, c)
+    {
+        json_t *s = json_object_get(c, HVB_RK_SAMPLES);
+        double *v = calloc(json_array_size(s) + 1, sizeof(*v)), lo, hi;
+        const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
+        int kind = -EINVAL;
+
+        n = 0;
+        json_array_foreach(s, j, x)
+        {
+            if ( v != NULL && json_is_number(x) )
+                v[n++] = json_number_value(x);
+        }
+        if ( v != NULL && name != NULL )
+            kind = hvb_median_interval(v, n, k > 1 ? (unsigned int)k : 1, &lo,
+                                       &hi);
+        if ( kind >= 0 )
+            json_object_set_new(out, name,
+                                json_pack("{s[ff] ss sI}", "ci", lo, hi,
+                                          "interval", kind ? "range" : "ci",
+                                          "n", (json_int_t)n));
+        free(v);
+    }
+    return out;
+}
+
+/*
  * What gate judges of each results file of @args (from index 4; "--seeds
  * DIR" pairs skipped): hvb_cmp_paired() on time at its default
- * threshold, {PATH: gate's JSON view}, written to a temporary file @path
- * for report.py's table.  Its ratio column is then the paired ratio and
- * CI gate judged, and its verdict gate's, not numbers Python computes
- * again.  A file without a group of two plugins has no entry.
+ * threshold, {PATH: gate's JSON view, with "cells": cell_intervals()},
+ * written to a temporary file @path for report.py.  Its table's ratio,
+ * interval and verdict (with its reason), and its chart's markers, are
+ * then gate's, not numbers Python computes again.  A file without a group
+ * of two plugins has no "benchmarks".
  */
 static int gate_rows(char **args, size_t n, char *path, size_t len)
 {
     const char *dir = getenv("TMPDIR");
-    json_t *all = json_object(), *doc;
+    json_t *all = json_object(), *doc, *view;
     struct hvb_cmp cmp;
     char err[768];
     size_t k;
@@ -129,11 +175,18 @@ static int gate_rows(char **args, size_t n, char *path, size_t len)
         }
         doc = hvb_results_load(args[k], err, sizeof(err));
         memset(&cmp, 0, sizeof(cmp));
+        view = NULL;
         if ( doc != NULL &&
              hvb_cmp_paired(doc, "time", -1, &cmp, err, sizeof(err)) == 0 )
         {
-            json_object_set_new(all, args[k], hvb_cmp_json(&cmp));
+            view = hvb_cmp_json(&cmp);
             hvb_cmp_free(&cmp);
+        }
+        if ( doc != NULL )
+        {
+            view = view ?: json_object();
+            json_object_set_new(view, "cells", cell_intervals(doc));
+            json_object_set_new(all, args[k], view);
         }
         json_decref(doc);
     }

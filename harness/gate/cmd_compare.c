@@ -114,7 +114,9 @@ const struct hvb_cmd_doc hvb_doc_gate = {
              "gate RUN.json [...]",
     .text = "With one file of paired rounds, every variant of a group is\n"
             "gated against its reference (the group's first plugin) on the\n"
-            "per-round ratios.\n"
+            "interval of the median per-round ratio (a 95% bootstrap CI, or\n"
+            "with fewer than 6 rounds their range); cpu-share<90% is shown,\n"
+            "not a veto.  Each row it cannot judge gets a line saying why.\n"
             "\n"
             "Fail when a benchmark of NEW regressed against BASE: the lower\n"
             "bound of the 95% bootstrap CI of the ratio NEW/BASE of medians\n"

@@ -194,8 +194,9 @@ static unsigned int share_noise(json_t *c)
  * timer's cost, CPU scaling, as the results file recorded them, or the
  * CPU share from the samples of a cell that records none.  Machine
  * noise, so only for a metric that varies with the machine
- * (@cmp->same_code false).  cpu-share<90% makes a row unstable
- * (HVB_NOISE_UNSTABLE), paired or not: a loaded machine's answer.
+ * (@cmp->same_code false).  cpu-share<90% makes a row of two files
+ * or of two builds unstable (HVB_NOISE_UNSTABLE): a loaded machine's
+ * answer; a row of paired rounds shows it (hvb_cmp_vetoes()).
  */
 static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
 {
@@ -209,13 +210,32 @@ static unsigned int recorded_noise(const struct hvb_cmp *cmp, json_t *c)
            (HVB_NOISE_DESCHED | HVB_NOISE_TIMER | HVB_NOISE_SCALING);
 }
 
-static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
+/* See private.h. */
+void hvb_cmp_vetoes(const struct hvb_cmp *c, const struct hvb_cmp_row *r,
+                    unsigned int *base, unsigned int *new_)
 {
+    if ( c->paired && !c->builds )
+    {
+        *base = 0;
+        *new_ = r->new_noise & HVB_NOISE_FEW;
+        return;
+    }
+    *base = r->base_noise & HVB_NOISE_UNSTABLE;
+    *new_ = r->new_noise & HVB_NOISE_UNSTABLE;
+}
+
+static enum hvb_verdict verdict(const struct hvb_cmp *c,
+                                const struct hvb_cmp_row *r)
+{
+    double t = c->threshold;
+    unsigned int b, n;
+
     /* Statistics that are not numbers judge nothing (never "unchanged"). */
     if ( isnan(r->ratio) || isnan(r->lo) || isnan(r->hi) )
         return HVB_UNSTABLE;
     /* Noisy samples are never judged, however large the change. */
-    if ( (r->base_noise | r->new_noise) & HVB_NOISE_UNSTABLE )
+    hvb_cmp_vetoes(c, r, &b, &n);
+    if ( b | n )
         return HVB_UNSTABLE;
     if ( r->lo > 1 + t )
         return HVB_REGRESSED;
@@ -229,7 +249,7 @@ static enum hvb_verdict verdict(const struct hvb_cmp_row *r, double t)
 static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
                        struct hvb_cmp_row *r, char *err, size_t len)
 {
-    double *x = NULL, *y = NULL, t = cmp->threshold;
+    double *x = NULL, *y = NULL;
     size_t nx, ny;
     struct hvb_stats sx, sy;
     int rc;
@@ -246,6 +266,7 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
     }
     r->base = sx.median;
     r->new_ = sy.median;
+    r->n = nx < ny ? nx : ny;
     r->base_noise = hvb_noise_flags(&sx, -1, false) | recorded_noise(cmp, cb);
     r->new_noise = hvb_noise_flags(&sy, -1, false) | recorded_noise(cmp, cn);
     if ( !cmp->same_code )
@@ -276,7 +297,7 @@ static int compare_one(struct hvb_cmp *cmp, json_t *cb, json_t *cn,
         r->ratio = r->lo = r->hi = INFINITY;
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
 
-    r->verdict = verdict(r, t);
+    r->verdict = verdict(cmp, r);
 out:
     free(x);
     free(y);
@@ -379,6 +400,7 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
             q[nq++] = 1;
     r->base = hvb_median(x, nx);
     r->new_ = hvb_median(y, ny);
+    r->n = nq;
     r->ratio = r->lo = r->hi = NAN;
     if ( hvb_stats_compute(q, nq, &sq) )
         goto out;
@@ -404,34 +426,24 @@ static int paired_one(struct hvb_cmp *cmp, json_t *ref, json_t *var,
         goto out;
     }
     r->p = hvb_mannwhitneyu(x, nx, y, ny, NULL);
-    rc = 0;
     /*
      * The ratios of one process (gate --base-bin: one process pair) share
      * its layout and placement luck, and, on a loaded machine, its share
      * of the CPUs: they are resampled by process first, then by round
      * (one process: plainly).  The plain bootstrap counted 120 ratios of
      * 12 pairs as 120 observations: an A/A with per-pair medians spread
-     * by the load said +14.84% [+4.8%, +24.8%], "regressed".
+     * by the load said +14.84% [+4.8%, +24.8%], "regressed".  Under
+     * HVB_CI_MIN_N rounds the interval is their range, and says so.
      */
-    if ( nq > 0 )
-        rc = hvb_bootstrap_median_ci_clustered(
-            q, nq, cmp->processes[0], HVB_BOOTSTRAP_RESAMPLES,
-            HVB_BOOTSTRAP_SEED, &r->lo, &r->hi);
+    rc = nq ? hvb_median_interval(q, nq, cmp->processes[0], &r->lo, &r->hi) : 0;
+    r->range = rc == 1;
+    rc = rc < 0 ? rc : 0;
     /*
-     * Paired rounds are judged on the CI of the median ratio alone (it
-     * already carries the ratios' spread, and a disturbed round moves a
-     * median little); the ratios' noise flags are reported, not fatal,
-     * except too few rounds, and the cells' cpu-share<90% (the machine
-     * busy with other work deschedules one sample of a round and not
-     * the other: it does not cancel).
+     * Paired rounds are judged on the interval of the median ratio alone
+     * (hvb_cmp_vetoes()): it carries the ratios' spread, and a disturbed
+     * round moves a median little.
      */
-    {
-        unsigned int flags = r->new_noise;
-
-        r->new_noise &= HVB_NOISE_FEW | HVB_NOISE_DESCHED;
-        r->verdict = nq ? verdict(r, t) : HVB_UNSTABLE;
-        r->new_noise = flags;
-    }
+    r->verdict = nq ? verdict(cmp, r) : HVB_UNSTABLE;
 out:
     free(x);
     free(y);

@@ -150,43 +150,6 @@ long hvb_cmp_more_pairs(const struct hvb_cmp_row *r, double t)
     return need >= 1 ? (long)need : 1;
 }
 
-const char *hvb_cmp_why(const struct hvb_cmp_row *r, double t, char *buf,
-                        size_t len)
-{
-    long more;
-
-    if ( r->verdict != HVB_UNSTABLE )
-        return NULL;
-    if ( !isfinite(r->ratio) || !isfinite(r->lo) || !isfinite(r->hi) )
-        snprintf(buf, len, "no figures to judge");
-    else if ( (r->base_noise | r->new_noise) & HVB_NOISE_DESCHED )
-        snprintf(buf, len,
-                 "workers descheduled (cpu-share<90%%): the "
-                 "machine was busy; rerun on a quiet one");
-    else if ( r->ratio_noise & HVB_NOISE_FEW )
-        snprintf(buf, len, "fewer than 3 rounds");
-    else if ( r->held )
-        snprintf(buf, len,
-                 "beyond the threshold, but not a discovery among the "
-                 "cells (Benjamini-Hochberg)");
-    else
-    {
-        more = hvb_cmp_more_pairs(r, t);
-        snprintf(buf, len,
-                 "the CI [%+.2f%%, %+.2f%%] reaches across the +-%.2g%% "
-                 "threshold after %u pair(s)",
-                 (r->lo - 1) * 100, (r->hi - 1) * 100, t * 100, r->pairs);
-        if ( more > 0 )
-            snprintf(buf + strlen(buf), len - strlen(buf),
-                     "; about %ld more would likely decide it", more);
-        else
-            snprintf(buf + strlen(buf), len - strlen(buf),
-                     "; its median sits on the threshold: no count of pairs "
-                     "is likely to decide it");
-    }
-    return buf;
-}
-
 /*
  * Benjamini-Hochberg at q = c->alpha over the m rows' p_beyond
  * (hvb_bh_cut()): a row judged regressed or improved whose p_beyond is

@@ -27,36 +27,6 @@
 
 #include "private.h"
 
-/*
- * Row @r's noise flags: "base", "new" or "both" sides' (two builds: the
- * cells' own, e.g. "both cpu-share<90%"), the per-round ratios' of two
- * builds ("ratios cv>=10%"), and a verdict the FDR control held back.
- */
-static void noise_str(const struct hvb_cmp_row *r, char *buf, size_t len)
-{
-    unsigned int b = r->base_noise, n = r->new_noise, i;
-    struct hv_strbuf sb;
-
-    hv_strbuf_init(&sb, buf, len);
-    for ( i = 0; i < HVB_NOISE_NR; i++ )
-    {
-        const char *side = (b & n & (1u << i)) ? "both"
-                           : (b & (1u << i))   ? "base"
-                           : (n & (1u << i))   ? "new"
-                                               : NULL;
-
-        if ( side != NULL )
-            hv_strbuf_join(&sb, ", ", "%s %s", side, hvb_noise_name(i));
-    }
-    for ( i = 0; i < HVB_NOISE_NR; i++ )
-        if ( r->ratio_noise & (1u << i) )
-            hv_strbuf_join(&sb, ", ", "ratios %s", hvb_noise_name(i));
-    if ( r->held )
-        hv_strbuf_join(&sb, ", ",
-                       "not a discovery at the FDR (Benjamini-"
-                       "Hochberg) level");
-}
-
 static void summary_line(FILE *f, const struct hvb_cmp *c)
 {
     fprintf(f, "summary: %zu regressed, %zu improved, %zu %s, %zu %s",
@@ -69,24 +39,59 @@ static void summary_line(FILE *f, const struct hvb_cmp *c)
     fputc('\n', f);
 }
 
+/*
+ * The name of @c's intervals for a column head: the rows' one label
+ * ("95% CI", "range of 5 rounds"), or "interval" where they differ.
+ */
+static const char *interval_head(const struct hvb_cmp *c, char *buf, size_t len)
+{
+    char other[48];
+    size_t i;
+
+    snprintf(buf, len, "%.4g%% CI", (1 - (c->builds ? c->alpha : 0.05)) * 100);
+    for ( i = 0; i < c->nr_rows; i++ )
+    {
+        hvb_cmp_interval(c, &c->rows[i], other, sizeof(other));
+        if ( i == 0 )
+            snprintf(buf, len, "%s", other);
+        else if ( strcmp(buf, other) != 0 )
+            return snprintf(buf, len, "interval"), buf;
+    }
+    return buf;
+}
+
+/* A line per row without a verdict: "unstable: NAME: why" (@prefix first). */
+static void why_lines(FILE *f, const struct hvb_cmp *c, const char *prefix,
+                      const char *quote)
+{
+    char why[320];
+    size_t i;
+
+    for ( i = 0; i < c->nr_rows; i++ )
+        if ( hvb_cmp_why(c, &c->rows[i], why, sizeof(why)) != NULL )
+            fprintf(f, "%s%s: %s%s%s: %s\n", prefix,
+                    hvb_cmp_verdict_word(c, HVB_UNSTABLE), quote,
+                    c->rows[i].name, quote, why);
+}
+
 void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c)
 {
     int w = (int)strlen("benchmark");
-    char noise[320], level[32];
+    char noise[320], level[48];
     size_t i;
 
     for ( i = 0; i < c->nr_rows; i++ )
         if ( (int)strlen(c->rows[i].name) > w )
             w = (int)strlen(c->rows[i].name);
-    snprintf(level, sizeof(level), "%.4g%% CI",
-             (1 - (c->builds ? c->alpha : 0.05)) * 100);
+    interval_head(c, level, sizeof(level));
     fprintf(f, "metric: %s: %s; threshold %.2g%%%s\n", c->metric, c->source,
             c->threshold * 100,
             c->builds   ? "; two builds paired: per process pair the median of "
                           "its per-round ratios new/base, their Hodges-Lehmann "
                           "estimate, p of a ratio other than 1 (bootstrap)"
             : c->paired ? "; paired rounds: each variant against its group's "
-                          "reference, noise of the per-round ratios"
+                          "reference, the median of the per-round ratios, "
+                          "noise of those ratios"
                         : "");
     if ( !c->paired )
         fprintf(f, "processes: base %u, new %u%s\n", c->processes[0],
@@ -110,12 +115,14 @@ void hvb_cmp_print_console(FILE *f, const struct hvb_cmp *c)
         snprintf(ci, sizeof(ci),
                  c->builds ? "[%+.2f%%, %+.2f%%]" : "[%+.1f%%, %+.1f%%]",
                  (r->lo - 1) * 100, (r->hi - 1) * 100);
-        noise_str(r, noise, sizeof(noise));
+        hvb_cmp_noise_str(r, noise, sizeof(noise));
         fprintf(f, "%-*s  %12.4g  %12.4g  %+7.2f%%  %-17s  %7.3g%s  %-9s  %s\n",
                 w, r->name, r->base, r->new_, (r->ratio - 1) * 100, ci, r->p,
                 r->p < 0.05 ? "*" : " ", hvb_cmp_verdict_word(c, r->verdict),
                 noise);
     }
+    if ( !c->builds )
+        why_lines(f, c, "", "");
     summary_line(f, c);
 }
 
@@ -153,7 +160,7 @@ static void environments(FILE *f, json_t *b, json_t *n)
 void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                             json_t *n, int status)
 {
-    char noise[320];
+    char noise[320], level[48];
     bool any_noise = false;
     size_t i;
 
@@ -180,34 +187,35 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
             c->threshold * 100);
     if ( c->builds )
         fprintf(f,
-                "**Metric:** `%s`: %s. Two builds paired in one run: ratio = "
-                "median of the per-round ratios new/base, %.4g%% percentile "
-                "bootstrap CI (process pairs, then rounds); p = bootstrap, "
-                "of a ratio other than 1.\n\n",
+                "**Metric:** `%s`: %s. Two builds paired in one run: per "
+                "process pair the median of its per-round ratios new/base, "
+                "ratio = their Hodges-Lehmann estimate (under 4 pairs: the "
+                "median of all rounds), %.4g%% percentile bootstrap CI by "
+                "process pair; p = bootstrap, of a ratio other than 1.\n\n",
                 c->metric, c->source, (1 - c->alpha) * 100);
     else
-        fprintf(
-            f,
-            "**Metric:** `%s`: %s. %s, 95%% percentile bootstrap CI; "
-            "p = Mann-Whitney U.\n\n",
-            c->metric, c->source,
-            c->paired ? "Paired rounds of one run: ratio = median of the "
-                        "per-round ratios of each variant to its group's "
-                        "reference (base)"
-            : c->processes[0] > 1 && c->processes[1] > 1
-                ? "Ratio = NEW / BASE of the medians; both files pool "
-                  "worker processes, resampled in two stages (processes, "
-                  "then rounds)"
-            : c->same_code
-                ? "Ratio = NEW / BASE of the medians"
-                : "Ratio = NEW / BASE of the medians; a file of one process "
-                  "cannot show the variance between processes, so its rows "
-                  "are not judged (`one-process`: run both with "
-                  "`--processes 3` or more)");
+        fprintf(f, "**Metric:** `%s`: %s. %s; p = Mann-Whitney U.\n\n",
+                c->metric, c->source,
+                c->paired ? "Paired rounds of one run: ratio = median of the "
+                            "per-round ratios of each variant to its group's "
+                            "reference (base), its interval a 95% percentile "
+                            "bootstrap CI of that median, or with fewer than 6 "
+                            "rounds the rounds' range (not a CI)"
+                : c->processes[0] > 1 && c->processes[1] > 1
+                    ? "Ratio = NEW / BASE of the medians, 95% percentile "
+                      "bootstrap CI; both files pool worker processes, "
+                      "resampled in two stages (processes, then rounds)"
+                : c->same_code
+                    ? "Ratio = NEW / BASE of the medians, 95% percentile "
+                      "bootstrap CI"
+                    : "Ratio = NEW / BASE of the medians, 95% percentile "
+                      "bootstrap CI; a file of one process cannot show the "
+                      "variance between processes, so its rows are not judged "
+                      "(`one-process`: run both with `--processes 3` or more)");
     fprintf(f,
-            "| | benchmark | base (%s) | new | change | %.4g%% CI | p |\n"
+            "| | benchmark | base (%s) | new | change | %s | p |\n"
             "|---|---|---:|---:|---:|---|---:|\n",
-            c->unit, (1 - (c->builds ? c->alpha : 0.05)) * 100);
+            c->unit, interval_head(c, level, sizeof(level)));
     for ( i = 0; i < c->nr_rows; i++ )
     {
         const struct hvb_cmp_row *r = &c->rows[i];
@@ -219,12 +227,15 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
                 (r->ratio - 1) * 100, (r->lo - 1) * 100, (r->hi - 1) * 100,
                 r->p);
     }
+    if ( c->nr[HVB_UNSTABLE] )
+        fputc('\n', f);
+    why_lines(f, c, "- ", "`");
     environments(f, b, n);
     for ( i = 0; i < c->nr_rows; i++ )
     {
         const struct hvb_cmp_row *r = &c->rows[i];
 
-        noise_str(r, noise, sizeof(noise));
+        hvb_cmp_noise_str(r, noise, sizeof(noise));
         if ( noise[0] == '\0' )
             continue;
         if ( !any_noise )
@@ -232,6 +243,32 @@ void hvb_cmp_print_markdown(FILE *f, const struct hvb_cmp *c, json_t *b,
         any_noise = true;
         fprintf(f, "- `%s`: %s\n", r->name, noise);
     }
+}
+
+/* Row @r's reason for no verdict, or null. */
+static json_t *why_json(const struct hvb_cmp *c, const struct hvb_cmp_row *r)
+{
+    char why[320];
+
+    return hvb_cmp_why(c, r, why, sizeof(why)) ? json_string(why) : json_null();
+}
+
+/*
+ * What row @r's ci95 is: {"kind": "range", "n": 5, "label": "range of 5
+ * rounds"} or {"kind": "ci", "level": 0.95, "n": 9, "label": "95% CI"}.
+ */
+static json_t *interval_json(const struct hvb_cmp *c,
+                             const struct hvb_cmp_row *r)
+{
+    char label[48];
+    json_t *o = json_pack("{ss sI ss}", "kind", r->range ? "range" : "ci", "n",
+                          (json_int_t)r->n, "label",
+                          hvb_cmp_interval(c, r, label, sizeof(label)));
+
+    if ( !r->range )
+        json_object_set_new(o, "level",
+                            json_real(1 - (c->builds ? c->alpha : 0.05)));
+    return o;
 }
 
 json_t *hvb_cmp_json(const struct hvb_cmp *c)
@@ -263,6 +300,8 @@ json_t *hvb_cmp_json(const struct hvb_cmp *c)
                             isfinite(r->p) ? json_real(r->p) : json_null());
         json_object_set_new(x, "verdict",
                             json_string(hvb_verdict_name(r->verdict)));
+        json_object_set_new(x, "why", why_json(c, r));
+        json_object_set_new(x, "interval", interval_json(c, r));
         json_object_set_new(x, "base_noise", hvb_noise_json(r->base_noise));
         json_object_set_new(x, "new_noise", hvb_noise_json(r->new_noise));
         json_array_append_new(rows, x);

@@ -10,6 +10,7 @@
 #include <hvb/console.h>
 #include <hvb/meter.h>
 #include <hvb/noise.h>
+#include <hvb/stats.h>
 
 void hvb_console_context(FILE *err, const json_t *ctx)
 {
@@ -74,20 +75,51 @@ static void print_counters(FILE *out, const struct hvb_cell_summary *cs)
         fprintf(out, " (+%zu more)", more);
 }
 
+/*
+ * The ratio column's head: "ratio [paired 95% CI]", or with fewer than
+ * HVB_CI_MIN_N rounds "ratio [range of 5 rounds]" (the bootstrap's 95%
+ * interval of so few is their min and max: hvb/stats.h), or "ratio
+ * [interval]" where the cells differ.
+ */
+static const char *ratio_head(const struct hvb_summary *s, char *buf,
+                              size_t len)
+{
+    char iv[48], first[48] = "";
+    size_t i;
+
+    snprintf(buf, len, "ratio [paired 95%% CI]");
+    for ( i = 0; i < s->nr_cells; i++ )
+    {
+        const struct hvb_cell_summary *cs = &s->cells[i];
+
+        if ( !cs->has_ratio || cs->nr_pairs == 0 )
+            continue;
+        hvb_interval_label(cs->pair_range, cs->nr_pairs, "rounds", 0.95, iv,
+                           sizeof(iv));
+        if ( first[0] == '\0' )
+            snprintf(first, sizeof(first), "%s", iv);
+        else if ( strcmp(first, iv) != 0 )
+            return snprintf(buf, len, "ratio [interval]"), buf;
+    }
+    if ( strcmp(first, "95% CI") != 0 && first[0] != '\0' )
+        snprintf(buf, len, "ratio [%s]", first);
+    return buf;
+}
+
 void hvb_console_table(FILE *out, const struct hvb_matrix *m,
                        const struct hvb_summary *s)
 {
     int w = (int)strlen("name");
-    char ratio[48];
+    char ratio[48], head[64];
     size_t i;
 
     for ( i = 0; i < m->nr_cells; i++ )
         if ( (int)strlen(m->cells[i].name) > w )
             w = (int)strlen(m->cells[i].name);
 
-    fprintf(out, "%-*s  %14s  %7s  %12s  %-23s  %s\n", w, "name",
-            "median ns/op", "CV", "iterations", "ratio [paired 95% CI]",
-            "counters (per op)");
+    fprintf(out, "%-*s  %14s  %7s  %12s  %-25s  %s\n", w, "name",
+            "median ns/op", "CV", "iterations",
+            ratio_head(s, head, sizeof(head)), "counters (per op)");
     for ( i = 0; i < m->nr_cells; i++ )
     {
         const struct hvb_mcell *mc = &m->cells[i];
@@ -108,7 +140,7 @@ void hvb_console_table(FILE *out, const struct hvb_matrix *m,
             snprintf(ratio, sizeof(ratio), "%.3f", cs->ratio);
         else
             snprintf(ratio, sizeof(ratio), "-");
-        fprintf(out, "%-*s  %14.2f  %6.1f%%  %12lld  %-23s  ", w, mc->name,
+        fprintf(out, "%-*s  %14.2f  %6.1f%%  %12lld  %-25s  ", w, mc->name,
                 cs->real.median, cs->real.cv * 100.0, (long long)cs->iterations,
                 ratio);
         print_counters(out, cs);

@@ -291,6 +291,8 @@ static json_t *paired_json(struct jb *b, const struct hvb_cell_summary *cs)
     push(b, ci, num(cs->pair_lo));
     push(b, ci, num(cs->pair_hi));
     set(b, o, HVB_RK_CI95, ci);
+    /* What ci95 is: "range" (of fewer than HVB_CI_MIN_N rounds) or "ci". */
+    set(b, o, "interval", json_string(cs->pair_range ? "range" : "ci"));
     set(b, o, "mannwhitney_p", num(cs->pair_p));
     return o;
 }

@@ -176,6 +176,7 @@ static int summarise_cell(struct hvb_cell_summary *cs)
 static int pair(struct hvb_cell_summary *cs, const struct hvb_cell_summary *ref)
 {
     size_t i, j;
+    int rc;
 
     cs->pair_ratios = calloc(cs->nr_samples + 1, sizeof(*cs->pair_ratios));
     if ( cs->pair_ratios == NULL )
@@ -197,11 +198,12 @@ static int pair(struct hvb_cell_summary *cs, const struct hvb_cell_summary *ref)
     }
     cs->pair_median = hvb_median(cs->pair_ratios, cs->nr_pairs);
     cs->pair_lo = cs->pair_hi = NAN;
-    if ( cs->nr_pairs > 0 &&
-         hvb_bootstrap_median_ci(cs->pair_ratios, cs->nr_pairs,
-                                 HVB_BOOTSTRAP_RESAMPLES, HVB_BOOTSTRAP_SEED,
-                                 &cs->pair_lo, &cs->pair_hi) == -ENOMEM )
+    rc = cs->nr_pairs ? hvb_median_interval(cs->pair_ratios, cs->nr_pairs, 1,
+                                            &cs->pair_lo, &cs->pair_hi)
+                      : 0;
+    if ( rc == -ENOMEM )
         return -ENOMEM;
+    cs->pair_range = rc == 1;
     cs->pair_p = hvb_mannwhitneyu(ref->real_ns, ref->nr_good, cs->real_ns,
                                   cs->nr_good, NULL);
     return 0;

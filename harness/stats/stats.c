@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -585,4 +586,33 @@ double hvb_bh_cut(const double *p, size_t m, double q)
         }
     free(s);
     return cut;
+}
+
+int hvb_median_interval(const double *v, size_t n, unsigned int k, double *lo,
+                        double *hi)
+{
+    size_t i;
+
+    if ( n == 0 )
+        return -EINVAL;
+    if ( n >= HVB_CI_MIN_N )
+        return hvb_bootstrap_median_ci_clustered(
+            v, n, k, HVB_BOOTSTRAP_RESAMPLES, HVB_BOOTSTRAP_SEED, lo, hi);
+    *lo = *hi = v[0];
+    for ( i = 1; i < n; i++ )
+    {
+        *lo = v[i] < *lo ? v[i] : *lo;
+        *hi = v[i] > *hi ? v[i] : *hi;
+    }
+    return 1;
+}
+
+const char *hvb_interval_label(bool range, size_t n, const char *unit,
+                               double level, char *buf, size_t len)
+{
+    if ( range )
+        snprintf(buf, len, "range of %zu %s", n, unit);
+    else
+        snprintf(buf, len, "%.4g%% CI", level * 100);
+    return buf;
 }

@@ -133,7 +133,7 @@ static json_t *json_doc(struct gate_bin *g, const struct hvb_cmp *c,
         const struct hvb_cmp_row *r = &g->final[i];
         long more = hvb_cmp_more_pairs(r, c->threshold);
         char why[256];
-        const char *w = hvb_cmp_why(r, c->threshold, why, sizeof(why));
+        const char *w = hvb_cmp_why(c, r, why, sizeof(why));
 
         json_array_append_new(
             cells,

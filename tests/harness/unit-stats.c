@@ -4,6 +4,7 @@
  * (fixtures/stats.json, made by gen-stats-fixtures.py).
  * Usage: unit-stats FIXTURE.json
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -298,6 +299,46 @@ static void test_edges(void **state)
     assert_true(lo == 3 && hi == 3);
 }
 
+/*
+ * Why an interval of fewer than HVB_CI_MIN_N values is called a range:
+ * for 3, 4 and 5 values the bootstrap's 95% interval of the median is
+ * their min and max exactly, whatever the values; from 6 it lies inside
+ * them (the negative control: a CI that is not the range).
+ * hvb_median_interval() says which, and its label says so.
+ */
+static void test_interval_range(void **state)
+{
+    const double v[7] = {1.31, 0.97, 1.02, 1.75, 1.0, 1.2, 0.99};
+    double lo, hi, blo, bhi, mn, mx;
+    char buf[48];
+    size_t n, i;
+
+    for ( n = 3; n <= 7; n++ )
+    {
+        mn = mx = v[0];
+        for ( i = 1; i < n; i++ )
+        {
+            mn = v[i] < mn ? v[i] : mn;
+            mx = v[i] > mx ? v[i] : mx;
+        }
+        assert_int_equal(hvb_bootstrap_median_ci(v, n, HVB_BOOTSTRAP_RESAMPLES,
+                                                 HVB_BOOTSTRAP_SEED, &blo,
+                                                 &bhi),
+                         0);
+        assert_int_equal(hvb_median_interval(v, n, 1, &lo, &hi),
+                         n < HVB_CI_MIN_N);
+        if ( n < HVB_CI_MIN_N )
+            assert_true(blo == mn && bhi == mx && lo == mn && hi == mx);
+        else
+            assert_true((blo > mn || bhi < mx) && lo == blo && hi == bhi);
+    }
+    assert_string_equal(hvb_interval_label(true, 5, "rounds", 0.95, buf, 48),
+                        "range of 5 rounds");
+    assert_string_equal(hvb_interval_label(false, 9, "rounds", 0.95, buf, 48),
+                        "95% CI");
+    assert_int_equal(hvb_median_interval(v, 0, 1, &lo, &hi), -EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +351,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_draws),
         cmocka_unit_test(test_hl),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_interval_range),
     };
     json_error_t e;
 

@@ -91,8 +91,9 @@ bad = []
 if got.get("paired ratio") != fmt(g["ratio"]):
     bad.append(f"ratio {got.get('paired ratio')!r}, gate's {fmt(g['ratio'])}")
 want_ci = fmt(g["ci95"][0]) + " - " + fmt(g["ci95"][1])
-if got.get("ratio CI") != want_ci:
-    bad.append(f"CI {got.get('ratio CI')!r}, gate's {want_ci}")
+head = "ratio " + g["interval"]["label"]
+if got.get(head) != want_ci:
+    bad.append(f"{head} {got.get(head)!r}, gate's {want_ci} ({cols})")
 verdict = [v for k, v in got.items() if k.startswith("verdict (gate, 5%)")]
 if not verdict or not verdict[0].startswith(g["verdict"]):
     bad.append(f"verdict {verdict!r}, gate's {g['verdict']}")

@@ -62,12 +62,14 @@ im = Image.open(sys.argv[1]).convert("RGB")
 w, h = im.size
 colours = im.getcolors(1 << 20) or []
 # The charts are painted: the two plugins' bars and lines, in matplotlib's
-# first two colours (tab:blue, tab:orange), cover thousands of pixels.
+# first two colours (tab:blue, tab:orange), cover hundreds to thousands
+# of pixels (on a linear axis from zero rcu-noref's bars are short: 0.01
+# to 0.2 of rwlock-ref's on the Xeon VM).
 def near(c, ref):
     return sum(abs(a - b) for a, b in zip(c, ref)) < 40
 blue = sum(n for n, c in colours if near(c, (31, 119, 180)))
 orange = sum(n for n, c in colours if near(c, (255, 127, 14)))
-if (w, h) != (1280, 2400) or len(colours) < 100 or blue < 2000 or orange < 2000:
+if (w, h) != (1280, 2400) or len(colours) < 100 or blue < 2000 or orange < 500:
     sys.exit(f"FAIL: screenshot {w}x{h}, {len(colours)} colours, {blue} "
              f"blue and {orange} orange pixels: the charts are not painted")
 PY

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""report.py as a person reads it: on log axes over the ranges its charts
-have (a ratio axis centred on 1.0, ns/op over several decades) no two tick
-labels overlap ("0.03 ... 0.09" ran into "0.1", "40 ... 80" overlapped),
-every axis keeps at least two labels, and the Environment line is words,
-not Python values ("CPU scaling False", "load [1.10938, ...]").
+"""report.py as a person reads it: its charts of results (bars, ratio,
+scaling, dist) are on linear axes, bars and ns/op from zero (issue 35: no
+log-scale bars); on the log axis the seeds chart keeps (claims from 0.001
+to 1000) no two tick labels overlap ("0.03 ... 0.09" ran into "0.1", "40
+... 80" overlapped), every axis keeps at least two labels, and the
+Environment line is words, not Python values ("CPU scaling False", "load
+[1.10938, ...]").
 Usage: unit-report-axes.py RENDER_DIR"""
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,6 +57,36 @@ for which, lo, hi, size in cases:
                              f"'{got[j][0]}' ({names})")
     check(len(got) >= 2, f"{which} {lo}..{hi}: fewer than 2 labels: {names}")
     plt.close(fig)
+
+# The results' charts: every axis linear, ns/op from zero.
+drawn = {}
+
+
+def keep(fig, out, stem):
+    drawn[stem] = fig.axes[0]
+    return [stem + ".png"]
+
+
+report.save = keep
+rows = [{"group": "f:lookup/threads:%d" % t, "plugins": p, "median": m * t,
+         "ci": (m * t * 0.9, m * t * 1.1), "ci_label": "range of 5 rounds",
+         "threads": t, "samples": [m * t] * 5, "is_ref": p == "a",
+         "ratio": None if p == "a" else 0.5, "ratio_ci": (0.45, 0.55),
+         "ratio_ci_label": "range of 5 rounds", "verdict": "improved",
+         "threshold": 0.05, "name": f"lookup/{p}/threads:{t}"}
+        for t in (1, 2) for p, m in (("a", 20.0), ("b", 10.0))]
+out = tempfile.mkdtemp()
+for f in (report.chart_bars, report.chart_ratio, report.chart_scaling,
+          report.chart_dist):
+    f(rows, out)
+for stem, ax in drawn.items():
+    check(ax.get_xscale() == "linear" and ax.get_yscale() == "linear",
+          f"{stem}: axes {ax.get_xscale()}, {ax.get_yscale()}")
+for stem in ("bars", "scaling"):
+    check(drawn[stem].get_ylim()[0] == 0, f"{stem}: y from {drawn[stem].get_ylim()}")
+check(drawn["dist"].get_xlim()[0] == 0, f"dist: x from {drawn['dist'].get_xlim()}")
+check(set(drawn) == {"bars", "ratio", "scaling", "dist"}, f"drawn {sorted(drawn)}")
+shutil.rmtree(out)
 
 line = report.env_line({"host_name": "vm", "num_cpus": 2, "mhz_per_cpu": 2596,
                         "cpu_scaling_enabled": False,

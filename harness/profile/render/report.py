@@ -6,39 +6,47 @@
 
 Reads the hvbench results (docs/schema.md): per cell the raw samples
 (hvbench.cells[].samples_ns_per_op), the summary, the ratio to the
-group's reference, and when present confidence intervals
-(cells[].ci / cells[].ratio_ci, [low, high]), lock tables
-(cells[].lockstat) and profiles (cells[].profile, hvbench.profile).
-Without CIs in the file, a bootstrap 95% CI of the median is computed
-here from the samples (seeded: the output is deterministic).
+group's reference, lock tables (cells[].lockstat) and profiles
+(cells[].profile, hvbench.profile).
 
-The ratio of a variant is the statistic gate judges: the paired ratio
-(the median of its per-round ratios to the reference) with its CI, and
-the verdict beside it, from --gate (what `hvbench report` computed with
-gate's code: {PATH: gate's JSON view}); without it, the file's
-cells[].paired; only a file with neither (no paired rounds) falls back to
-the ratio of medians (ratio_to_reference) and a bootstrap CI of it.  The
-notes name every noise flag the file recorded (cells[].noise_flags, e.g.
-cpu-share<90%).
+Every interval, ratio and verdict comes from C, through --gate (what
+`hvbench report` computed with gate's code: {PATH: gate's JSON view,
+with "cells": each cell's median interval}): nothing is bootstrapped or
+judged here.  A variant's ratio is the paired ratio gate judges (the
+median of its per-round ratios to the reference), its interval (a 95%
+CI, or with fewer than 6 rounds the rounds' range, said so), its
+verdict and, when unstable, gate's reason; the table, the ratio chart's
+markers and `hvbench gate FILE` say the same.  Without gate's row the
+file's cells[].paired; a file with neither (no paired rounds) shows the
+ratio of medians (ratio_to_reference), not judged.  The notes name every
+noise flag the file recorded (cells[].noise_flags, e.g. cpu-share<90%).
 
-Charts (PNG and SVG, no timestamps or software tags in the metadata):
+Charts (PNG and SVG, no timestamps or software tags in the metadata),
+all on linear axes, bars from zero:
 bars.*   grouped bars per group (workload, params, threads) and plugin,
-         median ns/op with CI error bars (bars offset by hand: Debian's
+         median ns/op with its interval (bars offset by hand: Debian's
          matplotlib 3.6 has no grouped_bar)
-ratio.*  ratio to the reference, log scale centred on 1.0; filled when
-         the CI excludes 1.0, hollow otherwise
+ratio.*  paired ratio to the reference with its interval, the
+         threshold's band around 1.0 shaded; the marker is gate's
+         verdict: filled improved or regressed, hollow unchanged, a cross
+         unstable (the reason in the table); ratio.json is its data as
+         drawn (each point's verdict, marker and fill)
 scaling.* ns/op against threads, when a run has several thread counts
 dist.*   per-sample distributions (box plot + the points)
 seeds.*  with --seeds DIR (a reproduce directory, hvbench reproduce): each
-         seed claim's ratio beside the one measured here, log scale, the
-         band within 2x of the seed's shaded
+         seed claim's ratio beside the one measured here, dots on a log
+         axis (the claims span 0.001 to 1000), the band within 2x of the
+         seed's shaded
+
+Each page starts with "How to read this", linked to docs/running.md
+(copied beside the page, docs/running.md, from the source tree or the
+installed documentation).
 """
 import argparse
 import html
 import json
 import math
 import os
-import random
 import shutil
 import sys
 
@@ -80,21 +88,6 @@ def median(xs):
     return (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2) if n else float("nan")
 
 
-def boot_ci(xs, rng, n=1000):
-    if len(xs) < 2:
-        return None
-    meds = sorted(median([rng.choice(xs) for _ in xs]) for _ in range(n))
-    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
-
-
-def ratio_ci(xs, ref, rng, n=1000):
-    if len(xs) < 2 or len(ref) < 2:
-        return None
-    rs = sorted(median([rng.choice(xs) for _ in xs]) / median([rng.choice(ref) for _ in ref])
-                for _ in range(n))
-    return rs[int(0.025 * n)], rs[int(0.975 * n) - 1]
-
-
 def plugin_label(cell):
     parts = []
     for slot, p in (cell.get("plugins") or {}).items():
@@ -103,28 +96,38 @@ def plugin_label(cell):
 
 
 def paired_of(c, judged):
-    """(ratio, ci, verdict, why) of variant cell @c: gate's row @judged,
-    else the file's paired ratio, else None."""
+    """(ratio, interval, verdict, why, interval label) of variant cell @c:
+    gate's row @judged, else the file's paired ratio, else None."""
     if judged:
         ci = judged.get("ci95") or [None, None]
-        why = sorted(set((judged.get("new_noise") or []) + (judged.get("base_noise") or [])))
+        iv = judged.get("interval") or {}
         return (judged.get("ratio"), ci if None not in ci else None,
-                judged.get("verdict"), why)
+                judged.get("verdict"), judged.get("why"), iv.get("label"))
     p = c.get("paired")
     if isinstance(p, dict) and p.get("median") is not None:
-        return p["median"], p.get("ci95"), None, []
+        n = len(p.get("ratios") or [])
+        label = f"range of {n} rounds" if p.get("interval") == "range" else "95% CI"
+        return p["median"], p.get("ci95"), None, None, label
     return None
+
+
+def median_interval(cell, judged):
+    """(interval, label) of cell @cell's median, from C (gate's "cells")."""
+    iv = judged.get(cell.get("name")) or {}
+    if not iv.get("ci"):
+        return None, None
+    return iv["ci"], (f"range of {iv['n']} rounds" if iv.get("interval") == "range"
+                      else "95% CI")
 
 
 def collect(runs, gate=None):
     """One row per cell of every run; @gate: {PATH: gate's JSON view}."""
     rows = []
-    rng = random.Random(20260101)
     for path, doc in runs:
         cells = doc["hvbench"]["cells"]
-        judged = {b.get("name"): b for b in
-                  ((gate or {}).get(path) or {}).get("benchmarks") or []}
-        threshold = ((gate or {}).get(path) or {}).get("threshold")
+        view = (gate or {}).get(path) or {}
+        judged = {b.get("name"): b for b in view.get("benchmarks") or []}
+        threshold = view.get("threshold")
         refs = {}
         for c in cells:
             if c.get("variant") == 0:
@@ -134,28 +137,35 @@ def collect(runs, gate=None):
             med = (c.get("summary") or {}).get("median")
             if med is None and xs:
                 med = median(xs)
-            ci = c.get("ci") or boot_ci(xs, rng)
+            ci, ci_label = median_interval(c, view.get("cells") or {})
             ref = refs.get(c.get("group"))
-            rxs = [x for x in ((ref or {}).get("samples_ns_per_op") or []) if x is not None]
             paired = paired_of(c, judged.get(c.get("name"))) if ref is not c else None
             if paired:
-                ratio, rci, verdict, why = paired
+                ratio, rci, verdict, why, rci_label = paired
             else:
-                ratio, verdict, why = c.get("ratio_to_reference"), None, []
-                rci = c.get("ratio_ci") or (ratio_ci(xs, rxs, rng) if ref is not c else None)
+                ratio, verdict, why = c.get("ratio_to_reference"), None, None
+                rci, rci_label = None, None
             rows.append({
                 "file": path, "run": doc, "cell": c, "name": c.get("name", "?"),
                 "group": f"{os.path.basename(path)}:{c.get('group_name', c.get('group'))}",
                 "group_label": c.get("group_name", str(c.get("group"))),
                 "plugins": plugin_label(c), "threads": c.get("threads", 1),
-                "samples": xs, "median": med, "ci": ci,
-                "ratio": ratio, "ratio_ci": rci, "paired": bool(paired),
-                "verdict": verdict, "verdict_why": why, "threshold": threshold,
+                "samples": xs, "median": med, "ci": ci, "ci_label": ci_label,
+                "ratio": ratio, "ratio_ci": rci, "ratio_ci_label": rci_label,
+                "paired": bool(paired), "verdict": verdict, "verdict_why": why,
+                "threshold": threshold,
                 "noise": list(c.get("noise_flags") or []),
                 "cv": (c.get("summary") or {}).get("cv"),
                 "is_ref": c.get("variant") == 0, "status": c.get("status", "ok"),
             })
     return rows
+
+
+def one_label(labels, default):
+    """The column head of intervals named @labels: their one name, or
+    "interval" when they differ (each cell then names its own)."""
+    names = set(x for x in labels if x)
+    return names.pop() if len(names) == 1 else default if not names else "interval"
 
 
 def instrumented(doc):
@@ -200,6 +210,7 @@ def save(fig, out, stem):
 
 
 def chart_bars(rows, out):
+    """Bars from zero on a linear axis: a bar's length is its median."""
     groups = list(dict.fromkeys(r["group"] for r in rows))
     plugins = list(dict.fromkeys(r["plugins"] for r in rows))
     w = 0.8 / max(1, len(plugins))
@@ -218,44 +229,66 @@ def chart_bars(rows, out):
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([g.split(":", 1)[1] for g in groups], rotation=20, ha="right",
                        fontsize=8)
-    ax.set_ylabel("median ns/op (95% CI)")
-    ax.set_yscale("log")
-    log_axis_labels(ax.yaxis)
+    ax.set_ylim(bottom=0)
+    label = one_label([r["ci_label"] for r in rows], "95% CI")
+    ax.set_ylabel(f"median ns/op (whiskers: {label})")
     ax.set_title("Time per operation by plugin (lower is better)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return save(fig, out, "bars")
 
 
+# The ratio chart's marker per gate verdict: (colour, marker, filled).
+VERDICT_MARK = {"improved": ("tab:green", "o", True),
+                "regressed": ("tab:red", "o", True),
+                "unchanged": ("black", "o", False),
+                "unstable": ("tab:grey", "X", True),
+                None: ("tab:grey", "o", False)}
+
+
 def chart_ratio(rows, out):
+    """Each variant's paired ratio and interval on a linear axis, the
+    marker gate's verdict (VERDICT_MARK), the threshold's band shaded."""
     rr = [r for r in rows if not r["is_ref"] and r["ratio"]]
     if not rr:
         return []
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rr) + 1.5))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rr) + 1.8))
+    ts = [r["threshold"] for r in rr if r["threshold"] is not None]
+    if ts:
+        ax.axvspan(1 - max(ts), 1 + max(ts), color="0.9", zorder=0)
+    xs, drawn = [1.0], []
     for i, r in enumerate(rr):
         ci = r["ratio_ci"]
-        sig = ci is not None and (ci[1] < 1.0 or ci[0] > 1.0)
-        colour = "tab:green" if r["ratio"] < 1 else "tab:red"
+        colour, marker, filled = VERDICT_MARK.get(r["verdict"], VERDICT_MARK[None])
         if ci:
             ax.plot([ci[0], ci[1]], [i, i], color=colour, lw=2)
-        ax.plot([r["ratio"]], [i], "o", color=colour, mfc=colour if sig else "white",
-                ms=8)
-        ax.annotate(f"{r['ratio']:.3g}{'' if sig else ' ~'}", (r["ratio"], i),
-                    textcoords="offset points", xytext=(8, 4), fontsize=8)
+            xs += ci
+        ax.plot([r["ratio"]], [i], marker, color=colour,
+                mfc=colour if filled else "white", ms=8)
+        drawn.append({"name": r["name"], "ratio": r["ratio"], "interval": ci,
+                      "verdict": r["verdict"], "marker": marker,
+                      "colour": colour, "filled": filled})
+        xs.append(r["ratio"])
+        ax.annotate(f"{r['ratio']:.3g} {r['verdict'] or 'not judged'}",
+                    (r["ratio"], i), textcoords="offset points", xytext=(8, 4),
+                    fontsize=8)
     ax.axvline(1.0, color="black", lw=1)
-    ax.set_xscale("log")
-    lo = min(min(r["ratio"], (r["ratio_ci"] or [r["ratio"]])[0]) for r in rr)
-    hi = max(max(r["ratio"], (r["ratio_ci"] or [0, r["ratio"]])[1]) for r in rr)
-    span = max(abs(math.log10(lo)), abs(math.log10(hi)), 0.05) * 1.15
-    ax.set_xlim(10 ** -span, 10 ** span)
+    pad = 0.08 * (max(xs) - min(xs) or 1)
+    ax.set_xlim(max(0, min(xs) - pad), max(xs) + 3 * pad)
+    ax.set_ylim(-0.6, len(rr) - 0.4)
     ax.set_yticks(range(len(rr)))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
-    log_axis_labels(ax.xaxis)
-    ax.set_xlabel("paired ratio to the group's reference: median of the "
-                  "per-round ratios (log; < 1 faster)\n"
-                  "filled: CI excludes 1, ~: not significant")
-    ax.set_title("A/B paired ratio with 95% CI (what gate judges)")
+    label = one_label([r["ratio_ci_label"] for r in rr], "95% CI")
+    band = f"shaded: 1 \u00b1 {max(ts) * 100:.3g}%, gate's threshold" if ts else ""
+    ax.set_xlabel("paired ratio to the group's reference: median of the per-round "
+                  f"ratios (< 1 faster)\nline: its {label}; {band}\nmarker: gate's "
+                  "verdict, filled improved or regressed, hollow unchanged, X unstable")
+    ax.set_title("A/B paired ratio and gate's verdict")
     fig.tight_layout()
+    # The chart's data as drawn, for a reader or a test: ratio.json.
+    with open(os.path.join(out, "ratio.json"), "w", encoding="utf-8") as f:
+        json.dump({"xscale": ax.get_xscale(), "xlim": list(ax.get_xlim()),
+                   "points": drawn}, f, indent=1)
     return save(fig, out, "ratio")
 
 
@@ -274,9 +307,7 @@ def chart_scaling(rows, out):
         lo = [m - (c or (m, m))[0] for _, m, c in pts]
         hi = [(c or (m, m))[1] - m for _, m, c in pts]
         ax.errorbar(xs, ys, yerr=[lo, hi], capsize=2, marker="o", label=p)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    log_axis_labels(ax.yaxis)
+    ax.set_ylim(bottom=0)
     ax.set_xticks(threads)
     ax.set_xticklabels([str(t) for t in threads])
     ax.set_xlabel("measured threads")
@@ -297,8 +328,7 @@ def chart_dist(rows, out):
         ax.plot(r["samples"], [i] * len(r["samples"]), "k.", alpha=0.5, ms=4)
     ax.set_yticks(range(1, len(rr) + 1))
     ax.set_yticklabels([r["name"] for r in rr], fontsize=7)
-    ax.set_xscale("log")
-    log_axis_labels(ax.xaxis)
+    ax.set_xlim(left=0)
     ax.set_xlabel("ns/op, one point per repetition")
     ax.set_title("Per-sample distributions")
     fig.tight_layout()
@@ -516,6 +546,51 @@ def hosts_table(runs, ledger):
     return out
 
 
+def interval_text(ci, label, head):
+    """An interval cell: "lo - hi", its own name added where the column's
+    head is "interval" (the cells' intervals differ)."""
+    if not ci:
+        return "-"
+    return f"{fmt(ci[0])} - {fmt(ci[1])}" + (f" ({label})" if head == "interval" and label else "")
+
+
+def docs_link(out):
+    """docs/running.md copied beside the page (out/docs/running.md), from
+    the source tree (render/ is harness/profile/render) or the installed
+    documentation (share/hvbench/render -> share/doc/hvbench); its
+    relative href, or None when neither has it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for src in (os.path.join(here, "..", "..", "..", "docs", "running.md"),
+                os.path.join(here, "..", "..", "doc", "hvbench", "running.md")):
+        if os.path.isfile(src):
+            os.makedirs(os.path.join(out, "docs"), exist_ok=True)
+            shutil.copyfile(src, os.path.join(out, "docs", "running.md"))
+            return "docs/running.md"
+    return None
+
+
+def how_to_read(out, ts):
+    """The page's "How to read this" paragraph, linked to running.md."""
+    href = docs_link(out)
+    more = (f'<a href="{href}#paired-ab-rounds">docs/running.md</a>' if href
+            else "docs/running.md in hvbench's source")
+    band = " or ".join(f"{t * 100:.3g}%" for t in ts) or "the threshold"
+    return ("<p class=how><b>How to read this.</b> Each row is a cell, its "
+            "median ns/op and that median's interval. A variant's paired ratio "
+            "is the median of its per-round ratios to its group's reference "
+            "(below 1: faster), measured in the same rounds, so the machine's "
+            "drift cancels; its interval is a 95% bootstrap CI, or with fewer "
+            "than 6 rounds the rounds' range, and the column says which. The "
+            "verdict is <code>hvbench gate</code>'s on this file, t being "
+            f"{band}: regressed when the whole interval lies above 1 + t, "
+            "improved when it lies below 1 &minus; t, unstable (with the "
+            "reason) when it reaches above 1 + t without lying there, "
+            "unchanged otherwise; the ratio chart marks the same verdicts. "
+            "Noise flags "
+            "such as cpu-share&lt;90% (other work on the machine) are notes: "
+            f"the paired interval already carries them. More: {more}.</p>")
+
+
 def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
     e = html.escape
     h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -532,8 +607,12 @@ def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
                  "instrument and are not shown here; those runs feed the lock "
                  "tables and flame graphs below.</p>")
     ts = sorted(set(r["threshold"] for r in rows if r["threshold"] is not None))
+    h.append(how_to_read(out, ts))
+    ci_head = one_label([r["ci_label"] for r in rows], "95% CI")
+    rci_head = one_label([r["ratio_ci_label"] for r in rows], "ratio CI")
     h.append("<table><tr><th class=l>cell</th><th>median ns/op</th>"
-             "<th>95% CI</th><th>CV</th><th>n</th><th>paired ratio</th><th>ratio CI</th>"
+             f"<th>{e(ci_head)}</th><th>CV</th><th>n</th><th>paired ratio</th>"
+             f"<th>{e(rci_head if rci_head == 'ratio CI' else 'ratio ' + rci_head)}</th>"
              f"<th class=l>verdict{' (gate, ' + ', '.join(f'{t * 100:.3g}%' for t in ts) + ')' if ts else ''}</th>"
              "<th class=l>notes</th></tr>")
     warnings = []
@@ -549,27 +628,20 @@ def page(runs, rows, images, out, linked, lock_rows, ledger, seeds=None):
             notes.append("few samples")
         if notes:
             warnings.append(f"{r['name']}: {', '.join(notes)}")
-        rc = r["ratio_ci"]
-        cls = ""
-        if rc and rc[1] < 1:
-            cls = "good"
-        elif rc and rc[0] > 1:
-            cls = "bad"
         v = r["verdict"] or ("reference" if r["is_ref"] else "-")
-        vcls = {"improved": "good", "regressed": "bad", "unstable": "warn"}.get(v, "")
+        cls = {"improved": "good", "regressed": "bad", "unstable": "warn"}.get(v, "")
         if v == "unstable" and r["verdict_why"]:
-            v += " (" + ", ".join(r["verdict_why"]) + ")"
+            v += ": " + r["verdict_why"]
         ratio = fmt(r["ratio"])
         if not (r["paired"] or r["is_ref"] or r["ratio"] is None):
-            ratio += " (of medians)"
-        ci = r["ci"]
+            ratio += " (of medians, not judged)"
         cv = "-" if r["cv"] is None else f"{r['cv'] * 100:.1f}%"
         h.append(f"<tr><td class=l>{e(r['name'])}</td><td>{fmt(r['median'])}</td>"
-                 f"<td>{'-' if not ci else fmt(ci[0]) + ' - ' + fmt(ci[1])}</td>"
+                 f"<td>{e(interval_text(r['ci'], r['ci_label'], ci_head))}</td>"
                  f"<td>{cv}</td>"
                  f"<td>{len(r['samples'])}</td><td class='{cls}'>{e(ratio)}</td>"
-                 f"<td>{'-' if not rc else fmt(rc[0]) + ' - ' + fmt(rc[1])}</td>"
-                 f"<td class='l {vcls}'>{e(v)}</td>"
+                 f"<td>{e(interval_text(r['ratio_ci'], r['ratio_ci_label'], rci_head))}</td>"
+                 f"<td class='l {cls}'>{e(v)}</td>"
                  f"<td class=l>{e('; '.join(notes))}</td></tr>")
     h.append("</table>")
     if warnings:

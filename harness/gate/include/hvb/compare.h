@@ -37,6 +37,13 @@ struct hvb_cmp_row {
     const char *name;  /* borrowed from the base document */
     double base, new_; /* medians */
     double ratio, lo, hi, p;
+    /*
+     * What [lo, hi] is of: @n values (rounds, or the smaller side's
+     * samples); @range: their min and max (paired, fewer than
+     * HVB_CI_MIN_N rounds: hvb_median_interval()), else a CI.
+     */
+    size_t n;
+    bool range;
     unsigned int base_noise, new_noise; /* HVB_NOISE_* */
     enum hvb_verdict verdict;
     /* hvb_cmp_builds() only (0 and false otherwise): */
@@ -100,14 +107,16 @@ void hvb_cmp_free(struct hvb_cmp *c);
 /*
  * hvb_cmp_paired - one file of paired rounds: every variant of a group
  * against its reference (variant 0).  Base and new are the two cells'
- * medians; the ratio is the median of the per-round ratios, its CI a
- * bootstrap of them by process (run.processes consecutive clusters: a
- * process, or gate --base-bin's process pair), then by round, its noise
- * flags theirs (drift cancels in a round) and the cells' recorded ones.
- * Verdicts as above, except that the ratios' noise flags do not make a
- * row unstable (only fewer than 3 rounds does, and the cells'
- * cpu-share<90%): the CI of the median ratio already carries their
- * spread.  Errors as hvb_cmp_run().
+ * medians; the ratio is the median of the per-round ratios, its
+ * interval hvb_median_interval()'s: a bootstrap 95% CI by process
+ * (run.processes consecutive clusters), then by round, or with fewer
+ * than HVB_CI_MIN_N rounds their range; its noise flags theirs (drift
+ * cancels in a round) and the cells' recorded ones.  Verdicts as above
+ * on that interval, except that no noise flag but fewer than 3 rounds
+ * makes a row unstable: the interval of the ratios already carries their
+ * spread, and the cells' cpu-share<90% (other work on the machine)
+ * widens it, as the two cells of a round share the machine's state in
+ * one process of one binary (shown, not fatal).  Errors as hvb_cmp_run().
  */
 int hvb_cmp_paired(json_t *doc, const char *metric, double t,
                    struct hvb_cmp *out, char *err, size_t len);
@@ -145,14 +154,25 @@ int hvb_cmp_builds(json_t *doc, const char *metric, double t, double alpha,
 long hvb_cmp_more_pairs(const struct hvb_cmp_row *r, double t);
 
 /*
- * hvb_cmp_why - why row @r of hvb_cmp_builds() (threshold @t) is
- * unstable ("unknown"), as a phrase for "unknown: ...", into @buf; NULL
- * for a decided row.  E.g. "workers descheduled (cpu-share<90%): the
- * machine was busy", "the CI [-0.6%, +0.7%] reaches past the +-0.5%
- * threshold after 24 pairs; about 25 more would likely decide it".
+ * hvb_cmp_why - why row @r of @c is unstable ("unknown"), one phrase for
+ * "unstable: ...", into @buf; NULL for a decided row.  E.g. "the range
+ * of 5 rounds [-3.1%, +12.0%] reaches past +5%: a regression can be
+ * neither shown nor ruled out", "too noisy: base cv>=10%, new
+ * one-process", "fewer than 3 rounds"; of two builds "workers
+ * descheduled (cpu-share<90%): the machine was busy", "the CI [-0.6%,
+ * +0.7%] reaches across the +-0.5% threshold after 24 pair(s); about 25
+ * more would likely decide it".  compare_why.c.
  */
-const char *hvb_cmp_why(const struct hvb_cmp_row *r, double t, char *buf,
-                        size_t len);
+const char *hvb_cmp_why(const struct hvb_cmp *c, const struct hvb_cmp_row *r,
+                        char *buf, size_t len);
+
+/*
+ * The name of row @r's interval into @buf: "range of 5 rounds", "95%
+ * CI", two builds' "99% CI".  compare_why.c.
+ */
+const char *hvb_cmp_interval(const struct hvb_cmp *c,
+                             const struct hvb_cmp_row *r, char *buf,
+                             size_t len);
 
 const char *hvb_verdict_name(enum hvb_verdict v);
 

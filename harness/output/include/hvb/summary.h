@@ -39,12 +39,15 @@ struct hvb_cell_summary {
     double ratio; /* median / median of variant 0 */
     /*
      * Paired rounds (variant > 0): the ratio of each round present in
-     * both this cell and its reference, their median and bootstrap 95%
-     * CI, and the Mann-Whitney U p-value of the two sample sets.
+     * both this cell and its reference, their median and its interval
+     * (hvb_median_interval(): a bootstrap 95% CI, or with fewer than
+     * HVB_CI_MIN_N rounds their range, @pair_range), and the
+     * Mann-Whitney U p-value of the two sample sets.
      */
     double *pair_ratios;
     size_t nr_pairs;
     double pair_median, pair_lo, pair_hi, pair_p;
+    bool pair_range;
     double shortest_s;            /* wall time of the shortest good sample */
     unsigned int noise;           /* HVB_NOISE_* of real time */
     struct hvb_ctr_summary *ctrs; /* sorted by name */

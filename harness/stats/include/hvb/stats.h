@@ -127,4 +127,33 @@ double hvb_quantile_sorted(const double *v, size_t n, double q);
 #define HVB_BOOTSTRAP_RESAMPLES 5000
 #define HVB_BOOTSTRAP_SEED      0x5EEDu
 
+/*
+ * Below this many values the percentile bootstrap's 95% interval of their
+ * median is their min and max: with 5 values a resample's median is the
+ * smallest one with probability 0.058 (3 or more of 5 draws), beyond the
+ * 2.5% tail; with 6 it is 0.009.  Such an interval is called what it is,
+ * a range ("range of 5 rounds"), never a 95% CI: the chance that the
+ * range of n values holds their distribution's median is 1 - 2^(1 - n),
+ * 94% for 5, 88% for 4, 75% for 3.
+ */
+#define HVB_CI_MIN_N 6
+
+/*
+ * hvb_median_interval - the interval every paired ratio of hvbench
+ * carries: of the median of @v[0..n) (@k clusters, as for
+ * hvb_bootstrap_median_ci_clustered()), the bootstrap 95% CI with
+ * HVB_BOOTSTRAP_RESAMPLES and HVB_BOOTSTRAP_SEED, or with fewer than
+ * HVB_CI_MIN_N values their min and max.  Returns 1 for a range, 0 for a
+ * CI, -EINVAL (no values), -ENOMEM.
+ */
+int hvb_median_interval(const double *v, size_t n, unsigned int k, double *lo,
+                        double *hi);
+
+/*
+ * The interval's name for a column or a sentence, into @buf: "range of 5
+ * rounds" (@range, @n values, @unit "rounds") or "95% CI" (@level 0.95).
+ */
+const char *hvb_interval_label(bool range, size_t n, const char *unit,
+                               double level, char *buf, size_t len);
+
 #endif /* HVB_STATS_H */
