@@ -133,6 +133,11 @@ else
     for f in "$tmp"/m/*-wait.svg "$tmp"/m/*-wait.speedscope.json; do
         [ -s "$f" ] || bad "missing $f"
     done
+    $py - "$tmp"/m/*-wait.speedscope.json <<'PY' || bad "speedscope wrong"
+import json, sys
+p = json.load(open(sys.argv[1]))["profiles"][0]
+assert p["unit"] == "nanoseconds" and sum(p["weights"]) > 0, p["unit"]
+PY
 fi
 
 # Seed 003: the security manager and the define convoy on top; the
