@@ -210,37 +210,29 @@ static int wait_cmp(const void *a, const void *b)
 /* Every used entry, in ns, unmerged; the number or -ENOMEM. */
 static long gather(struct hv_lockstat_stack **out, uint64_t *dropped)
 {
-    struct hv_lockstat_stack *v = NULL;
+    struct hv_lockstat_stack *v;
     double ns_per_tick = hv_lockstat_ns_per_tick();
-    size_t nr = 0, cap = 0, i;
+    size_t nr = 0, i;
     struct hv_lockstat_stk *t;
 
     *dropped = atomic_load(&lost);
     for ( t = tables; t != NULL; t = t->next )
+        for ( i = 0; i < STK_TABLE; i++ )
+            nr += t->e[i].cls != NULL;
+    v = calloc(nr + 1, sizeof(*v));
+    if ( v == NULL )
+        return -ENOMEM;
+    for ( nr = 0, t = tables; t != NULL; t = t->next )
     {
         *dropped += t->dropped;
         for ( i = 0; i < STK_TABLE; i++ )
         {
             const struct stk_entry *e = &t->e[i];
-            struct hv_lockstat_stack *s;
+            struct hv_lockstat_stack *s = &v[nr];
 
             if ( e->cls == NULL )
                 continue;
-            if ( nr == cap )
-            {
-                struct hv_lockstat_stack *n;
-
-                cap = cap ? 2 * cap : 64;
-                n = realloc(v, cap * sizeof(*v));
-                if ( n == NULL )
-                {
-                    free(v);
-                    return -ENOMEM;
-                }
-                v = n;
-            }
-            s = &v[nr++];
-            memset(s, 0, sizeof(*s));
+            nr++;
             s->tag = e->tag;
             s->cls = e->cls->name ? e->cls->name : "(unnamed)";
             s->contended = e->contended;
