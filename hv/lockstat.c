@@ -7,7 +7,10 @@
  * Time is read with the TSC on x86 (converted with a rate calibrated
  * against CLOCK_MONOTONIC between enable and collect), elsewhere with
  * hv_now_ns().  Hold time needs the acquisition time at release: each
- * thread keeps a small stack of the locks it holds.
+ * thread keeps a small stack of the locks it holds.  A contended
+ * acquisition also goes to the wait stacks (hv/lockstat_stacks.c) while
+ * they are on, with the frame of the hv_lockstat_*_lock() function its
+ * user called.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +18,8 @@
 #include <string.h>
 
 #include <hv/lockstat.h>
+
+#include "lockstat_priv.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -46,6 +51,7 @@ struct table {
     struct entry e[TABLE_SIZE];
     struct held held[HELD_MAX];
     unsigned int nr_held;
+    struct hv_lockstat_stk *stk; /* wait stacks, from the first one on */
 };
 
 #ifndef HV_NO_LOCKSTAT
@@ -150,13 +156,17 @@ static struct entry *lookup(struct table *t, const void *cls,
 #ifndef HV_NO_LOCKSTAT
 static void acquired(const void *lock, const struct hv_lock_class *cls,
                      const struct hv_lock_site *site, enum hv_lock_kind kind,
-                     bool contended, uint64_t t0, uint64_t t1)
+                     bool contended, uint64_t t0, uint64_t t1, const void *fp)
 {
     struct table *t = get_table();
     struct entry *e;
 
     if ( t == NULL )
         return;
+    if ( contended && hv_lockstat_stacks_active() )
+        hv_lockstat_stack_add(
+            &t->stk, fp, atomic_load_explicit(&cur_tag, memory_order_relaxed),
+            cls ? cls : &unnamed, t1 - t0);
     e = lookup(t, cls ? cls : &unnamed, site, kind);
     if ( e != NULL )
     {
@@ -183,7 +193,7 @@ void hv_lockstat_spin_lock(hv_spinlock_t *l, const struct hv_lock_site *site)
     if ( contended )
         hv_spin_lock_slow(l);
     acquired(l, l->cls, site, HV_LOCK_SPIN, contended, t0,
-             contended ? ticks() : t0);
+             contended ? ticks() : t0, __builtin_frame_address(0));
 }
 
 void hv_lockstat_read_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
@@ -195,7 +205,7 @@ void hv_lockstat_read_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
     if ( unlikely(old & HV_RW_WRITER) )
         hv_read_lock_slow(l);
     acquired(l, l->cls, site, HV_LOCK_READ, old != 0, t0,
-             old != 0 ? ticks() : t0);
+             old != 0 ? ticks() : t0, __builtin_frame_address(0));
 }
 
 void hv_lockstat_write_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
@@ -209,7 +219,7 @@ void hv_lockstat_write_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
     if ( contended )
         hv_write_lock_slow(l);
     acquired(l, l->cls, site, HV_LOCK_WRITE, contended, t0,
-             contended ? ticks() : t0);
+             contended ? ticks() : t0, __builtin_frame_address(0));
 }
 
 void hv_lockstat_release(const void *lock)
@@ -245,7 +255,7 @@ void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site)
     if ( contended )
         pthread_mutex_lock(&l->m);
     acquired(l, l->cls, site, HV_LOCK_MUTEX, contended, t0,
-             contended ? ticks() : t0);
+             contended ? ticks() : t0, __builtin_frame_address(0));
 }
 
 /* Asleep on @c the mutex is not ours: a release, then an acquisition. */
@@ -257,7 +267,7 @@ void hv_lockstat_cond_wait(pthread_cond_t *c, hv_mutex_t *l,
     hv_lockstat_release(l);
     pthread_cond_wait(c, &l->m);
     t = ticks();
-    acquired(l, l->cls, site, HV_LOCK_MUTEX, false, t, t);
+    acquired(l, l->cls, site, HV_LOCK_MUTEX, false, t, t, NULL);
 }
 
 #endif /* HV_NO_LOCKSTAT */
@@ -295,6 +305,7 @@ void hv_lockstat_reset(void)
 {
     struct table *t;
 
+    hv_lockstat_stacks_reset();
     pthread_mutex_lock(&tables_lock);
     for ( t = tables; t != NULL; t = t->next )
     {
@@ -340,24 +351,27 @@ static uint64_t to_ns(uint64_t v, double ns_per_tick)
     return (uint64_t)((double)v * ns_per_tick + 0.5);
 }
 
+double hv_lockstat_ns_per_tick(void)
+{
+#ifdef HAVE_TSC
+    uint64_t dt = ticks() - cal_ticks0, dns = hv_now_ns() - cal_ns0;
+
+    if ( cal_ns0 != 0 && dt > 0 && dns > 1000000 )
+        return (double)dns / (double)dt;
+    return 1.0 / 2.5; /* never enabled long enough */
+#else
+    return 1.0;
+#endif
+}
+
 long hv_lockstat_collect(struct hv_lockstat_row **out, uint64_t *dropped)
 {
     struct hv_lockstat_row *rows = NULL;
-    double ns_per_tick = 1.0;
+    double ns_per_tick = hv_lockstat_ns_per_tick();
     size_t nr = 0, cap = 0, i, j;
     struct table *t;
     uint64_t drop = 0;
 
-#ifdef HAVE_TSC
-    {
-        uint64_t dt = ticks() - cal_ticks0, dns = hv_now_ns() - cal_ns0;
-
-        if ( cal_ns0 != 0 && dt > 0 && dns > 1000000 )
-            ns_per_tick = (double)dns / (double)dt;
-        else
-            ns_per_tick = 1.0 / 2.5; /* never enabled long enough */
-    }
-#endif
     pthread_mutex_lock(&tables_lock);
     for ( t = tables; t != NULL; t = t->next )
     {

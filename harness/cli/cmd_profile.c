@@ -12,15 +12,19 @@
  * harness/profile/render/flamegraph.py draws the SVG flame graph and speedscope
  * JSON, and for --diff the differential flame graphs and the ranked
  * table.  DIR/results.json is the run's results (hvbench.profile lists
- * the files).
+ * the files).  With --view wait (profile_wait.c) the lock profiler's
+ * wait stacks replace the samples: DIR/<cell>-wait.folded and its SVG
+ * and speedscope, weighted in wait ns per op.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include <hv/lockstat.h>
 #include <hvb/cli.h>
 #include <hvb/folded.h>
 #include <hvb/outfile.h>
@@ -46,6 +50,7 @@ struct wrap {
     void *arg;
     size_t cell;
     struct prof *p;
+    _Atomic uint64_t ops; /* of every thread and run, calibration too */
 };
 
 struct cell_prof {
@@ -53,7 +58,19 @@ struct cell_prof {
     uint64_t samples;
     double mean_depth;
     double cpu_ns_per_op;
+    struct hvb_wait_cell wait; /* --view wait */
 };
+
+/* The values of --view (by enum value). */
+enum {
+    PR_VIEW_CPU,
+    PR_VIEW_WAIT
+};
+static const char *const views[] = {
+    [PR_VIEW_CPU] = "cpu", [PR_VIEW_WAIT] = "wait", NULL};
+/* Per view: the files' suffix and the unit of their weights. */
+static const char *const view_sfx[] = {
+    [PR_VIEW_CPU] = "", [PR_VIEW_WAIT] = "-wait"};
 
 struct prof {
     const char *dir;
@@ -61,6 +78,8 @@ struct prof {
     enum hvb_sample_event ev;
     unsigned int freq;
     int backend; /* PR_BACKEND_* */
+    int view;    /* PR_VIEW_* */
+    struct hvb_wait_view wv;
     struct hvb_sampler *s;
     struct hvb_perf *pf; /* --backend perf */
     struct hvb_sample_buf pbuf;
@@ -95,8 +114,11 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
     struct prof *p = w->p;
     uint64_t t0 = mono_ns(), t1;
 
+    if ( p->view == PR_VIEW_WAIT )
+        hv_lockstat_set_tag((unsigned int)w->cell + 1);
     w->body(w->arg, et);
     t1 = mono_ns();
+    atomic_fetch_add(&w->ops, et->ops);
     pthread_mutex_lock(&p->lock);
     if ( p->nr_win == p->cap_win )
     {
@@ -134,9 +156,15 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
     }
     for ( i = 0; i < n; i++ )
     {
-        p->w[i] = (struct wrap){b[i].body, b[i].arg, i, p};
+        p->w[i] = (struct wrap){b[i].body, b[i].arg, i, p, 0};
         b[i].body = wrapped_body;
         b[i].arg = &p->w[i];
+    }
+    if ( p->view == PR_VIEW_WAIT )
+    {
+        hvb_wait_view_start();
+        p->event = "contended lock acquisitions";
+        return 0;
     }
     if ( p->pf != NULL )
     {
@@ -191,15 +219,63 @@ static size_t cell_at(const struct window *w, size_t n, uint64_t t)
     return SIZE_MAX;
 }
 
+/* Every cell's slug and the symbols: 0, or the exit status (printed). */
+static int cells_open(struct prof *p, struct hvb_matrix *m,
+                      struct hvb_symbols **sym)
+{
+    char slug[1024];
+    size_t c;
+    int rc;
+
+    p->nr_cells = m->nr_cells;
+    p->cells = calloc(m->nr_cells, sizeof(*p->cells));
+    if ( p->cells == NULL || (rc = hvb_symbols_open(sym)) != 0 )
+        return hvb_failure("profile: cannot symbolise: %s",
+                           strerror(p->cells ? -rc : ENOMEM));
+    for ( c = 0; c < m->nr_cells; c++ )
+    {
+        hvb_folded_slug(m->cells[c].name, slug, sizeof(slug));
+        if ( (p->cells[c].slug = strdup(slug)) == NULL )
+            return hvb_failure("out of memory");
+    }
+    return 0;
+}
+
+/* --view wait: each cell's wait stacks into DIR/<cell>-wait.folded. */
+static void pr_after_wait(struct prof *p, struct hvb_matrix *m)
+{
+    struct hvb_symbols *sym = NULL;
+    char path[4096];
+    size_t c;
+
+    p->status = hvb_wait_view_stop(&p->wv);
+    if ( p->status == 0 )
+        p->status = cells_open(p, m, &sym);
+    for ( c = 0; p->status == 0 && c < m->nr_cells; c++ )
+    {
+        snprintf(path, sizeof(path), "%s/%s-wait.folded", p->dir,
+                 p->cells[c].slug);
+        p->status = hvb_wait_view_cell(
+            &p->wv, sym, path, c, atomic_load(&p->w[c].ops), &p->cells[c].wait);
+    }
+    if ( sym != NULL )
+        hvb_symbols_close(sym);
+}
+
 static void pr_after(void *ctx, struct hvb_matrix *m)
 {
     struct prof *p = ctx;
     const struct hvb_sample_buf *b;
     struct hvb_symbols *sym = NULL;
     size_t *owner = NULL, off, idx, c;
-    char slug[1024], path[4096], err[512];
+    char path[4096], err[512];
     int rc = 0;
 
+    if ( p->view == PR_VIEW_WAIT )
+    {
+        pr_after_wait(p, m);
+        return;
+    }
     if ( p->pf != NULL )
     {
         if ( hvb_perf_stop(p->pf, &p->pbuf, &p->lost, err, sizeof(err)) )
@@ -217,14 +293,15 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     }
     b = samples(p);
     qsort(p->win, p->nr_win, sizeof(*p->win), win_cmp);
-    p->nr_cells = m->nr_cells;
-    p->cells = calloc(m->nr_cells, sizeof(*p->cells));
     owner = calloc(b->nr_samples + 1, sizeof(*owner));
-    if ( p->cells == NULL || owner == NULL ||
-         (rc = hvb_symbols_open(&sym)) != 0 )
+    if ( owner == NULL )
+        p->status = hvb_failure("out of memory");
+    else
+        p->status = cells_open(p, m, &sym);
+    if ( p->status )
     {
-        p->status = hvb_failure("profile: cannot symbolise: %s",
-                                strerror(rc ? -rc : ENOMEM));
+        if ( sym != NULL )
+            hvb_symbols_close(sym);
         free(owner);
         return;
     }
@@ -237,16 +314,13 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     }
     for ( c = 0; c < m->nr_cells; c++ )
     {
-        hvb_folded_slug(m->cells[c].name, slug, sizeof(slug));
-        snprintf(path, sizeof(path), "%s/%s.folded", p->dir, slug);
-        p->cells[c].slug = strdup(slug);
-        if ( p->cells[c].slug == NULL ||
-             (rc =
-                  hvb_folded_write(path, b, sym, owner, c, &p->cells[c].samples,
-                                   &p->cells[c].mean_depth)) != 0 )
+        snprintf(path, sizeof(path), "%s/%s.folded", p->dir, p->cells[c].slug);
+        rc = hvb_folded_write(path, b, sym, owner, c, &p->cells[c].samples,
+                              &p->cells[c].mean_depth);
+        if ( rc != 0 )
         {
-            p->status = hvb_failure("profile: writing %s/%s.folded: %s", p->dir,
-                                    slug, strerror(-rc));
+            p->status =
+                hvb_failure("profile: writing %s: %s", path, strerror(-rc));
             break;
         }
     }
@@ -257,17 +331,25 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
 static json_t *pr_cell(void *ctx, size_t i)
 {
     struct prof *p = ctx;
+    const char *x = view_sfx[p->view];
     char f[1100], svg[1100], ss[1100];
+    json_t *o;
 
     if ( p->cells == NULL || i >= p->nr_cells || p->cells[i].slug == NULL )
         return NULL;
-    snprintf(f, sizeof(f), "%s.folded", p->cells[i].slug);
-    snprintf(svg, sizeof(svg), "%s.svg", p->cells[i].slug);
-    snprintf(ss, sizeof(ss), "%s.speedscope.json", p->cells[i].slug);
-    return json_pack("{s:s, s:s, s:s, s:I, s:f}", "folded", f, "flamegraph",
-                     svg, "speedscope", ss, "samples",
-                     (json_int_t)p->cells[i].samples, "mean_stack_depth",
-                     p->cells[i].mean_depth);
+    snprintf(f, sizeof(f), "%s%s.folded", p->cells[i].slug, x);
+    snprintf(svg, sizeof(svg), "%s%s.svg", p->cells[i].slug, x);
+    snprintf(ss, sizeof(ss), "%s%s.speedscope.json", p->cells[i].slug, x);
+    o = json_pack("{s:s, s:s, s:s, s:s}", "view", views[p->view], "folded", f,
+                  "flamegraph", svg, "speedscope", ss);
+    if ( p->view == PR_VIEW_WAIT )
+        json_object_update_new(o, hvb_wait_view_json(&p->cells[i].wait));
+    else
+        json_object_update_new(o, json_pack("{s:I, s:f}", "samples",
+                                            (json_int_t)p->cells[i].samples,
+                                            "mean_stack_depth",
+                                            p->cells[i].mean_depth));
+    return o;
 }
 
 static void pr_annotate(void *ctx, const struct hvb_matrix *m,
@@ -275,27 +357,55 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
 {
     struct prof *p = ctx;
 
-    hvb_run_annotate(
-        root, m, "profile",
-        json_pack("{s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "backend",
-                  p->pf != NULL ? "perf" : "inprocess", "event", p->event,
-                  "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
-                  "unattributed_samples", (json_int_t)p->unattributed),
-        pr_cell, p);
+    json_t *run;
+
+    if ( p->view == PR_VIEW_WAIT )
+        run = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:I, s:I}", "dir", ".",
+                        "view", "wait", "backend", "lockstat", "event",
+                        p->event, "unit", "wait ns/op", "dropped_acquisitions",
+                        (json_int_t)p->wv.dropped, "dropped_waits",
+                        (json_int_t)p->wv.stacks_dropped);
+    else
+        run = json_pack(
+            "{s:s, s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "view", "cpu",
+            "backend", p->pf != NULL ? "perf" : "inprocess", "event", p->event,
+            "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
+            "unattributed_samples", (json_int_t)p->unattributed);
+    hvb_run_annotate(root, m, "profile", run, pr_cell, p);
 }
 
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
 {
+    const char *x = view_sfx[p->view];
+    const struct hvb_wait_cell *w = &p->cells[c].wait;
     char folded[1200], svg[1200], ss[1200], title[600], sub[300];
-    char *args[] = {"render",  "--title", title, "--subtitle", sub, "--unit",
-                    "samples", folded,    svg,   ss,           NULL};
+    char *args[] = {"render",
+                    "--title",
+                    title,
+                    "--subtitle",
+                    sub,
+                    "--unit",
+                    p->view == PR_VIEW_WAIT ? "wait ns/op" : "samples",
+                    folded,
+                    svg,
+                    ss,
+                    NULL};
 
-    snprintf(folded, sizeof(folded), "%s/%s.folded", p->dir, p->cells[c].slug);
-    snprintf(svg, sizeof(svg), "%s/%s.svg", p->dir, p->cells[c].slug);
-    snprintf(ss, sizeof(ss), "%s/%s.speedscope.json", p->dir, p->cells[c].slug);
-    snprintf(title, sizeof(title), "%s", m->cells[c].name);
-    snprintf(sub, sizeof(sub), "%s samples at %u Hz, %" PRIu64 " samples",
-             p->event, p->freq, p->cells[c].samples);
+    snprintf(folded, sizeof(folded), "%s/%s%s.folded", p->dir, p->cells[c].slug,
+             x);
+    snprintf(svg, sizeof(svg), "%s/%s%s.svg", p->dir, p->cells[c].slug, x);
+    snprintf(ss, sizeof(ss), "%s/%s%s.speedscope.json", p->dir,
+             p->cells[c].slug, x);
+    snprintf(title, sizeof(title), "%s%s", m->cells[c].name,
+             p->view == PR_VIEW_WAIT ? ": lock waits" : "");
+    if ( p->view == PR_VIEW_WAIT )
+        snprintf(sub, sizeof(sub),
+                 "wait per op (ns) on the model's locks: %.1f ns/op, "
+                 "%" PRIu64 " contended acquisitions over %" PRIu64 " ops",
+                 w->t.wait_ns_per_op, w->t.contended, w->ops);
+    else
+        snprintf(sub, sizeof(sub), "%s samples at %u Hz, %" PRIu64 " samples",
+                 p->event, p->freq, p->cells[c].samples);
     if ( hvb_render_run("flamegraph.py", args) != 0 )
         p->status = hvb_failure("profile: drawing %s failed", svg);
 }
@@ -303,14 +413,18 @@ static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
 static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
                         size_t b)
 {
+    const char *x = view_sfx[p->view];
+    bool wait = p->view == PR_VIEW_WAIT;
     char fa[1200], fb[1200], prefix[2400], sa[64], sb[64], title[600];
-    char *args[] = {"diff",      "--title", title,    "--scale-a", sa,
-                    "--scale-b", sb,        "--unit", "CPU ns/op", fa,
-                    fb,          prefix,    NULL};
+    char *args[] = {"diff",      "--title", title,
+                    "--scale-a", sa,        "--scale-b",
+                    sb,          "--unit",  wait ? "wait ns/op" : "CPU ns/op",
+                    fa,          fb,        prefix,
+                    NULL};
 
-    snprintf(fa, sizeof(fa), "%s/%s.folded", p->dir, p->cells[a].slug);
-    snprintf(fb, sizeof(fb), "%s/%s.folded", p->dir, p->cells[b].slug);
-    snprintf(prefix, sizeof(prefix), "%s/diff-%s--vs--%s", p->dir,
+    snprintf(fa, sizeof(fa), "%s/%s%s.folded", p->dir, p->cells[a].slug, x);
+    snprintf(fb, sizeof(fb), "%s/%s%s.folded", p->dir, p->cells[b].slug, x);
+    snprintf(prefix, sizeof(prefix), "%s/diff%s-%s--vs--%s", p->dir, x,
              p->cells[a].slug, p->cells[b].slug);
     /* Per op: a sample is worth (cpu ns/op) / (samples of the cell). */
     snprintf(sa, sizeof(sa), "%.9g",
@@ -321,21 +435,23 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
              p->cells[b].samples
                  ? p->cells[b].cpu_ns_per_op / (double)p->cells[b].samples
                  : 0.0);
-    snprintf(title, sizeof(title), "%s -> %s", m->cells[a].name,
-             m->cells[b].name);
+    if ( wait ) /* the weights are per op already */
+    {
+        snprintf(sa, sizeof(sa), "1");
+        snprintf(sb, sizeof(sb), "1");
+    }
+    snprintf(title, sizeof(title), "%s -> %s%s", m->cells[a].name,
+             m->cells[b].name, wait ? ": lock waits" : "");
     if ( hvb_render_run("flamegraph.py", args) != 0 )
         p->status = hvb_failure("profile: drawing %s failed", prefix);
 }
 
-static void pr_print(void *ctx, const struct hvb_matrix *m,
-                     const struct hvb_summary *s)
+/* The cpu view's summary line and warnings (stderr). */
+static void cpu_notes(struct prof *p, const struct hvb_matrix *m,
+                      const struct hvb_summary *s)
 {
-    struct prof *p = ctx;
-    char la[256], lb[256];
-    size_t c, d, slot;
+    size_t c;
 
-    if ( p->cells == NULL || p->status )
-        return;
     fprintf(stderr,
             "hvbench: profile: %s at %u Hz, %zu samples, %" PRIu64
             " lost, %" PRIu64 " outside the cells\n",
@@ -355,8 +471,47 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
                     "hvbench: warning: %s: only %" PRIu64
                     " samples; raise --min-time or --frequency\n",
                     m->cells[c].name, p->cells[c].samples);
-        render_cell(p, m, c);
     }
+}
+
+/* The wait view's line per cell (stderr). */
+static void wait_notes(struct prof *p, const struct hvb_matrix *m)
+{
+    size_t c;
+
+    for ( c = 0; c < p->nr_cells; c++ )
+    {
+        const struct hvb_wait_cell *w = &p->cells[c].wait;
+
+        fprintf(stderr,
+                "hvbench: profile: %s: wait %.1f ns/op on the model's locks "
+                "(lockstat %.1f), %" PRIu64 " contended acquisitions, %zu "
+                "stacks\n",
+                m->cells[c].name, w->t.wait_ns_per_op, w->lockstat_ns_per_op,
+                w->t.contended, w->t.stacks);
+    }
+    if ( p->wv.stacks_dropped )
+        fprintf(stderr,
+                "hvbench: warning: %" PRIu64
+                " waits not in the stacks (a thread's table was full)\n",
+                p->wv.stacks_dropped);
+}
+
+static void pr_print(void *ctx, const struct hvb_matrix *m,
+                     const struct hvb_summary *s)
+{
+    struct prof *p = ctx;
+    char la[256], lb[256];
+    size_t c, d, slot;
+
+    if ( p->cells == NULL || p->status )
+        return;
+    if ( p->view == PR_VIEW_WAIT )
+        wait_notes(p, m);
+    else
+        cpu_notes(p, m, s);
+    for ( c = 0; c < p->nr_cells; c++ )
+        render_cell(p, m, c);
     if ( p->diff == NULL )
         return;
     if ( hvb_profile_diff_parse(m, p->diff, &slot, la, lb, sizeof(la)) )
@@ -405,6 +560,11 @@ static const struct hvb_optdef profile_opts[] = {
     HVB_OPT_CHOICE("backend", 0, "inprocess|perf", P, backend, backends,
                    "inprocess (perf_event_open; default) or perf (perf "
                    "record -g + perf script)"),
+    HVB_OPT_CHOICE("view", 0, "cpu|wait", P, view, views,
+                   "cpu: sampled stacks (default); wait: the stacks that "
+                   "waited for the model's locks, weighted by wait ns per "
+                   "op, the lock class as the leaf ([wait] CLASS), into "
+                   "<cell>-wait.folded, .svg, .speedscope.json"),
     HVB_OPT_HELP,
     HVB_OPT_END,
 };
@@ -414,7 +574,8 @@ const struct hvb_cmd_doc hvb_doc_profile = {
     .usage = "profile WORKLOAD [run options] --out DIR\n"
              "                       [--diff SLOT=A,B] [--frequency HZ]\n"
              "                       [--event auto|cpu-clock|cycles]\n"
-             "                       [--backend inprocess|perf]",
+             "                       [--backend inprocess|perf]\n"
+             "                       [--view cpu|wait]",
     .text =
         "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
         "sampling profiler and write, per cell, into DIR:\n"
@@ -425,7 +586,12 @@ const struct hvb_cmd_doc hvb_doc_profile = {
         "  <cell>.svg              interactive flame graph (hover, click to\n"
         "                          zoom, search; works offline)\n"
         "  <cell>.speedscope.json  for https://www.speedscope.app (local)\n"
-        "and results.json (the run; hvbench.profile lists the files).",
+        "and results.json (the run; hvbench.profile lists the files).\n"
+        "--view wait writes <cell>-wait.folded, -wait.svg and\n"
+        "-wait.speedscope.json instead: the call stacks of the contended\n"
+        "acquisitions of the model's locks, weighted by their wait in ns\n"
+        "per op, the lock class as the leaf frame ('[wait] CLASS'); the\n"
+        "sum of a file's weights is lockstat's wait_ns_per_op of the cell.",
     .opts = profile_opts,
     .inherits = "run",
     .notes = "exit status: 0 success, 1 a cell or the profiler failed, 2 "
@@ -474,6 +640,12 @@ static int pr_setup(struct prof *p)
     if ( mkdir(p->dir, 0777) && errno != EEXIST )
         return hvb_usage_error("profile: cannot create '%s': %s", p->dir,
                                strerror(errno));
+    if ( p->view == PR_VIEW_WAIT && p->backend == PR_BACKEND_PERF )
+        return hvb_usage_error("profile: --view wait reads the lock "
+                               "profiler, not perf: drop --backend perf");
+    if ( p->view == PR_VIEW_WAIT && !hv_lockstat_available() )
+        return hvb_usage_error("profile: --view wait needs the lock profiler "
+                               "(built with -DHVB_LOCKSTAT=OFF)");
     if ( p->backend == PR_BACKEND_PERF &&
          hvb_perf_start(&p->pf, p->dir, p->ev, p->freq, err, sizeof(err)) )
         return hvb_usage_error("profile: %s", err);
@@ -491,6 +663,7 @@ static void pr_free(struct prof *p)
     for ( i = 0; p->cells && i < p->nr_cells; i++ )
         free(p->cells[i].slug);
     free(p->cells);
+    hvb_wait_view_free(&p->wv);
     free(p->win);
     free(p->w);
 }

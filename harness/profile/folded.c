@@ -26,9 +26,99 @@ void hvb_folded_slug(const char *name, char *out, size_t len)
     out[i] = '\0';
 }
 
-static int str_cmp(const void *a, const void *b)
+static int line_cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const struct hvb_folded_line *)a)->stack,
+                  ((const struct hvb_folded_line *)b)->stack);
+}
+
+char *hvb_folded_stack(struct hvb_symbols *sym, const uint64_t *chain,
+                       size_t nf, bool leaf_ip, const char *leaf)
+{
+    struct hv_strbuf sb;
+    const char *prev = NULL;
+    size_t len = 1 + (leaf ? strlen(leaf) + 1 : 0), k;
+    char *line;
+
+    for ( k = nf; k-- > 0; )
+        len += strlen(hvb_symbols_name(sym, chain[k], k > 0 || !leaf_ip)) + 1;
+    line = malloc(len + 1);
+    if ( line == NULL )
+        return NULL;
+    hv_strbuf_init(&sb, line, len + 1);
+    for ( k = nf; k-- > 0; )
+    {
+        const char *name = hvb_symbols_name(sym, chain[k], k > 0 || !leaf_ip);
+
+        /*
+         * A chain walked through code without frame pointers reads
+         * garbage up to the depth limit: keep one [unknown] per run.
+         */
+        if ( prev && strcmp(name, "[unknown]") == 0 && strcmp(prev, name) == 0 )
+            continue;
+        hv_strbuf_join(&sb, ";", "%s", name);
+        prev = name;
+    }
+    if ( leaf != NULL )
+        hv_strbuf_join(&sb, ";", "%s", leaf);
+    return line;
+}
+
+int hvb_folded_emit(const char *path, struct hvb_folded_line *v, size_t nr,
+                    bool integral)
+{
+    struct hvb_outfile out;
+    char err[768];
+    size_t i, j;
+    int rc;
+
+    qsort(v, nr, sizeof(*v), line_cmp);
+    rc = hvb_outfile_open(&out, path, "folded stacks", err, sizeof(err));
+    for ( i = 0; rc == 0 && i < nr; i = j )
+    {
+        double w = v[i].weight;
+
+        for ( j = i + 1; j < nr && strcmp(v[j].stack, v[i].stack) == 0; j++ )
+            w += v[j].weight;
+        if ( integral )
+            fprintf(out.f, "%s %.0f\n", v[i].stack, w);
+        else
+            fprintf(out.f, "%s %.4f\n", v[i].stack, w);
+    }
+    if ( rc == 0 )
+        rc = hvb_outfile_commit(&out, err, sizeof(err));
+    return rc;
+}
+
+void hvb_folded_free(struct hvb_folded_line *v, size_t nr)
+{
+    size_t i;
+
+    for ( i = 0; i < nr; i++ )
+        free(v[i].stack);
+    free(v);
+}
+
+int hvb_folded_push(struct hvb_folded_line **v, size_t *nr, size_t *cap,
+                    char *stack, double weight)
+{
+    if ( stack == NULL )
+        return -ENOMEM;
+    if ( *nr == *cap )
+    {
+        size_t c = *cap ? 2 * *cap : 1024;
+        struct hvb_folded_line *n = realloc(*v, c * sizeof(*n));
+
+        if ( n == NULL )
+        {
+            free(stack);
+            return -ENOMEM;
+        }
+        *v = n;
+        *cap = c;
+    }
+    (*v)[(*nr)++] = (struct hvb_folded_line){stack, weight};
+    return 0;
 }
 
 int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
@@ -36,20 +126,15 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
                      uint64_t *samples, double *mean_depth)
 {
     uint64_t chain[HVB_SAMPLE_HDR + 128 + 1];
-    char **lines = NULL;
-    size_t nr = 0, cap = 0, off, k, i, idx = 0;
+    struct hvb_folded_line *lines = NULL;
+    size_t nr = 0, cap = 0, off, k, idx = 0;
     uint64_t depth = 0;
-    const char *prev;
-    struct hvb_outfile out;
-    char err[768];
     int rc;
 
     for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
         const uint64_t *r = &b->v[off];
-        struct hv_strbuf sb;
-        size_t len, nf = 0;
-        char *line;
+        size_t nf = 0;
 
         if ( owner[idx] != c || r[2] == 0 )
             continue;
@@ -61,66 +146,18 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
             nf++;
         for ( k = 1; k < r[2] && nf < sizeof(chain) / sizeof(chain[0]); k++ )
             chain[nf++] = r[HVB_SAMPLE_HDR + k];
-        len = 1;
-        for ( k = nf; k-- > 0; )
-            len += strlen(hvb_symbols_name(sym, chain[k], k > 0)) + 1;
-        line = malloc(len + 1);
-        if ( line == NULL )
-            goto oom;
-        hv_strbuf_init(&sb, line, len + 1);
-        prev = NULL;
-        for ( k = nf; k-- > 0; )
+        rc = hvb_folded_push(&lines, &nr, &cap,
+                             hvb_folded_stack(sym, chain, nf, true, NULL), 1);
+        if ( rc )
         {
-            const char *name = hvb_symbols_name(sym, chain[k], k > 0);
-
-            /*
-             * A chain walked through code without frame pointers reads
-             * garbage up to the depth limit: keep one [unknown] per run.
-             */
-            if ( prev && strcmp(name, "[unknown]") == 0 &&
-                 strcmp(prev, name) == 0 )
-                continue;
-            hv_strbuf_join(&sb, ";", "%s", name);
-            prev = name;
+            hvb_folded_free(lines, nr);
+            return rc;
         }
-        if ( nr == cap )
-        {
-            char **n;
-
-            cap = cap ? 2 * cap : 1024;
-            n = realloc(lines, cap * sizeof(*n));
-            if ( n == NULL )
-            {
-                free(line);
-                goto oom;
-            }
-            lines = n;
-        }
-        lines[nr++] = line;
         depth += nf;
     }
     *samples = nr;
     *mean_depth = nr ? (double)depth / (double)nr : 0;
-    qsort(lines, nr, sizeof(*lines), str_cmp);
-    rc = hvb_outfile_open(&out, path, "folded stacks", err, sizeof(err));
-    for ( i = 0; rc == 0 && i < nr; )
-    {
-        size_t j = i + 1;
-
-        while ( j < nr && strcmp(lines[j], lines[i]) == 0 )
-            j++;
-        fprintf(out.f, "%s %zu\n", lines[i], j - i);
-        i = j;
-    }
-    if ( rc == 0 )
-        rc = hvb_outfile_commit(&out, err, sizeof(err));
-    for ( i = 0; i < nr; i++ )
-        free(lines[i]);
-    free(lines);
+    rc = hvb_folded_emit(path, lines, nr, true);
+    hvb_folded_free(lines, nr);
     return rc;
-oom:
-    for ( i = 0; i < nr; i++ )
-        free(lines[i]);
-    free(lines);
-    return -ENOMEM;
 }

@@ -293,6 +293,9 @@ def render_svg(root, path, title, subtitle, unit, side="a", scale=None,
 
 
 def write_speedscope(stacks, path, name, unit):
+    """speedscope's sampled profile; weights in ns per op ("... ns/op",
+    the wait view's) are speedscope's nanoseconds, anything else "none"
+    (sample counts)."""
     frames, index, samples, weights = [], {}, [], []
     for stack in sorted(stacks):
         idx = []
@@ -310,7 +313,8 @@ def write_speedscope(stacks, path, name, unit):
         "exporter": "hvbench",
         "shared": {"frames": frames},
         "profiles": [{
-            "type": "sampled", "name": name, "unit": "none",
+            "type": "sampled", "name": name,
+            "unit": "nanoseconds" if unit.endswith("ns/op") else "none",
             "startValue": 0, "endValue": sum(weights),
             "samples": samples, "weights": weights,
         }],

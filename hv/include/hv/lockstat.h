@@ -67,4 +67,40 @@ long hv_lockstat_collect(struct hv_lockstat_row **rows, uint64_t *dropped);
 
 const char *hv_lock_kind_name(enum hv_lock_kind k);
 
+/*
+ * Wait stacks (hv/lockstat_stacks.c): while hv_lockstat_stacks(true) and
+ * the profiler are on, every *contended* acquisition also walks its call
+ * stack by frame pointers (the build keeps them) and adds its wait to
+ * (tag, lock class, stack) in a table of the waiting thread; the
+ * uncontended paths and a disabled profiler do nothing more.  pc[0] is
+ * the return address into the function that took the lock, pc[depth-1]
+ * the outermost frame the walk reached (it stops at the thread's stack
+ * bounds, a frame pointer that does not grow, or the depth).  The lock
+ * kind is not part of the key: a rwlock's read and write waits share a
+ * stack only if they share the call site, which they do not.
+ */
+#define HV_LOCKSTAT_STACK_DEPTH 48
+
+struct hv_lockstat_stack {
+    unsigned int tag;
+    const char *cls;    /* the lock class name */
+    uint64_t contended; /* contended acquisitions */
+    uint64_t wait_ns;
+    unsigned int depth;
+    const void *pc[HV_LOCKSTAT_STACK_DEPTH];
+};
+
+/* Record wait stacks from now on (@on), or stop; false when not built. */
+bool hv_lockstat_stacks(bool on);
+
+/*
+ * hv_lockstat_collect_stacks - every thread's wait stacks summed into
+ * @out (malloc'd, the caller frees), one per (tag, class, stack), by
+ * tag then total wait.  Returns their number or -ENOMEM; @dropped, if
+ * not NULL, gets the contended acquisitions not recorded (a thread's
+ * table was full, or no memory for one).  No thread may be taking locks.
+ */
+long hv_lockstat_collect_stacks(struct hv_lockstat_stack **out,
+                                uint64_t *dropped);
+
 #endif /* HV_LOCKSTAT_H */

@@ -13,6 +13,7 @@
 #ifndef HVB_FOLDED_H
 #define HVB_FOLDED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,37 @@ void hvb_folded_slug(const char *name, char *out, size_t len);
 int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
                      struct hvb_symbols *sym, const size_t *owner, size_t c,
                      uint64_t *samples, double *mean_depth);
+
+/* One stack line ("root;...;leaf") and its weight, while a file is made. */
+struct hvb_folded_line {
+    char *stack;
+    double weight;
+};
+
+/*
+ * hvb_folded_stack - @chain[0..nf) (innermost first) named through @sym,
+ * root first, joined by ';', then @leaf if not NULL: a malloc'd line, or
+ * NULL.  @chain[0] is an instruction pointer when @leaf_ip (a sample),
+ * else a return address like the rest (a walked stack).
+ */
+char *hvb_folded_stack(struct hvb_symbols *sym, const uint64_t *chain,
+                       size_t nf, bool leaf_ip, const char *leaf);
+
+/*
+ * Append @stack (taken; NULL: out of memory) with @weight to @v (@nr
+ * used, @cap allocated).  0 or -ENOMEM (@stack freed).
+ */
+int hvb_folded_push(struct hvb_folded_line **v, size_t *nr, size_t *cap,
+                    char *stack, double weight);
+
+/*
+ * hvb_folded_emit - sort @v, merge equal stacks (weights summed) and
+ * write them to @path atomically: weights as integers when @integral
+ * (sample counts), else with 4 decimals (ns per op).  0 or -errno.
+ */
+int hvb_folded_emit(const char *path, struct hvb_folded_line *v, size_t nr,
+                    bool integral);
+
+void hvb_folded_free(struct hvb_folded_line *v, size_t nr);
 
 #endif /* HVB_FOLDED_H */

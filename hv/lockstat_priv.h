@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the lock profiler's two files share: hv/lockstat.c (the per-site
+ * tables, the instrumented lock paths, the clock) calls
+ * hv/lockstat_stacks.c (the wait stacks) on each contended acquisition.
+ */
+#ifndef HV_LOCKSTAT_PRIV_H
+#define HV_LOCKSTAT_PRIV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hv/lockstat.h>
+
+extern _Atomic bool hv_lockstat_stacks_on;
+
+static inline bool hv_lockstat_stacks_active(void)
+{
+    return atomic_load_explicit(&hv_lockstat_stacks_on, memory_order_relaxed);
+}
+
+/* A thread's wait stacks (lockstat_stacks.c). */
+struct hv_lockstat_stk;
+
+/*
+ * A contended acquisition of a lock of class @cls under tag @tag waited
+ * @wait ticks; @fp is the frame of the hv_lockstat_*_lock() function
+ * the lock's user called, where the walk starts.  *@slot is the
+ * thread's table, made here on first use.
+ */
+void hv_lockstat_stack_add(struct hv_lockstat_stk **slot, const void *fp,
+                           unsigned int tag, const struct hv_lock_class *cls,
+                           uint64_t wait);
+
+/* Forget every wait stack (hv_lockstat_reset()). */
+void hv_lockstat_stacks_reset(void);
+
+/* Nanoseconds per tick of the profiler's clock, calibrated since enable. */
+double hv_lockstat_ns_per_tick(void);
+
+#endif /* HV_LOCKSTAT_PRIV_H */
