@@ -442,16 +442,9 @@ static const char *lock_fig(json_t *side, const char *key, char *buf,
     return buf;
 }
 
-/* A cell's lock table delta, as markdown (@html false) or HTML rows. */
-static void lock_rows(FILE *f, json_t *lk, bool html)
+/* The lock table's heading and header (@html: HTML, else markdown). */
+static void lock_head(FILE *f, json_t *lk, bool html, const char *unit)
 {
-    const char *by = json_string_value(json_object_get(lk, "by"));
-    const char *unit =
-        strcmp(by, "wait_ns_per_op") ? "wait ns/acquisition" : "wait ns/op";
-    char a[96], b[96], c[96], d[96], e[96], g[96];
-    json_t *r;
-    size_t i;
-
     fprintf(f,
             html ? "<p>Lock table delta, %d alternating rounds per build "
                    "(lockstat; each build's mean, its rounds' range):</p>\n"
@@ -464,7 +457,23 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
                    "base | head | %s base | head |\n"
                    "|---|---:|---:|---:|---:|---:|---:|\n",
             (int)json_integer_value(json_object_get(lk, "rounds")), unit);
-    json_array_foreach(json_object_get(lk, "rows"), i, r)
+}
+
+/*
+ * A cell's lock table delta, as markdown (@html false) or HTML rows: the
+ * locks whose figures read differently in the two builds; when none
+ * does, a line that says so.
+ */
+static void lock_rows(FILE *f, json_t *lk, bool html)
+{
+    const char *by = json_string_value(json_object_get(lk, "by"));
+    const char *unit =
+        strcmp(by, "wait_ns_per_op") ? "wait ns/acquisition" : "wait ns/op";
+    char a[96], b[96], c[96], d[96], e[96], g[96];
+    json_t *r, *rows = json_object_get(lk, "rows");
+    size_t i, shown = 0;
+
+    json_array_foreach(rows, i, r)
     {
         json_t *x = json_object_get(r, "base"), *y = json_object_get(r, "head");
 
@@ -474,6 +483,10 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
         lock_fig(y, "contended_pct", d, sizeof(d));
         lock_fig(x, by, e, sizeof(e));
         lock_fig(y, by, g, sizeof(g));
+        if ( !strcmp(a, b) && !strcmp(c, d) && !strcmp(e, g) )
+            continue;
+        if ( shown++ == 0 )
+            lock_head(f, lk, html, unit);
         if ( html )
         {
             fputs("<tr><td><code>", f);
@@ -491,8 +504,16 @@ static void lock_rows(FILE *f, json_t *lk, bool html)
             fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, g);
         }
     }
-    if ( html )
+    if ( shown && html )
         fputs("</table>\n", f);
+    if ( shown == 0 )
+        fprintf(f,
+                "%sLock table delta, %d alternating rounds per build "
+                "(lockstat): the same in both builds, %zu lock(s) "
+                "taken.%s\n",
+                html ? "<p>" : "\n",
+                (int)json_integer_value(json_object_get(lk, "rounds")),
+                json_array_size(rows), html ? "</p>" : "");
 }
 
 /*

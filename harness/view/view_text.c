@@ -99,28 +99,43 @@ static void figures(FILE *f, const struct hvb_view_fig *g, const char *arrow)
     fputs(hvb_view_change(g, c, sizeof(c)), f);
 }
 
+/* "- base `6906050263` (`origin/main`): `subject`" */
 static void md_side(FILE *f, const struct hvb_view *v, int k)
 {
     const struct hvb_view_side *s = &v->side[k];
+    const char *c = s->commit ? s->commit : "?";
 
-    fprintf(f, "- %s: `%.12s` (", k ? "head" : "base",
-            s->commit ? s->commit : "?");
-    hvb_view_md_code(f, s->spec, false);
-    fprintf(f, ")%s: ", s->dirty ? ", **uncommitted changes included**" : "");
+    fprintf(f, "- %s `%.12s`", k ? "head" : "base", c);
+    /* As given, unless it was the hash. */
+    if ( s->spec && strncmp(c, s->spec, strlen(s->spec)) )
+    {
+        fputs(" (", f);
+        hvb_view_md_code(f, s->spec, false);
+        fputc(')', f);
+    }
+    fputs(": ", f);
     hvb_view_md_code(f, s->subject, false);
+    if ( s->dirty )
+        fputs(", **uncommitted changes included**", f);
     fputc('\n', f);
 }
 
-void hvb_view_markdown(FILE *f, const struct hvb_view *v)
+/* Is every metric of @c the same? */
+static bool unchanged(const struct hvb_view *v, const struct hvb_view_cell *c)
 {
-    char s[512];
+    size_t m;
+
+    for ( m = 0; m < v->nr_metrics; m++ )
+        if ( c->figs[m].present && c->figs[m].verdict != HVB_VIEW_SAME )
+            return false;
+    return true;
+}
+
+/* The table's header, then a row per cell not the same in every metric. */
+static void md_table(FILE *f, const struct hvb_view *v)
+{
     size_t i, m;
 
-    fprintf(f, "## hvbench review: %s\n\n", hvb_view_verdict_word(v->verdict));
-    hvb_view_answer(f, v, "- ");
-    fprintf(f, "\n%s\n\n", hvb_view_blocking(v, true, s, sizeof(s)));
-    md_side(f, v, 0);
-    md_side(f, v, 1);
     fputs("\n| cell |", f);
     for ( m = 0; m < v->nr_metrics; m++ )
         fprintf(f, " %s (%s)%s |", v->metrics[m].name, v->metrics[m].unit,
@@ -133,6 +148,8 @@ void hvb_view_markdown(FILE *f, const struct hvb_view *v)
     {
         const struct hvb_view_cell *c = &v->cells[i];
 
+        if ( unchanged(v, c) )
+            continue;
         fputs("| ", f);
         hvb_view_md_code(f, c->title, true);
         fputs(" |", f);
@@ -148,6 +165,35 @@ void hvb_view_markdown(FILE *f, const struct hvb_view *v)
             fputs(" |", f);
         }
         fputc('\n', f);
+    }
+}
+
+void hvb_view_markdown(FILE *f, const struct hvb_view *v)
+{
+    char s[512];
+    size_t i, same = 0;
+
+    fprintf(f, "## hvbench review: %s\n\n", hvb_view_verdict_word(v->verdict));
+    hvb_view_answer(f, v, "- ");
+    fprintf(f, "\n%s\n\n", hvb_view_blocking(v, true, s, sizeof(s)));
+    md_side(f, v, 0);
+    md_side(f, v, 1);
+    for ( i = 0; i < v->nr_cells; i++ )
+        same += unchanged(v, &v->cells[i]);
+    if ( same < v->nr_cells )
+        md_table(f, v);
+    if ( same > 0 )
+    {
+        fputs("\nThe same in every metric: ", f);
+        for ( i = 0; i < v->nr_cells; i++ )
+            if ( unchanged(v, &v->cells[i]) )
+            {
+                hvb_view_md_code(f, v->cells[i].title, false);
+                fputs(--same ? ", "
+                             : " (their figures: index.html, "
+                               "review.json).\n",
+                      f);
+            }
     }
     fputs("\nbase → head, the change and its CI: one vote per process pair "
           "of interleaved rounds; same inside the threshold, unknown when "

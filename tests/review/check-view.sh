@@ -4,7 +4,8 @@
 # The view's files as their readers take them (tests/review/CMakeLists.txt,
 # view-rendered): unit-view's junit.xml files against the JUnit schema
 # (xmllint), and its review.md rendered by cmark-gfm with GitHub's table
-# extension: a table with the seven cells, the hostile subject as text in
+# extension: a table of the one moved cell, a line naming the six the
+# same in every metric, the hostile subject as text in
 # a <code>, no raw HTML left (cmark-gfm's safe mode says where it was
 # omitted), and a negative control: a planted <script> is caught.
 #
@@ -32,10 +33,13 @@ if xmllint --noout --schema "$xsd" "$dir/planted.junit.xml" 2>/dev/null; then
     fail=1
 fi
 
-# html_ok FILE: a table of 7 rows, the subject escaped, no raw HTML.
+# html_ok FILE: a table of the moved cell, the others named in a line,
+# the subject escaped, no raw HTML.
 html_ok() {
     cmark-gfm -e table "$1" >"$1.html" || return 1
-    [ "$(grep -c '<tr>' "$1.html")" -eq 8 ] || { echo "not 7 rows"; return 1; }
+    [ "$(grep -c '<tr>' "$1.html")" -eq 2 ] || { echo "not 1 row"; return 1; }
+    [ "$(grep '^<p>The same in every metric: ' "$1.html" | grep -o '<code>' | wc -l)" -eq 6 ] ||
+        { echo "not 6 cells the same"; return 1; }
     grep -q '<code>domlookup: spin in `rcu_ref_lock` &lt;script&gt;' "$1.html" ||
         { echo "the subject is not a code span"; return 1; }
     if grep -q '<script\|raw HTML omitted' "$1.html"; then
