@@ -128,6 +128,17 @@ size_t hvb_review_moved(const struct review *rv, size_t l,
 size_t hvb_review_line_cells(const struct review *rv, size_t l);
 
 /*
+ * review_figures.c: @v for a table, without exponents ("0" below a
+ * thousandth); "min–max" of the per-round values @a ("-": none); their
+ * mean; a cell's lock table delta @lk (review_locks.c's) as markdown or
+ * (@html) HTML.
+ */
+const char *hvb_review_num(double v, char *buf, size_t len);
+const char *hvb_review_spread(json_t *a, char *buf, size_t len);
+double hvb_review_mean(json_t *a);
+void hvb_review_lock_rows(FILE *f, json_t *lk, bool html);
+
+/*
  * review_report.c: review.json, review.md (also --markdown) and
  * index.html in the output directory, and the summary on stdout.
  * Returns the review's exit status (0, 1 regressed, 3 unknown; 2 when

@@ -30,7 +30,6 @@
 #define TOP_FUNCTIONS 10
 #define LINE_FNS      3 /* the functions of review.md with their lines */
 
-static void lock_rows(FILE *f, json_t *lk, bool html);
 static void flame_rows(FILE *f, json_t *fl, bool html);
 
 /* The verdict of @cell (a gate's cell object). */
@@ -175,59 +174,6 @@ static void no_fn_change(char *buf, size_t len, json_t *tot)
 }
 
 /*
- * @v for a table: no exponents, "0" for what rounds to nothing at a
- * thousandth, fewer decimals as it grows: 0, 0.004, 2.16, 23.4, 12345.
- */
-static const char *num(double v, char *buf, size_t len)
-{
-    double a = fabs(v);
-
-    if ( a < 5e-4 )
-        snprintf(buf, len, "0");
-    else
-        snprintf(buf, len,
-                 a < 1       ? "%.3f"
-                 : a < 100   ? "%.2f"
-                 : a < 10000 ? "%.1f"
-                             : "%.0f",
-                 v);
-    return buf;
-}
-
-/* "min–max" of the per-round values @a ("-" when there are none). */
-static const char *spread(json_t *a, char *buf, size_t len)
-{
-    char l[32], h[32];
-    double lo = INFINITY, hi = -INFINITY, v;
-    size_t i;
-    json_t *x;
-
-    json_array_foreach(a, i, x)
-    {
-        v = json_number_value(x);
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    if ( json_array_size(a) == 0 )
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%s–%s", num(lo, l, sizeof(l)),
-                 num(hi, h, sizeof(h)));
-    return buf;
-}
-
-static double mean_of(json_t *a)
-{
-    double s = 0;
-    size_t i;
-    json_t *x;
-
-    json_array_foreach(a, i, x)
-        s += json_number_value(x);
-    return json_array_size(a) ? s / (double)json_array_size(a) : 0;
-}
-
-/*
  * Where both sim_cycles and hardware cycles were gated (a PMU): how far
  * the estimate is from the counted cycles, per cell and build.
  */
@@ -350,7 +296,7 @@ static void markdown(FILE *f, const struct review *rv, const struct hvb_view *v,
         if ( fg != NULL )
             flame_rows(f, fg, false);
         if ( lk != NULL )
-            lock_rows(f, lk, false);
+            hvb_review_lock_rows(f, lk, false);
     }
     json_object_foreach(rv->explain_skipped, key, why)
     {
@@ -377,14 +323,36 @@ static const char *verdict_class(const char *v)
                                     : "unk";
 }
 
+/*
+ * The colour of a cell's answer line: its verdict's, but grey (unknown)
+ * for a cell the same where it blocks whose line says a metric was not
+ * decided.
+ */
+static const char *answer_class(const struct hvb_view *v,
+                                const struct hvb_view_cell *c)
+{
+    const char *k = verdict_class(hvb_view_verdict_word(c->verdict));
+    size_t m;
+
+    for ( m = 0; m < v->nr_metrics && !strcmp(k, "same"); m++ )
+        if ( c->figs[m].present && c->figs[m].verdict == HVB_VIEW_UNKNOWN )
+            return "unk";
+    return k;
+}
+
 static void html_side(FILE *f, const struct review *rv, int k)
 {
     const struct hvb_rev *r = &rv->revs[k];
 
-    fprintf(f, "<tr><th>%s</th><td><code>%s</code>%s</td><td>",
-            k ? "head" : "base", r->commit,
-            r->dirty ? " + uncommitted changes" : "");
-    hvb_view_html(f, r->spec);
+    fprintf(f, "<tr><th>%s</th><td><code>%.12s</code>%s", k ? "head" : "base",
+            r->commit, r->dirty ? " + uncommitted changes" : "");
+    /* As given, unless it was the hash. */
+    if ( strncmp(r->commit, r->spec, strlen(r->spec)) )
+    {
+        fputs(" (", f);
+        hvb_view_html(f, r->spec);
+        fputc(')', f);
+    }
     fputs("</td><td>", f);
     hvb_view_html(f, r->subject);
     fprintf(f, "</td><td>%s</td></tr>\n",
@@ -427,95 +395,6 @@ static void html_functions(FILE *f, json_t *fns, json_t *tot)
     hvb_irdiff_html_lines(f, fns, TOP_FUNCTIONS);
 }
 
-/* "mean (min-max)" of figure @key of lock side @side, or "-". */
-static const char *lock_fig(json_t *side, const char *key, char *buf,
-                            size_t len)
-{
-    char r[80], m[32];
-    json_t *a = json_object_get(side, key);
-
-    if ( json_array_size(a) == 0 )
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%s (%s)", num(mean_of(a), m, sizeof(m)),
-                 spread(a, r, sizeof(r)));
-    return buf;
-}
-
-/* The lock table's heading and header (@html: HTML, else markdown). */
-static void lock_head(FILE *f, json_t *lk, bool html, const char *unit)
-{
-    fprintf(f,
-            html ? "<p>Lock table delta, %d alternating rounds per build "
-                   "(lockstat; each build's mean, its rounds' range):</p>\n"
-                   "<table><tr><th>lock (kind) taken in</th><th>acq/op base"
-                   "</th><th>head</th><th>contended %% base</th><th>head</th>"
-                   "<th>%s base</th><th>head</th></tr>\n"
-                 : "\nLock table delta, %d alternating rounds per build "
-                   "(lockstat; each build's mean, its rounds' range):\n\n"
-                   "| lock (kind) taken in | acq/op base | head | contended %% "
-                   "base | head | %s base | head |\n"
-                   "|---|---:|---:|---:|---:|---:|---:|\n",
-            (int)json_integer_value(json_object_get(lk, "rounds")), unit);
-}
-
-/*
- * A cell's lock table delta, as markdown (@html false) or HTML rows: the
- * locks whose figures read differently in the two builds; when none
- * does, a line that says so.
- */
-static void lock_rows(FILE *f, json_t *lk, bool html)
-{
-    const char *by = json_string_value(json_object_get(lk, "by"));
-    const char *unit =
-        strcmp(by, "wait_ns_per_op") ? "wait ns/acquisition" : "wait ns/op";
-    char a[96], b[96], c[96], d[96], e[96], g[96];
-    json_t *r, *rows = json_object_get(lk, "rows");
-    size_t i, shown = 0;
-
-    json_array_foreach(rows, i, r)
-    {
-        json_t *x = json_object_get(r, "base"), *y = json_object_get(r, "head");
-
-        lock_fig(x, "acquisitions_per_op", a, sizeof(a));
-        lock_fig(y, "acquisitions_per_op", b, sizeof(b));
-        lock_fig(x, "contended_pct", c, sizeof(c));
-        lock_fig(y, "contended_pct", d, sizeof(d));
-        lock_fig(x, by, e, sizeof(e));
-        lock_fig(y, by, g, sizeof(g));
-        if ( !strcmp(a, b) && !strcmp(c, d) && !strcmp(e, g) )
-            continue;
-        if ( shown++ == 0 )
-            lock_head(f, lk, html, unit);
-        if ( html )
-        {
-            fputs("<tr><td><code>", f);
-            hvb_view_html(f, json_string_value(json_object_get(r, "lock")));
-            fprintf(f,
-                    "</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                    "<td>%s</td><td>%s</td></tr>\n",
-                    a, b, c, d, e, g);
-        }
-        else
-        {
-            fputs("| ", f);
-            hvb_view_md_code(f, json_string_value(json_object_get(r, "lock")),
-                             true);
-            fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", a, b, c, d, e, g);
-        }
-    }
-    if ( shown && html )
-        fputs("</table>\n", f);
-    if ( shown == 0 )
-        fprintf(f,
-                "%sLock table delta, %d alternating rounds per build "
-                "(lockstat): the same in both builds, %zu lock(s) "
-                "taken.%s\n",
-                html ? "<p>" : "\n",
-                (int)json_integer_value(json_object_get(lk, "rounds")),
-                json_array_size(rows), html ? "</p>" : "");
-}
-
 /*
  * The flame graphs of a cell: links (in HTML the "after" graph inline),
  * then the self-time table, as markdown (@html false) or HTML.
@@ -539,8 +418,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
                 "Differential flame graph, %d interleaved rounds per build "
                 "(CPU ns/op %.4g -> %.4g): [after](%s), [before](%s), "
                 "[every function](%s).\n",
-                rounds, mean_of(json_array_get(cpu, 0)),
-                mean_of(json_array_get(cpu, 1)), after, before, table);
+                rounds, hvb_review_mean(json_array_get(cpu, 0)),
+                hvb_review_mean(json_array_get(cpu, 1)), after, before, table);
         return;
     }
     fprintf(f,
@@ -552,8 +431,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
             "data=\"%s\" style=\"width:100%%\"></object>\n<table><tr><th>"
             "function</th><th>baseline %%</th><th>self CPU ns/op base "
             "(rounds)</th><th>head (rounds)</th><th>change</th></tr>\n",
-            rounds, mean_of(json_array_get(cpu, 0)),
-            mean_of(json_array_get(cpu, 1)), before, table, after);
+            rounds, hvb_review_mean(json_array_get(cpu, 0)),
+            hvb_review_mean(json_array_get(cpu, 1)), before, table, after);
     json_array_foreach(json_object_get(fl, "self"), i, r)
     {
         double d = json_number_value(json_object_get(r, "self_delta"));
@@ -561,8 +440,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
 
         if ( i == TOP_FUNCTIONS )
             break;
-        spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
-        spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
+        hvb_review_spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
+        hvb_review_spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
         fputs("<tr><td><code>", f);
         hvb_view_html(f, json_string_value(json_object_get(r, "function")));
         fprintf(f,
@@ -588,24 +467,26 @@ static void html_head(FILE *f, const struct review *rv,
     char line[1024];
     size_t i;
 
-    fprintf(f,
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, "
-            "initial-scale=1\"><title>hvbench review: %s</title>\n<style>"
-            "body{font-family:sans-serif;max-width:80em;margin:2em auto;"
-            "padding:0 1em;line-height:1.4}table{border-collapse:collapse;"
-            "margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;"
-            "text-align:left}td.n{text-align:right;white-space:nowrap}"
-            ".reg{background:#fdd}.imp{background:#ddf}.same{background:"
-            "#efe}.unk{background:#eee}.answer{font-size:1.1em}.answer li"
-            "{margin:.3em 0}.how{color:#555;font-size:.9em}</style></head>"
-            "<body>\n<h1>hvbench review: %s</h1>\n<ul class=\"answer\">\n",
-            w, w);
+    fprintf(
+        f,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, "
+        "initial-scale=1\"><title>hvbench review: %s</title>\n<style>"
+        "body{font-family:sans-serif;max-width:80em;margin:2em auto;"
+        "padding:0 1em;line-height:1.4}table{border-collapse:collapse;"
+        "margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;"
+        "text-align:left}td.n{text-align:right;white-space:nowrap}"
+        "td:first-child{white-space:nowrap}"
+        ".reg{background:#fdd}.imp{background:#ddf}.same{background:"
+        "#efe}.unk{background:#eee}.answer{font-size:1.1em}.answer li"
+        "{margin:.3em 0}.how{color:#555;font-size:.9em}.wide{overflow-x:auto}"
+        "</style></head>"
+        "<body>\n<h1>hvbench review: %s</h1>\n<ul class=\"answer\">\n",
+        w, w);
     for ( i = 0; i < v->nr_cells; i++ )
         if ( *hvb_view_sentence(v, &v->cells[i], line, sizeof(line)) )
         {
-            fprintf(f, "<li class=\"%s\">",
-                    verdict_class(hvb_view_verdict_word(v->cells[i].verdict)));
+            fprintf(f, "<li class=\"%s\">", answer_class(v, &v->cells[i]));
             hvb_view_html(f, line);
             fputs("</li>\n", f);
         }
@@ -626,10 +507,10 @@ static void html_head(FILE *f, const struct review *rv,
 /* The verdict table: base -> head, the change and its CI, per metric. */
 static void html_table(FILE *f, const struct hvb_view *v)
 {
-    char fig[96];
+    char fig[96], nb[32], nh[32];
     size_t i, m;
 
-    fputs("<table><tr><th>cell</th>", f);
+    fputs("<div class=\"wide\"><table><tr><th>cell</th>", f);
     for ( m = 0; m < v->nr_metrics; m++ )
         fprintf(f, "<th>%s, %s%s</th>", v->metrics[m].name, v->metrics[m].unit,
                 v->metrics[m].blocking ? "" : " (reported)");
@@ -638,9 +519,11 @@ static void html_table(FILE *f, const struct hvb_view *v)
     {
         const struct hvb_view_cell *c = &v->cells[i];
 
-        fputs("<tr><td><code>", f);
+        fputs("<tr><td title=\"", f);
         hvb_view_html(f, c->name);
-        fputs("</code></td>", f);
+        fputs("\">", f);
+        hvb_view_html(f, c->title);
+        fputs("</td>", f);
         for ( m = 0; m < v->nr_metrics; m++ )
         {
             const struct hvb_view_fig *g = &c->figs[m];
@@ -658,13 +541,16 @@ static void html_table(FILE *f, const struct hvb_view *v)
                 hvb_view_html(f, g->why);
                 fputc('"', f);
             }
-            fprintf(f, ">%s %.4g &rarr; %.4g %s</td>", w, g->base, g->head,
+            /* The change and its CI below the figures: narrow columns. */
+            fprintf(f, ">%s %s &rarr; %s<br>%s</td>", w,
+                    hvb_review_num(g->base, nb, sizeof(nb)),
+                    hvb_review_num(g->head, nh, sizeof(nh)),
                     hvb_view_change(g, fig, sizeof(fig)));
         }
         fputs("</tr>\n", f);
     }
     fputs(
-        "</table>\n<p class=\"how\">How to read this: each cell is base "
+        "</table></div>\n<p class=\"how\">How to read this: each cell is base "
         "&rarr; head and the change, head over base, one vote per process "
         "pair of interleaved rounds, with its CI [low, high]; same inside the threshold, regressed or improved "
         "beyond it, unknown when the budget ended first (hover for why). "
@@ -704,7 +590,7 @@ static void html(FILE *f, const struct review *rv, const struct hvb_view *v)
         if ( fg != NULL )
             flame_rows(f, fg, true);
         if ( lk != NULL )
-            lock_rows(f, lk, true);
+            hvb_review_lock_rows(f, lk, true);
     }
     fputs("<p>Options:", f);
     for ( i = 0; i < rv->cache.nr_defs; i++ )
