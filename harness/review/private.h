@@ -88,7 +88,7 @@ struct review {
         double model[NR_STEPS], took[NR_STEPS]; /* of the steps done */
         size_t *cells; /* per line: its cells as planned (0: unknown) */
     } eta;
-    char *cells;  /* the line being explained: its moved cells for --cell
+    char *cells; /* the line being explained: its moved cells for --cell
                      ("NAME,NAME"), or NULL: all of them */
 };
 
@@ -121,8 +121,7 @@ void hvb_review_explain(struct review *rv);
  * The cells of line @l that moved in any gate so far (every cell with
  * --explain all), in matrix order, into @b ("NAME,NAME"): how many.
  */
-size_t hvb_review_moved(const struct review *rv, size_t l,
-                        struct hv_strbuf *b);
+size_t hvb_review_moved(const struct review *rv, size_t l, struct hv_strbuf *b);
 
 /* The cells of line @l, as its first gate found them (0: not gated). */
 size_t hvb_review_line_cells(const struct review *rv, size_t l);

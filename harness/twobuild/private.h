@@ -90,9 +90,9 @@ int hvb_worker_runs(int argc, char **argv);
  * looks, the loop; gate_bin_pairs.c: a process pair, a look;
  * gate_bin_report.c: the verdicts said).
  */
-#define GATE_ALPHA     0.05 /* over all looks together */
-#define SIM_ITERATIONS 20000
-#define MAX_ROUNDS     HVB_GATE_MAX_ROUNDS
+#define GATE_ALPHA       0.05 /* over all looks together */
+#define SIM_ITERATIONS   20000
+#define MAX_ROUNDS       HVB_GATE_MAX_ROUNDS
 
 #define GATE_MAX_METRICS 8
 

@@ -9,7 +9,7 @@
 #define HVB_TWOBUILD_H
 
 /* gate --base-bin's pairs before its first look (--pairs). */
-#define HVB_GATE_DEFAULT_PAIRS 8
+#define HVB_GATE_DEFAULT_PAIRS    8
 #define HVB_GATE_DEFAULT_ROUNDS   100   /* per cell and pair */
 #define HVB_GATE_DEFAULT_SAMPLE_S 0.001 /* seconds per sample */
 /* Its bounds: --pairs and --max-pairs, --rounds, --sample-time. */
