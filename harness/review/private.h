@@ -88,8 +88,10 @@ struct review {
         double model[NR_STEPS], took[NR_STEPS]; /* of the steps done */
         size_t *cells; /* per line: its cells as planned (0: unknown) */
     } eta;
-    /* The line being explained: its moved cells for --cell ("NAME,NAME"),
-     * or NULL: all of them. */
+    /*
+     * The line being explained: its moved cells for --cell ("NAME,NAME"),
+     * or NULL: all of them.
+     */
     char *cells;
 };
 
