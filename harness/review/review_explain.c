@@ -23,6 +23,7 @@
 #include <hv/compiler.h>
 #include <hv/strbuf.h>
 #include <hvb/irdiff.h>
+#include <hvb/matrix.h>
 
 #include "private.h"
 
@@ -45,18 +46,6 @@ static bool moved(json_t *cell)
 
     /* Changed: DIFFERENT.  An unknown cell waits for --explain all. */
     return v && (strcmp(v, "regressed") == 0 || strcmp(v, "improved") == 0);
-}
-
-/* Is @name one of the comma-separated names of @list? */
-static bool listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    const char *p;
-
-    for ( p = list; p && *p; p += strcspn(p, ","), p += *p == ',' )
-        if ( strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0') )
-            return true;
-    return false;
 }
 
 size_t hvb_review_line_cells(const struct review *rv, size_t l)
@@ -85,7 +74,7 @@ size_t hvb_review_moved(const struct review *rv, size_t l, struct hv_strbuf *b)
         {
             const char *name = json_string_value(json_object_get(cell, "name"));
 
-            if ( name == NULL || listed(b->s, name) ||
+            if ( name == NULL || hvb_matrix_listed(b->s, name) ||
                  (rv->o.explain != EXPLAIN_ALL && !moved(cell)) )
                 continue;
             hv_strbuf_join(b, ",", "%s", name);
@@ -204,7 +193,7 @@ static void explain_cg(struct review *rv, size_t l)
         const char *name = json_string_value(json_object_get(cell, "name"));
 
         if ( k < 2 || name == NULL ||
-             (rv->cells != NULL && !listed(rv->cells, name)) )
+             (rv->cells != NULL && !hvb_matrix_listed(rv->cells, name)) )
             continue;
         explain_cell(rv, dirs, j++, name);
     }

@@ -59,13 +59,12 @@ void hvb_matrix_compact(struct hvb_matrix *m, const bool *keep)
     m->nr_groups = groups;
 }
 
-/* Is @name one of the comma-separated names of @list? */
-static bool listed(const char *list, const char *name)
+bool hvb_matrix_listed(const char *list, const char *name)
 {
     size_t n = strlen(name);
     const char *p;
 
-    for ( p = list; *p; p += strcspn(p, ","), p += *p == ',' )
+    for ( p = list; p && *p; p += strcspn(p, ","), p += *p == ',' )
         if ( strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0') )
             return true;
     return false;
@@ -115,7 +114,7 @@ int hvb_matrix_select_cells(struct hvb_matrix *m, const char *list, char *err,
     if ( keep == NULL )
         return -ENOMEM;
     for ( i = 0; i < m->nr_cells; i++ )
-        keep[i] = listed(list, m->cells[i].name);
+        keep[i] = hvb_matrix_listed(list, m->cells[i].name);
     hvb_matrix_compact(m, keep);
     free(keep);
     return 0;

@@ -178,6 +178,9 @@ void hvb_matrix_compact(struct hvb_matrix *m, const bool *keep);
 int hvb_matrix_select_cells(struct hvb_matrix *m, const char *list, char *err,
                             size_t len);
 
+/* Is @name one of the comma-separated names of @list (NULL: none)? */
+bool hvb_matrix_listed(const char *list, const char *name);
+
 /* The cell of a struct hvb_cell handed to a workload. */
 static inline struct hvb_mcell *hvb_mcell_of(const struct hvb_cell *c)
 {
