@@ -129,7 +129,7 @@ time)
     # rcu_ref_lock's, never by its inclusive one.
     small() {
         [ "$(st "$(printf '%s' "$1" | sed 's/[][]/\\&/g')")" = "same " ] ||
-            [ "$(fl ab "(.self | map(select(.function == \"rcu_ref_lock\")) | .[0].self_delta | fabs) as \$r |
+            [ "$(fl ab " | (.self | map(select(.function == \"rcu_ref_lock\")) | .[0].self_delta | fabs) as \$r |
                 (.self | map(select(.function == \"$1\")) | .[0].self_delta // 0 | fabs) < 0.1 * \$r")" = true ]
     }
     [ "$(st rcu_ref_lock)" = "grew " ] && small hv_domain_lock_by_id &&
@@ -138,7 +138,7 @@ time)
         [ "$(fl ab '.top[0] | (.name == "rcu_ref_lock") and (.within_spread | not)')" = true ] &&
         grep -q "^Changed most (self CPU ns/op" "$tmp/ab/review.md" &&
         grep -q 'class="flame-top"' "$tmp/ab/index.html" && ok ||
-        bad "the flame graph's colours: rcu_ref_lock $(st rcu_ref_lock), its callers $(st hv_domain_lock_by_id)/$(st lookup_thread)/$(st '\[benchmark engine\]'), top $(fl ab '.top[0]' | jq -c .)"
+        bad "the flame graph's colours: rcu_ref_lock $(st rcu_ref_lock), its callers $(st hv_domain_lock_by_id)/$(st lookup_thread)/$(st '\[benchmark engine\]'), top $(fl ab '.top[0]' | jq -c .), self changes $(fl ab ' | [.self[] | {function, self_delta, within_spread, self_base_rounds, self_head_rounds}]' | jq -c .)"
     # The lock table delta: rcu-ref's cell takes the update lock; per op.
     [ "$(jq -r '.cells[0].locks | (.by == "wait_ns_per_op") and (.rows | length > 0)' "$tmp/ab/review.json")" = true ] &&
         grep -q "Lock table delta, 2 alternating rounds" "$tmp/ab/review.md" && ok ||
