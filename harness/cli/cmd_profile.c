@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hv/lockstat.h>
 #include <hvb/cli.h>
@@ -40,11 +42,6 @@
 
 #define DEFAULT_FREQ 997 /* about 1 kHz, not in step with 1 ms ticks */
 
-struct window {
-    uint64_t t0, t1;
-    size_t cell;
-};
-
 struct wrap {
     void (*body)(void *arg, struct hvb_engine_thread *et);
     void *arg;
@@ -58,19 +55,31 @@ struct cell_prof {
     uint64_t samples;
     double mean_depth;
     double cpu_ns_per_op;
-    struct hvb_wait_cell wait; /* --view wait */
+    struct hvb_wait_cell wait;   /* --view wait */
+    struct hvb_offcpu_total off; /* --view offcpu, wall */
 };
 
 /* The values of --view (by enum value). */
 enum {
     PR_VIEW_CPU,
-    PR_VIEW_WAIT
+    PR_VIEW_WAIT,
+    PR_VIEW_OFFCPU,
+    PR_VIEW_WALL
 };
-static const char *const views[] = {
-    [PR_VIEW_CPU] = "cpu", [PR_VIEW_WAIT] = "wait", NULL};
-/* Per view: the files' suffix and the unit of their weights. */
-static const char *const view_sfx[] = {
-    [PR_VIEW_CPU] = "", [PR_VIEW_WAIT] = "-wait"};
+static const char *const views[] = {[PR_VIEW_CPU] = "cpu",
+                                    [PR_VIEW_WAIT] = "wait",
+                                    [PR_VIEW_OFFCPU] = "offcpu",
+                                    [PR_VIEW_WALL] = "wall",
+                                    NULL};
+/* Per view: the files' suffix, the unit of their weights, the title's. */
+static const struct {
+    const char *sfx, *unit, *title;
+} view_info[] = {
+    [PR_VIEW_CPU] = {"", "samples", ""},
+    [PR_VIEW_WAIT] = {"-wait", "wait ns/op", ": lock waits"},
+    [PR_VIEW_OFFCPU] = {"-offcpu", "off-CPU ns/op", ": off CPU"},
+    [PR_VIEW_WALL] = {"-wall", "wall ns/op", ": wall clock"},
+};
 
 struct prof {
     const char *dir;
@@ -80,13 +89,15 @@ struct prof {
     int backend; /* PR_BACKEND_* */
     int view;    /* PR_VIEW_* */
     struct hvb_wait_view wv;
+    struct hvb_offcpu_view ov; /* --view offcpu, wall */
+    bool ov_open;
     struct hvb_sampler *s;
     struct hvb_perf *pf; /* --backend perf */
     struct hvb_sample_buf pbuf;
     uint64_t lost;
     struct wrap *w;
     pthread_mutex_t lock;
-    struct window *win;
+    struct hvb_twindow *win;
     size_t nr_win, cap_win;
     struct cell_prof *cells;
     size_t nr_cells;
@@ -123,7 +134,7 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
     if ( p->nr_win == p->cap_win )
     {
         size_t cap = p->cap_win ? 2 * p->cap_win : 256;
-        struct window *n = realloc(p->win, cap * sizeof(*n));
+        struct hvb_twindow *n = realloc(p->win, cap * sizeof(*n));
 
         if ( n != NULL )
         {
@@ -132,7 +143,8 @@ static void wrapped_body(void *arg, struct hvb_engine_thread *et)
         }
     }
     if ( p->nr_win < p->cap_win )
-        p->win[p->nr_win++] = (struct window){t0, t1, w->cell};
+        p->win[p->nr_win++] = (struct hvb_twindow){
+            t0, t1, (uint64_t)syscall(SYS_gettid), w->cell};
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -166,6 +178,16 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
         p->event = "contended lock acquisitions";
         return 0;
     }
+    if ( p->ov_open && hvb_offcpu_view_enable(&p->ov) )
+    {
+        hvb_failure("profile: sched:sched_switch: %s", strerror(errno));
+        return -1;
+    }
+    if ( p->view == PR_VIEW_OFFCPU )
+    {
+        p->event = "sched:sched_switch";
+        return 0;
+    }
     if ( p->pf != NULL )
     {
         if ( hvb_perf_enable(p->pf, err, sizeof(err)) )
@@ -190,13 +212,13 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
 
 static int win_cmp(const void *a, const void *b)
 {
-    const struct window *x = a, *y = b;
+    const struct hvb_twindow *x = a, *y = b;
 
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
 /* The cell whose window holds @t, or SIZE_MAX. */
-static size_t cell_at(const struct window *w, size_t n, uint64_t t)
+static size_t cell_at(const struct hvb_twindow *w, size_t n, uint64_t t)
 {
     size_t lo = 0, hi = n;
 
@@ -262,6 +284,31 @@ static void pr_after_wait(struct prof *p, struct hvb_matrix *m)
         hvb_symbols_close(sym);
 }
 
+/*
+ * --view offcpu, wall: each cell's spans (and for wall its threads'
+ * samples, p->cells[].samples) into DIR/<cell>-offcpu|wall.folded.
+ */
+static void pr_after_offcpu(struct prof *p, struct hvb_matrix *m)
+{
+    struct hvb_symbols *sym = NULL;
+    char path[4096];
+    size_t c;
+
+    p->status = hvb_offcpu_view_stop(&p->ov, p->win, p->nr_win);
+    if ( p->status == 0 )
+        p->status = cells_open(p, m, &sym);
+    for ( c = 0; p->status == 0 && c < m->nr_cells; c++ )
+    {
+        snprintf(path, sizeof(path), "%s/%s%s.folded", p->dir, p->cells[c].slug,
+                 view_info[p->view].sfx);
+        p->status = hvb_offcpu_view_cell(
+            &p->ov, sym, path, c, atomic_load(&p->w[c].ops), samples(p),
+            1000000000ull / p->freq, &p->cells[c].off);
+    }
+    if ( sym != NULL )
+        hvb_symbols_close(sym);
+}
+
 static void pr_after(void *ctx, struct hvb_matrix *m)
 {
     struct prof *p = ctx;
@@ -274,6 +321,11 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     if ( p->view == PR_VIEW_WAIT )
     {
         pr_after_wait(p, m);
+        return;
+    }
+    if ( p->view == PR_VIEW_OFFCPU )
+    {
+        pr_after_offcpu(p, m);
         return;
     }
     if ( p->pf != NULL )
@@ -290,6 +342,11 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
         if ( rc )
             hvb_failure("profile: samples dropped: out of memory");
         p->lost = hvb_sampler_lost(p->s);
+    }
+    if ( p->view == PR_VIEW_WALL )
+    {
+        pr_after_offcpu(p, m);
+        return;
     }
     b = samples(p);
     qsort(p->win, p->nr_win, sizeof(*p->win), win_cmp);
@@ -331,7 +388,7 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
 static json_t *pr_cell(void *ctx, size_t i)
 {
     struct prof *p = ctx;
-    const char *x = view_sfx[p->view];
+    const char *x = view_info[p->view].sfx;
     char f[1100], svg[1100], ss[1100];
     json_t *o;
 
@@ -344,6 +401,9 @@ static json_t *pr_cell(void *ctx, size_t i)
                   "flamegraph", svg, "speedscope", ss);
     if ( p->view == PR_VIEW_WAIT )
         json_object_update_new(o, hvb_wait_view_json(&p->cells[i].wait));
+    else if ( p->ov_open )
+        json_object_update_new(
+            o, hvb_offcpu_view_json(&p->cells[i].off, p->view == PR_VIEW_WALL));
     else
         json_object_update_new(o, json_pack("{s:I, s:f}", "samples",
                                             (json_int_t)p->cells[i].samples,
@@ -365,18 +425,30 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                         p->event, "unit", "wait ns/op", "dropped_acquisitions",
                         (json_int_t)p->wv.dropped, "dropped_waits",
                         (json_int_t)p->wv.stacks_dropped);
+    else if ( p->ov_open )
+        run = json_pack(
+            "{s:s, s:s, s:s, s:s?, s:s, s:I, s:I, s:i?, s:I?}", "dir", ".",
+            "view", views[p->view], "backend", "inprocess", "event", p->event,
+            "unit", view_info[p->view].unit, "lost_switches",
+            (json_int_t)hvb_switches_lost(p->ov.sw), "unpaired_switches",
+            (json_int_t)p->ov.oc.unpaired, "frequency_hz",
+            p->view == PR_VIEW_WALL ? (int)p->freq : 0, "lost_samples",
+            (json_int_t)p->lost);
     else
         run = json_pack(
             "{s:s, s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "view", "cpu",
             "backend", p->pf != NULL ? "perf" : "inprocess", "event", p->event,
             "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
             "unattributed_samples", (json_int_t)p->unattributed);
+    if ( p->ov.why[0] ) /* --view offcpu without the tracepoint */
+        json_object_update_new(run, json_pack("{s:s, s:s}", "requested_view",
+                                              "offcpu", "fallback", p->ov.why));
     hvb_run_annotate(root, m, "profile", run, pr_cell, p);
 }
 
 static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
 {
-    const char *x = view_sfx[p->view];
+    const char *x = view_info[p->view].sfx;
     const struct hvb_wait_cell *w = &p->cells[c].wait;
     char folded[1200], svg[1200], ss[1200], title[600], sub[300];
     char *args[] = {"render",
@@ -385,7 +457,7 @@ static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
                     "--subtitle",
                     sub,
                     "--unit",
-                    p->view == PR_VIEW_WAIT ? "wait ns/op" : "samples",
+                    (char *)view_info[p->view].unit,
                     folded,
                     svg,
                     ss,
@@ -397,8 +469,11 @@ static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
     snprintf(ss, sizeof(ss), "%s/%s%s.speedscope.json", p->dir,
              p->cells[c].slug, x);
     snprintf(title, sizeof(title), "%s%s", m->cells[c].name,
-             p->view == PR_VIEW_WAIT ? ": lock waits" : "");
-    if ( p->view == PR_VIEW_WAIT )
+             view_info[p->view].title);
+    if ( p->ov_open )
+        hvb_offcpu_view_subtitle(sub, sizeof(sub), &p->cells[c].off,
+                                 p->view == PR_VIEW_WALL);
+    else if ( p->view == PR_VIEW_WAIT )
         snprintf(sub, sizeof(sub),
                  "wait per op (ns) on the model's locks: %.1f ns/op, "
                  "%" PRIu64 " contended acquisitions over %" PRIu64 " ops",
@@ -413,13 +488,21 @@ static void render_cell(struct prof *p, const struct hvb_matrix *m, size_t c)
 static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
                         size_t b)
 {
-    const char *x = view_sfx[p->view];
-    bool wait = p->view == PR_VIEW_WAIT;
+    const char *x = view_info[p->view].sfx;
+    bool cpu = p->view == PR_VIEW_CPU;
     char fa[1200], fb[1200], prefix[2400], sa[64], sb[64], title[600];
-    char *args[] = {"diff",      "--title", title,
-                    "--scale-a", sa,        "--scale-b",
-                    sb,          "--unit",  wait ? "wait ns/op" : "CPU ns/op",
-                    fa,          fb,        prefix,
+    char *args[] = {"diff",
+                    "--title",
+                    title,
+                    "--scale-a",
+                    sa,
+                    "--scale-b",
+                    sb,
+                    "--unit",
+                    cpu ? "CPU ns/op" : (char *)view_info[p->view].unit,
+                    fa,
+                    fb,
+                    prefix,
                     NULL};
 
     snprintf(fa, sizeof(fa), "%s/%s%s.folded", p->dir, p->cells[a].slug, x);
@@ -435,13 +518,13 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
              p->cells[b].samples
                  ? p->cells[b].cpu_ns_per_op / (double)p->cells[b].samples
                  : 0.0);
-    if ( wait ) /* the weights are per op already */
+    if ( !cpu ) /* the weights are per op already */
     {
         snprintf(sa, sizeof(sa), "1");
         snprintf(sb, sizeof(sb), "1");
     }
     snprintf(title, sizeof(title), "%s -> %s%s", m->cells[a].name,
-             m->cells[b].name, wait ? ": lock waits" : "");
+             m->cells[b].name, view_info[p->view].title);
     if ( hvb_render_run("flamegraph.py", args) != 0 )
         p->status = hvb_failure("profile: drawing %s failed", prefix);
 }
@@ -497,6 +580,17 @@ static void wait_notes(struct prof *p, const struct hvb_matrix *m)
                 p->wv.stacks_dropped);
 }
 
+/* The off-CPU and wall views' line per cell and warnings (stderr). */
+static void offcpu_notes(struct prof *p, const struct hvb_matrix *m)
+{
+    size_t c;
+
+    for ( c = 0; c < p->nr_cells; c++ )
+        hvb_offcpu_view_note(m->cells[c].name, &p->cells[c].off,
+                             p->view == PR_VIEW_WALL);
+    hvb_offcpu_view_warn(&p->ov, p->lost);
+}
+
 static void pr_print(void *ctx, const struct hvb_matrix *m,
                      const struct hvb_summary *s)
 {
@@ -508,6 +602,8 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
         return;
     if ( p->view == PR_VIEW_WAIT )
         wait_notes(p, m);
+    else if ( p->ov_open )
+        offcpu_notes(p, m);
     else
         cpu_notes(p, m, s);
     for ( c = 0; c < p->nr_cells; c++ )
@@ -560,11 +656,16 @@ static const struct hvb_optdef profile_opts[] = {
     HVB_OPT_CHOICE("backend", 0, "inprocess|perf", P, backend, backends,
                    "inprocess (perf_event_open; default) or perf (perf "
                    "record -g + perf script)"),
-    HVB_OPT_CHOICE("view", 0, "cpu|wait", P, view, views,
+    HVB_OPT_CHOICE("view", 0, "cpu|wait|offcpu|wall", P, view, views,
                    "cpu: sampled stacks (default); wait: the stacks that "
                    "waited for the model's locks, weighted by wait ns per "
                    "op, the lock class as the leaf ([wait] CLASS), into "
-                   "<cell>-wait.folded, .svg, .speedscope.json"),
+                   "<cell>-wait.folded, .svg, .speedscope.json; offcpu: "
+                   "the measured threads' time off CPU by the stack they "
+                   "blocked in (sched:sched_switch, kernel frames _[k]), "
+                   "into <cell>-offcpu.*; wall: on-CPU samples and off-CPU "
+                   "time in one graph (<cell>-wall.*), the share not "
+                   "accounted for printed"),
     HVB_OPT_HELP,
     HVB_OPT_END,
 };
@@ -575,7 +676,7 @@ const struct hvb_cmd_doc hvb_doc_profile = {
              "                       [--diff SLOT=A,B] [--frequency HZ]\n"
              "                       [--event auto|cpu-clock|cycles]\n"
              "                       [--backend inprocess|perf]\n"
-             "                       [--view cpu|wait]",
+             "                       [--view cpu|wait|offcpu|wall]",
     .text =
         "Run WORKLOAD as 'hvbench run' does (same options) under a\n"
         "sampling profiler and write, per cell, into DIR:\n"
@@ -591,7 +692,17 @@ const struct hvb_cmd_doc hvb_doc_profile = {
         "-wait.speedscope.json instead: the call stacks of the contended\n"
         "acquisitions of the model's locks, weighted by their wait in ns\n"
         "per op, the lock class as the leaf frame ('[wait] CLASS'); the\n"
-        "sum of a file's weights is lockstat's wait_ns_per_op of the cell.",
+        "sum of a file's weights is lockstat's wait_ns_per_op of the cell.\n"
+        "--view offcpu writes <cell>-offcpu.*: the time the cell's measured\n"
+        "threads spent off CPU (sched:sched_switch, as root), by the stack\n"
+        "they blocked in, user then kernel frames ('_[k]'), the leaf saying\n"
+        "why ('[off-cpu]' slept, '[off-cpu: preempted]', '[off-cpu:\n"
+        "modelled sleep]'), in ns per op.  --view wall writes <cell>-wall.*:\n"
+        "those and the threads' on-CPU samples (cpu-clock, the period each)\n"
+        "in one graph, so its total is their wall time per op; the share\n"
+        "neither accounts for is printed.  Without the tracepoint, --view\n"
+        "offcpu shows the model's lock waits alone (the wait view) and says\n"
+        "so; --view wall refuses.",
     .opts = profile_opts,
     .inherits = "run",
     .notes = "exit status: 0 success, 1 a cell or the profiler failed, 2 "
@@ -649,6 +760,18 @@ static int pr_setup(struct prof *p)
     if ( p->backend == PR_BACKEND_PERF &&
          hvb_perf_start(&p->pf, p->dir, p->ev, p->freq, err, sizeof(err)) )
         return hvb_usage_error("profile: %s", err);
+    if ( p->view == PR_VIEW_OFFCPU || p->view == PR_VIEW_WALL )
+    {
+        bool wall = p->view == PR_VIEW_WALL;
+        int rc = hvb_offcpu_view_setup(&p->ov, wall, p->ev == HVB_EV_CYCLES,
+                                       p->backend == PR_BACKEND_PERF);
+
+        p->ev = HVB_EV_CPU_CLOCK;
+        p->ov_open = rc == 0;
+        if ( rc == -1 )
+            p->view = PR_VIEW_WAIT; /* the fallback, said */
+        return rc > 0 ? rc : 0;
+    }
     return 0;
 }
 
@@ -664,6 +787,8 @@ static void pr_free(struct prof *p)
         free(p->cells[i].slug);
     free(p->cells);
     hvb_wait_view_free(&p->wv);
+    if ( p->ov_open )
+        hvb_offcpu_view_free(&p->ov);
     free(p->win);
     free(p->w);
 }

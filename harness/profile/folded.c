@@ -121,13 +121,31 @@ int hvb_folded_push(struct hvb_folded_line **v, size_t *nr, size_t *cap,
     return 0;
 }
 
+size_t hvb_folded_sample_chain(struct hvb_symbols *sym, const uint64_t *r,
+                               uint64_t *chain, size_t max)
+{
+    size_t nf = 0, k;
+
+    if ( r[2] == 0 || max < 2 )
+        return 0;
+    /* The leaf, its caller when the frame walk skipped it, the rest. */
+    chain[nf++] = r[HVB_SAMPLE_HDR];
+    chain[nf] =
+        hvb_symbols_leaf_caller(sym, chain[0], r[3], &r[4], HVB_SAMPLE_STACK);
+    if ( chain[nf] && (r[2] < 2 || chain[nf] != r[HVB_SAMPLE_HDR + 1]) )
+        nf++;
+    for ( k = 1; k < r[2] && nf < max; k++ )
+        chain[nf++] = r[HVB_SAMPLE_HDR + k];
+    return nf;
+}
+
 int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
                      struct hvb_symbols *sym, const size_t *owner, size_t c,
                      uint64_t *samples, double *mean_depth)
 {
     uint64_t chain[HVB_SAMPLE_HDR + 128 + 1];
     struct hvb_folded_line *lines = NULL;
-    size_t nr = 0, cap = 0, off, k, idx = 0;
+    size_t nr = 0, cap = 0, off, idx = 0;
     uint64_t depth = 0;
     int rc;
 
@@ -138,14 +156,8 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
 
         if ( owner[idx] != c || r[2] == 0 )
             continue;
-        /* The leaf, its caller when the frame walk skipped it, the rest. */
-        chain[nf++] = r[HVB_SAMPLE_HDR];
-        chain[nf] = hvb_symbols_leaf_caller(sym, chain[0], r[3], &r[4],
-                                            HVB_SAMPLE_STACK);
-        if ( chain[nf] && (r[2] < 2 || chain[nf] != r[HVB_SAMPLE_HDR + 1]) )
-            nf++;
-        for ( k = 1; k < r[2] && nf < sizeof(chain) / sizeof(chain[0]); k++ )
-            chain[nf++] = r[HVB_SAMPLE_HDR + k];
+        nf = hvb_folded_sample_chain(sym, r, chain,
+                                     sizeof(chain) / sizeof(chain[0]));
         rc = hvb_folded_push(&lines, &nr, &cap,
                              hvb_folded_stack(sym, chain, nf, true, NULL), 1);
         if ( rc )

@@ -3,36 +3,27 @@
  * The profile room (harness/profile/): where the time goes, for
  * "hvbench profile" alone (cli/cmd_profile.c is its only user).  The
  * in-process sampler (sampler.c) or perf record (perf_backend.c) takes
- * the samples, symbols.c and symname.c (with demangle.cc) name their
- * frames, folded.c writes the folded stacks, render.c runs the drawing
+ * the samples, the context-switch recorder (switches.c) the sched_switch
+ * records, both on perf_rings.c's ring buffers; offcpu.c pairs the
+ * switches into off-CPU time; symbols.c and symname.c (with
+ * demangle.cc) name user frames, ksyms.c kernel ones; folded.c and
+ * wait_folded.c write the folded stacks, render.c runs the drawing
  * scripts (render/flamegraph.py, render/report.py, also used by "hvbench
  * report").  It sees run (watch.h) and output (outfile.h) below it.
  * E.g. "hvbench profile lookup --out DIR": the sampler records stacks at
  * 997 Hz, DIR/<cell>.folded and DIR/<cell>.svg come out.
  *
- * The in-process sampling profiler (hvb/sampler.h) on perf_event_open.
- *
- * One event per online CPU, pid 0 with inherit: the kernel refuses to
- * mmap an inherited per-task event (cpu -1), so as perf record does we
- * open per CPU.  Each ring buffer is 1 + 2^n pages; the reader loads
- * data_head with acquire semantics, walks the records (copying one that
- * wraps around the end), and publishes data_tail with release semantics
- * so the kernel can reuse the space.  It wakes every 10 ms: at 1 kHz and
- * 127 frames a sample is at most about 1 KiB, far below the buffer.
+ * The in-process sampling profiler (hvb/sampler.h) on perf_event_open,
+ * its ring buffers those of hvb/perf_rings.h.
  */
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <hvb/perf_rings.h>
 #include <hvb/sampler.h>
 
 #if defined(__x86_64__)
@@ -43,33 +34,14 @@
 #endif
 
 #define DATA_PAGES 128 /* a power of two */
-#define MAX_CPUS   256
 #define MAX_STACK  127
 
-struct ring {
-    int fd;
-    void *base;
-    size_t data_size;
-};
-
 struct hvb_sampler {
-    struct ring rings[MAX_CPUS];
-    unsigned int nr;
-    size_t page;
+    struct hvb_perf_rings *rings;
     const char *event;
-    pthread_t reader;
-    bool reader_started;
-    _Atomic bool go, stop;
-    pthread_mutex_t lock; /* buf, lost */
-    struct hvb_sample_buf buf;
-    uint64_t lost;
+    struct hvb_sample_buf buf; /* under the rings' reader */
     bool oom;
 };
-
-static long perf_open(struct perf_event_attr *a, int cpu)
-{
-    return syscall(SYS_perf_event_open, a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
 
 static void fill_attr(struct perf_event_attr *a, bool cycles, unsigned int freq)
 {
@@ -135,12 +107,14 @@ bool hvb_sample_buf_push(struct hvb_sample_buf *b, const uint64_t *v, size_t n)
  * a function that has not pushed its frame yet (or has popped it), the
  * frame-pointer walk skips the caller, whose return address is there.
  */
-static void take_sample(struct hvb_sampler *s, const uint64_t *p, size_t words)
+static void take_sample(void *ctx, const struct perf_event_header *h,
+                        const uint64_t *p, size_t words)
 {
+    struct hvb_sampler *s = ctx;
     uint64_t rec[HVB_SAMPLE_HDR + MAX_STACK];
     uint64_t nr, i, k = 0, w, size, dyn;
 
-    if ( words < 4 )
+    if ( h->type != PERF_RECORD_SAMPLE || words < 4 )
         return;
     nr = p[3];
     if ( nr > words - 4 )
@@ -173,77 +147,6 @@ static void take_sample(struct hvb_sampler *s, const uint64_t *p, size_t words)
         s->oom = true;
 }
 
-static void drain(struct hvb_sampler *s, struct ring *r)
-{
-    struct perf_event_mmap_page *mp = r->base;
-    char *data = (char *)r->base + s->page;
-    uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-    uint64_t tail = mp->data_tail;
-    uint64_t tmp[(sizeof(struct perf_event_header) +
-                  8 * (MAX_STACK + 8 + HVB_SAMPLE_STACK)) /
-                     8 +
-                 64];
-
-    pthread_mutex_lock(&s->lock);
-    while ( tail < head )
-    {
-        size_t off = tail & (r->data_size - 1);
-        struct perf_event_header h;
-        const char *rec;
-
-        if ( off + sizeof(h) <= r->data_size )
-            memcpy(&h, data + off, sizeof(h));
-        else
-        {
-            size_t first = r->data_size - off;
-
-            memcpy(&h, data + off, first);
-            memcpy((char *)&h + first, data, sizeof(h) - first);
-        }
-        if ( h.size < sizeof(h) || h.size > sizeof(tmp) )
-            break; /* cannot be: give up on this buffer's contents */
-        if ( off + h.size <= r->data_size )
-            rec = data + off;
-        else
-        {
-            size_t first = r->data_size - off;
-
-            memcpy(tmp, data + off, first);
-            memcpy((char *)tmp + first, data, h.size - first);
-            rec = (const char *)tmp;
-        }
-        if ( h.type == PERF_RECORD_SAMPLE )
-            take_sample(s, (const uint64_t *)(rec + sizeof(h)),
-                        (h.size - sizeof(h)) / 8);
-        else if ( h.type == PERF_RECORD_LOST )
-            s->lost += ((const uint64_t *)(rec + sizeof(h)))[1];
-        tail += h.size;
-    }
-    __atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&s->lock);
-}
-
-static void *reader_main(void *arg)
-{
-    struct hvb_sampler *s = arg;
-    const struct timespec nap = {0, 10000000};
-    unsigned int i;
-
-    while ( !atomic_load(&s->go) )
-    {
-        if ( atomic_load(&s->stop) )
-            return NULL;
-        nanosleep(&nap, NULL);
-    }
-    while ( !atomic_load(&s->stop) )
-    {
-        for ( i = 0; i < s->nr; i++ )
-            drain(s, &s->rings[i]);
-        nanosleep(&nap, NULL);
-    }
-    return NULL;
-}
-
 bool hvb_sampler_pmu_present(void)
 {
     static const char *const names[] = {"cpu", "cpu_core", "cpu_atom",
@@ -265,102 +168,43 @@ int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
                      unsigned int freq, char *err, size_t len)
 {
     struct hvb_sampler *s = calloc(1, sizeof(*s));
-    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     struct perf_event_attr a;
     bool cycles =
         ev == HVB_EV_CYCLES || (ev == HVB_EV_AUTO && hvb_sampler_pmu_present());
-    unsigned int cpu;
     int rc;
 
     if ( s == NULL )
         return -ENOMEM;
-    pthread_mutex_init(&s->lock, NULL);
-    s->page = (size_t)sysconf(_SC_PAGESIZE);
-    if ( ncpu < 1 )
-        ncpu = 1;
-    if ( ncpu > MAX_CPUS )
-        ncpu = MAX_CPUS;
-    /* The reader first: created before the events, it is not followed. */
-    rc = pthread_create(&s->reader, NULL, reader_main, s);
-    if ( rc )
-    {
-        snprintf(err, len, "cannot start the sample reader: %s", strerror(rc));
-        free(s);
-        return -rc;
-    }
-    s->reader_started = true;
 retry:
     fill_attr(&a, cycles, freq);
     s->event = cycles ? "cycles" : "cpu-clock";
-    for ( cpu = 0; cpu < (unsigned int)ncpu; cpu++ )
+    rc = hvb_perf_rings_open(&s->rings, &a, DATA_PAGES, take_sample, s,
+                             s->event, err, len);
+    if ( rc && cycles && ev == HVB_EV_AUTO )
     {
-        long fd = perf_open(&a, (int)cpu);
-        struct ring *r;
-
-        if ( fd < 0 && (errno == ENODEV || errno == EINVAL) && s->nr > 0 )
-            continue; /* an offline CPU */
-        if ( fd < 0 && cycles && ev == HVB_EV_AUTO )
-        {
-            cycles = false; /* a PMU that cannot sample: fall back */
-            goto retry;
-        }
-        if ( fd < 0 )
-        {
-            rc = -errno;
-            snprintf(err, len, "perf_event_open(%s, cpu %u): %s%s", s->event,
-                     cpu, strerror(errno),
-                     errno == EACCES || errno == EPERM
-                         ? " (see /proc/sys/kernel/perf_event_paranoid)"
-                     : errno == ENOENT && cycles ? " (no hardware PMU here)"
-                                                 : "");
-            goto fail;
-        }
-        r = &s->rings[s->nr++];
-        r->fd = (int)fd;
-        r->data_size = DATA_PAGES * s->page;
-        r->base = mmap(NULL, r->data_size + s->page, PROT_READ | PROT_WRITE,
-                       MAP_SHARED, r->fd, 0);
-        if ( r->base == MAP_FAILED )
-        {
-            rc = -errno;
-            r->base = NULL;
-            snprintf(err, len, "mmap of the sample buffer: %s",
-                     strerror(errno));
-            goto fail;
-        }
+        cycles = false; /* a PMU that cannot sample: fall back */
+        goto retry;
+    }
+    if ( rc == -ENOENT && cycles )
+        snprintf(err + strlen(err), len - strlen(err),
+                 " (no hardware PMU here)");
+    if ( rc )
+    {
+        free(s);
+        return rc;
     }
     *out = s;
     return 0;
-fail:
-    hvb_sampler_close(s);
-    return rc;
 }
 
 int hvb_sampler_enable(struct hvb_sampler *s)
 {
-    unsigned int i;
-
-    for ( i = 0; i < s->nr; i++ )
-        if ( ioctl(s->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0) )
-            return -errno;
-    atomic_store(&s->go, true);
-    return 0;
+    return hvb_perf_rings_enable(s->rings);
 }
 
 int hvb_sampler_stop(struct hvb_sampler *s)
 {
-    unsigned int i;
-
-    for ( i = 0; i < s->nr; i++ )
-        ioctl(s->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-    if ( s->reader_started )
-    {
-        atomic_store(&s->stop, true);
-        pthread_join(s->reader, NULL);
-        s->reader_started = false;
-    }
-    for ( i = 0; i < s->nr; i++ )
-        drain(s, &s->rings[i]);
+    hvb_perf_rings_stop(s->rings);
     return s->oom ? -ENOMEM : 0;
 }
 
@@ -371,7 +215,7 @@ const struct hvb_sample_buf *hvb_sampler_samples(const struct hvb_sampler *s)
 
 uint64_t hvb_sampler_lost(const struct hvb_sampler *s)
 {
-    return s->lost;
+    return hvb_perf_rings_lost(s->rings);
 }
 
 const char *hvb_sampler_event_name(const struct hvb_sampler *s)
@@ -381,22 +225,9 @@ const char *hvb_sampler_event_name(const struct hvb_sampler *s)
 
 void hvb_sampler_close(struct hvb_sampler *s)
 {
-    unsigned int i;
-
     if ( s == NULL )
         return;
-    if ( s->reader_started )
-    {
-        atomic_store(&s->stop, true);
-        pthread_join(s->reader, NULL);
-    }
-    for ( i = 0; i < s->nr; i++ )
-    {
-        if ( s->rings[i].base != NULL )
-            munmap(s->rings[i].base, s->rings[i].data_size + s->page);
-        close(s->rings[i].fd);
-    }
+    hvb_perf_rings_close(s->rings);
     free(s->buf.v);
-    pthread_mutex_destroy(&s->lock);
     free(s);
 }

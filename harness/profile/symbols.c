@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,36 +120,69 @@ const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret)
     return s->tab[j].name;
 }
 
-uint64_t hvb_symbols_leaf_caller(struct hvb_symbols *s, uint64_t ip,
-                                 uint64_t sp, const uint64_t *stack, size_t nr)
+/*
+ * The offset of the CFA from the stack pointer at @pc when the function's
+ * frame is not set up there (CFA = rsp + off): true with @off, or false
+ * (the CFA is rbp-based, or no CFI says).
+ */
+static bool cfa_on_sp(struct hvb_symbols *s, uint64_t pc, uint64_t *off)
 {
 #if defined(__x86_64__)
-    Dwfl_Module *mod = sp ? dwfl_addrmodule(s->dwfl, ip) : NULL;
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
     Dwarf_Frame *frame = NULL;
     Dwarf_CFI *cfi = NULL;
     Dwarf_Addr bias = 0;
     Dwarf_Op *ops;
     size_t nops;
-    uint64_t ret = 0;
+    bool on_sp = false;
 
     if ( mod == NULL )
-        return 0;
+        return false;
     cfi = dwfl_module_eh_cfi(mod, &bias);
     if ( cfi == NULL )
         cfi = dwfl_module_dwarf_cfi(mod, &bias);
-    if ( cfi == NULL || dwarf_cfi_addrframe(cfi, ip - bias, &frame) != 0 )
-        return 0;
-    /* CFA = rsp + off (DWARF register 7): the return address at CFA - 8. */
+    if ( cfi == NULL || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0 )
+        return false;
+    /* DWARF register 7 is rsp. */
     if ( dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
          ops[0].atom == DW_OP_bregx && ops[0].number == 7 &&
-         ops[0].number2 >= 8 && ops[0].number2 % 8 == 0 &&
-         (ops[0].number2 - 8) / 8 < nr )
-        ret = stack[(ops[0].number2 - 8) / 8];
+         ops[0].number2 >= 8 && ops[0].number2 % 8 == 0 )
+    {
+        *off = ops[0].number2;
+        on_sp = true;
+    }
     free(frame);
-    return ret;
+    return on_sp;
 #else
-    return 0;
+    return false;
 #endif
+}
+
+size_t hvb_symbols_unwind_sp(struct hvb_symbols *s, uint64_t ip,
+                             const uint64_t *stack, size_t nr, uint64_t *out,
+                             size_t max)
+{
+    uint64_t pc = ip, off;
+    size_t n = 0, base = 0;
+
+    /* The return address is at CFA - 8; the caller's sp is the CFA. */
+    while ( n < max && cfa_on_sp(s, n ? pc - 1 : pc, &off) &&
+            base + (off - 8) / 8 < nr )
+    {
+        pc = out[n++] = stack[base + (off - 8) / 8];
+        base += off / 8;
+    }
+    return n;
+}
+
+uint64_t hvb_symbols_leaf_caller(struct hvb_symbols *s, uint64_t ip,
+                                 uint64_t sp, const uint64_t *stack, size_t nr)
+{
+    uint64_t ret = 0;
+
+    if ( sp == 0 || hvb_symbols_unwind_sp(s, ip, stack, nr, &ret, 1) == 0 )
+        return 0;
+    return ret;
 }
 
 void hvb_symbols_close(struct hvb_symbols *s)

@@ -22,22 +22,18 @@
 # manager's and the domain list's (the define convoy); the view's wait
 # per op is within 10% of a separate lockstat run's.
 #
-# Errors: --view offcpu and --view wait --backend perf are exit 2.
+# Errors: --view wait, offcpu or wall with --backend perf, and --view
+# wall --event cycles, are exit 2.
 #
 # Negative control (--plant wrong-hold): the accuracy check against a
 # hold and a waiter's clock 10% shorter than they were must FAIL (the
 # clock's check holds on a loaded machine too).
 #
 # Usage: it-wait-view.sh HVBENCH [--plant wrong-hold]
-set -u
 hvbench=$1
 plant=${3:-}
-py=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-skip=0
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# shellcheck source=../common/testlib.sh
+. "$(dirname "$0")/../common/testlib.sh"
 
 hold=20000
 # What the view is held to: the hold and the waiter's own clock, both
@@ -104,22 +100,7 @@ attempt() {
     return 2
 }
 
-n=0
-while :; do
-    n=$((n + 1))
-    attempt
-    rc=$?
-    [ $rc -eq 0 ] && break
-    if [ $rc -eq 1 ]; then
-        bad "accuracy (attempt $n)"
-        break
-    fi
-    if [ $n -ge 3 ]; then
-        echo "SKIP: accuracy against the hold: machine too loaded 3 times"
-        skip=1
-        break
-    fi
-done
+run_attempts accuracy
 [ "$plant" = wrong-hold ] && exit "$fail"
 
 # The mutex: same stacks, its wait includes the futex wake-up.
@@ -181,7 +162,8 @@ PY
 done
 
 # Errors.
-for args in "--view offcpu" "--view wait --backend perf"; do
+for args in "--view wait --backend perf" "--view wall --backend perf" \
+    "--view wall --event cycles" "--view offcpu --backend perf"; do
     # shellcheck disable=SC2086
     "$hvbench" profile lock-hold $args --out "$tmp/e" >/dev/null 2>"$tmp/eerr"
     rc=$?

@@ -33,6 +33,15 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
                      struct hvb_symbols *sym, const size_t *owner, size_t c,
                      uint64_t *samples, double *mean_depth);
 
+/*
+ * hvb_folded_sample_chain - sample @r's frames (hvb/sampler.h's record)
+ * into @chain, innermost first, at most @max: the leaf, its caller where
+ * the frame walk skipped it (hvb_symbols_leaf_caller()), the rest.
+ * Returns their number.
+ */
+size_t hvb_folded_sample_chain(struct hvb_symbols *sym, const uint64_t *r,
+                               uint64_t *chain, size_t max);
+
 /* One stack line ("root;...;leaf") and its weight, while a file is made. */
 struct hvb_folded_line {
     char *stack;

@@ -37,6 +37,19 @@ const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret);
 uint64_t hvb_symbols_leaf_caller(struct hvb_symbols *s, uint64_t ip,
                                  uint64_t sp, const uint64_t *stack, size_t nr);
 
+/*
+ * hvb_symbols_unwind_sp - the callers hvb_symbols_leaf_caller() finds,
+ * repeated: from @ip, while the function's frame is not set up (glibc's
+ * functions, built without frame pointers, never set one up), the
+ * return address at its CFA, read from the @nr words @stack at the stack
+ * pointer, then the same from there.  They go to @out (at most @max),
+ * innermost first; returns their number.  The last is in a function
+ * whose frame is set up: the frame-pointer walk goes on from its caller.
+ */
+size_t hvb_symbols_unwind_sp(struct hvb_symbols *s, uint64_t ip,
+                             const uint64_t *stack, size_t nr, uint64_t *out,
+                             size_t max);
+
 void hvb_symbols_close(struct hvb_symbols *s);
 
 #endif /* HVB_SYMBOLS_H */

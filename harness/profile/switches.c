@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The context-switch recorder (hvb/switches.h).  E.g. a thread that
+ * waits for a futex from t=100 us to t=300 us on CPU 0, then runs on
+ * CPU 1, gives two records, from two rings:
+ *
+ *   sched_switch sample, CPU 0, t=100 us, tid T, prev_state S (1):
+ *     [100000, T, OUT_BLOCKED, 3, 4, __schedule, schedule, futex_wait,
+ *      __lll_lock_wait, pthread_mutex_lock, hv_lockstat_mutex_lock, main]
+ *   PERF_RECORD_SWITCH (in), CPU 1, t=300 us, tid T: [300000, T, IN, 0, 0]
+ *
+ * and hvb/offcpu.h makes them 200 us off CPU in that stack.  The sample
+ * is taken as the thread leaves (it is still "current"), so its call
+ * chain is where it blocked; the tracepoint's own fields (the raw data,
+ * laid out as tracefs's format file says) give prev_state: 0 is a
+ * preemption, anything else a sleep.  The records of a switch in come
+ * from attr.context_switch, with the thread and time of sample_id_all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hvb/perf_rings.h>
+#include <hvb/switches.h>
+
+#define DATA_PAGES 256 /* a power of two: 1 MiB per CPU */
+#define MAX_STACK  127
+#define DUMP_WORDS 64 /* of the user stack, for unwinding through glibc */
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define SAMPLE_REGS (1ull << PERF_REG_X86_SP)
+#else
+#define SAMPLE_REGS 0ull
+#endif
+
+struct hvb_switches {
+    struct hvb_perf_rings *rings;
+    struct hvb_sample_buf buf;          /* under the rings' reader */
+    unsigned int state_off, state_size; /* prev_state in the raw data */
+    bool oom;
+};
+
+static const char *const tracefs[] = {"/sys/kernel/tracing",
+                                      "/sys/kernel/debug/tracing"};
+
+static FILE *open_event_file(const char *file)
+{
+    char path[256];
+    unsigned int i;
+    FILE *f;
+
+    for ( i = 0; i < 2; i++ )
+    {
+        snprintf(path, sizeof(path), "%s/events/sched/sched_switch/%s",
+                 tracefs[i], file);
+        if ( (f = fopen(path, "r")) != NULL )
+            return f;
+    }
+    return NULL;
+}
+
+/* The tracepoint's id and where prev_state lies: 0 or -errno. */
+static int read_format(struct hvb_switches *s, uint64_t *id, char *err,
+                       size_t len)
+{
+    FILE *f = open_event_file("id");
+    char line[512];
+    int rc = -ENOENT;
+
+    if ( f == NULL && geteuid() == 0 )
+    {
+        /* As perf does: tracefs is mounted on demand. */
+        if ( mount("nodev", tracefs[0], "tracefs", 0, NULL) == 0 )
+            f = open_event_file("id");
+    }
+    if ( f == NULL && errno == EACCES )
+    {
+        snprintf(err, len,
+                 "sched:sched_switch: tracefs is not readable (as root)");
+        return -EACCES;
+    }
+    if ( f == NULL || fscanf(f, "%" SCNu64, id) != 1 )
+    {
+        snprintf(err, len,
+                 "sched:sched_switch: no tracefs (mount -t tracefs nodev "
+                 "/sys/kernel/tracing, as root)");
+        if ( f != NULL )
+            fclose(f);
+        return -ENOENT;
+    }
+    fclose(f);
+    if ( (f = open_event_file("format")) == NULL )
+    {
+        snprintf(err, len, "sched:sched_switch: its format is not readable");
+        return -EACCES;
+    }
+    while ( fgets(line, sizeof(line), f) )
+    {
+        const char *p = strstr(line, " prev_state;");
+
+        if ( p != NULL && (p = strstr(p, "offset:")) != NULL &&
+             sscanf(p, "offset:%u;\tsize:%u;", &s->state_off, &s->state_size) ==
+                 2 &&
+             (s->state_size == 4 || s->state_size == 8) )
+            rc = 0;
+    }
+    fclose(f);
+    if ( rc )
+        snprintf(err, len, "sched:sched_switch: no prev_state in its format");
+    return rc;
+}
+
+static void push(struct hvb_switches *s, const uint64_t *rec, size_t n)
+{
+    if ( !hvb_sample_buf_push(&s->buf, rec, n) )
+        s->oom = true;
+}
+
+/*
+ * After RAW: REGS_USER (abi, sp if abi), STACK_USER (size, the words,
+ * dyn_size if size): the words at sp into @dump, their number.
+ */
+static size_t user_stack(const uint64_t *p, size_t w, size_t words,
+                         uint64_t *dump)
+{
+    uint64_t size, dyn;
+
+    if ( !SAMPLE_REGS || w + 3 > words || p[w] == PERF_SAMPLE_REGS_ABI_NONE )
+        return 0;
+    size = p[w + 2] / 8;
+    dyn = w + 3 + size < words ? p[w + 3 + size] / 8 : 0;
+    if ( dyn < size )
+        size = dyn;
+    if ( size > DUMP_WORDS )
+        size = DUMP_WORDS;
+    if ( w + 3 + size > words )
+        return 0;
+    memcpy(dump, &p[w + 3], size * sizeof(*dump));
+    return size;
+}
+
+/* TID, TIME, CALLCHAIN (nr, ips), RAW (u32 size, data, padding), regs. */
+static void take_out(struct hvb_switches *s, const uint64_t *p, size_t words)
+{
+    uint64_t rec[HVB_SWITCH_HDR + MAX_STACK + DUMP_WORDS], user[MAX_STACK];
+    uint64_t ctx = 0, nk = 0, nu = 0, state = 1, nr, i, ns = 0;
+    const unsigned char *raw;
+    uint32_t size;
+
+    if ( words < 3 || (nr = p[2]) > words - 3 )
+        return;
+    for ( i = 0; i < nr; i++ )
+    {
+        if ( p[3 + i] >= (uint64_t)PERF_CONTEXT_MAX )
+            ctx = p[3 + i]; /* PERF_CONTEXT_KERNEL, _USER */
+        else if ( ctx == (uint64_t)PERF_CONTEXT_KERNEL && nk < MAX_STACK )
+            rec[HVB_SWITCH_HDR + nk++] = p[3 + i];
+        else if ( ctx == (uint64_t)PERF_CONTEXT_USER && nu < MAX_STACK )
+            user[nu++] = p[3 + i];
+    }
+    if ( nk + nu > MAX_STACK )
+        nu = MAX_STACK - nk;
+    memcpy(&rec[HVB_SWITCH_HDR + nk], user, nu * sizeof(user[0]));
+    raw = (const unsigned char *)&p[3 + nr];
+    if ( 3 + nr < words )
+    {
+        memcpy(&size, raw, sizeof(size));
+        ns = user_stack(p, 3 + nr + (4 + size + 7) / 8, words,
+                        &rec[HVB_SWITCH_HDR + nk + nu]);
+        if ( s->state_off + s->state_size <= size &&
+             (size_t)(raw + 4 + size - (const unsigned char *)p) <= words * 8 )
+        {
+            uint64_t v = 0;
+
+            /* Little-endian: the low byte first either way. */
+            memcpy(&v, raw + 4 + s->state_off, s->state_size);
+            state = v & 0xff; /* TASK_REPORT: 0 is running */
+        }
+    }
+    rec[0] = p[1];
+    rec[1] = p[0] >> 32;
+    rec[2] = state ? HVB_SWITCH_OUT_BLOCKED : HVB_SWITCH_OUT_RUNNABLE;
+    rec[3] = nk;
+    rec[4] = nu;
+    rec[5] = ns;
+    push(s, rec, HVB_SWITCH_HDR + nk + nu + ns);
+}
+
+static void take_record(void *ctx, const struct perf_event_header *h,
+                        const uint64_t *p, size_t words)
+{
+    struct hvb_switches *s = ctx;
+    uint64_t rec[HVB_SWITCH_HDR] = {0};
+
+    if ( h->type == PERF_RECORD_SAMPLE )
+        take_out(s, p, words);
+    else if ( h->type == PERF_RECORD_SWITCH &&
+              !(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && words >= 2 )
+    {
+        /* sample_id_all: the thread and time of the switch in. */
+        rec[0] = p[1];
+        rec[1] = p[0] >> 32;
+        rec[2] = HVB_SWITCH_IN;
+        push(s, rec, HVB_SWITCH_HDR);
+    }
+}
+
+int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
+{
+    struct hvb_switches *s = calloc(1, sizeof(*s));
+    struct perf_event_attr a;
+    uint64_t id;
+    int rc;
+
+    if ( s == NULL )
+        return -ENOMEM;
+    if ( (rc = read_format(s, &id, err, len)) != 0 )
+    {
+        free(s);
+        return rc;
+    }
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_TRACEPOINT;
+    a.config = id;
+    a.sample_period = 1; /* every switch */
+    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+                    PERF_SAMPLE_RAW;
+    if ( SAMPLE_REGS )
+    {
+        /* The stack pointer and the words above it: see offcpu.c. */
+        a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a.sample_regs_user = SAMPLE_REGS;
+        a.sample_stack_user = 8 * DUMP_WORDS;
+    }
+    a.context_switch = 1;
+    a.sample_id_all = 1;
+    a.disabled = 1;
+    a.inherit = 1;
+    a.sample_max_stack = MAX_STACK;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    rc = hvb_perf_rings_open(&s->rings, &a, DATA_PAGES, take_record, s,
+                             "sched:sched_switch", err, len);
+    if ( rc )
+    {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int hvb_switches_enable(struct hvb_switches *s)
+{
+    return hvb_perf_rings_enable(s->rings);
+}
+
+int hvb_switches_stop(struct hvb_switches *s)
+{
+    hvb_perf_rings_stop(s->rings);
+    return s->oom ? -ENOMEM : 0;
+}
+
+const struct hvb_sample_buf *hvb_switches_records(const struct hvb_switches *s)
+{
+    return &s->buf;
+}
+
+uint64_t hvb_switches_lost(const struct hvb_switches *s)
+{
+    return hvb_perf_rings_lost(s->rings);
+}
+
+void hvb_switches_close(struct hvb_switches *s)
+{
+    if ( s == NULL )
+        return;
+    hvb_perf_rings_close(s->rings);
+    free(s->buf.v);
+    free(s);
+}
