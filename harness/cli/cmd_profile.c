@@ -198,7 +198,8 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
         p->event = hvb_perf_event_name(p->pf);
         return 0;
     }
-    rc = hvb_sampler_open(&p->s, p->ev, p->freq, err, sizeof(err));
+    rc = hvb_sampler_open(&p->s, p->ev, p->freq, p->view == PR_VIEW_WALL, err,
+                          sizeof(err));
     if ( rc == 0 )
         rc = hvb_sampler_enable(p->s);
     if ( rc )
@@ -426,14 +427,20 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
                         (json_int_t)p->wv.dropped, "dropped_waits",
                         (json_int_t)p->wv.stacks_dropped);
     else if ( p->ov_open )
-        run = json_pack(
-            "{s:s, s:s, s:s, s:s?, s:s, s:I, s:I, s:i?, s:I?}", "dir", ".",
-            "view", views[p->view], "backend", "inprocess", "event", p->event,
-            "unit", view_info[p->view].unit, "lost_switches",
-            (json_int_t)hvb_switches_lost(p->ov.sw), "unpaired_switches",
-            (json_int_t)p->ov.oc.unpaired, "frequency_hz",
-            p->view == PR_VIEW_WALL ? (int)p->freq : 0, "lost_samples",
-            (json_int_t)p->lost);
+    {
+        run =
+            json_pack("{s:s, s:s, s:s, s:s?, s:s, s:I, s:I}", "dir", ".",
+                      "view", views[p->view], "backend", "inprocess", "event",
+                      p->view == PR_VIEW_WALL ? "cpu-clock + sched:sched_switch"
+                                              : "sched:sched_switch",
+                      "unit", view_info[p->view].unit, "lost_switches",
+                      (json_int_t)hvb_switches_lost(p->ov.sw),
+                      "unpaired_switches", (json_int_t)p->ov.oc.unpaired);
+        if ( p->view == PR_VIEW_WALL )
+            json_object_update_new(run, json_pack("{s:i, s:I}", "frequency_hz",
+                                                  (int)p->freq, "lost_samples",
+                                                  (json_int_t)p->lost));
+    }
     else
         run = json_pack(
             "{s:s, s:s, s:s, s:s?, s:i, s:I, s:I}", "dir", ".", "view", "cpu",
@@ -491,6 +498,7 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
     const char *x = view_info[p->view].sfx;
     bool cpu = p->view == PR_VIEW_CPU;
     char fa[1200], fb[1200], prefix[2400], sa[64], sb[64], title[600];
+    char pair[1100];
     char *args[] = {"diff",
                     "--title",
                     title,
@@ -507,8 +515,9 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
 
     snprintf(fa, sizeof(fa), "%s/%s%s.folded", p->dir, p->cells[a].slug, x);
     snprintf(fb, sizeof(fb), "%s/%s%s.folded", p->dir, p->cells[b].slug, x);
-    snprintf(prefix, sizeof(prefix), "%s/diff%s-%s--vs--%s", p->dir, x,
-             p->cells[a].slug, p->cells[b].slug);
+    hvb_folded_pair_name(p->cells[a].slug, p->cells[b].slug, pair,
+                         sizeof(pair));
+    snprintf(prefix, sizeof(prefix), "%s/diff%s-%s", p->dir, x, pair);
     /* Per op: a sample is worth (cpu ns/op) / (samples of the cell). */
     snprintf(sa, sizeof(sa), "%.9g",
              p->cells[a].samples

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hv/lockstat.h>
 #include <hvb/cli.h>
@@ -72,7 +73,8 @@ int hvb_offcpu_view_stop(struct hvb_offcpu_view *v, const struct hvb_twindow *w,
     int rc = hvb_switches_stop(v->sw);
 
     if ( rc == 0 )
-        rc = hvb_offcpu_build(&v->oc, hvb_switches_records(v->sw), w, nw);
+        rc = hvb_offcpu_build(&v->oc, hvb_switches_log(v->sw), w, nw,
+                              (uint64_t)getpid());
     if ( rc )
         return hvb_failure("profile: out of memory recording switches");
     return 0;
@@ -114,12 +116,18 @@ json_t *hvb_offcpu_view_json(const struct hvb_offcpu_total *t, bool wall)
         per_op(t->modelled_ns, t->ops), "off_cpu_spans", (json_int_t)t->spans,
         "stacks", (json_int_t)t->stacks);
 
+    json_object_update_new(
+        o, json_pack("{s:I, s:I}", "threads", (json_int_t)t->threads,
+                     "measured_threads", (json_int_t)t->measured));
+
     if ( wall )
         json_object_update_new(
-            o, json_pack("{s:f, s:I, s:f}", "on_cpu_ns_per_op",
-                         per_op(t->on_ns, t->ops), "on_cpu_samples",
-                         (json_int_t)t->samples, "unaccounted_share",
-                         hvb_offcpu_unaccounted(t, true)));
+            o,
+            json_pack("{s:f, s:I, s:f, s:f}", "on_cpu_ns_per_op",
+                      per_op(t->on_ns, t->ops), "on_cpu_samples",
+                      (json_int_t)t->samples, "unaccounted_share",
+                      hvb_offcpu_unaccounted(t, true),
+                      "worst_thread_unaccounted_share", t->worst_unaccounted));
     return o;
 }
 
@@ -132,21 +140,23 @@ void hvb_offcpu_view_note(const char *cell, const struct hvb_offcpu_total *t,
     {
         fprintf(stderr,
                 "hvbench: profile: %s: off CPU %.1f ns/op (preempted %.1f, "
-                "modelled sleeps %.1f) of %.1f ns/op of its threads' wall "
-                "time, %" PRIu64 " spans\n",
+                "modelled sleeps %.1f) of %.1f ns/op of its %zu threads' "
+                "wall time, %" PRIu64 " spans\n",
                 cell, off, per_op(t->preempted_ns, t->ops),
                 per_op(t->modelled_ns, t->ops), per_op(t->wall_ns, t->ops),
-                t->spans);
+                t->threads, t->spans);
         return;
     }
     fprintf(stderr,
-            "hvbench: profile: %s: wall %.1f ns/op of its threads: on CPU "
-            "%.1f (%" PRIu64 " samples) + off CPU %.1f (preempted %.1f, "
-            "modelled sleeps %.1f); %.1f%% not accounted for\n",
-            cell, per_op(t->wall_ns, t->ops), per_op(t->on_ns, t->ops),
-            t->samples, off, per_op(t->preempted_ns, t->ops),
-            per_op(t->modelled_ns, t->ops),
-            100.0 * hvb_offcpu_unaccounted(t, true));
+            "hvbench: profile: %s: wall %.1f ns/op of its %zu threads: on "
+            "CPU %.1f (%" PRIu64 " samples) + off CPU %.1f (preempted %.1f, "
+            "modelled sleeps %.1f); %.1f%% not accounted for (%.1f%% in "
+            "the worst thread)\n",
+            cell, per_op(t->wall_ns, t->ops), t->threads,
+            per_op(t->on_ns, t->ops), t->samples, off,
+            per_op(t->preempted_ns, t->ops), per_op(t->modelled_ns, t->ops),
+            100.0 * hvb_offcpu_unaccounted(t, true),
+            100.0 * t->worst_unaccounted);
 }
 
 void hvb_offcpu_view_warn(const struct hvb_offcpu_view *v,

@@ -26,6 +26,31 @@ void hvb_folded_slug(const char *name, char *out, size_t len)
     out[i] = '\0';
 }
 
+void hvb_folded_pair_name(const char *a, const char *b, char *out, size_t len)
+{
+    size_t la = strlen(a), lb = strlen(b), pre = 0, suf = 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    const char *p;
+
+    if ( la + lb + 6 <= HVB_FOLDED_NAME_MAX )
+    {
+        snprintf(out, len, "%s--vs--%s", a, b);
+        return;
+    }
+    while ( pre < la && pre < lb && a[pre] == b[pre] )
+        pre++;
+    while ( suf < la - pre && suf < lb - pre &&
+            a[la - 1 - suf] == b[lb - 1 - suf] )
+        suf++;
+    for ( p = b; *p; p++ )
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    /* A, then what of B differs (its common head and tail cut). */
+    snprintf(out, len, "%.*s--vs--%.*s-%08x",
+             (int)(la < HVB_FOLDED_NAME_MAX / 2 ? la : HVB_FOLDED_NAME_MAX / 2),
+             a, (int)(lb - pre - suf < 40 ? lb - pre - suf : 40), b + pre,
+             (unsigned int)(h & 0xffffffffu));
+}
+
 static int line_cmp(const void *a, const void *b)
 {
     return strcmp(((const struct hvb_folded_line *)a)->stack,

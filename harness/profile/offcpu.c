@@ -4,22 +4,27 @@
  * with lock=mutex, hold_ns=200000: the waiter's switches, sorted by
  * thread and time, read
  *
- *   t=1000 us OUT (slept; futex_wait, __lll_lock_wait, ..., lh_op)
+ *   t=1000 us OUT (slept; chain c: futex_wait, __lll_lock_wait, ...,
+ *             lh_thread)
  *   t=1198 us IN
- *   t=1201 us OUT (slept; same stack)  ...
+ *   t=1201 us OUT (slept; chain c)  ...
  *
- * so each op has one span of ~198 us in that stack.  Over 10,000 ops
- * the folded line
+ * so each op has one span of ~198 us in chain c.  Over 10,000 ops the
+ * folded line
  *
- *   ...;lh_op;hv_lockstat_mutex_lock;pthread_mutex_lock;
- *     __lll_lock_wait;entry_SYSCALL_64_[k];...;__schedule_[k];[off-cpu]
+ *   ...;lh_thread;__pthread_mutex_lock;__lll_lock_wait;
+ *     entry_SYSCALL_64_[k];...;__schedule_[k];[off-cpu]
  *
- * weighs 1,980,000,000 ns / 10,000 ops = 198000 ns/op.  A switch in
- * without a switch out before it (the thread was off CPU when recording
- * began) starts nothing; a switch out whose switch in is missing (a lost
- * record, the end of the run) is counted as unpaired and left out.
+ * weighs 1,980,000,000 ns / 10,000 ops = 198000 ns/op.  The holder, a
+ * background thread, is one of the cell's threads too: its time between
+ * the cell's first and last window (merged per run) counts, from its
+ * fork to its exit.  A switch in without a switch out before it (the
+ * thread was off CPU when recording began) starts nothing; a switch out
+ * whose switch in is missing (a lost record, the end) is counted as
+ * unpaired and left out.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,27 +33,22 @@
 #include <hv/strbuf.h>
 #include <hvb/folded.h>
 #include <hvb/offcpu.h>
-#include <hvb/switches.h>
+#include <hvb/own_threads.h>
 
-#define MAX_CHAIN 256
-
-/* Functions whose sleep models a cost (the leaf says so). */
-static const char *const modelled[] = {"hv_virt_sleep_us", NULL};
-
-struct sw_ref {
+struct ev_ref {
     uint64_t tid, t;
-    size_t off;
+    size_t i;
 };
 
 static int ref_cmp(const void *a, const void *b)
 {
-    const struct sw_ref *x = a, *y = b;
+    const struct ev_ref *x = a, *y = b;
 
     if ( x->tid != y->tid )
         return x->tid < y->tid ? -1 : 1;
     if ( x->t != y->t )
         return x->t < y->t ? -1 : 1;
-    return x->off < y->off ? -1 : x->off > y->off;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int win_cmp(const void *a, const void *b)
@@ -60,67 +60,264 @@ static int win_cmp(const void *a, const void *b)
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-/* The window of @tid holding @t, or NULL. */
-static const struct hvb_twindow *window_of(const struct hvb_offcpu *o,
-                                           uint64_t tid, uint64_t t)
+static int t0_cmp(const void *a, const void *b)
+{
+    const struct hvb_twindow *x = a, *y = b;
+
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* The index of the first window of @tid, or of the next thread's. */
+static size_t first_window(const struct hvb_offcpu *o, uint64_t tid)
 {
     size_t lo = 0, hi = o->nr_win;
 
-    while ( lo < hi ) /* the first window after (tid, t) */
+    while ( lo < hi )
     {
         size_t mid = (lo + hi) / 2;
-        const struct hvb_twindow *w = &o->win[mid];
 
-        if ( w->tid < tid || (w->tid == tid && w->t0 <= t) )
+        if ( o->win[mid].tid < tid )
             lo = mid + 1;
         else
             hi = mid;
     }
-    if ( lo == 0 )
-        return NULL;
-    lo--;
-    return o->win[lo].tid == tid && o->win[lo].t1 >= t ? &o->win[lo] : NULL;
+    return lo;
 }
 
-size_t hvb_offcpu_cell_of(const struct hvb_offcpu *o, uint64_t tid, uint64_t t)
+static bool is_measured(const struct hvb_offcpu *o, uint64_t tid)
 {
-    const struct hvb_twindow *w = window_of(o, tid, t);
+    size_t k = first_window(o, tid);
 
-    return w != NULL ? w->cell : SIZE_MAX;
+    return k < o->nr_win && o->win[k].tid == tid;
 }
 
-static int add_span(struct hvb_offcpu *o, size_t *cap, const struct sw_ref *out,
-                    uint64_t t_in)
+/* The window of @tid holding @t, or NULL. */
+static const struct hvb_twindow *window_of(const struct hvb_offcpu *o,
+                                           uint64_t tid, uint64_t t)
 {
-    const struct hvb_twindow *w = window_of(o, out->tid, out->t);
+    size_t k = first_window(o, tid), last = SIZE_MAX;
 
-    if ( w == NULL )
-        return 0; /* not in a measured body */
-    if ( o->nr_spans == *cap )
+    /* A thread runs a few windows (a round each): scan them. */
+    for ( ; k < o->nr_win && o->win[k].tid == tid && o->win[k].t0 <= t; k++ )
+        last = k;
+    return last != SIZE_MAX && o->win[last].t1 >= t ? &o->win[last] : NULL;
+}
+
+/* The merged interval holding @t, or SIZE_MAX. */
+static size_t interval_of(const struct hvb_offcpu *o, uint64_t t)
+{
+    size_t lo = 0, hi = o->nr_iv;
+
+    while ( lo < hi )
     {
-        size_t c = *cap ? 2 * *cap : 4096;
+        size_t mid = (lo + hi) / 2;
+
+        if ( o->iv[mid].t0 <= t )
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && o->iv[lo - 1].t1 >= t ? lo - 1 : SIZE_MAX;
+}
+
+/* The cells' windows merged into intervals, by time. */
+static int merge_windows(struct hvb_offcpu *o)
+{
+    size_t i;
+
+    o->iv = malloc((o->nr_win + 1) * sizeof(*o->iv));
+    if ( o->iv == NULL )
+        return -ENOMEM;
+    memcpy(o->iv, o->win, o->nr_win * sizeof(*o->iv));
+    qsort(o->iv, o->nr_win, sizeof(*o->iv), t0_cmp);
+    for ( i = 0; i < o->nr_win; i++ )
+    {
+        struct hvb_twindow *last = o->nr_iv ? &o->iv[o->nr_iv - 1] : NULL;
+
+        if ( last != NULL && last->cell == o->iv[i].cell &&
+             o->iv[i].t0 <= last->t1 )
+        {
+            if ( o->iv[i].t1 > last->t1 )
+                last->t1 = o->iv[i].t1;
+        }
+        else
+            o->iv[o->nr_iv++] = o->iv[i];
+    }
+    return 0;
+}
+
+/* The thread entry of (@tid, @cell), added (no wall yet) if new. */
+static struct hvb_offcpu_thread *thread(struct hvb_offcpu *o, uint64_t tid,
+                                        size_t cell, bool measured)
+{
+    size_t i;
+
+    for ( i = o->nr_threads; i-- > 0 && o->threads[i].tid == tid; )
+        if ( o->threads[i].cell == cell )
+            return &o->threads[i];
+    if ( o->nr_threads == o->cap_threads )
+    {
+        size_t c = o->cap_threads ? 2 * o->cap_threads : 256;
+        struct hvb_offcpu_thread *n = realloc(o->threads, c * sizeof(*n));
+
+        if ( n == NULL )
+            return NULL;
+        o->threads = n;
+        o->cap_threads = c;
+    }
+    o->threads[o->nr_threads] =
+        (struct hvb_offcpu_thread){tid, 0, 0, 0, cell, measured};
+    return &o->threads[o->nr_threads++];
+}
+
+static int push_span(struct hvb_offcpu *o, struct hvb_offcpu_thread *th,
+                     uint64_t a, uint64_t b, const struct hvb_switch_ev *out)
+{
+    if ( th == NULL )
+        return -ENOMEM;
+    if ( o->nr_spans == o->cap_spans )
+    {
+        size_t c = o->cap_spans ? 2 * o->cap_spans : 4096;
         struct hvb_offcpu_span *n = realloc(o->spans, c * sizeof(*n));
 
         if ( n == NULL )
             return -ENOMEM;
         o->spans = n;
-        *cap = c;
+        o->cap_spans = c;
     }
     o->spans[o->nr_spans++] = (struct hvb_offcpu_span){
-        out->t, t_in < w->t1 ? t_in : w->t1, out->off, w->cell};
+        a, b, out->chain, out->kind, th->cell, (size_t)(th - o->threads)};
+    th->off_ns += b - a;
     return 0;
 }
 
-int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_sample_buf *sw,
-                     const struct hvb_twindow *w, size_t nw)
+/* A background thread's span [@a, @b) cut by the cells' intervals. */
+static int span_in_cells(struct hvb_offcpu *o, uint64_t tid, uint64_t a,
+                         uint64_t b, const struct hvb_switch_ev *out)
 {
-    struct sw_ref *r = calloc(sw->nr_samples + 1, sizeof(*r));
-    size_t off, n = 0, i, cap = 0;
-    const struct sw_ref *pending = NULL;
+    size_t lo = 0, hi = o->nr_iv;
+    int rc = 0;
+
+    while ( lo < hi ) /* the first interval ending after a */
+    {
+        size_t mid = (lo + hi) / 2;
+
+        if ( o->iv[mid].t1 <= a )
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for ( ; rc == 0 && lo < o->nr_iv && o->iv[lo].t0 < b; lo++ )
+    {
+        uint64_t x = a > o->iv[lo].t0 ? a : o->iv[lo].t0;
+        uint64_t y = b < o->iv[lo].t1 ? b : o->iv[lo].t1;
+
+        if ( x < y )
+            rc = push_span(o, thread(o, tid, o->iv[lo].cell, false), x, y, out);
+    }
+    return rc;
+}
+
+static int add_span(struct hvb_offcpu *o, uint64_t tid, bool measured,
+                    const struct hvb_switch_ev *out, uint64_t t_in,
+                    const uint64_t life[2])
+{
+    const struct hvb_twindow *w;
+
+    if ( !measured )
+        return span_in_cells(o, tid, out->t > life[0] ? out->t : life[0],
+                             t_in < life[1] ? t_in : life[1], out);
+    if ( (w = window_of(o, tid, out->t)) == NULL )
+        return 0; /* not in a measured body */
+    return push_span(o, thread(o, tid, w->cell, true), out->t,
+                     t_in < w->t1 ? t_in : w->t1, out);
+}
+
+/* The wall time of thread entries [@first, end): windows or life. */
+static int walls(struct hvb_offcpu *o, uint64_t tid, bool measured,
+                 size_t first, const uint64_t life[2])
+{
+    size_t i, k;
+
+    if ( measured )
+    {
+        for ( k = first_window(o, tid); k < o->nr_win && o->win[k].tid == tid;
+              k++ )
+        {
+            struct hvb_offcpu_thread *th = thread(o, tid, o->win[k].cell, true);
+
+            if ( th == NULL )
+                return -ENOMEM;
+            th->wall_ns += o->win[k].t1 - o->win[k].t0;
+        }
+        return 0;
+    }
+    for ( i = first; i < o->nr_threads; i++ )
+        for ( k = 0; k < o->nr_iv; k++ )
+        {
+            uint64_t x = life[0] > o->iv[k].t0 ? life[0] : o->iv[k].t0;
+            uint64_t y = life[1] < o->iv[k].t1 ? life[1] : o->iv[k].t1;
+
+            if ( o->iv[k].cell == o->threads[i].cell && x < y )
+                o->threads[i].wall_ns += y - x;
+        }
+    return 0;
+}
+
+/* One thread's events @r[0..n), by time: its spans and entries. */
+static int one_thread(struct hvb_offcpu *o, const struct ev_ref *r, size_t n)
+{
+    const struct hvb_switch_ev *ev = o->log->ev, *pending = NULL;
+    uint64_t tid = r[0].tid, life[2] = {0, UINT64_MAX};
+    bool measured = is_measured(o, tid);
+    size_t first = o->nr_threads, i, k;
+    int rc = 0;
+
+    if ( !measured && (tid == o->main_tid || hvb_own_thread(tid)) )
+        return 0; /* the harness's */
+    for ( i = 0; i < n; i++ )
+    {
+        const struct hvb_switch_ev *e = &ev[r[i].i];
+
+        if ( e->kind == HVB_SWITCH_FORK )
+            life[0] = e->t;
+        else if ( e->kind == HVB_SWITCH_EXIT )
+            life[1] = e->t;
+        /* Any event in a cell's time makes a background thread its. */
+        if ( !measured && (k = interval_of(o, e->t)) != SIZE_MAX &&
+             thread(o, tid, o->iv[k].cell, false) == NULL )
+            return -ENOMEM;
+    }
+    for ( i = 0; i < n && rc == 0; i++ )
+    {
+        const struct hvb_switch_ev *e = &ev[r[i].i];
+
+        if ( e->kind == HVB_SWITCH_OUT_BLOCKED ||
+             e->kind == HVB_SWITCH_OUT_RUNNABLE )
+        {
+            o->unpaired += pending != NULL;
+            pending = e;
+        }
+        else if ( e->kind == HVB_SWITCH_IN && pending != NULL )
+        {
+            rc = add_span(o, tid, measured, pending, e->t, life);
+            pending = NULL;
+        }
+    }
+    o->unpaired += pending != NULL;
+    return rc ? rc : walls(o, tid, measured, first, life);
+}
+
+int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
+                     const struct hvb_twindow *w, size_t nw, uint64_t main_tid)
+{
+    struct ev_ref *r = calloc(log->nr + 1, sizeof(*r));
+    size_t i, j;
     int rc = 0;
 
     memset(o, 0, sizeof(*o));
-    o->sw = sw;
+    o->log = log;
+    o->main_tid = main_tid;
     o->win = malloc((nw + 1) * sizeof(*o->win));
     if ( r == NULL || o->win == NULL )
     {
@@ -130,102 +327,66 @@ int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_sample_buf *sw,
     memcpy(o->win, w, nw * sizeof(*w));
     o->nr_win = nw;
     qsort(o->win, nw, sizeof(*w), win_cmp);
-    for ( off = 0; off < sw->len && n < sw->nr_samples;
-          off +=
-          HVB_SWITCH_HDR + sw->v[off + 3] + sw->v[off + 4] + sw->v[off + 5] )
-        r[n++] = (struct sw_ref){sw->v[off + 1], sw->v[off], off};
-    qsort(r, n, sizeof(*r), ref_cmp);
-    for ( i = 0; i < n && rc == 0; i++ )
+    rc = merge_windows(o);
+    for ( i = 0; i < log->nr; i++ )
+        r[i] = (struct ev_ref){log->ev[i].tid, log->ev[i].t, i};
+    qsort(r, log->nr, sizeof(*r), ref_cmp);
+    for ( i = 0; rc == 0 && i < log->nr; i = j )
     {
-        bool in = sw->v[r[i].off + 2] == HVB_SWITCH_IN;
-
-        if ( pending != NULL && pending->tid != r[i].tid )
-        {
-            o->unpaired++;
-            pending = NULL;
-        }
-        if ( !in )
-        {
-            o->unpaired += pending != NULL;
-            pending = &r[i];
-        }
-        else if ( pending != NULL )
-        {
-            rc = add_span(o, &cap, pending, r[i].t);
-            pending = NULL;
-        }
+        for ( j = i + 1; j < log->nr && r[j].tid == r[i].tid; j++ )
+            ;
+        rc = one_thread(o, &r[i], j - i);
     }
-    o->unpaired += pending != NULL;
     free(r);
     return rc;
 }
 
-/* The leaf of an off-CPU stack: why it was off CPU. */
-static const char *why(struct hvb_symbols *sym, const uint64_t *u, size_t nu,
-                       uint64_t kind)
+/* The entry of (@tid, @cell), or NULL. */
+static struct hvb_offcpu_thread *find_thread(struct hvb_offcpu *o, uint64_t tid,
+                                             size_t cell)
 {
-    size_t k, m;
+    size_t lo = 0, hi = o->nr_threads;
 
-    for ( k = 0; k < nu; k++ )
-        for ( m = 0; modelled[m] != NULL; m++ )
-            if ( strcmp(hvb_symbols_name(sym, u[k], k > 0), modelled[m]) == 0 )
-                return "[off-cpu: modelled sleep]";
-    return kind == HVB_SWITCH_OUT_RUNNABLE ? "[off-cpu: preempted]"
-                                           : "[off-cpu]";
-}
-
-/* Span @s's stack line, or NULL (out of memory); @modelled_sleep set. */
-static char *span_stack(const struct hvb_offcpu *o, const size_t rec,
-                        struct hvb_symbols *sym, const struct hvb_ksyms *ks,
-                        bool *modelled_sleep)
-{
-    const uint64_t *r = &o->sw->v[rec];
-    const uint64_t *kc = &r[HVB_SWITCH_HDR], *uc = kc + r[3];
-    uint64_t chain[MAX_CHAIN];
-    char tail[8192];
-    struct hv_strbuf sb;
-    const char *leaf;
-    size_t k, nf = 0;
-
-    /* Where it was, the callers the frame walk skipped, the walk. */
-    if ( r[4] > 0 )
+    while ( lo < hi ) /* entries are by tid */
     {
-        chain[nf++] = uc[0];
-        nf += hvb_symbols_unwind_sp(sym, uc[0], uc + r[4], r[5], &chain[1],
-                                    MAX_CHAIN / 2);
-        for ( k = 1; k < r[4] && nf < MAX_CHAIN; k++ )
-            if ( k > 1 || nf == 1 || uc[1] != chain[nf - 1] )
-                chain[nf++] = uc[k];
+        size_t mid = (lo + hi) / 2;
+
+        if ( o->threads[mid].tid < tid )
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    leaf = why(sym, chain, nf, r[2]);
-    *modelled_sleep = strcmp(leaf, "[off-cpu: modelled sleep]") == 0;
-    hv_strbuf_init(&sb, tail, sizeof(tail));
-    for ( k = r[3]; k-- > 0; ) /* outermost kernel frame first */
-        hv_strbuf_join(&sb, ";", "%s_[k]",
-                       hvb_ksyms_name(ks, k > 0 ? kc[k] - 1 : kc[k]));
-    hv_strbuf_join(&sb, ";", "%s", leaf);
-    return hvb_folded_stack(sym, chain, nf, true, tail);
+    for ( ; lo < o->nr_threads && o->threads[lo].tid == tid; lo++ )
+        if ( o->threads[lo].cell == cell )
+            return &o->threads[lo];
+    return NULL;
 }
 
-/* The wall view's on-CPU part: @cell's measured threads' samples. */
-static int on_cpu(const struct hvb_offcpu *o, size_t cell, double per,
+/* The wall view's on-CPU part: @cell's threads' samples. */
+static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
                   struct hvb_symbols *sym, const struct hvb_sample_buf *b,
                   uint64_t period_ns, struct hvb_folded_line **lines, size_t *n,
                   size_t *cap, struct hvb_offcpu_total *t)
 {
-    uint64_t chain[MAX_CHAIN];
-    size_t off, nf;
+    uint64_t chain[256];
+    size_t off, nf, k;
     int rc;
 
     for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2] )
     {
         const uint64_t *r = &b->v[off];
+        const struct hvb_twindow *w = window_of(o, r[1], r[0]);
+        struct hvb_offcpu_thread *th = NULL;
 
-        if ( hvb_offcpu_cell_of(o, r[1], r[0]) != cell )
-            continue;
-        nf = hvb_folded_sample_chain(sym, r, chain, MAX_CHAIN);
-        if ( nf == 0 )
-            continue;
+        if ( w != NULL )
+            th = w->cell == cell ? find_thread(o, r[1], cell) : NULL;
+        else if ( !is_measured(o, r[1]) &&
+                  (k = interval_of(o, r[0])) != SIZE_MAX &&
+                  o->iv[k].cell == cell )
+            th = find_thread(o, r[1], cell);
+        if ( th == NULL ||
+             (nf = hvb_folded_sample_chain(sym, r, chain, 256)) == 0 )
+            continue; /* not the cell's, or a thread it never saw */
         rc = hvb_folded_push(lines, n, cap,
                              hvb_folded_stack(sym, chain, nf, true, NULL),
                              (double)period_ns * per);
@@ -233,11 +394,91 @@ static int on_cpu(const struct hvb_offcpu *o, size_t cell, double per,
             return rc;
         t->samples++;
         t->on_ns += period_ns;
+        th->on_ns += period_ns;
     }
     return 0;
 }
 
-int hvb_offcpu_write(const struct hvb_offcpu *o, size_t cell, uint64_t ops,
+/* Functions whose sleep models a cost (the leaf says so). */
+static const char *const modelled[] = {"hv_virt_sleep_us", NULL};
+
+static bool is_modelled(struct hvb_symbols *sym, const uint64_t *u, size_t nu)
+{
+    size_t k, m;
+
+    for ( k = 0; k < nu; k++ )
+        for ( m = 0; modelled[m] != NULL; m++ )
+            if ( strcmp(hvb_symbols_name(sym, u[k], k > 0), modelled[m]) == 0 )
+                return true;
+    return false;
+}
+
+static const char *const leaves[] = {"[off-cpu]", "[off-cpu: preempted]",
+                                     "[off-cpu: modelled sleep]"};
+
+/* Chain @c's stack with leaf @leaf (an index of leaves[]), or NULL. */
+static char *chain_stack(const struct hvb_switch_log *l, size_t c,
+                         unsigned int leaf, struct hvb_symbols *sym,
+                         const struct hvb_ksyms *ks)
+{
+    const uint64_t *w = &l->words[l->chain_off[c]];
+    const uint64_t *kc = &w[2], *uc = kc + w[0];
+    char tail[8192];
+    struct hv_strbuf sb;
+    size_t k;
+
+    hv_strbuf_init(&sb, tail, sizeof(tail));
+    for ( k = w[0]; k-- > 0; ) /* outermost kernel frame first */
+        hv_strbuf_join(&sb, ";", "%s_[k]",
+                       hvb_ksyms_name(ks, k > 0 ? kc[k] - 1 : kc[k]));
+    hv_strbuf_join(&sb, ";", "%s", leaves[leaf]);
+    return hvb_folded_stack(sym, uc, w[1], true, tail);
+}
+
+/* The spans' weights summed per (chain, leaf), then one line each. */
+static int off_cpu(struct hvb_offcpu *o, size_t cell, double per,
+                   struct hvb_symbols *sym, const struct hvb_ksyms *ks,
+                   struct hvb_folded_line **lines, size_t *n, size_t *cap,
+                   struct hvb_offcpu_total *t)
+{
+    const struct hvb_switch_log *l = o->log;
+    uint64_t *ns = calloc(3 * l->nr_chains + 1, sizeof(*ns));
+    signed char *model = calloc(l->nr_chains + 1, 1);
+    size_t i;
+    int rc = 0;
+
+    if ( ns == NULL || model == NULL )
+        rc = -ENOMEM;
+    for ( i = 0; rc == 0 && i < o->nr_spans; i++ )
+    {
+        const struct hvb_offcpu_span *s = &o->spans[i];
+        const uint64_t *w = &l->words[l->chain_off[s->chain]];
+        unsigned int leaf = s->kind == HVB_SWITCH_OUT_RUNNABLE;
+
+        if ( s->cell != cell )
+            continue;
+        if ( model[s->chain] == 0 )
+            model[s->chain] = is_modelled(sym, &w[2 + w[0]], w[1]) ? 1 : -1;
+        if ( model[s->chain] > 0 )
+            leaf = 2;
+        ns[3 * s->chain + leaf] += s->t_in - s->t_out;
+        t->spans++;
+        t->off_ns += s->t_in - s->t_out;
+        t->preempted_ns += leaf == 1 ? s->t_in - s->t_out : 0;
+        t->modelled_ns += leaf == 2 ? s->t_in - s->t_out : 0;
+    }
+    for ( i = 0; rc == 0 && i < 3 * l->nr_chains; i++ )
+        if ( ns[i] )
+            rc = hvb_folded_push(
+                lines, n, cap,
+                chain_stack(l, i / 3, (unsigned int)(i % 3), sym, ks),
+                (double)ns[i] * per);
+    free(ns);
+    free(model);
+    return rc;
+}
+
+int hvb_offcpu_write(struct hvb_offcpu *o, size_t cell, uint64_t ops,
                      struct hvb_symbols *sym, const struct hvb_ksyms *ks,
                      const struct hvb_sample_buf *cpu, uint64_t period_ns,
                      const char *path, struct hvb_offcpu_total *t)
@@ -245,33 +486,30 @@ int hvb_offcpu_write(const struct hvb_offcpu *o, size_t cell, uint64_t ops,
     struct hvb_folded_line *lines = NULL;
     double per = ops ? 1.0 / (double)ops : 0;
     size_t n = 0, cap = 0, i;
-    int rc = 0;
+    int rc;
 
     memset(t, 0, sizeof(*t));
     t->ops = ops;
-    for ( i = 0; i < o->nr_win; i++ )
-        if ( o->win[i].cell == cell )
-            t->wall_ns += o->win[i].t1 - o->win[i].t0;
-    for ( i = 0; i < o->nr_spans && rc == 0; i++ )
-    {
-        const struct hvb_offcpu_span *s = &o->spans[i];
-        uint64_t ns = s->t_in - s->t_out;
-        bool model;
-
-        if ( s->cell != cell )
-            continue;
-        rc = hvb_folded_push(&lines, &n, &cap,
-                             span_stack(o, s->rec, sym, ks, &model),
-                             (double)ns * per);
-        t->spans++;
-        t->off_ns += ns;
-        if ( model )
-            t->modelled_ns += ns;
-        else if ( o->sw->v[s->rec + 2] == HVB_SWITCH_OUT_RUNNABLE )
-            t->preempted_ns += ns;
-    }
+    rc = off_cpu(o, cell, per, sym, ks, &lines, &n, &cap, t);
     if ( rc == 0 && cpu != NULL )
         rc = on_cpu(o, cell, per, sym, cpu, period_ns, &lines, &n, &cap, t);
+    for ( i = 0; i < o->nr_threads; i++ )
+        if ( o->threads[i].cell == cell )
+        {
+            t->threads++;
+            t->measured += o->threads[i].measured;
+            t->wall_ns += o->threads[i].wall_ns;
+        }
+    for ( i = 0; cpu != NULL && i < o->nr_threads; i++ )
+    {
+        const struct hvb_offcpu_thread *th = &o->threads[i];
+        double d = 1 - (double)(th->off_ns + th->on_ns) / (double)th->wall_ns;
+
+        /* A thread of under 1% of the cell's time is not judged alone. */
+        if ( th->cell == cell && th->wall_ns > 0 &&
+             th->wall_ns * 100 >= t->wall_ns && fabs(d) > t->worst_unaccounted )
+            t->worst_unaccounted = fabs(d);
+    }
     if ( rc == 0 )
         rc = hvb_folded_emit(path, lines, n, false);
     t->stacks = n;
@@ -282,6 +520,8 @@ int hvb_offcpu_write(const struct hvb_offcpu *o, size_t cell, uint64_t ops,
 void hvb_offcpu_free(struct hvb_offcpu *o)
 {
     free(o->win);
+    free(o->iv);
     free(o->spans);
+    free(o->threads);
     memset(o, 0, sizeof(*o));
 }

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hvb/own_threads.h>
 #include <hvb/perf_rings.h>
 
 #define MAX_CPUS 256
@@ -99,6 +100,7 @@ static void *reader_main(void *arg)
     const struct timespec nap = {0, 10000000};
     unsigned int i;
 
+    hvb_own_thread_mark();
     while ( !atomic_load(&s->go) )
     {
         if ( atomic_load(&s->stop) )

@@ -43,7 +43,8 @@ struct hvb_sampler {
     bool oom;
 };
 
-static void fill_attr(struct perf_event_attr *a, bool cycles, unsigned int freq)
+static void fill_attr(struct perf_event_attr *a, bool cycles, unsigned int freq,
+                      bool kernel)
 {
     memset(a, 0, sizeof(*a));
     a->size = sizeof(*a);
@@ -64,7 +65,7 @@ static void fill_attr(struct perf_event_attr *a, bool cycles, unsigned int freq)
                      PERF_SAMPLE_CALLCHAIN;
     a->disabled = 1;
     a->inherit = 1;
-    a->exclude_kernel = 1;
+    a->exclude_kernel = !kernel;
     a->exclude_hv = 1;
     a->exclude_callchain_kernel = 1;
     a->sample_max_stack = MAX_STACK;
@@ -165,7 +166,7 @@ bool hvb_sampler_pmu_present(void)
 }
 
 int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
-                     unsigned int freq, char *err, size_t len)
+                     unsigned int freq, bool kernel, char *err, size_t len)
 {
     struct hvb_sampler *s = calloc(1, sizeof(*s));
     struct perf_event_attr a;
@@ -176,7 +177,7 @@ int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
     if ( s == NULL )
         return -ENOMEM;
 retry:
-    fill_attr(&a, cycles, freq);
+    fill_attr(&a, cycles, freq, kernel);
     s->event = cycles ? "cycles" : "cpu-clock";
     rc = hvb_perf_rings_open(&s->rings, &a, DATA_PAGES, take_sample, s,
                              s->event, err, len);

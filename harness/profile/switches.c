@@ -4,17 +4,24 @@
  * waits for a futex from t=100 us to t=300 us on CPU 0, then runs on
  * CPU 1, gives two records, from two rings:
  *
- *   sched_switch sample, CPU 0, t=100 us, tid T, prev_state S (1):
- *     [100000, T, OUT_BLOCKED, 3, 4, __schedule, schedule, futex_wait,
- *      __lll_lock_wait, pthread_mutex_lock, hv_lockstat_mutex_lock, main]
- *   PERF_RECORD_SWITCH (in), CPU 1, t=300 us, tid T: [300000, T, IN, 0, 0]
+ *   sched_switch sample, CPU 0, t=100 us, tid T, prev_state S (1), the
+ *     chain [kernel: __schedule, schedule, futex_wait, ...; user:
+ *     __lll_lock_wait, main] and the 64 words at the user stack pointer
+ *   PERF_RECORD_SWITCH (in), CPU 1, t=300 us, tid T
  *
- * and hvb/offcpu.h makes them 200 us off CPU in that stack.  The sample
+ * logged as {100000, T, OUT_BLOCKED, chain c} and {300000, T, IN}, the
+ * chain c = [3, 3, __schedule, schedule, futex_wait, __lll_lock_wait,
+ * pthread_mutex_lock, main]: pthread_mutex_lock, which has no frame
+ * pointer, put back by the reader from the stack words and the CFI.
+ * hvb/offcpu.h makes them 200 us off CPU in that stack.  The sample
  * is taken as the thread leaves (it is still "current"), so its call
  * chain is where it blocked; the tracepoint's own fields (the raw data,
  * laid out as tracefs's format file says) give prev_state: 0 is a
  * preemption, anything else a sleep.  The records of a switch in come
- * from attr.context_switch, with the thread and time of sample_id_all.
+ * from attr.context_switch, fork and exit from attr.task, with the
+ * thread and time of sample_id_all.  The reader unwinds and interns as
+ * it goes: a boot storm switches millions of times, over a few hundred
+ * stacks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,8 +35,9 @@
 
 #include <hvb/perf_rings.h>
 #include <hvb/switches.h>
+#include <hvb/symbols.h>
 
-#define DATA_PAGES 256 /* a power of two: 1 MiB per CPU */
+#define DATA_PAGES 2048 /* a power of two: 8 MiB per CPU */
 #define MAX_STACK  127
 #define DUMP_WORDS 64 /* of the user stack, for unwinding through glibc */
 
@@ -42,7 +50,8 @@
 
 struct hvb_switches {
     struct hvb_perf_rings *rings;
-    struct hvb_sample_buf buf;          /* under the rings' reader */
+    struct hvb_symbols *sym;            /* the reader's, for unwinding */
+    struct hvb_switch_log log;          /* under the rings' reader */
     unsigned int state_off, state_size; /* prev_state in the raw data */
     bool oom;
 };
@@ -117,12 +126,6 @@ static int read_format(struct hvb_switches *s, uint64_t *id, char *err,
     return rc;
 }
 
-static void push(struct hvb_switches *s, const uint64_t *rec, size_t n)
-{
-    if ( !hvb_sample_buf_push(&s->buf, rec, n) )
-        s->oom = true;
-}
-
 /*
  * After RAW: REGS_USER (abi, sp if abi), STACK_USER (size, the words,
  * dyn_size if size): the words at sp into @dump, their number.
@@ -146,13 +149,49 @@ static size_t user_stack(const uint64_t *p, size_t w, size_t words,
     return size;
 }
 
+/*
+ * The user chain @uc[0..nu) with the callers the frame walk skipped put
+ * back, from the @ns words @dump at the stack pointer, into @out (at
+ * most @max): where it was, the callers found by CFI, the rest of the
+ * walk.  Returns their number.
+ */
+static size_t unwind(struct hvb_switches *s, const uint64_t *uc, size_t nu,
+                     const uint64_t *dump, size_t ns, uint64_t *out, size_t max)
+{
+    size_t n = 0, k;
+
+    if ( nu == 0 || max < 2 )
+        return 0;
+    out[n++] = uc[0];
+    if ( s->sym != NULL )
+        n += hvb_symbols_unwind_sp(s->sym, uc[0], dump, ns, &out[1], max / 2);
+    for ( k = 1; k < nu && n < max; k++ )
+        if ( k > 1 || n == 1 || uc[1] != out[n - 1] )
+            out[n++] = uc[k];
+    return n;
+}
+
+/* The prev_state byte of the raw data at @raw (@size bytes); 1 if absent. */
+static uint64_t prev_state(const struct hvb_switches *s,
+                           const unsigned char *raw, uint32_t size)
+{
+    uint64_t v = 0;
+
+    if ( s->state_off + s->state_size > size )
+        return 1;
+    /* Little-endian: the low byte first either way. */
+    memcpy(&v, raw + 4 + s->state_off, s->state_size);
+    return v & 0xff; /* TASK_REPORT: 0 is running */
+}
+
 /* TID, TIME, CALLCHAIN (nr, ips), RAW (u32 size, data, padding), regs. */
 static void take_out(struct hvb_switches *s, const uint64_t *p, size_t words)
 {
-    uint64_t rec[HVB_SWITCH_HDR + MAX_STACK + DUMP_WORDS], user[MAX_STACK];
+    uint64_t w[2 + 2 * MAX_STACK], user[MAX_STACK], dump[DUMP_WORDS];
     uint64_t ctx = 0, nk = 0, nu = 0, state = 1, nr, i, ns = 0;
     const unsigned char *raw;
-    uint32_t size;
+    uint32_t size = 0;
+    long chain;
 
     if ( words < 3 || (nr = p[2]) > words - 3 )
         return;
@@ -161,55 +200,52 @@ static void take_out(struct hvb_switches *s, const uint64_t *p, size_t words)
         if ( p[3 + i] >= (uint64_t)PERF_CONTEXT_MAX )
             ctx = p[3 + i]; /* PERF_CONTEXT_KERNEL, _USER */
         else if ( ctx == (uint64_t)PERF_CONTEXT_KERNEL && nk < MAX_STACK )
-            rec[HVB_SWITCH_HDR + nk++] = p[3 + i];
+            w[2 + nk++] = p[3 + i];
         else if ( ctx == (uint64_t)PERF_CONTEXT_USER && nu < MAX_STACK )
             user[nu++] = p[3 + i];
     }
-    if ( nk + nu > MAX_STACK )
-        nu = MAX_STACK - nk;
-    memcpy(&rec[HVB_SWITCH_HDR + nk], user, nu * sizeof(user[0]));
     raw = (const unsigned char *)&p[3 + nr];
     if ( 3 + nr < words )
     {
         memcpy(&size, raw, sizeof(size));
-        ns = user_stack(p, 3 + nr + (4 + size + 7) / 8, words,
-                        &rec[HVB_SWITCH_HDR + nk + nu]);
-        if ( s->state_off + s->state_size <= size &&
-             (size_t)(raw + 4 + size - (const unsigned char *)p) <= words * 8 )
+        if ( (size_t)(raw + 4 + size - (const unsigned char *)p) <= words * 8 )
         {
-            uint64_t v = 0;
-
-            /* Little-endian: the low byte first either way. */
-            memcpy(&v, raw + 4 + s->state_off, s->state_size);
-            state = v & 0xff; /* TASK_REPORT: 0 is running */
+            state = prev_state(s, raw, size);
+            ns = user_stack(p, 3 + nr + (4 + size + 7) / 8, words, dump);
         }
     }
-    rec[0] = p[1];
-    rec[1] = p[0] >> 32;
-    rec[2] = state ? HVB_SWITCH_OUT_BLOCKED : HVB_SWITCH_OUT_RUNNABLE;
-    rec[3] = nk;
-    rec[4] = nu;
-    rec[5] = ns;
-    push(s, rec, HVB_SWITCH_HDR + nk + nu + ns);
+    w[0] = nk;
+    w[1] = unwind(s, user, nu, dump, ns, &w[2 + nk], MAX_STACK);
+    chain = hvb_switch_log_intern(&s->log, w, 2 + nk + w[1]);
+    if ( chain < 0 ||
+         hvb_switch_log_event(&s->log, p[1], (uint32_t)(p[0] >> 32),
+                              state ? HVB_SWITCH_OUT_BLOCKED
+                                    : HVB_SWITCH_OUT_RUNNABLE,
+                              (uint32_t)chain) )
+        s->oom = true;
 }
 
 static void take_record(void *ctx, const struct perf_event_header *h,
                         const uint64_t *p, size_t words)
 {
     struct hvb_switches *s = ctx;
-    uint64_t rec[HVB_SWITCH_HDR] = {0};
+    int rc = 0;
 
     if ( h->type == PERF_RECORD_SAMPLE )
         take_out(s, p, words);
     else if ( h->type == PERF_RECORD_SWITCH &&
               !(h->misc & PERF_RECORD_MISC_SWITCH_OUT) && words >= 2 )
-    {
         /* sample_id_all: the thread and time of the switch in. */
-        rec[0] = p[1];
-        rec[1] = p[0] >> 32;
-        rec[2] = HVB_SWITCH_IN;
-        push(s, rec, HVB_SWITCH_HDR);
-    }
+        rc = hvb_switch_log_event(&s->log, p[1], (uint32_t)(p[0] >> 32),
+                                  HVB_SWITCH_IN, 0);
+    else if ( (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
+              words >= 3 )
+        /* pid, ppid, tid, ptid (u32 each), time. */
+        rc = hvb_switch_log_event(
+            &s->log, p[2], (uint32_t)p[1],
+            h->type == PERF_RECORD_FORK ? HVB_SWITCH_FORK : HVB_SWITCH_EXIT, 0);
+    if ( rc )
+        s->oom = true;
 }
 
 int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
@@ -241,6 +277,7 @@ int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
         a.sample_stack_user = 8 * DUMP_WORDS;
     }
     a.context_switch = 1;
+    a.task = 1; /* fork and exit */
     a.sample_id_all = 1;
     a.disabled = 1;
     a.inherit = 1;
@@ -260,6 +297,9 @@ int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
 
 int hvb_switches_enable(struct hvb_switches *s)
 {
+    /* Without symbols, chains keep the frame walk's frames alone. */
+    if ( s->sym == NULL && hvb_symbols_open(&s->sym) != 0 )
+        s->sym = NULL;
     return hvb_perf_rings_enable(s->rings);
 }
 
@@ -269,9 +309,9 @@ int hvb_switches_stop(struct hvb_switches *s)
     return s->oom ? -ENOMEM : 0;
 }
 
-const struct hvb_sample_buf *hvb_switches_records(const struct hvb_switches *s)
+const struct hvb_switch_log *hvb_switches_log(const struct hvb_switches *s)
 {
-    return &s->buf;
+    return &s->log;
 }
 
 uint64_t hvb_switches_lost(const struct hvb_switches *s)
@@ -284,6 +324,7 @@ void hvb_switches_close(struct hvb_switches *s)
     if ( s == NULL )
         return;
     hvb_perf_rings_close(s->rings);
-    free(s->buf.v);
+    hvb_symbols_close(s->sym);
+    hvb_switch_log_free(&s->log);
     free(s);
 }

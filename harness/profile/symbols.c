@@ -17,10 +17,18 @@ struct slot {
     char *name;
 };
 
+/* A pc's CFA rule, cached: off > 0 is "rsp + off", 0 anything else. */
+struct cfa_slot {
+    uint64_t pc; /* 0 = free */
+    uint64_t off;
+};
+
 struct hvb_symbols {
     Dwfl *dwfl;
     struct slot *tab;
     size_t cap, nr;
+    struct cfa_slot *cfa;
+    size_t cfa_cap, cfa_nr;
 };
 
 static char *debuginfo_path;
@@ -125,7 +133,7 @@ const char *hvb_symbols_name(struct hvb_symbols *s, uint64_t addr, bool ret)
  * frame is not set up there (CFA = rsp + off): true with @off, or false
  * (the CFA is rbp-based, or no CFI says).
  */
-static bool cfa_on_sp(struct hvb_symbols *s, uint64_t pc, uint64_t *off)
+static bool cfa_lookup(struct hvb_symbols *s, uint64_t pc, uint64_t *off)
 {
 #if defined(__x86_64__)
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
@@ -156,6 +164,52 @@ static bool cfa_on_sp(struct hvb_symbols *s, uint64_t pc, uint64_t *off)
 #else
     return false;
 #endif
+}
+
+static struct cfa_slot *cfa_slot(struct cfa_slot *t, size_t cap, uint64_t pc)
+{
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+    while ( t[i].pc != 0 && t[i].pc != pc )
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* Grow the cache to keep it at most half full; false: out of memory. */
+static bool cfa_grow(struct hvb_symbols *s)
+{
+    size_t cap = s->cfa_cap ? 2 * s->cfa_cap : 4096, i;
+    struct cfa_slot *t;
+
+    if ( 2 * (s->cfa_nr + 1) <= s->cfa_cap )
+        return true;
+    if ( (t = calloc(cap, sizeof(*t))) == NULL )
+        return false;
+    for ( i = 0; i < s->cfa_cap; i++ )
+        if ( s->cfa[i].pc != 0 )
+            *cfa_slot(t, cap, s->cfa[i].pc) = s->cfa[i];
+    free(s->cfa);
+    s->cfa = t;
+    s->cfa_cap = cap;
+    return true;
+}
+
+/* cfa_lookup(), cached (the off-CPU view asks for the same pcs often). */
+static bool cfa_on_sp(struct hvb_symbols *s, uint64_t pc, uint64_t *off)
+{
+    struct cfa_slot *e;
+
+    if ( pc == 0 || !cfa_grow(s) )
+        return pc != 0 && cfa_lookup(s, pc, off);
+    e = cfa_slot(s->cfa, s->cfa_cap, pc);
+    if ( e->pc == 0 )
+    {
+        e->pc = pc;
+        e->off = cfa_lookup(s, pc, off) ? *off : 0;
+        s->cfa_nr++;
+    }
+    *off = e->off;
+    return e->off != 0;
 }
 
 size_t hvb_symbols_unwind_sp(struct hvb_symbols *s, uint64_t ip,
@@ -194,6 +248,7 @@ void hvb_symbols_close(struct hvb_symbols *s)
     for ( i = 0; s->tab && i < s->cap; i++ )
         free(s->tab[i].name);
     free(s->tab);
+    free(s->cfa);
     if ( s->dwfl )
         dwfl_end(s->dwfl);
     free(s);

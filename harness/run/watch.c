@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hvb/own_threads.h>
 #include <hvb/watch.h>
 
 #define POLL_MS         250
@@ -81,6 +82,7 @@ static void *watch_main(void *arg)
     int n;
 
     (void)arg;
+    hvb_own_thread_mark();
     for ( ;; )
     {
         n = poll(fds, 2, POLL_MS);

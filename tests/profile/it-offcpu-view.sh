@@ -13,13 +13,15 @@
 # leaf '[off-cpu]'.  A loaded machine stretches the waits of both runs
 # unevenly: the pair is tried three times, and 77 if it never held.
 #
-# Wall: on + off CPU = wall within 5% per thread (one measured thread),
-# for lock-hold (mostly off CPU) and lookup (all on CPU); the folded
-# weights sum to results.json's figures.
+# Wall: on + off CPU = wall within 5% for every thread of the cell
+# (sampled at 4999 Hz: a thread's on-CPU time is then within about 2%),
+# for lock-hold (the waiter off CPU, the holder on) and lookup (on
+# CPU); the folded weights sum to results.json's figures.
 #
-# Seed 003 (parallel-create, seclock=global, namesearch=lock-each): the
-# clients' off-CPU time shows the security manager's queue (global_label
-# blocked in pthread_mutex_lock) beside their wait for the daemon.
+# Seed 003 (parallel-create, seclock=global, namesearch=lock-each): of
+# the cell's threads' waits in a mutex, the security manager's queue
+# (global_label blocked in pthread_mutex_lock) is the heaviest, and at
+# least 5% of all their off-CPU time (idle pool threads included).
 #
 # --diff: the wall view's differential files.  Without the tracepoint
 # (run as nobody: tracefs is root's) --view offcpu falls back to the
@@ -62,13 +64,19 @@ for line in open(glob.glob(d + "/*-%s.folded" % view)[0]):
             assert any(f.startswith("futex") and f.endswith("_[k]")
                        for f in frames), stack
         mutex += w
+run = r["hvbench"]["profile"]
+assert run["view"] == view, run
+if view != "wait":
+    assert "sched:sched_switch" in run["event"], run
+    assert run["lost_switches"] == 0, run
 key = {"offcpu": "off_cpu_ns_per_op", "wall": "wall_ns_per_op",
        "wait": "wait_ns_per_op"}[view]
 want = prof[key] * (1 - prof.get("unaccounted_share", 0))
 assert abs(total - want) <= 1e-3 * want + 1e-6, (total, want)
-print("%.1f %.1f %.1f %.1f %.4f" % (mutex, total, want,
+print("%.1f %.1f %.1f %.1f %.4f %.4f" % (mutex, total, want,
       r["benchmarks"][0].get("lock_call_ns", 0),
-      prof.get("unaccounted_share", 0)))
+      prof.get("unaccounted_share", 0),
+      prof.get("worst_thread_unaccounted_share", 0)))
 PY
 
 # within A B F P: is A within P% of B x F?
@@ -123,7 +131,7 @@ run_attempts accuracy
 
 # Wall: on + off = wall within 5%, the files' sums the JSON's.
 for w in "lock-hold --threads 1 --iterations 2000 --repetitions 1
-          --param lock=mutex --param hold_ns=200000" \
+          --param lock=mutex --param hold_ns=200000 --frequency 4999" \
     "lookup --threads 1 --min-time 0.3 --repetitions 1 --frequency 4999"; do
     rm -rf "$tmp/wall"
     # shellcheck disable=SC2086
@@ -137,9 +145,10 @@ for w in "lock-hold --threads 1 --iterations 2000 --repetitions 1
         continue
     fi
     set -- $got
-    echo "wall view of ${w%% *}: accounted $3 ns/op, not accounted $5"
-    $py -c "import sys; sys.exit(abs(float(sys.argv[1])) > 0.05)" "$5" ||
-        bad "${w%% *}: on + off CPU not within 5% of wall ($5 not accounted)"
+    echo "wall view of ${w%% *}: accounted $3 ns/op, not accounted $5" \
+        "(the worst thread $6)"
+    $py -c "import sys; sys.exit(abs(float(sys.argv[1])) > 0.05)" "$6" ||
+        bad "${w%% *}: on + off CPU not within 5% of a thread's wall ($6)"
     for f in "$tmp"/wall/*-wall.svg "$tmp"/wall/*-wall.speedscope.json; do
         [ -s "$f" ] || bad "missing $f"
     done
@@ -154,17 +163,20 @@ if ! "$hvbench" profile parallel-create --plugin seclock=global \
     bad "seed 003 --view offcpu failed: $(cat "$tmp/err")"
 else
     out=$($py - "$tmp/s" <<'PY' 2>&1
-import glob, sys
-tot = sec = 0.0
+import collections, glob, sys
+tot, locks = 0.0, collections.Counter()
 for line in open(glob.glob(sys.argv[1] + "/*-offcpu.folded")[0]):
     stack, w = line.rsplit(" ", 1)
-    f = stack.split(";")
+    f = [x for x in stack.split(";") if not x.endswith("_[k]")]
     tot += float(w)
-    if "global_label" in f and any("pthread_mutex_lock" in x for x in f):
-        sec += float(w)
-print("security manager queue %.1f of %.1f ms/op off CPU" %
-      (sec / 1e6, tot / 1e6))
-sys.exit(sec < 0.10 * tot)
+    for i, x in enumerate(f):
+        if "pthread_mutex_lock" in x and f[-1] == "[off-cpu]":
+            locks[f[i - 1]] += float(w)  # who waited for a mutex
+            break
+top, sec = locks.most_common(1)[0]
+print("security manager queue %.1f of %.1f ms/op off CPU; the heaviest "
+      "mutex wait is in %s" % (locks["global_label"] / 1e6, tot / 1e6, top))
+sys.exit(top != "global_label" or sec < 0.05 * tot)
 PY
     ) || bad "seed 003: $out"
     echo "seed 003: $out"

@@ -42,6 +42,16 @@ int hvb_folded_write(const char *path, const struct hvb_sample_buf *b,
 size_t hvb_folded_sample_chain(struct hvb_symbols *sym, const uint64_t *r,
                                uint64_t *chain, size_t max);
 
+/*
+ * hvb_folded_pair_name - the file name part for slugs @a -> @b:
+ * "A--vs--B", or where that is longer than HVB_FOLDED_NAME_MAX (a file
+ * name has 255 bytes, the drawing adds suffixes), A cut to half of it,
+ * the part of B that differs from A (a slot's plugin, mostly) and a hash
+ * of B, e.g. "boot-storm_..._quota=hashtbl-copy_...--vs--persistent-1a2b3c4d".
+ */
+#define HVB_FOLDED_NAME_MAX 180
+void hvb_folded_pair_name(const char *a, const char *b, char *out, size_t len);
+
 /* One stack line ("root;...;leaf") and its weight, while a file is made. */
 struct hvb_folded_line {
     char *stack;

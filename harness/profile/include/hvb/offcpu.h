@@ -11,9 +11,12 @@
  * (hvb/sampler.h), each worth the sampling period, so that on + off is
  * the thread's wall time; what is left is printed as not accounted for.
  *
- * Only the threads that run a cell's body count (their windows, given
- * by the caller): a background thread's sleeps are not a client's wait.
- * Weights are in ns per op: the cell's threads' time over their ops.
+ * A cell's threads are those that run its body (inside their windows,
+ * given by the caller) and every other thread of the process but the
+ * harness's main one while the cell runs (the daemons, pools and VM
+ * threads of a macro workload: a client's wait is often their work),
+ * from their fork to their exit.  Weights are in ns per op: the cell's
+ * threads' time over its ops.
  */
 #ifndef HVB_OFFCPU_H
 #define HVB_OFFCPU_H
@@ -21,8 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include <hvb/ksyms.h>
 #include <hvb/sampler.h>
+#include <hvb/switches.h>
 #include <hvb/symbols.h>
 
 /* A measured thread @tid ran cell @cell's body from @t0 to @t1 (ns). */
@@ -32,45 +38,58 @@ struct hvb_twindow {
 };
 
 struct hvb_offcpu_span {
-    uint64_t t_out, t_in; /* clipped to the window */
-    size_t rec;           /* the switch out's record (offset) */
+    uint64_t t_out, t_in; /* clipped to the cell */
+    uint32_t chain;       /* the switch out's */
+    uint16_t kind;        /* enum hvb_switch_kind: why it left */
+    size_t cell, thread;  /* hvb_offcpu.threads' index */
+};
+
+/* A thread's time in a cell: its windows, or its life in the cell. */
+struct hvb_offcpu_thread {
+    uint64_t tid, wall_ns, on_ns, off_ns;
     size_t cell;
+    bool measured;
 };
 
 struct hvb_offcpu {
-    const struct hvb_sample_buf *sw;
+    const struct hvb_switch_log *log;
     struct hvb_twindow *win; /* by tid, then t0 */
     size_t nr_win;
+    struct hvb_twindow *iv; /* the cells' windows merged, by time */
+    size_t nr_iv;
+    uint64_t main_tid; /* the harness's; never a cell's */
     struct hvb_offcpu_span *spans;
-    size_t nr_spans;
+    size_t nr_spans, cap_spans;
+    struct hvb_offcpu_thread *threads;
+    size_t nr_threads, cap_threads;
     uint64_t unpaired; /* switches out whose switch in was not seen */
 };
 
-/* A cell's totals, in ns of its measured threads. */
+/* A cell's totals, in ns of its threads. */
 struct hvb_offcpu_total {
     uint64_t ops, wall_ns, on_ns, off_ns;
     uint64_t preempted_ns, modelled_ns; /* parts of off_ns */
     uint64_t spans, samples;
-    size_t stacks;
+    size_t stacks, threads, measured;
+    double worst_unaccounted; /* of a thread, on + off against its wall */
 };
 
 /*
- * hvb_offcpu_build - pair @sw's switches per thread into spans inside
- * @w's windows (copied).  0 or -ENOMEM.
+ * hvb_offcpu_build - pair @log's switches per thread into spans of
+ * the cells: a measured thread's inside its windows @w (copied), any
+ * other thread's (not @main_tid) inside the time a cell ran (its
+ * windows merged), clipped to its fork and exit.  0 or -ENOMEM.
  */
-int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_sample_buf *sw,
-                     const struct hvb_twindow *w, size_t nw);
-
-/* The cell whose window of thread @tid holds @t, or SIZE_MAX. */
-size_t hvb_offcpu_cell_of(const struct hvb_offcpu *o, uint64_t tid, uint64_t t);
+int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
+                     const struct hvb_twindow *w, size_t nw, uint64_t main_tid);
 
 /*
  * hvb_offcpu_write - cell @cell's stacks to @path (folded, atomically),
- * in ns per op over @ops: its off-CPU spans, and with @cpu (the wall
- * view) its threads' on-CPU samples, @period_ns each.  @t gets the
+ * in ns per op over @ops: its threads' off-CPU spans, and with @cpu (the
+ * wall view) their on-CPU samples, @period_ns each.  @t gets the
  * totals.  0 or -errno.
  */
-int hvb_offcpu_write(const struct hvb_offcpu *o, size_t cell, uint64_t ops,
+int hvb_offcpu_write(struct hvb_offcpu *o, size_t cell, uint64_t ops,
                      struct hvb_symbols *sym, const struct hvb_ksyms *ks,
                      const struct hvb_sample_buf *cpu, uint64_t period_ns,
                      const char *path, struct hvb_offcpu_total *t);

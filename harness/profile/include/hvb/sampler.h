@@ -43,10 +43,13 @@ bool hvb_sample_buf_push(struct hvb_sample_buf *b, const uint64_t *v, size_t n);
 
 /*
  * hvb_sampler_open - open (disabled) and start the reader.  @freq in Hz.
- * 0 or -errno with @err ("cycles: no hardware PMU", ...).
+ * With @kernel, time in the kernel is sampled too (a sample there keeps
+ * the user call chain that entered it): the wall view's on-CPU time must
+ * count a syscall's; else user time alone.  0 or -errno with @err
+ * ("cycles: no hardware PMU", ...).
  */
 int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
-                     unsigned int freq, char *err, size_t len);
+                     unsigned int freq, bool kernel, char *err, size_t len);
 int hvb_sampler_enable(struct hvb_sampler *s);
 /* Disable, drain, stop the reader; the samples stay until close. */
 int hvb_sampler_stop(struct hvb_sampler *s);

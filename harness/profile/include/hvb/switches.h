@@ -4,9 +4,9 @@
  * this process (hvb/perf_rings.h: one event per CPU, its threads
  * followed), every switch recorded, with the call chain the thread
  * blocked in, kernel and user, and the kernel's context-switch records
- * for the moment it ran again.  A thread is off CPU from its switch out
- * to its next switch in: hvb/offcpu.h turns the records into those
- * intervals and their stacks.
+ * for the moment it ran again, and the thread's fork and exit.  A thread
+ * is off CPU from its switch out to its next switch in: hvb/offcpu.h
+ * turns the events into those intervals and their stacks.
  *
  * The tracepoint needs tracefs (mounted here when it is not, as perf
  * does) and, for other users than root, perf_event_paranoid <= 1 (call
@@ -18,32 +18,59 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hvb/sampler.h>
-
-/*
- * One record in the buffer (hvb_sample_buf's words): rec[0] time (ns,
- * CLOCK_MONOTONIC), rec[1] tid, rec[2] kind (below), rec[3] nk, rec[4]
- * nu and rec[5] ns, then nk kernel return addresses and nu user ones,
- * each innermost first (the first of each is where it was), then the ns
- * words of the user stack at its stack pointer (to find the callers that
- * the frame-pointer walk skipped: hvb_symbols_unwind_sp()).  A switch in
- * has no frames.
- */
-#define HVB_SWITCH_HDR 6
 enum hvb_switch_kind {
     HVB_SWITCH_IN,
     HVB_SWITCH_OUT_BLOCKED,  /* it slept: a futex, a read, poll, a sleep */
     HVB_SWITCH_OUT_RUNNABLE, /* it was preempted, still runnable */
+    HVB_SWITCH_FORK,         /* the thread began */
+    HVB_SWITCH_EXIT,         /* the thread ended */
 };
+
+/* One event of a thread: a switch out names its call chain. */
+struct hvb_switch_ev {
+    uint64_t t; /* ns, CLOCK_MONOTONIC */
+    uint32_t tid;
+    uint16_t kind;  /* enum hvb_switch_kind */
+    uint32_t chain; /* a switch out's: hvb_switch_log.chain_off's index */
+};
+
+/*
+ * What was recorded.  The call chains are kept once each (a million
+ * switches in a few hundred distinct stacks): chain i is the words at
+ * words[chain_off[i]]: nk, nu, then nk kernel and nu user addresses,
+ * each innermost first (the first of each is where it was, the rest
+ * return addresses), the user callers that the frame-pointer walk
+ * skipped put back (hvb_symbols_unwind_sp(), from the words of the user
+ * stack recorded with the switch).
+ */
+struct hvb_switch_log {
+    struct hvb_switch_ev *ev;
+    size_t nr, cap;
+    uint64_t *words;
+    size_t nw, cw;
+    size_t *chain_off;
+    size_t nr_chains, cap_chains;
+    uint32_t *hash; /* open addressing: chain index + 1, 0 free */
+    size_t hcap;
+};
+
+/* Append an event: 0 or -ENOMEM (switch_log.c). */
+int hvb_switch_log_event(struct hvb_switch_log *l, uint64_t t, uint32_t tid,
+                         enum hvb_switch_kind kind, uint32_t chain);
+/* The index of chain @w[0..n) (nk, nu, frames), added if new; -1: ENOMEM. */
+long hvb_switch_log_intern(struct hvb_switch_log *l, const uint64_t *w,
+                           size_t n);
+void hvb_switch_log_free(struct hvb_switch_log *l);
 
 struct hvb_switches;
 
 /* Open (disabled): 0, or -errno with a one-line reason in @err. */
 int hvb_switches_open(struct hvb_switches **out, char *err, size_t len);
+/* Enable, once every plugin is loaded (the unwinding reads their CFI). */
 int hvb_switches_enable(struct hvb_switches *s);
-/* Disable and drain; the records stay until close.  0 or -ENOMEM. */
+/* Disable and drain; the log stays until close.  0 or -ENOMEM. */
 int hvb_switches_stop(struct hvb_switches *s);
-const struct hvb_sample_buf *hvb_switches_records(const struct hvb_switches *s);
+const struct hvb_switch_log *hvb_switches_log(const struct hvb_switches *s);
 /* Records the kernel dropped (its rings were full). */
 uint64_t hvb_switches_lost(const struct hvb_switches *s);
 void hvb_switches_close(struct hvb_switches *s);
