@@ -46,7 +46,7 @@ struct hvb_trace_run {
     uint64_t max_events, lock_ns;
     struct trace_wrap *w;
     uint64_t origin_ns;
-    double origin_realtime_s;
+    uint64_t origin_realtime_ns; /* CLOCK_REALTIME at origin_ns */
     uint64_t written, overwritten, over_cap;
 };
 int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,

@@ -29,6 +29,8 @@
  * left out, as a full ring overwrites its oldest: both counts are in
  * otherData, in hvbench.trace of the results and in a warning.
  */
+#define _GNU_SOURCE /* strverscmp */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +78,8 @@ int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
         return hvb_failure("out of memory starting the trace");
     clock_gettime(CLOCK_REALTIME, &rt);
     tr->origin_ns = hv_trace_origin_ns();
-    tr->origin_realtime_s = (double)rt.tv_sec + (double)rt.tv_nsec * 1e-9;
+    tr->origin_realtime_ns =
+        (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
     return 0;
 }
 
@@ -167,7 +170,8 @@ static void put_event(FILE *f, const struct hv_trace_event *e, uint64_t origin)
 
 /* The metadata: each cell's name, each (cell, tid)'s thread name. */
 static void put_names(FILE *f, const struct hvb_matrix *m,
-                      const struct hv_trace_event *ev, size_t n)
+                      const struct hv_trace_event *ev, size_t n,
+                      const uint16_t *orig)
 {
     size_t row = HV_TRACE_NAMES_MAX + 1, i;
     unsigned char *seen = calloc(m->nr_cells * row, 1);
@@ -193,7 +197,7 @@ static void put_names(FILE *f, const struct hvb_matrix *m,
                 "\"tid\":%u",
                 e->cell, e->tid);
         put_str(f, ",\"args\":{\"name\":\"",
-                e->tid ? hv_trace_thread_name(e->tid) : "(unnamed)");
+                e->tid ? hv_trace_thread_name(orig[e->tid - 1]) : "(unnamed)");
         fputs("}}", f);
     }
     free(seen);
@@ -201,7 +205,8 @@ static void put_names(FILE *f, const struct hvb_matrix *m,
 
 static void put_file(FILE *f, const struct hvb_trace_run *tr,
                      const struct hvb_matrix *m,
-                     const struct hv_trace_event *ev, size_t n)
+                     const struct hv_trace_event *ev, size_t n,
+                     const uint16_t *orig)
 {
     size_t i;
 
@@ -209,18 +214,76 @@ static void put_file(FILE *f, const struct hvb_trace_run *tr,
             "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
             "\"generator\":\"hvbench run --trace\","
             "\"clock\":\"CLOCK_MONOTONIC\",\"origin_monotonic_ns\":%" PRIu64
-            ",\"origin_realtime_s\":%.6f,\"events\":%zu,"
+            ",\"origin_realtime_ns\":%" PRIu64 ",\"events\":%zu,"
             "\"overwritten\":%" PRIu64 ",\"over_cap\":%" PRIu64
             ",\"max_events\":%" PRIu64 ",\"ring_events_per_thread\":%u,"
             "\"lock_threshold_ns\":%" PRIu64 ",\"lock_events\":%s},\n"
             "\"traceEvents\":[\n",
-            tr->origin_ns, tr->origin_realtime_s, n, tr->overwritten,
+            tr->origin_ns, tr->origin_realtime_ns, n, tr->overwritten,
             tr->over_cap, tr->max_events, HV_TRACE_RING, tr->lock_ns,
             hv_lockstat_available() ? "true" : "false");
-    put_names(f, m, ev, n);
+    put_names(f, m, ev, n, orig);
     for ( i = 0; i < n; i++ )
         put_event(f, &ev[i], tr->origin_ns);
     fputs("\n]}\n", f);
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+    return strverscmp(hv_trace_thread_name(*(const uint16_t *)a),
+                      hv_trace_thread_name(*(const uint16_t *)b));
+}
+
+/*
+ * The tids of @ev renumbered in the order of their names ("client 2"
+ * before "client 10", "poller" before "xenstored"), as viewers order
+ * threads by tid.  Returns the recorder's tid of each new tid - 1
+ * (malloc'd), or NULL: out of memory.
+ */
+static uint16_t *renumber(struct hv_trace_event *ev, size_t n)
+{
+    uint16_t *rank = calloc(HV_TRACE_NAMES_MAX + 1, sizeof(*rank)),
+             *tids = calloc(HV_TRACE_NAMES_MAX + 1, sizeof(*tids));
+    size_t i, nr = 0;
+
+    if ( rank == NULL || tids == NULL )
+    {
+        free(rank);
+        free(tids);
+        return NULL;
+    }
+    for ( i = 0; i < n; i++ )
+        if ( ev[i].tid != 0 && rank[ev[i].tid]++ == 0 )
+            tids[nr++] = ev[i].tid;
+    qsort(tids, nr, sizeof(*tids), tid_cmp);
+    for ( i = 0; i < nr; i++ )
+        rank[tids[i]] = (uint16_t)(i + 1);
+    for ( i = 0; i < n; i++ )
+        if ( ev[i].tid != 0 )
+            ev[i].tid = rank[ev[i].tid];
+    free(rank);
+    return tids;
+}
+
+/* What did not make it into the file, on stderr. */
+static void say_lost(const struct hvb_trace_run *tr,
+                     const struct hv_trace_stats *st, size_t n)
+{
+    if ( st->lost )
+        fprintf(stderr,
+                "hvbench: warning: trace: %" PRIu64 " events lost: a "
+                "thread's ring (%u events) wrapped and overwrote its oldest\n",
+                st->lost, HV_TRACE_RING);
+    if ( tr->over_cap )
+        fprintf(stderr,
+                "hvbench: warning: trace: the oldest %" PRIu64 " of %zu events "
+                "not written (--trace-max-events %" PRIu64 ")\n",
+                tr->over_cap, n, tr->max_events);
+    if ( st->names_full )
+        fprintf(stderr,
+                "hvbench: warning: trace: more than %u thread names: the "
+                "rest are '(unnamed)'\n",
+                HV_TRACE_NAMES_MAX);
 }
 
 /* Stop recording, write the file; 0 or an exit status, having said why. */
@@ -229,9 +292,11 @@ int hvb_trace_end(struct hvb_trace_run *tr, const struct hvb_matrix *m)
     struct hv_trace_event *ev = NULL;
     struct hv_trace_stats st;
     struct hvb_outfile of;
+    uint16_t *orig = NULL;
     char err[512] = "";
     size_t n, skip = 0;
     long got;
+    int rc;
 
     hv_trace_stop();
     got = hv_trace_collect(&ev, &st);
@@ -244,25 +309,19 @@ int hvb_trace_end(struct hvb_trace_run *tr, const struct hvb_matrix *m)
     tr->overwritten = st.lost;
     tr->over_cap = skip;
     tr->written = n - skip;
-    if ( st.lost )
-        fprintf(stderr,
-                "hvbench: warning: trace: %" PRIu64 " events lost: a "
-                "thread's ring (%u events) wrapped and overwrote its oldest\n",
-                st.lost, HV_TRACE_RING);
-    if ( skip )
-        fprintf(stderr,
-                "hvbench: warning: trace: the oldest %zu of %zu events not "
-                "written (--trace-max-events %" PRIu64 ")\n",
-                skip, n, tr->max_events);
-    if ( hvb_outfile_open(&of, tr->path, "trace", err, sizeof(err)) )
+    say_lost(tr, &st, n);
+    rc = (orig = renumber(ev + skip, n - skip)) == NULL
+             ? -ENOMEM
+             : hvb_outfile_open(&of, tr->path, "trace", err, sizeof(err));
+    if ( rc == 0 )
     {
-        free(ev);
-        return hvb_failure("%s", err);
+        put_file(of.f, tr, m, ev + skip, n - skip, orig);
+        rc = hvb_outfile_commit(&of, err, sizeof(err));
     }
-    put_file(of.f, tr, m, ev + skip, n - skip);
     free(ev);
-    if ( hvb_outfile_commit(&of, err, sizeof(err)) )
-        return hvb_failure("%s", err);
+    free(orig);
+    if ( rc )
+        return hvb_failure("%s", err[0] ? err : strerror(-rc));
     return 0;
 }
 
@@ -272,11 +331,12 @@ void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root)
 
     json_object_set_new(
         hv, "trace",
-        json_pack("{s:s, s:s, s:I, s:f, s:I, s:I, s:I, s:I, s:I}", "file",
+        json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file",
                   tr->path, "clock", "CLOCK_MONOTONIC", "origin_monotonic_ns",
-                  (json_int_t)tr->origin_ns, "origin_realtime_s",
-                  tr->origin_realtime_s, "events", (json_int_t)tr->written,
-                  "overwritten", (json_int_t)tr->overwritten, "over_cap",
+                  (json_int_t)tr->origin_ns, "origin_realtime_ns",
+                  (json_int_t)tr->origin_realtime_ns, "events",
+                  (json_int_t)tr->written, "overwritten",
+                  (json_int_t)tr->overwritten, "over_cap",
                   (json_int_t)tr->over_cap, "max_events",
                   (json_int_t)tr->max_events, "lock_threshold_ns",
                   (json_int_t)tr->lock_ns));
