@@ -154,9 +154,6 @@ static void acquired(const void *lock, const struct hv_lock_class *cls,
     if ( t == NULL )
         return;
     cls = cls ? cls : &unnamed;
-    if ( hv_trace_active() && contended && t1 - t0 >= hv_trace_lock_ticks )
-        hv_trace_lock(HV_TRACE_LOCK_WAIT, cls->name ? cls->name : unnamed.name,
-                      site, kind, t0, t1 - t0);
     if ( atomic_load_explicit(&tables_on, memory_order_relaxed) )
     {
         if ( contended && hv_lockstat_stacks_active() )
@@ -189,7 +186,7 @@ void hv_lockstat_spin_lock(hv_spinlock_t *l, const struct hv_lock_site *site)
     bool contended = !hv_spin_trylock(l);
 
     if ( contended )
-        hv_spin_lock_slow(l);
+        hv_spin_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_SPIN, contended, t0,
              contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
@@ -201,7 +198,7 @@ void hv_lockstat_read_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
         atomic_fetch_add_explicit(&l->cnts, HV_RW_READER, memory_order_acquire);
 
     if ( unlikely(old & HV_RW_WRITER) )
-        hv_read_lock_slow(l);
+        hv_read_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_READ, old != 0, t0,
              old != 0 ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
@@ -215,7 +212,7 @@ void hv_lockstat_write_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
         memory_order_relaxed);
 
     if ( contended )
-        hv_write_lock_slow(l);
+        hv_write_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_WRITE, contended, t0,
              contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
@@ -232,7 +229,7 @@ static void released(struct table *t, unsigned int i)
         if ( h > hl->e->hold_max )
             hl->e->hold_max = h;
     }
-    if ( hv_trace_active() && h >= hv_trace_lock_ticks )
+    if ( hv_trace_active() && hv_trace_holds && h >= hv_trace_lock_ticks )
         hv_trace_lock(HV_TRACE_LOCK_HOLD,
                       hl->cls->name ? hl->cls->name : unnamed.name, hl->site,
                       hl->kind, hl->t, h);
@@ -261,7 +258,7 @@ void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site)
     bool contended = pthread_mutex_trylock(&l->m) != 0;
 
     if ( contended )
-        pthread_mutex_lock(&l->m);
+        hv_mutex_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_MUTEX, contended, t0,
              contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
@@ -309,7 +306,8 @@ void hv_lockstat_hooks_update(void)
 {
 #ifndef HV_NO_LOCKSTAT
     atomic_store(&hv_lockstat_on,
-                 atomic_load(&tables_on) || atomic_load(&hv_trace_on));
+                 atomic_load(&tables_on) ||
+                     (atomic_load(&hv_trace_on) && hv_trace_holds));
 #endif
 }
 

@@ -3,9 +3,10 @@
  * What the lock profiler's two files share: hv/lockstat.c (the per-site
  * tables, the instrumented lock paths, the clock) calls
  * hv/lockstat_stacks.c (the wait stacks) on each contended acquisition,
- * and hv/trace.c (the timeline recorder) on each wait or hold at or above
- * its threshold.  The hooks of hv/lock.h (hv_lockstat_on) are on while
- * the profiler or the recorder is.
+ * and hv/trace.c (the timeline recorder) on each hold at or above its
+ * threshold; hv/lock.c's slow paths hand it the waits.  The hooks of
+ * hv/lock.h (hv_lockstat_on) are on while the profiler is, or the
+ * recorder with holds.
  */
 #ifndef HV_LOCKSTAT_PRIV_H
 #define HV_LOCKSTAT_PRIV_H
@@ -35,8 +36,9 @@ static inline uint64_t hv_lockstat_ticks(void)
 /* Hooks on while the profiler or the recorder wants them. */
 void hv_lockstat_hooks_update(void);
 
-/* The recorder's threshold in ticks (UINT64_MAX: never). */
+/* The recorder's threshold in ticks (UINT64_MAX: never); holds too? */
 extern uint64_t hv_trace_lock_ticks;
+extern bool hv_trace_holds;
 
 /* A wait or hold from tick @t0 for @ticks of a lock of @cls at @site. */
 void hv_trace_lock(enum hv_trace_type type, const char *cls, const void *site,

@@ -30,6 +30,7 @@ struct ring {
 };
 
 _Atomic bool hv_trace_on;
+bool hv_trace_holds;
 uint64_t hv_trace_lock_ticks = UINT64_MAX;
 
 static _Atomic unsigned int cur_cell;
@@ -214,11 +215,12 @@ static double calibrate(void)
     return k1 > k0 ? (double)(n1 - n0) / (double)(k1 - k0) : 1.0;
 }
 
-int hv_trace_start(uint64_t lock_ns)
+int hv_trace_start(uint64_t lock_ns, bool holds)
 {
     struct ring *r;
 
     hv_trace_lock_ticks = (uint64_t)((double)lock_ns / calibrate());
+    hv_trace_holds = holds;
     pthread_mutex_lock(&lock);
     for ( r = rings; r != NULL; r = r->next )
         r->head = 0;

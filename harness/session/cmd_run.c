@@ -157,8 +157,13 @@ static const struct hvb_optdef run_opts[] = {
                  "(default " HVB_STR(DEFAULT_TRACE_EVENTS) ")"),
     HVB_OPT_CALL(
         "trace-lock-ns", 0, "NS", opt_trace_lock,
-        "trace lock waits and holds of at least NS ns (default " HVB_STR(
+        "trace lock waits (and holds) of at least NS ns (default " HVB_STR(
             DEFAULT_TRACE_LOCK_NS) ")"),
+    HVB_OPT_SET("trace-holds", 0, R, o.trace_holds,
+                "also trace lock holds: every acquisition is then timed "
+                "(the lock profiler's hooks, as under lockstat), which "
+                "slows lock-heavy cells; waits cost only the acquisitions "
+                "that wait"),
     HVB_OPT_CHOICE("format", 'f', "console|json|csv|markdown", R, o.format,
                    formats, "what goes to stdout (default console)"),
     HVB_OPT_SET("allow-test-plugins", 0, R, o.spec.allow_test_only,
@@ -415,9 +420,12 @@ static int run_check(struct run_cmd *r, const struct hvb_run_hooks *hooks)
     o->spec.w = run_workload(r->cmd, r->wname);
     if ( o->spec.w == NULL )
         return HVB_EXIT_USAGE;
-    if ( o->trace_path == NULL && (r->trace_max_set || r->trace_lock_set) )
+    if ( o->trace_path == NULL &&
+         (r->trace_max_set || r->trace_lock_set || o->trace_holds) )
         return hvb_usage_error("--trace-%s goes with --trace FILE",
-                               r->trace_max_set ? "max-events" : "lock-ns");
+                               r->trace_max_set    ? "max-events"
+                               : r->trace_lock_set ? "lock-ns"
+                                                   : "holds");
     if ( o->trace_path != NULL && o->processes > 1 )
         return hvb_usage_error("--trace does not go with --processes");
     if ( o->processes > 1 && (hooks != NULL || o->resume ||

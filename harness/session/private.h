@@ -44,6 +44,7 @@ struct trace_wrap;
 struct hvb_trace_run {
     const char *path;
     uint64_t max_events, lock_ns;
+    bool holds; /* --trace-holds */
     struct trace_wrap *w;
     uint64_t origin_ns;
     uint64_t origin_realtime_ns; /* CLOCK_REALTIME at origin_ns */

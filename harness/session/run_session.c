@@ -402,7 +402,8 @@ static int measure_and_report(struct hvb_matrix *m,
                                .write_lock = PTHREAD_MUTEX_INITIALIZER,
                                .trace = {.path = o->trace_path,
                                          .max_events = o->trace_max_events,
-                                         .lock_ns = o->trace_lock_ns}};
+                                         .lock_ns = o->trace_lock_ns,
+                                         .holds = o->trace_holds}};
     struct hvb_watch_ops wo = {.on_signal = on_signal, .ctx = &st};
     struct hvb_rounds_opts ro = {
         .rounds = o->repetitions,

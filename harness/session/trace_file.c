@@ -74,7 +74,7 @@ int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
         b[i].body = traced_body;
         b[i].arg = &tr->w[i];
     }
-    if ( hv_trace_start(tr->lock_ns) )
+    if ( hv_trace_start(tr->lock_ns, tr->holds) )
         return hvb_failure("out of memory starting the trace");
     clock_gettime(CLOCK_REALTIME, &rt);
     tr->origin_ns = hv_trace_origin_ns();
@@ -217,10 +217,12 @@ static void put_file(FILE *f, const struct hvb_trace_run *tr,
             ",\"origin_realtime_ns\":%" PRIu64 ",\"events\":%zu,"
             "\"overwritten\":%" PRIu64 ",\"over_cap\":%" PRIu64
             ",\"max_events\":%" PRIu64 ",\"ring_events_per_thread\":%u,"
-            "\"lock_threshold_ns\":%" PRIu64 ",\"lock_events\":%s},\n"
+            "\"lock_threshold_ns\":%" PRIu64 ",\"lock_holds\":%s,"
+            "\"lock_sites\":%s},\n"
             "\"traceEvents\":[\n",
             tr->origin_ns, tr->origin_realtime_ns, n, tr->overwritten,
             tr->over_cap, tr->max_events, HV_TRACE_RING, tr->lock_ns,
+            tr->holds && hv_lockstat_available() ? "true" : "false",
             hv_lockstat_available() ? "true" : "false");
     put_names(f, m, ev, n, orig);
     for ( i = 0; i < n; i++ )
@@ -331,7 +333,7 @@ void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root)
 
     json_object_set_new(
         hv, "trace",
-        json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "file",
+        json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "file",
                   tr->path, "clock", "CLOCK_MONOTONIC", "origin_monotonic_ns",
                   (json_int_t)tr->origin_ns, "origin_realtime_ns",
                   (json_int_t)tr->origin_realtime_ns, "events",
@@ -339,7 +341,8 @@ void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root)
                   (json_int_t)tr->overwritten, "over_cap",
                   (json_int_t)tr->over_cap, "max_events",
                   (json_int_t)tr->max_events, "lock_threshold_ns",
-                  (json_int_t)tr->lock_ns));
+                  (json_int_t)tr->lock_ns, "lock_holds",
+                  tr->holds && hv_lockstat_available()));
 }
 
 void hvb_trace_free(struct hvb_trace_run *tr)

@@ -9,13 +9,13 @@
 #     written time), profile passes --trace through;
 #  2. parallel-create, seclock=global namesearch=lock-each, 6 clients:
 #     the convoy, waits for virSecurityManager (class, site) staggered
-#     on the clients' rows; the negative control, seclock=per-domain,
-#     must fail the same convoy check;
+#     on the clients' rows, holds only with --trace-holds; the negative
+#     control, seclock=per-domain, must fail the same convoy check;
 #  3. a tiny --trace-max-events: the cap honoured, said on stderr and in
 #     otherData;
 #  4. bad input, exit 2 with one line: a directory or a dangling link at
-#     FILE, a bad --trace-lock-ns, --trace-max-events without --trace,
-#     --trace with --processes.
+#     FILE, a bad --trace-lock-ns, --trace-max-events or --trace-holds
+#     without --trace, --trace with --processes.
 # Usage: it-trace.sh HVBENCH
 set -u
 hvbench=$1
@@ -60,6 +60,14 @@ done
 $check "$tmp/pc-global.json" --names define,create,lookup \
     --wait virSecurityManager --convoy virSecurityManager:4 ||
     bad "2: no convoy of virSecurityManager waits under seclock=global"
+grep -q '"name":"hold ' "$tmp/pc-global.json" &&
+    bad "2: hold events without --trace-holds"
+# shellcheck disable=SC2086
+"$hvbench" run parallel-create $pc --plugin seclock=global --trace-holds \
+    --trace "$tmp/pc-holds.json" >/dev/null 2>"$tmp/err" ||
+    bad "2: parallel-create --trace-holds failed: $(cat "$tmp/err")"
+$check "$tmp/pc-holds.json" --names "hold virSecurityManager" \
+    --convoy virSecurityManager:4 || bad "2: --trace-holds"
 if $check "$tmp/pc-per-domain.json" --convoy virSecurityManager:4 \
         2>"$tmp/neg"; then
     bad "2: negative control: a convoy found under seclock=per-domain"
@@ -91,6 +99,7 @@ usage "--trace-lock-ns -1" --trace "$tmp/x.json" --trace-lock-ns -1
 usage "--trace-lock-ns 1q" --trace "$tmp/x.json" --trace-lock-ns 1q
 usage "--trace-max-events 0" --trace "$tmp/x.json" --trace-max-events 0
 usage "--trace-max-events alone" --trace-max-events 10
+usage "--trace-holds alone" --trace-holds
 usage "--processes" --trace "$tmp/x.json" --processes 2
 [ -e "$tmp/x.json" ] && bad "4: a refused run wrote its trace"
 

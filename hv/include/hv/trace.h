@@ -8,9 +8,12 @@
  * Format file (harness/session/trace_file.c, "hvbench run --trace").
  *
  * Off, a trace point is one load and one predicted branch on a global
- * flag (hv_trace_active()): no clock read, no store.  The lock events
- * come through the lock profiler's hooks (hv/lockstat.c), which tracing
- * switches on, so the inline fast paths of hv/lock.h are as they were.
+ * flag (hv_trace_active()): no clock read, no store.  Lock waits come
+ * from the locks' out-of-line slow paths (hv/lock.c): an uncontended
+ * acquisition does not see the recorder.  Lock holds need every
+ * acquisition timed: they come through the lock profiler's hooks
+ * (hv/lockstat.c), which hv_trace_start(..., true) switches on, at the
+ * hooks' cost; the inline fast paths of hv/lock.h are as they were.
  *
  * Worked example: a client thread of boot-storm names itself
  * ("client 3"), and hv_vmboot() records its phases:
@@ -78,9 +81,10 @@ static inline bool hv_trace_active(void)
 
 /*
  * hv_trace_start - forget what was recorded and record from now on,
- * lock waits and holds of at least @lock_ns.  0 or -ENOMEM.
+ * lock waits of at least @lock_ns and, with @holds, holds too.  0 or
+ * -ENOMEM.
  */
-int hv_trace_start(uint64_t lock_ns);
+int hv_trace_start(uint64_t lock_ns, bool holds);
 void hv_trace_stop(void);
 
 /* Attribute what follows to cell @cell (the harness: the cell index). */

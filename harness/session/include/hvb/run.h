@@ -88,11 +88,13 @@ struct hvb_run_opts {
     const struct hvb_run_hooks *hooks; /* or NULL */
     /*
      * --trace FILE (or NULL): a Chrome Trace Event Format timeline of
-     * the run, at most trace_max_events events, lock waits and holds of
-     * at least trace_lock_ns (harness/session/trace_file.c).
+     * the run, at most trace_max_events events, lock waits (and with
+     * trace_holds holds) of at least trace_lock_ns
+     * (harness/session/trace_file.c).
      */
     const char *trace_path;
     uint64_t trace_max_events, trace_lock_ns;
+    bool trace_holds;
     bool plan; /* --plan: print the cells (hvb/shard.h), measure nothing */
 };
 
