@@ -54,8 +54,8 @@ struct table {
 
 #ifndef HV_NO_LOCKSTAT
 _Atomic bool hv_lockstat_on;
-#endif
 static _Atomic bool tables_on; /* the profiler's, apart from the recorder */
+#endif
 static _Atomic unsigned int cur_tag;
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct table *tables, *free_tables;
