@@ -21,11 +21,6 @@
 
 #include "lockstat_priv.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HAVE_TSC 1
-#endif
-
 #define TABLE_SIZE 256 /* entries per thread, a power of two */
 #define HELD_MAX   16
 
@@ -40,7 +35,10 @@ struct entry {
 
 struct held {
     const void *lock;
-    struct entry *e;
+    struct entry *e; /* NULL: not counted (full, or tables off) */
+    const struct hv_lock_class *cls;
+    const struct hv_lock_site *site;
+    enum hv_lock_kind kind;
     uint64_t t;
 };
 
@@ -56,6 +54,7 @@ struct table {
 
 #ifndef HV_NO_LOCKSTAT
 _Atomic bool hv_lockstat_on;
+static _Atomic bool tables_on; /* the profiler's, apart from the recorder */
 #endif
 static _Atomic unsigned int cur_tag;
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -66,15 +65,6 @@ static __thread struct table *my_table;
 static uint64_t cal_ticks0, cal_ns0;
 
 static const struct hv_lock_class unnamed = {.name = "(unnamed)"};
-
-static inline uint64_t ticks(void)
-{
-#ifdef HAVE_TSC
-    return __rdtsc();
-#else
-    return hv_now_ns();
-#endif
-}
 
 static void table_release(void *p)
 {
@@ -159,15 +149,20 @@ static void acquired(const void *lock, const struct hv_lock_class *cls,
                      bool contended, uint64_t t0, uint64_t t1, const void *fp)
 {
     struct table *t = get_table();
-    struct entry *e;
+    struct entry *e = NULL;
 
     if ( t == NULL )
         return;
-    if ( contended && hv_lockstat_stacks_active() )
-        hv_lockstat_stack_add(
-            &t->stk, fp, atomic_load_explicit(&cur_tag, memory_order_relaxed),
-            cls ? cls : &unnamed, t1 - t0);
-    e = lookup(t, cls ? cls : &unnamed, site, kind);
+    cls = cls ? cls : &unnamed;
+    if ( atomic_load_explicit(&tables_on, memory_order_relaxed) )
+    {
+        if ( contended && hv_lockstat_stacks_active() )
+            hv_lockstat_stack_add(
+                &t->stk, fp,
+                atomic_load_explicit(&cur_tag, memory_order_relaxed), cls,
+                t1 - t0);
+        e = lookup(t, cls, site, kind);
+    }
     if ( e != NULL )
     {
         e->acq++;
@@ -182,44 +177,62 @@ static void acquired(const void *lock, const struct hv_lock_class *cls,
         }
     }
     if ( t->nr_held < HELD_MAX )
-        t->held[t->nr_held++] = (struct held){lock, e, t1};
+        t->held[t->nr_held++] = (struct held){lock, e, cls, site, kind, t1};
 }
 
 void hv_lockstat_spin_lock(hv_spinlock_t *l, const struct hv_lock_site *site)
 {
-    uint64_t t0 = ticks();
+    uint64_t t0 = hv_lockstat_ticks();
     bool contended = !hv_spin_trylock(l);
 
     if ( contended )
-        hv_spin_lock_slow(l);
+        hv_spin_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_SPIN, contended, t0,
-             contended ? ticks() : t0, __builtin_frame_address(0));
+             contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
 
 void hv_lockstat_read_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
 {
-    uint64_t t0 = ticks();
+    uint64_t t0 = hv_lockstat_ticks();
     uint32_t old =
         atomic_fetch_add_explicit(&l->cnts, HV_RW_READER, memory_order_acquire);
 
     if ( unlikely(old & HV_RW_WRITER) )
-        hv_read_lock_slow(l);
+        hv_read_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_READ, old != 0, t0,
-             old != 0 ? ticks() : t0, __builtin_frame_address(0));
+             old != 0 ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
 
 void hv_lockstat_write_lock(hv_rwlock_t *l, const struct hv_lock_site *site)
 {
-    uint64_t t0 = ticks();
+    uint64_t t0 = hv_lockstat_ticks();
     uint32_t zero = 0;
     bool contended = !atomic_compare_exchange_strong_explicit(
         &l->cnts, &zero, HV_RW_WRITER, memory_order_acquire,
         memory_order_relaxed);
 
     if ( contended )
-        hv_write_lock_slow(l);
+        hv_write_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_WRITE, contended, t0,
-             contended ? ticks() : t0, __builtin_frame_address(0));
+             contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
+}
+
+/* The lock at held[@i] of @t is being released. */
+static void released(struct table *t, unsigned int i)
+{
+    const struct held *hl = &t->held[i];
+    uint64_t h = hv_lockstat_ticks() - hl->t;
+
+    if ( hl->e != NULL )
+    {
+        hl->e->hold += h;
+        if ( h > hl->e->hold_max )
+            hl->e->hold_max = h;
+    }
+    if ( hv_trace_active() && hv_trace_holds && h >= hv_trace_lock_ticks )
+        hv_trace_lock(HV_TRACE_LOCK_HOLD,
+                      hl->cls->name ? hl->cls->name : unnamed.name, hl->site,
+                      hl->kind, hl->t, h);
 }
 
 void hv_lockstat_release(const void *lock)
@@ -233,15 +246,7 @@ void hv_lockstat_release(const void *lock)
     {
         if ( t->held[i].lock != lock )
             continue;
-        if ( t->held[i].e != NULL )
-        {
-            struct entry *e = t->held[i].e;
-            uint64_t h = ticks() - t->held[i].t;
-
-            e->hold += h;
-            if ( h > e->hold_max )
-                e->hold_max = h;
-        }
+        released(t, i);
         t->held[i] = t->held[--t->nr_held];
         return;
     }
@@ -249,13 +254,13 @@ void hv_lockstat_release(const void *lock)
 
 void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site)
 {
-    uint64_t t0 = ticks();
+    uint64_t t0 = hv_lockstat_ticks();
     bool contended = pthread_mutex_trylock(&l->m) != 0;
 
     if ( contended )
-        pthread_mutex_lock(&l->m);
+        hv_mutex_lock_slow(l, site);
     acquired(l, l->cls, site, HV_LOCK_MUTEX, contended, t0,
-             contended ? ticks() : t0, __builtin_frame_address(0));
+             contended ? hv_lockstat_ticks() : t0, __builtin_frame_address(0));
 }
 
 /* Asleep on @c the mutex is not ours: a release, then an acquisition. */
@@ -266,7 +271,7 @@ void hv_lockstat_cond_wait(pthread_cond_t *c, hv_mutex_t *l,
 
     hv_lockstat_release(l);
     pthread_cond_wait(c, &l->m);
-    t = ticks();
+    t = hv_lockstat_ticks();
     acquired(l, l->cls, site, HV_LOCK_MUTEX, false, t, t, NULL);
 }
 
@@ -287,12 +292,22 @@ bool hv_lockstat_enable(bool on)
     if ( on && cal_ns0 == 0 )
     {
         cal_ns0 = hv_now_ns();
-        cal_ticks0 = ticks();
+        cal_ticks0 = hv_lockstat_ticks();
     }
-    atomic_store(&hv_lockstat_on, on);
+    atomic_store(&tables_on, on);
+    hv_lockstat_hooks_update();
     return true;
 #else
     return false;
+#endif
+}
+
+void hv_lockstat_hooks_update(void)
+{
+#ifndef HV_NO_LOCKSTAT
+    atomic_store(&hv_lockstat_on,
+                 atomic_load(&tables_on) ||
+                     (atomic_load(&hv_trace_on) && hv_trace_holds));
 #endif
 }
 
@@ -353,8 +368,8 @@ static uint64_t to_ns(uint64_t v, double ns_per_tick)
 
 double hv_lockstat_ns_per_tick(void)
 {
-#ifdef HAVE_TSC
-    uint64_t dt = ticks() - cal_ticks0, dns = hv_now_ns() - cal_ns0;
+#ifdef HV_LOCKSTAT_TSC
+    uint64_t dt = hv_lockstat_ticks() - cal_ticks0, dns = hv_now_ns() - cal_ns0;
 
     if ( cal_ns0 != 0 && dt > 0 && dns > 1000000 )
         return (double)dns / (double)dt;

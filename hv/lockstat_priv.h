@@ -2,7 +2,11 @@
 /*
  * What the lock profiler's two files share: hv/lockstat.c (the per-site
  * tables, the instrumented lock paths, the clock) calls
- * hv/lockstat_stacks.c (the wait stacks) on each contended acquisition.
+ * hv/lockstat_stacks.c (the wait stacks) on each contended acquisition,
+ * and hv/trace.c (the timeline recorder) on each hold at or above its
+ * threshold; hv/lock.c's slow paths hand it the waits.  The hooks of
+ * hv/lock.h (hv_lockstat_on) are on while the profiler is, or the
+ * recorder with holds.
  */
 #ifndef HV_LOCKSTAT_PRIV_H
 #define HV_LOCKSTAT_PRIV_H
@@ -12,6 +16,33 @@
 #include <stdint.h>
 
 #include <hv/lockstat.h>
+#include <hv/trace.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HV_LOCKSTAT_TSC 1
+#endif
+
+/* The profiler's clock: the TSC on x86, else hv_now_ns(). */
+static inline uint64_t hv_lockstat_ticks(void)
+{
+#ifdef HV_LOCKSTAT_TSC
+    return __rdtsc();
+#else
+    return hv_now_ns();
+#endif
+}
+
+/* Hooks on while the profiler or the recorder wants them. */
+void hv_lockstat_hooks_update(void);
+
+/* The recorder's threshold in ticks (UINT64_MAX: never); holds too? */
+extern uint64_t hv_trace_lock_ticks;
+extern bool hv_trace_holds;
+
+/* A wait or hold from tick @t0 for @ticks of a lock of @cls at @site. */
+void hv_trace_lock(enum hv_trace_type type, const char *cls, const void *site,
+                   unsigned int kind, uint64_t t0, uint64_t ticks);
 
 extern _Atomic bool hv_lockstat_stacks_on;
 

@@ -5,14 +5,32 @@
  * sequence per CPU, one FIFO of callbacks ordered by the sequence that
  * frees them.  Callbacks run in whichever thread polls: call_rcu() itself,
  * every 64th quiescent state of a CPU, hv_rcu_poll() and hv_rcu_barrier().
+ *
+ * While the timeline recorder is on (hv/trace.h), a callback's queueing
+ * time is kept by its target sequence in gp_start[] (a callback whose
+ * slot was reused has none), and a poll that runs callbacks records one
+ * grace period: from the oldest one's queueing (or the end of the last
+ * grace period recorded, so the row's intervals do not overlap) to now.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 
+#include <hv/trace.h>
+
 #include "private.h"
 
 static HV_LOCK_CLASS(rcu_cb_class, "rcu_cb_lock");
+
+#define GP_SLOTS 256
+
+/* Tracing: when the callback of (@r, @seq) was queued (under cb_lock). */
+struct gp_start {
+    const struct hv_rcu *r;
+    uint64_t seq, t;
+};
+static struct gp_start gp_start[GP_SLOTS];
+static uint64_t gp_last_end; /* under run_lock */
 
 int hv_rcu_init(struct hv *hv)
 {
@@ -93,6 +111,9 @@ void hv_call_rcu(struct hv *hv, struct hv_rcu_head *head,
     /* Anything a CPU reads after seeing this value sees our unlink. */
     head->target =
         atomic_fetch_add_explicit(&r->gp_seq, 1, memory_order_acq_rel) + 1;
+    if ( hv_trace_active() )
+        gp_start[head->target % GP_SLOTS] =
+            (struct gp_start){r, head->target, hv_now_ns()};
     *r->cb_tail = head;
     r->cb_tail = &head->next;
     atomic_fetch_add_explicit(&r->nr_pending, 1, memory_order_relaxed);
@@ -119,12 +140,29 @@ static uint64_t rcu_completed(struct hv_rcu *r)
     return min;
 }
 
+/* When @r's callback of @seq was queued (under cb_lock); 0: unknown. */
+static uint64_t gp_queued(const struct hv_rcu *r, uint64_t seq)
+{
+    const struct gp_start *g = &gp_start[seq % GP_SLOTS];
+
+    return g->r == r && g->seq == seq ? g->t : 0;
+}
+
+/* A grace period from @t0 to now that freed @n callbacks (run_lock). */
+static void gp_trace(uint64_t t0, unsigned int n)
+{
+    uint64_t t1 = hv_now_ns();
+
+    hv_trace_rcu_gp(t0 > gp_last_end ? t0 : gp_last_end, t1, n);
+    gp_last_end = t1;
+}
+
 unsigned int hv_rcu_poll(struct hv *hv)
 {
     struct hv_rcu *r = &hv->rcu;
     struct hv_rcu_head *ready, **tail, *h;
     unsigned int n = 0;
-    uint64_t done;
+    uint64_t done, t0 = 0;
 
     if ( atomic_load_explicit(&r->nr_pending, memory_order_relaxed) == 0 )
         return 0;
@@ -148,6 +186,8 @@ unsigned int hv_rcu_poll(struct hv *hv)
     *tail = NULL;
     if ( r->cb_head == NULL )
         r->cb_tail = &r->cb_head;
+    if ( hv_trace_active() )
+        t0 = gp_queued(r, ready->target);
     hv_spin_unlock(&r->cb_lock);
 
     while ( (h = ready) != NULL )
@@ -157,6 +197,8 @@ unsigned int hv_rcu_poll(struct hv *hv)
         h->func(h); /* may queue more callbacks */
         n++;
     }
+    if ( t0 != 0 )
+        gp_trace(t0, n);
     pthread_mutex_unlock(&r->run_lock);
     return n;
 }

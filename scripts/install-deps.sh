@@ -3,7 +3,8 @@
 #
 # Install the Debian 12 packages hvbench needs to build and test.
 # With --test: only the heavy test-only ones (chromium, for the report
-# page test; xen-utils-4.17, the real oxenstored and test-xenstore for the
+# page and trace viewer tests; npm, for the trace viewer's speedscope;
+# xen-utils-4.17, the real oxenstored and test-xenstore for the
 # xenstored tests); ctest's report-browser-setup runs this.
 # Also Slurm and munge, for the fleet-slurm and bisect tests, PostgreSQL,
 # for the history-pg test (tests/history/), and ccache, which the build
@@ -37,6 +38,9 @@ if [ "${1:-}" = "--test" ]; then
     PACKAGES="$PACKAGES cmark-gfm" # review.md rendered as GitHub would (review-tree)
     PACKAGES="$PACKAGES libxml2-utils" # xmllint: junit.xml against its schema
     PACKAGES="$PACKAGES lld" # scripts/layout-ab.sh's relinks (layout-ab)
+    # npm: speedscope from the npm registry (trace-viewer); an npm that
+    # came with another nodejs (NodeSource's) is used as it is.
+    command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 fi
 
 missing=""

@@ -14,13 +14,17 @@
 #include <hvb/run.h>
 #include <hvb/shard.h>
 
-#define DEFAULT_REPETITIONS 5
-#define DEFAULT_MIN_TIME_S  0.1
-#define DEFAULT_SEED        1
-#define MAX_REPETITIONS     1000
-#define MAX_MIN_TIME_S      3600.0
-#define MAX_THREAD_COUNTS   64
-#define MAX_PROCESSES       64
+#define DEFAULT_REPETITIONS   5
+#define DEFAULT_MIN_TIME_S    0.1
+#define DEFAULT_SEED          1
+#define MAX_REPETITIONS       1000
+#define MAX_MIN_TIME_S        3600.0
+#define MAX_THREAD_COUNTS     64
+#define MAX_PROCESSES         64
+#define DEFAULT_TRACE_EVENTS  1000000
+#define MAX_TRACE_EVENTS      100000000
+#define DEFAULT_TRACE_LOCK_NS 10000
+#define MAX_TRACE_LOCK_NS     3600000000000
 
 /* One "run" command line being read: what the options set. */
 struct run_cmd {
@@ -31,6 +35,7 @@ struct run_cmd {
     const char **plugins, **params; /* at most one per argv slot */
     const char *wname;
     struct hvb_perfev_list events;
+    bool trace_max_set, trace_lock_set; /* given: they need --trace */
 };
 
 /* The values of --format, --counters and --instrument, by enum value. */
@@ -55,6 +60,8 @@ static bool opt_threads(void *st, const char *opt, const char *val);
 static bool opt_events(void *st, const char *opt, const char *val);
 static bool opt_shard(void *st, const char *opt, const char *val);
 static bool opt_affinity(void *st, const char *opt, const char *val);
+static bool opt_trace_max(void *st, const char *opt, const char *val);
+static bool opt_trace_lock(void *st, const char *opt, const char *val);
 
 #define R struct run_cmd
 static const struct hvb_optdef run_opts[] = {
@@ -140,6 +147,23 @@ static const struct hvb_optdef run_opts[] = {
     HVB_OPT_STR("out", 'o', "FILE", R, o.out_path,
                 "also write the JSON results to FILE (atomically)",
                 .flags = HVB_OPTF_PARENT),
+    HVB_OPT_STR("trace", 0, "FILE", R, o.trace_path,
+                "also write a timeline of the run to FILE (atomically), in "
+                "Chrome Trace Event Format (Perfetto, chrome://tracing, "
+                "speedscope): per thread the macro workloads' phases, lock "
+                "waits and holds, RCU grace periods; one process per cell"),
+    HVB_OPT_CALL("trace-max-events", 0, "N", opt_trace_max,
+                 "write at most N events to the --trace file, the newest "
+                 "(default " HVB_STR(DEFAULT_TRACE_EVENTS) ")"),
+    HVB_OPT_CALL(
+        "trace-lock-ns", 0, "NS", opt_trace_lock,
+        "trace lock waits (and holds) of at least NS ns (default " HVB_STR(
+            DEFAULT_TRACE_LOCK_NS) ")"),
+    HVB_OPT_SET("trace-holds", 0, R, o.trace_holds,
+                "also trace lock holds: every acquisition is then timed "
+                "(the lock profiler's hooks, as under lockstat), which "
+                "slows lock-heavy cells; waits cost only the acquisitions "
+                "that wait"),
     HVB_OPT_CHOICE("format", 'f', "console|json|csv|markdown", R, o.format,
                    formats, "what goes to stdout (default console)"),
     HVB_OPT_SET("allow-test-plugins", 0, R, o.spec.allow_test_only,
@@ -307,6 +331,22 @@ static bool opt_affinity(void *st, const char *opt, const char *val)
     return false;
 }
 
+static bool opt_trace_max(void *st, const char *opt, const char *val)
+{
+    struct run_cmd *r = st;
+
+    r->trace_max_set = true;
+    return hvb_parse_u64(opt, val, 1, MAX_TRACE_EVENTS, &r->o.trace_max_events);
+}
+
+static bool opt_trace_lock(void *st, const char *opt, const char *val)
+{
+    struct run_cmd *r = st;
+
+    r->trace_lock_set = true;
+    return hvb_parse_u64(opt, val, 0, MAX_TRACE_LOCK_NS, &r->o.trace_lock_ns);
+}
+
 /*
  * Read @argv into @r: -1 to carry on, or the exit status to return
  * (--help: 0, having printed it).
@@ -380,6 +420,14 @@ static int run_check(struct run_cmd *r, const struct hvb_run_hooks *hooks)
     o->spec.w = run_workload(r->cmd, r->wname);
     if ( o->spec.w == NULL )
         return HVB_EXIT_USAGE;
+    if ( o->trace_path == NULL &&
+         (r->trace_max_set || r->trace_lock_set || o->trace_holds) )
+        return hvb_usage_error("--trace-%s goes with --trace FILE",
+                               r->trace_max_set    ? "max-events"
+                               : r->trace_lock_set ? "lock-ns"
+                                                   : "holds");
+    if ( o->trace_path != NULL && o->processes > 1 )
+        return hvb_usage_error("--trace does not go with --processes");
     if ( o->processes > 1 && (hooks != NULL || o->resume ||
                               o->instrument == HVB_INSTRUMENT_CALLGRIND) )
         return hvb_usage_error("--processes does not go with %s",
@@ -402,6 +450,8 @@ int hvb_cmd_run_as(const struct hvb_cmd_ctx *ctx, int argc, char **argv,
     o->interleave = true;
     o->format = HVB_FORMAT_CONSOLE;
     o->spec.seed = DEFAULT_SEED;
+    o->trace_max_events = DEFAULT_TRACE_EVENTS;
+    o->trace_lock_ns = DEFAULT_TRACE_LOCK_NS;
     o->argc = ctx->full_argc;
     o->argv = ctx->full_argv;
     o->hooks = hooks;

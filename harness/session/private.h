@@ -34,6 +34,29 @@
 #include <hvb/run.h>
 
 /*
+ * trace_file.c: --trace FILE.  hvb_trace_begin() wraps the @n bodies
+ * @b (after the command's hooks) and starts the recorder; 0 or the exit
+ * status.  hvb_trace_end() stops it and writes the file: 0 or the exit
+ * status, having said why.  hvb_trace_annotate() adds hvbench.trace to
+ * the results.
+ */
+struct trace_wrap;
+struct hvb_trace_run {
+    const char *path;
+    uint64_t max_events, lock_ns;
+    bool holds; /* --trace-holds */
+    struct trace_wrap *w;
+    uint64_t origin_ns;
+    uint64_t origin_realtime_ns; /* CLOCK_REALTIME at origin_ns */
+    uint64_t written, overwritten, over_cap;
+};
+int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
+                    size_t n);
+int hvb_trace_end(struct hvb_trace_run *tr, const struct hvb_matrix *m);
+void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root);
+void hvb_trace_free(struct hvb_trace_run *tr);
+
+/*
  * run_session.c: one measuring run's state, shared with run_processes.c
  * (--processes).
  */
@@ -53,6 +76,7 @@ struct hvb_run_state {
     pid_t child;          /* --processes: the child running, or 0 */
     unsigned int proc;    /* --processes: its number, from 1 */
     const char *child_out;
+    struct hvb_trace_run trace; /* --trace: path NULL when not */
 };
 
 /* The engine's context is known: print it on stderr unless quiet. */

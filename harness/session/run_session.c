@@ -202,6 +202,8 @@ static int report(struct hvb_run_state *st, const struct hvb_engine_result *res)
     }
     if ( o->hooks != NULL && o->hooks->annotate != NULL )
         o->hooks->annotate(o->hooks->ctx, st->m, &s, root);
+    if ( st->trace.path != NULL )
+        hvb_trace_annotate(&st->trace, root);
     switch ( o->format )
     {
     case HVB_FORMAT_JSON:
@@ -371,6 +373,9 @@ static int run_rounds(struct hvb_run_state *st, struct hvb_matrix *m,
         return rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
     if ( o->processes > 1 )
         return hvb_run_processes(st, res);
+    if ( st->trace.path != NULL &&
+         (status = hvb_trace_begin(&st->trace, bodies, m->nr_cells)) )
+        return status;
     rc = hvb_rounds_run(m, ro, st->iters, res, err, sizeof(err));
     if ( rc == -EIO )
         status = HVB_EXIT_FAIL; /* on_round said why */
@@ -378,6 +383,8 @@ static int run_rounds(struct hvb_run_state *st, struct hvb_matrix *m,
         status = hvb_failure("%s", err);
     if ( o->hooks != NULL && o->hooks->after != NULL )
         o->hooks->after(o->hooks->ctx, m);
+    if ( st->trace.path != NULL && (rc = hvb_trace_end(&st->trace, m)) )
+        status = status ? status : rc;
     return status;
 }
 
@@ -392,7 +399,11 @@ static int measure_and_report(struct hvb_matrix *m,
                                .bi = bi,
                                .quiet = o->quiet,
                                .lock = lock,
-                               .write_lock = PTHREAD_MUTEX_INITIALIZER};
+                               .write_lock = PTHREAD_MUTEX_INITIALIZER,
+                               .trace = {.path = o->trace_path,
+                                         .max_events = o->trace_max_events,
+                                         .lock_ns = o->trace_lock_ns,
+                                         .holds = o->trace_holds}};
     struct hvb_watch_ops wo = {.on_signal = on_signal, .ctx = &st};
     struct hvb_rounds_opts ro = {
         .rounds = o->repetitions,
@@ -462,6 +473,7 @@ static int measure_and_report(struct hvb_matrix *m,
         status = HVB_EXIT_OK;
     hvb_watch_stop();
     json_decref(st.last);
+    hvb_trace_free(&st.trace);
     hvb_engine_result_free(&res);
     json_decref(st.probe);
     json_decref(st.env);
@@ -472,7 +484,7 @@ static int measure_and_report(struct hvb_matrix *m,
 
 int hvb_run(const struct hvb_run_opts *o)
 {
-    enum hvb_outfile_kind kind = HVB_OUTFILE_REPLACE;
+    enum hvb_outfile_kind kind = HVB_OUTFILE_REPLACE, tkind;
     struct hvb_outfile_lock lock = {.fd = -1};
     struct hvb_matrix *m = NULL;
     struct hvb_buildinfo bi;
@@ -491,6 +503,10 @@ int hvb_run(const struct hvb_run_opts *o)
     }
     if ( rc == 0 && o->out_path != NULL )
         rc = hvb_outfile_check(o->out_path, "results", &kind, err, sizeof(err))
+                 ? -EINVAL
+                 : 0;
+    if ( rc == 0 && o->trace_path != NULL )
+        rc = hvb_outfile_check(o->trace_path, "trace", &tkind, err, sizeof(err))
                  ? -EINVAL
                  : 0;
     if ( rc == 0 && o->resume &&

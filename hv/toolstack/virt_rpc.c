@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <hv/lock.h>
+#include <hv/trace.h>
 #include <hv/virt_rpc.h>
 
 static HV_LOCK_CLASS(server_class, "virNetServer");
@@ -49,6 +50,7 @@ struct hv_rpc_server {
 struct worker_arg {
     struct hv_rpc_server *s;
     bool prio;
+    unsigned int index;
 };
 
 static void fifo_init(struct fifo *f)
@@ -127,6 +129,8 @@ static void *worker_main(void *arg)
     struct hv_rpc_server *s = wa->s;
     struct hv_rpc_call *c;
 
+    hv_trace_name_thread("libvirtd %sworker %u", wa->prio ? "prio " : "",
+                         wa->index);
     hv_mutex_lock(&s->lock);
     for ( ;; )
     {
@@ -141,7 +145,11 @@ static void *worker_main(void *arg)
             busy_tick(s, +1);
         hv_mutex_unlock(&s->lock);
 
+        if ( hv_trace_active() )
+            hv_trace_adopt(c->trace_tid);
         c->rc = c->fn(c->arg);
+        if ( hv_trace_active() )
+            hv_trace_adopt(0);
 
         hv_mutex_lock(&s->lock);
         if ( !wa->prio )
@@ -220,6 +228,7 @@ int hv_rpc_server_create(const struct hv_rpc_config *cfg,
         }
         wa->s = s;
         wa->prio = i >= cfg->max_workers;
+        wa->index = i;
         rc = -pthread_create(&s->threads[i], NULL, worker_main, wa);
         if ( rc )
             free(wa);
@@ -271,6 +280,7 @@ int hv_rpc_call(struct hv_rpc_client *cl, struct hv_rpc_call *call)
     int rc;
 
     call->client = cl;
+    call->trace_tid = hv_trace_active() ? hv_trace_tid() : 0;
     call->done = false;
     call->t_submit = hv_now_ns();
     call->t_read = call->t_start = call->t_end = 0;

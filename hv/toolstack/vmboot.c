@@ -7,6 +7,7 @@
 #include <hv/hv.h>
 #include <hv/page_alloc.h>
 #include <hv/topology.h>
+#include <hv/trace.h>
 #include <hv/virt_qemu.h>
 #include <hv/virt_rpc.h>
 #include <hv/vmboot.h>
@@ -58,16 +59,32 @@ void hv_vmboot_identity(domid_t id, char *name, unsigned int len,
     hv_virt_uuid(id, uuid);
 }
 
-/* One RPC; *@ns (may be NULL) gets its client-side time. */
+/*
+ * One RPC; *@ns (may be NULL) gets its client-side time, and the
+ * timeline the interval as phase @phase (NULL: none) of VM @id.
+ */
 static int rpc(struct hv_rpc_client *conn, int (*fn)(void *),
-               struct hv_virt_req *c, bool prio, uint64_t *ns)
+               struct hv_virt_req *c, bool prio, uint64_t *ns,
+               const char *phase, domid_t id)
 {
     struct hv_rpc_call call = {.fn = fn, .arg = c, .prio = prio};
     int rc = hv_rpc_call(conn, &call);
 
     if ( ns )
         *ns = call.t_end - call.t_submit;
+    if ( phase )
+        hv_trace_span("boot", phase, "vm", id, call.t_submit, call.t_end);
     return rc;
+}
+
+/* Phase @p of VM @id, begun at @t, ends now. */
+static void phase_end(struct hv_vmboot_result *res, enum hv_vmboot_phase p,
+                      domid_t id, uint64_t t)
+{
+    uint64_t now = hv_now_ns();
+
+    res->ns[p] = now - t;
+    hv_trace_span("boot", hv_vmboot_phase_names[p], "vm", id, t, now);
 }
 
 /* populate_physmap: one domain lookup per hypercall, as Xen's. */
@@ -181,10 +198,12 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
         return -EINVAL;
     hv_vmboot_identity(id, c.name, sizeof(c.name), c.uuid);
 
-    rc = rpc(conn, hv_virt_req_define, &c, false, &res->ns[HV_VMBOOT_DEFINE]);
+    rc = rpc(conn, hv_virt_req_define, &c, false, &res->ns[HV_VMBOOT_DEFINE],
+             hv_vmboot_phase_names[HV_VMBOOT_DEFINE], id);
     if ( rc )
         return rc;
-    rc = rpc(conn, hv_virt_req_start, &c, false, &res->ns[HV_VMBOOT_LABEL]);
+    rc = rpc(conn, hv_virt_req_start, &c, false, &res->ns[HV_VMBOOT_LABEL],
+             hv_vmboot_phase_names[HV_VMBOOT_LABEL], id);
     if ( rc )
         goto undefine;
 
@@ -201,13 +220,13 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
     else if ( rc == 0 )
         hv_domain_unlock(cpu, d);
     hv_rcu_quiescent(cpu);
-    res->ns[HV_VMBOOT_CREATE] = hv_now_ns() - t;
+    phase_end(res, HV_VMBOOT_CREATE, id, t);
     if ( rc )
         goto destroy;
 
     t = hv_now_ns();
     rc = populate(cpu, cfg, id, &res->hypercalls);
-    res->ns[HV_VMBOOT_POPULATE] = hv_now_ns() - t;
+    phase_end(res, HV_VMBOOT_POPULATE, id, t);
     if ( rc )
         goto destroy;
 
@@ -219,21 +238,24 @@ int hv_vmboot(struct hv_cpu *cpu, struct hv_rpc_client *conn,
         rc = cfg->xs_boot(cfg->xs_arg, cpu, id);
     for ( tries = 0; rc == 0 && !cfg->xs_boot; tries++ )
     {
+        uint64_t t_txn = hv_trace_active() ? hv_now_ns() : 0;
+
         rc = xs_try(xs, cfg, id, &res->xs_written, &res->xs_owned);
+        hv_trace_span("xenstore", "transaction", "vm", id, t_txn, hv_now_ns());
         if ( rc != -EAGAIN || tries + 1 >= cfg->xs_max_retries )
             break;
         res->xs_retries++;
         rc = 0;
     }
-    res->ns[HV_VMBOOT_XENSTORE] = hv_now_ns() - t;
+    phase_end(res, HV_VMBOOT_XENSTORE, id, t);
     if ( rc == 0 )
         return 0;
 destroy:
     (void)!hv_domain_destroy(hv, id); /* ours: it cannot fail */
 stop:
-    (void)rpc(conn, hv_virt_req_stop, &c, true, NULL);
+    (void)rpc(conn, hv_virt_req_stop, &c, true, NULL, NULL, id);
 undefine:
-    (void)rpc(conn, hv_virt_req_undefine, &c, true, NULL);
+    (void)rpc(conn, hv_virt_req_undefine, &c, true, NULL, NULL, id);
     return rc;
 }
 
@@ -249,9 +271,9 @@ int hv_vmboot_teardown(struct hv_cpu *cpu, struct hv_rpc_client *conn,
     snprintf(path, sizeof(path), "/local/domain/0/backend/vif/%u", id);
     rc2 = hv_xs_simple(hv_xs(cpu->hv), HV_XS_RM, 0, 0, path);
     rc = rc ? rc : rc2;
-    rc2 = rpc(conn, hv_virt_req_stop, &c, true, NULL);
+    rc2 = rpc(conn, hv_virt_req_stop, &c, true, NULL, "stop", id);
     rc = rc ? rc : rc2;
-    rc2 = rpc(conn, hv_virt_req_undefine, &c, true, NULL);
+    rc2 = rpc(conn, hv_virt_req_undefine, &c, true, NULL, "undefine", id);
     rc = rc ? rc : rc2;
     rc2 = hv_domain_destroy(cpu->hv, id);
     return rc ? rc : rc2;

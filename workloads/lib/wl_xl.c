@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <hv/hv.h>
+#include <hv/trace.h>
 #include <hv/xenstore.h>
 #include <xsd/xenstored.h>
 
@@ -44,6 +45,7 @@ static const char *const host_dirs[] = {"/vm",
 
 static void *serve(void *arg)
 {
+    hv_trace_name_thread("xenstored");
     xsd_server_run(arg);
     return NULL;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/trace.h>
 #include <hv/vmboot.h>
 
 #include "wl_xl_private.h"
@@ -35,6 +36,7 @@ void xo_init(struct xo *o, struct wl_xl_client *cl, enum wl_xl_role r)
 int xo_req(struct xo *o, uint32_t type, const void *body, size_t len, int ok)
 {
     struct xsd_client *c = o->c;
+    uint64_t t0;
     int rc;
 
     if ( o->rc )
@@ -43,8 +45,10 @@ int xo_req(struct xo *o, uint32_t type, const void *body, size_t len, int ok)
         return o->rc = rc;
     atomic_fetch_add_explicit(&o->x->role_requests[o->role], 1,
                               memory_order_relaxed);
+    t0 = hv_trace_active() ? hv_now_ns() : 0;
     rc = xsd_client_request(c, type, o->tx, body, len, o->buf,
                             sizeof(o->buf) - 1, &o->len);
+    hv_trace_span("wire", xsd_type_name(type), "tx", o->tx, t0, hv_now_ns());
     if ( o->c == NULL )
         xsd_client_close(c);
     if ( rc == 0 )

@@ -48,6 +48,7 @@
 
 #include <hv/hv.h>
 #include <hv/page_alloc.h>
+#include <hv/trace.h>
 #include <hv/virt_rpc.h>
 #include <hv/vmboot.h>
 #include <hv/xenctrl.h>
@@ -317,7 +318,7 @@ static void boot_vm(struct storm *s, struct hv_cpu *cpu,
                     struct hv_rpc_client *conn, unsigned int i)
 {
     struct hv_vmboot_result res;
-    uint64_t arrive = s->t0, lat;
+    uint64_t arrive = s->t0, lat, t;
     unsigned int p;
     int rc;
 
@@ -327,8 +328,10 @@ static void boot_vm(struct storm *s, struct hv_cpu *cpu,
         while ( hv_now_ns() < arrive )
             wl_sleep_until(arrive);
     }
+    t = hv_trace_active() ? hv_now_ns() : 0;
     rc = hv_vmboot(cpu, conn, &s->boot, (domid_t)(FIRST_VM + i), &res);
     lat = hv_now_ns() - arrive;
+    hv_trace_span("boot", "boot", "vm", FIRST_VM + i, t, arrive + lat);
     if ( rc )
     {
         int none = 0;
@@ -359,6 +362,7 @@ static void *client_main(void *arg)
     unsigned int i;
 
     HV_BUG_ON(cpu == NULL);
+    hv_trace_name("client %u", cl->index);
     while ( (i = atomic_fetch_add(&s->next, 1)) < s->vms )
     {
         if ( !cl->teardown )
@@ -409,15 +413,20 @@ static void *poller_main(void *arg)
     struct hv_xc xc;
 
     HV_BUG_ON(cpu == NULL);
+    hv_trace_name("poller");
     hv_xc_open(&xc, cpu);
     while ( !bg_stop(s) )
     {
+        uint64_t te;
+
         ts = hv_now_ns();
         HV_BUG_ON(hv_xc_domain_getinfolist_all(&xc, 0, &l) != 0);
         free(l.info);
         hv_rcu_quiescent(cpu);
         s->polls++;
-        s->poll_ns += hv_now_ns() - ts;
+        te = hv_now_ns();
+        s->poll_ns += te - ts;
+        hv_trace_span("poll", "getinfolist", "domains", l.n, ts, te);
         next += (uint64_t)s->poll_ms * 1000000ull;
         while ( !bg_stop(s) && hv_now_ns() < next )
             wl_sleep_until(next);
@@ -448,6 +457,7 @@ static void *granter_main(void *arg)
     domid_t id;
 
     HV_BUG_ON(cpu == NULL);
+    hv_trace_name("netback %u", b->index);
     hv_cpu_set_domain(cpu, 0);
     while ( !bg_stop(s) )
     {

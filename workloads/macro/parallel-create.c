@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/trace.h>
 #include <hv/virt_rpc.h>
 
 #include "../lib/wl_virt.h"
@@ -116,6 +117,7 @@ static void pc_thread(struct hvb_thread *t)
     unsigned int r, a;
 
     HV_BUG_ON(reqs == NULL);
+    hv_trace_name("client %u", t->index);
     for ( r = 0; r < s->rounds; r++ )
     {
         reqs[r].v = s->d.v;
@@ -131,6 +133,8 @@ static void pc_thread(struct hvb_thread *t)
 
                 HV_BUG_ON(hv_rpc_call(conn, &call) != 0);
                 wl_lat_add(&s->lat[a], call.t_end - call.t_submit);
+                hv_trace_span("api", api_names[a], "round", r, call.t_submit,
+                              call.t_end);
                 window(s, &call);
             }
     /* Unmeasured: back to the prepared state for the next repetition. */

@@ -66,9 +66,13 @@ typedef struct hv_rwlock {
 void hv_spin_init(hv_spinlock_t *l, const struct hv_lock_class *cls);
 void hv_rwlock_init(hv_rwlock_t *l, const struct hv_lock_class *cls);
 
-void hv_spin_lock_slow(hv_spinlock_t *l);
-void hv_read_lock_slow(hv_rwlock_t *l);
-void hv_write_lock_slow(hv_rwlock_t *l);
+/*
+ * The slow paths, entered after a failed first try; @site is the
+ * caller's, for the timeline recorder's wait events (hv/trace.h).
+ */
+void hv_spin_lock_slow(hv_spinlock_t *l, const struct hv_lock_site *site);
+void hv_read_lock_slow(hv_rwlock_t *l, const struct hv_lock_site *site);
+void hv_write_lock_slow(hv_rwlock_t *l, const struct hv_lock_site *site);
 
 #ifndef HV_NO_LOCKSTAT
 extern _Atomic bool hv_lockstat_on;
@@ -105,7 +109,7 @@ static inline void hv_spin_lock_at(hv_spinlock_t *l,
     if ( hv_lockstat_active() )
         hv_lockstat_spin_lock(l, site);
     else if ( unlikely(!hv_spin_trylock(l)) )
-        hv_spin_lock_slow(l);
+        hv_spin_lock_slow(l, site);
 }
 
 static inline void hv_spin_unlock(hv_spinlock_t *l)
@@ -133,7 +137,7 @@ static inline void hv_read_lock_at(hv_rwlock_t *l,
     old =
         atomic_fetch_add_explicit(&l->cnts, HV_RW_READER, memory_order_acquire);
     if ( unlikely(old & HV_RW_WRITER) )
-        hv_read_lock_slow(l);
+        hv_read_lock_slow(l, site);
 }
 
 static inline void hv_read_unlock(hv_rwlock_t *l)
@@ -153,7 +157,7 @@ static inline void hv_write_lock_at(hv_rwlock_t *l,
     else if ( unlikely(!atomic_compare_exchange_strong_explicit(
                   &l->cnts, &zero, HV_RW_WRITER, memory_order_acquire,
                   memory_order_relaxed)) )
-        hv_write_lock_slow(l);
+        hv_write_lock_slow(l, site);
 }
 
 static inline void hv_write_unlock(hv_rwlock_t *l)
@@ -183,13 +187,15 @@ typedef struct hv_mutex {
 
 void hv_mutex_init(hv_mutex_t *l, const struct hv_lock_class *cls);
 void hv_mutex_destroy(hv_mutex_t *l);
+/* After a failed trylock: wait for it (hv/lock.c). */
+void hv_mutex_lock_slow(hv_mutex_t *l, const struct hv_lock_site *site);
 
 #ifndef HV_NO_LOCKSTAT
 void hv_lockstat_mutex_lock(hv_mutex_t *l, const struct hv_lock_site *site);
 void hv_lockstat_cond_wait(pthread_cond_t *c, hv_mutex_t *l,
                            const struct hv_lock_site *site);
 #else
-#define hv_lockstat_mutex_lock(l, s)   pthread_mutex_lock(&(l)->m)
+#define hv_lockstat_mutex_lock(l, s)   ((void)0)
 #define hv_lockstat_cond_wait(c, l, s) pthread_cond_wait((c), &(l)->m)
 #endif
 
@@ -198,8 +204,8 @@ static inline void hv_mutex_lock_at(hv_mutex_t *l,
 {
     if ( hv_lockstat_active() )
         hv_lockstat_mutex_lock(l, site);
-    else
-        pthread_mutex_lock(&l->m);
+    else if ( unlikely(pthread_mutex_trylock(&l->m) != 0) )
+        hv_mutex_lock_slow(l, site);
 }
 
 static inline void hv_mutex_unlock(hv_mutex_t *l)

@@ -44,6 +44,7 @@ struct hv_rpc_call {
     /* Private: */
     struct hv_rpc_call *next;
     struct hv_rpc_client *client;
+    unsigned int trace_tid; /* the caller's row on the timeline */
     pthread_cond_t done_cond;
     bool done;
 };

@@ -86,6 +86,15 @@ struct hvb_run_opts {
     int argc; /* the whole command line, recorded */
     char *const *argv;
     const struct hvb_run_hooks *hooks; /* or NULL */
+    /*
+     * --trace FILE (or NULL): a Chrome Trace Event Format timeline of
+     * the run, at most trace_max_events events, lock waits (and with
+     * trace_holds holds) of at least trace_lock_ns
+     * (harness/session/trace_file.c).
+     */
+    const char *trace_path;
+    uint64_t trace_max_events, trace_lock_ns;
+    bool trace_holds;
     bool plan; /* --plan: print the cells (hvb/shard.h), measure nothing */
 };
 
