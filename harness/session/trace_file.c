@@ -21,7 +21,7 @@
  *      "ts": 1523.042, "dur": 20117.881, "args": {"round": 0}},
  *     {"ph": "X", "name": "wait virSecurityManager", "cat": "lock", ...,
  *      "args": {"class": "virSecurityManager", "kind": "mutex",
- *               "site": "virt_security.c:88", "wait_ns": 9876543}}, ...]}
+ *               "site": "global.c:22", "wait_ns": 9876543}}, ...]}
  *
  * one process per cell (pid = the cell's index), one thread per thread
  * name, ts and dur in microseconds with nanosecond fractions, ts from

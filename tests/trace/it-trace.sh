@@ -6,7 +6,8 @@
 #     thread, the boot phases, a getinfolist poll, a xenstore
 #     transaction and an RCU grace period present, times monotonic per
 #     row and within the run (results.json's hvbench.trace and its
-#     written time), profile passes --trace through;
+#     written time), requests on the xenstore wire (xs_client=socket),
+#     profile passes --trace through;
 #  2. parallel-create, seclock=global namesearch=lock-each, 6 clients:
 #     the convoy, waits for virSecurityManager (class, site) staggered
 #     on the clients' rows, holds only with --trace-holds; the negative
@@ -39,6 +40,16 @@ else
         bad "1: boot-storm's trace"
 fi
 # shellcheck disable=SC2086
+# The xenstore wire (xs_client=socket): its requests.
+if ! "$hvbench" run boot-storm --param vms=4 --param clients=2 \
+        --param xs_client=socket --param xs_profile=libxl --param label_us=0 \
+        --param qemu_us=0 -r 1 -q --trace "$tmp/wire.json" \
+        >/dev/null 2>"$tmp/err"; then
+    bad "1: boot-storm xs_client=socket --trace failed: $(cat "$tmp/err")"
+else
+    $check "$tmp/wire.json" --names WRITE,TRANSACTION_START,TRANSACTION_END ||
+        bad "1: the wire's requests"
+fi
 # (few params: profile names its files by the cell)
 if ! "$hvbench" profile boot-storm --param vms=4 --param clients=2 -r 1 -q \
         --trace "$tmp/pr.json" \

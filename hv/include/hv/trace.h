@@ -24,7 +24,7 @@
  *
  * A libvirtd worker running the client's define call adopts the client's
  * tid (hv_trace_adopt()), so the lock waits of the call (a "wait
- * virSecurityManager" of 4 ms at virt_security.c:88) land on the
+ * virSecurityManager" of 4 ms at global.c:22) land on the
  * client's row, inside its "define" interval: under seclock=global the
  * rows of 20 clients show their waits staggered, one after the other.
  *
