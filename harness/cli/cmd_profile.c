@@ -14,7 +14,10 @@
  * table.  DIR/results.json is the run's results (hvbench.profile lists
  * the files).  With --view wait (profile_wait.c) the lock profiler's
  * wait stacks replace the samples: DIR/<cell>-wait.folded and its SVG
- * and speedscope, weighted in wait ns per op.
+ * and speedscope, weighted in wait ns per op.  With --view offcpu or
+ * wall (profile_offcpu.c) the context-switch recorder runs too, and the
+ * window of each measured thread (its tid) tells whose switches count:
+ * DIR/<cell>-offcpu.folded, -wall.folded, in ns per op.
  */
 #include <errno.h>
 #include <inttypes.h>
