@@ -2,13 +2,15 @@
 /*
  * "hvbench profile --view offcpu|wall": the context-switch recorder
  * (hvb/switches.h) runs beside the cells, and at the end each cell gets
- * DIR/<cell>-offcpu.folded (the time its measured threads spent off CPU,
+ * DIR/<cell>-offcpu.folded (the time the cell's threads spent off CPU,
  * by the stack they blocked in) or DIR/<cell>-wall.folded (that, and
  * their on-CPU samples at the sampling period each), in ns per op
  * (hvb/offcpu.h), drawn by cmd_profile.c as the other views' files are.
- * E.g. lock-hold lock=mutex hold_ns=200000 --view wall: on 2.1 us/op
- * (the waiter's spin and its unlock), off 198.4 us/op, of which 0.3
- * preempted, wall 201.0 us/op: 0.2% not accounted for.
+ * E.g. lock-hold lock=mutex hold_ns=200000 --frequency 4999 --view wall:
+ * wall 502503.8 ns/op of its 2 threads (the waiter, the holder), on CPU
+ * 267353.5 (the holder's busy-wait) + off CPU 245933.5 (the waiter's
+ * futex), 2.1% over the wall: sampling and the switch's own moment,
+ * counted on both sides.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -98,6 +100,14 @@ static double per_op(uint64_t ns, uint64_t ops)
     return ops ? (double)ns / (double)ops : 0;
 }
 
+/* "N% not accounted for", or "N% over the wall" when on + off exceed it. */
+static const char *accounted(char *buf, size_t len, double share)
+{
+    snprintf(buf, len, "%.1f%% %s", 100.0 * (share < 0 ? -share : share),
+             share < 0 ? "over the wall" : "not accounted for");
+    return buf;
+}
+
 double hvb_offcpu_unaccounted(const struct hvb_offcpu_total *t, bool wall)
 {
     double acc = (double)t->off_ns + (wall ? (double)t->on_ns : 0);
@@ -135,6 +145,7 @@ void hvb_offcpu_view_note(const char *cell, const struct hvb_offcpu_total *t,
                           bool wall)
 {
     double off = per_op(t->off_ns, t->ops);
+    char acc[64];
 
     if ( !wall )
     {
@@ -150,12 +161,11 @@ void hvb_offcpu_view_note(const char *cell, const struct hvb_offcpu_total *t,
     fprintf(stderr,
             "hvbench: profile: %s: wall %.1f ns/op of its %zu threads: on "
             "CPU %.1f (%" PRIu64 " samples) + off CPU %.1f (preempted %.1f, "
-            "modelled sleeps %.1f); %.1f%% not accounted for (%.1f%% in "
-            "the worst thread)\n",
+            "modelled sleeps %.1f); %s (the worst thread %.1f%% off)\n",
             cell, per_op(t->wall_ns, t->ops), t->threads,
             per_op(t->on_ns, t->ops), t->samples, off,
             per_op(t->preempted_ns, t->ops), per_op(t->modelled_ns, t->ops),
-            100.0 * hvb_offcpu_unaccounted(t, true),
+            accounted(acc, sizeof(acc), hvb_offcpu_unaccounted(t, true)),
             100.0 * t->worst_unaccounted);
 }
 
@@ -176,20 +186,22 @@ void hvb_offcpu_view_warn(const struct hvb_offcpu_view *v,
 void hvb_offcpu_view_subtitle(char *buf, size_t len,
                               const struct hvb_offcpu_total *t, bool wall)
 {
+    char acc[64];
+
     if ( wall )
         snprintf(buf, len,
-                 "wall time per op of the measured threads: %.1f ns/op, on "
-                 "CPU %.1f + off CPU %.1f; %.1f%% not accounted for",
-                 per_op(t->wall_ns, t->ops), per_op(t->on_ns, t->ops),
-                 per_op(t->off_ns, t->ops),
-                 100.0 * hvb_offcpu_unaccounted(t, true));
+                 "wall time per op of the cell's %zu threads: %.1f ns/op, on "
+                 "CPU %.1f + off CPU %.1f; %s",
+                 t->threads, per_op(t->wall_ns, t->ops),
+                 per_op(t->on_ns, t->ops), per_op(t->off_ns, t->ops),
+                 accounted(acc, sizeof(acc), hvb_offcpu_unaccounted(t, true)));
     else
         snprintf(buf, len,
-                 "off-CPU time per op of the measured threads "
+                 "off-CPU time per op of the cell's %zu threads "
                  "(sched:sched_switch): %.1f ns/op of %.1f, %" PRIu64
                  " spans over %" PRIu64 " ops",
-                 per_op(t->off_ns, t->ops), per_op(t->wall_ns, t->ops),
-                 t->spans, t->ops);
+                 t->threads, per_op(t->off_ns, t->ops),
+                 per_op(t->wall_ns, t->ops), t->spans, t->ops);
 }
 
 void hvb_offcpu_view_free(struct hvb_offcpu_view *v)

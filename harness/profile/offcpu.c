@@ -185,8 +185,8 @@ static int push_span(struct hvb_offcpu *o, struct hvb_offcpu_thread *th,
         o->spans = n;
         o->cap_spans = c;
     }
-    o->spans[o->nr_spans++] = (struct hvb_offcpu_span){
-        a, b, out->chain, out->kind, th->cell, (size_t)(th - o->threads)};
+    o->spans[o->nr_spans++] =
+        (struct hvb_offcpu_span){a, b, out->chain, out->kind, th->cell};
     th->off_ns += b - a;
     return 0;
 }

@@ -41,7 +41,7 @@ struct hvb_offcpu_span {
     uint64_t t_out, t_in; /* clipped to the cell */
     uint32_t chain;       /* the switch out's */
     uint16_t kind;        /* enum hvb_switch_kind: why it left */
-    size_t cell, thread;  /* hvb_offcpu.threads' index */
+    size_t cell;
 };
 
 /* A thread's time in a cell: its windows, or its life in the cell. */
