@@ -6,7 +6,8 @@
 # Accuracy: lock-hold with lock=mutex (a sleeping lock: the waiter
 # blocks in a futex) holds the lock 200 us per op.  From the kernel's
 # sched_switch records, the time the waiter spent off CPU in the
-# stacks through its mutex lock (lh_thread, pthread_mutex_lock) must be
+# stacks through its mutex lock (lh_thread, pthread_mutex_lock; asleep
+# in the futex or, on a busy machine, preempted there) must be
 # within 10% of the waiter's own clock around that call (lock_call_ns,
 # the same run), and within 10% of the model's lock view (--view wait,
 # a second run).  Those stacks end in the kernel's futex frames and the
@@ -21,7 +22,10 @@
 # Seed 003 (parallel-create, seclock=global, namesearch=lock-each): of
 # the cell's threads' waits in a mutex, the security manager's queue
 # (global_label blocked in pthread_mutex_lock) is the heaviest, and at
-# least 5% of all their off-CPU time (idle pool threads included).
+# least 5% of all their off-CPU time (idle pool threads included).  Its
+# 225 threads' wall time is accounted for within 5% (the worst thread
+# 25%): threads asleep at either end of the cell count (they were not:
+# 34% went missing, one thread 100%).
 #
 # --diff: the wall view's differential files.  Without the tracepoint
 # (run as nobody: tracefs is root's) --view offcpu falls back to the
@@ -59,8 +63,8 @@ for line in open(glob.glob(d + "/*-%s.folded" % view)[0]):
         mutex += w  # the lock view: '...;lh_thread;[wait] lock-hold'
     elif "lh_thread" in frames and any("pthread_mutex_lock" in f
                                        for f in frames) and \
-            (view != "offcpu" or frames[-1] == "[off-cpu]"):
-        if view == "offcpu":  # it slept in the futex
+            (view != "offcpu" or frames[-1].startswith("[off-cpu")):
+        if frames[-1] == "[off-cpu]":  # it slept in the futex
             assert any(f.startswith("futex") and f.endswith("_[k]")
                        for f in frames), stack
         mutex += w
@@ -73,10 +77,11 @@ key = {"offcpu": "off_cpu_ns_per_op", "wall": "wall_ns_per_op",
        "wait": "wait_ns_per_op"}[view]
 want = prof[key] * (1 - prof.get("unaccounted_share", 0))
 assert abs(total - want) <= 1e-3 * want + 1e-6, (total, want)
-print("%.1f %.1f %.1f %.1f %.4f %.4f" % (mutex, total, want,
+print("%.1f %.1f %.1f %.1f %.4f %.4f %.4f" % (mutex, total, want,
       r["benchmarks"][0].get("lock_call_ns", 0),
       prof.get("unaccounted_share", 0),
-      prof.get("worst_thread_unaccounted_share", 0)))
+      prof.get("worst_thread_unaccounted_share", 0),
+      prof.get("preempted_ns_per_op", 0) / prof.get("wall_ns_per_op", 1)))
 PY
 
 # within A B F P: is A within P% of B x F?
@@ -129,43 +134,57 @@ attempt() {
 run_attempts accuracy
 [ "$plant" = wrong-wait ] && exit "$fail"
 
-# Wall: on + off = wall within 5%, the files' sums the JSON's.
-for w in "lock-hold --threads 1 --iterations 2000 --repetitions 1
-          --param lock=mutex --param hold_ns=200000 --frequency 4999" \
-    "lookup --threads 1 --min-time 0.3 --repetitions 1 --frequency 4999"; do
+# Wall: on + off = wall within 5%, the files' sums the JSON's.  An
+# attempt whose threads were preempted for over a quarter of their wall
+# (a busy machine: the sampled on-CPU part then swings) was disturbed.
+attempt() {
     rm -rf "$tmp/wall"
     # shellcheck disable=SC2086
     if ! "$hvbench" profile $w --view wall -q --out "$tmp/wall" \
             >/dev/null 2>"$tmp/err"; then
-        bad "profile $w --view wall failed: $(cat "$tmp/err")"
-        continue
+        echo "profile $w --view wall failed: $(cat "$tmp/err")"
+        return 1
     fi
     if ! got=$($py "$tmp/sum.py" "$tmp/wall" wall 2>&1); then
-        bad "wall files of $w wrong: $got"
-        continue
+        echo "wall files of $w wrong: $got"
+        return 1
     fi
+    for f in "$tmp"/wall/*-wall.svg "$tmp"/wall/*-wall.speedscope.json; do
+        [ -s "$f" ] || { echo "missing $f"; return 1; }
+    done
     set -- $got
     echo "wall view of ${w%% *}: accounted $3 ns/op, not accounted $5" \
-        "(the worst thread $6)"
-    $py -c "import sys; sys.exit(abs(float(sys.argv[1])) > 0.05)" "$6" ||
-        bad "${w%% *}: on + off CPU not within 5% of a thread's wall ($6)"
-    for f in "$tmp"/wall/*-wall.svg "$tmp"/wall/*-wall.speedscope.json; do
-        [ -s "$f" ] || bad "missing $f"
-    done
+        "(the worst thread $6; preempted $7 of the wall)"
+    $py -c "import sys; sys.exit(abs(float(sys.argv[1])) > 0.05)" "$6" &&
+        return 0
+    $py -c "import sys; sys.exit(float(sys.argv[1]) <= 0.25)" "$7" && return 2
+    echo "${w%% *}: on + off CPU not within 5% of a thread's wall ($6)"
+    return 1
+}
+for w in "lock-hold --threads 1 --iterations 2000 --repetitions 1
+          --param lock=mutex --param hold_ns=200000 --frequency 4999" \
+    "lookup --threads 1 --min-time 0.3 --repetitions 1 --frequency 4999"; do
+    run_attempts "wall view of ${w%% *}"
 done
 
 # Seed 003 from the kernel: the security manager's queue.
 rm -rf "$tmp/s"
 if ! "$hvbench" profile parallel-create --plugin seclock=global \
         --plugin namesearch=lock-each --threads 20 \
-        --param max_client_requests=50 --repetitions 1 -q --view offcpu \
+        --param max_client_requests=50 --repetitions 1 -q --view wall \
         --out "$tmp/s" >/dev/null 2>"$tmp/err"; then
     bad "seed 003 --view offcpu failed: $(cat "$tmp/err")"
 else
     out=$($py - "$tmp/s" <<'PY' 2>&1
-import collections, glob, sys
+import collections, glob, json, sys
 tot, locks = 0.0, collections.Counter()
-for line in open(glob.glob(sys.argv[1] + "/*-offcpu.folded")[0]):
+prof = json.load(open(sys.argv[1] + "/results.json"))["hvbench"]["cells"][0]["profile"]
+un, worst = prof["unaccounted_share"], prof["worst_thread_unaccounted_share"]
+print("%.1f%% of the threads' wall not accounted for, the worst thread %.1f%%"
+      % (un * 100, worst * 100))
+if abs(un) > 0.05 or worst > 0.25:
+    sys.exit(1)
+for line in open(glob.glob(sys.argv[1] + "/*-wall.folded")[0]):
     stack, w = line.rsplit(" ", 1)
     f = [x for x in stack.split(";") if not x.endswith("_[k]")]
     tot += float(w)

@@ -34,6 +34,9 @@ struct hvb_switch_ev {
     uint32_t chain; /* a switch out's: hvb_switch_log.chain_off's index */
 };
 
+/* The chain of off-CPU time whose switch out was never recorded. */
+#define HVB_CHAIN_UNSEEN UINT32_MAX
+
 /*
  * What was recorded.  The call chains are kept once each (a million
  * switches in a few hundred distinct stacks): chain i is the words at
