@@ -514,6 +514,7 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
                     fa,
                     fb,
                     prefix,
+                    cpu ? NULL : "--stacks", /* ranked: leaves are shared */
                     NULL};
 
     snprintf(fa, sizeof(fa), "%s/%s%s.folded", p->dir, p->cells[a].slug, x);

@@ -37,9 +37,17 @@
 #include <hvb/switches.h>
 #include <hvb/symbols.h>
 
-#define DATA_PAGES 2048 /* a power of two: 8 MiB per CPU */
-#define MAX_STACK  127
-#define DUMP_WORDS 64 /* of the user stack, for unwinding through glibc */
+/*
+ * Per CPU, a power of two of pages: 256 MiB over the CPUs, between 8
+ * and 32 MiB each (a record with its chains and stack words is ~1.5
+ * KiB).  A 575-VM boot-storm lost 12,278 switches in 8 MiB rings on 2
+ * CPUs (now 32 MiB each); a 16-CPU host gets 16 MiB each.
+ */
+#define RING_BUDGET (256ul << 20)
+#define MIN_PAGES   2048
+#define MAX_PAGES   8192
+#define MAX_STACK   127
+#define DUMP_WORDS  64 /* of the user stack, for unwinding through glibc */
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -55,6 +63,19 @@ struct hvb_switches {
     unsigned int state_off, state_size; /* prev_state in the raw data */
     bool oom;
 };
+
+static size_t ring_pages(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
+    size_t n = MIN_PAGES;
+
+    if ( cpus < 1 || page < 1 )
+        return n;
+    while ( n < MAX_PAGES &&
+            2 * n * (size_t)page * (size_t)cpus <= RING_BUDGET )
+        n *= 2;
+    return n;
+}
 
 static const char *const tracefs[] = {"/sys/kernel/tracing",
                                       "/sys/kernel/debug/tracing"};
@@ -284,7 +305,7 @@ int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
     a.sample_max_stack = MAX_STACK;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    rc = hvb_perf_rings_open(&s->rings, &a, DATA_PAGES, take_record, s,
+    rc = hvb_perf_rings_open(&s->rings, &a, ring_pages(), take_record, s,
                              "sched:sched_switch", err, len);
     if ( rc )
     {

@@ -48,6 +48,10 @@
 #define DEFAULT_FLAME_TIME   "0.25"
 #define DEFAULT_LOCK_ROUNDS  2
 
+static const char *const wall_views[] = {[WALL_VIEWS_AUTO] = "auto",
+                                         [WALL_VIEWS_ALL] = "all",
+                                         [WALL_VIEWS_NONE] = "none",
+                                         NULL};
 static const char *const explains[] = {[EXPLAIN_CHANGED] = "changed",
                                        [EXPLAIN_ALL] = "all",
                                        [EXPLAIN_NONE] = "none",
@@ -105,6 +109,11 @@ static const struct hvb_optdef review_opts[] = {
                  "lockstat of both builds in N alternating rounds, locks "
                  "ranked by the change of their wait per op (default " HVB_STR(
                      DEFAULT_LOCK_ROUNDS) "; 0: none)"),
+    HVB_OPT_CHOICE("wall-views", 0, "auto|all|none", O, wall_views, wall_views,
+                   "and where their threads mostly wait, the wall and wait "
+                   "views' differentials too, in as many rounds (default "
+                   "auto: the cells whose measured threads ran on CPU under "
+                   "half their wall time; all: every cell explained)"),
     HVB_OPT_STR("flame-time", 0, "S", O, flame_time,
                 "seconds per cell and round of those profiles and lock "
                 "tables (default " DEFAULT_FLAME_TIME ")"),

@@ -17,6 +17,8 @@
 struct hv_strbuf;
 
 #define REVIEW_MAX_METRICS 4
+/* Under this share of their wall time on CPU, a cell's threads wait. */
+#define REVIEW_ON_CPU_SHARE_MAX 0.5
 
 /* One gate of the suite: WORKLOAD [run options]. */
 struct review_line {
@@ -44,6 +46,7 @@ struct review_opts {
     unsigned int flame_rounds;
     const char *flame_time;
     unsigned int lock_rounds; /* the lock tables' rounds (0: none) */
+    int wall_views;           /* WALL_VIEWS_*: review_waits.c's cells */
     /* Built already (CI): no build of that side, its revision named only. */
     const char *bins[2];
     int explain; /* EXPLAIN_* */
@@ -51,6 +54,11 @@ struct review_opts {
     double build_timeout; /* --build-timeout (0: the builds room's) */
     bool quiet;
     bool untracked; /* --include-untracked */
+};
+enum {
+    WALL_VIEWS_AUTO, /* the cells whose threads mostly waited */
+    WALL_VIEWS_ALL,
+    WALL_VIEWS_NONE
 };
 enum {
     EXPLAIN_CHANGED,
@@ -130,17 +138,6 @@ size_t hvb_review_moved(const struct review *rv, size_t l, struct hv_strbuf *b);
 size_t hvb_review_line_cells(const struct review *rv, size_t l);
 
 /*
- * review_figures.c: @v for a table, without exponents ("0" below a
- * thousandth); "min–max" of the per-round values @a ("-": none); their
- * mean; a cell's lock table delta @lk (review_locks.c's) as markdown or
- * (@html) HTML.
- */
-const char *hvb_review_num(double v, char *buf, size_t len);
-const char *hvb_review_spread(json_t *a, char *buf, size_t len);
-double hvb_review_mean(json_t *a);
-void hvb_review_lock_rows(FILE *f, json_t *lk, bool html);
-
-/*
  * review_report.c: review.json, review.md (also --markdown) and
  * index.html in the output directory, and the summary on stdout.
  * Returns the review's exit status (0, 1 regressed, 3 unknown; 2 when
@@ -178,6 +175,19 @@ json_t *hvb_review_cells(const char *path, json_t **doc, char *err, size_t len);
 int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len);
 
 /*
+ * review_flame.c: the entry of cell @name's graphs under OUT/@sub/ (its
+ * paths, @rounds, @rounds_folded: [[base rounds], [head rounds]] of
+ * {"folded", "ns_per_sample"[, "grain"]}), and every entry of @cells
+ * ({"CELL": entry}) drawn on one scale by flamegraph.py review, in
+ * @unit, with its whole stacks ranked where @stacks: its ranking, top
+ * frames, scale (and "stacks") join each entry.  0, or -errno with @err.
+ */
+json_t *hvb_review_draw_entry(const char *sub, const char *name,
+                              unsigned int rounds, json_t *rounds_folded);
+int hvb_review_draw(struct review *rv, const char *sub, const char *unit,
+                    bool stacks, json_t *cells, char *err, size_t len);
+
+/*
  * review_flame.c: beside a cell's graph, the frames of its flame entry
  * @fl (rv->flames[CELL]) that changed most in self CPU ns/op, base and
  * head, those within the rounds' spread said so; as an HTML <aside>, or
@@ -189,6 +199,19 @@ int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len);
  */
 void hvb_review_flame_top_html(FILE *f, json_t *fl);
 void hvb_review_flame_top_md(FILE *f, json_t *fl);
+
+/*
+ * review_waits.c: line @l's cells whose measured threads were on CPU
+ * under half their wall time in the flame rounds (every cell with
+ * --wall-views all) profiled again by both builds in interleaved
+ * rounds with --view wall and --view wait, drawn into OUT/wall/ and
+ * OUT/wait/, their stacks ranked by the change of their wall or wait
+ * ns/op: rv->flames[CELL].wall and .wait ({"error"} for a view that
+ * could not run).  0, or -errno with @err.  And their section of the
+ * page or the comment (nothing for a cell without them).
+ */
+int hvb_review_waits(struct review *rv, size_t l, char *err, size_t len);
+void hvb_review_waits_rows(FILE *f, json_t *fl, bool html);
 
 /*
  * review_locks.c: line @l under lockstat by both builds in alternating

@@ -148,6 +148,30 @@ static const char *what_of(const struct review *rv, size_t l)
 }
 
 /* Line @l's per-function instruction diff, when it runs one thread. */
+/*
+ * Did every cell of line @l explained so far mostly wait (it got the
+ * wall view)?  Under callgrind a waiting cell crawls: its threads run
+ * one at a time, a busy holder's spin by the clock.
+ */
+static bool all_wait(const struct review *rv, size_t l)
+{
+    json_t *fl;
+    const char *name;
+    size_t n = 0;
+
+    json_object_foreach(rv->flames, name, fl)
+    {
+        if ( (size_t)json_integer_value(json_object_get(fl, "line")) != l )
+            continue;
+        if ( json_number_value(json_object_get(fl, "on_cpu_share")) >=
+                 REVIEW_ON_CPU_SHARE_MAX ||
+             json_object_get(fl, "on_cpu_share") == NULL )
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 static void explain_cg(struct review *rv, size_t l)
 {
     char *dirs[2] = {NULL, NULL}, err[1024], **words;
@@ -162,6 +186,15 @@ static void explain_cg(struct review *rv, size_t l)
                             json_string("more than one thread: callgrind "
                                         "runs one thread at a time (use "
                                         "--threads 1)"));
+        return;
+    }
+    if ( all_wait(rv, l) )
+    {
+        json_object_set_new(rv->explain_skipped, rv->lines[l].text,
+                            json_string("its threads mostly wait: an "
+                                        "instruction count explains what "
+                                        "runs (the wall and wait views "
+                                        "explain the waits)"));
         return;
     }
     if ( !rv->o.quiet )
@@ -218,6 +251,16 @@ static void explain_step(struct review *rv, size_t l, unsigned int rounds,
         fprintf(stderr, "hvbench: review: warning: %s\n", err);
 }
 
+/* @fn of line @l (it says what it does), a failure a warning. */
+static void warn(struct review *rv, size_t l,
+                 int (*fn)(struct review *, size_t, char *, size_t))
+{
+    char err[1024];
+
+    if ( fn(rv, l, err, sizeof(err)) )
+        fprintf(stderr, "hvbench: review: warning: %s\n", err);
+}
+
 /* The seconds left to explain, from line @l on: @n[l] moved cells each. */
 static double left_s(const struct review *rv, const size_t *n, size_t l)
 {
@@ -235,6 +278,8 @@ static void explain_line(struct review *rv, size_t l, char *cells)
     rv->cells = cells;
     explain_step(rv, l, rv->o.flame_rounds, "profiling", "interleaved",
                  hvb_review_flame);
+    if ( rv->o.flame_rounds > 0 )
+        warn(rv, l, hvb_review_waits);
     explain_step(rv, l, rv->o.lock_rounds, "lock tables of", "alternating",
                  hvb_review_locks);
     explain_cg(rv, l);

@@ -45,7 +45,8 @@
 struct flame_acc {
     json_t *cells;  /* {"CELL": [side] {"rounds_folded": [{"folded",
                       "ns_per_sample"}], "cpu_ns_per_op": [per round],
-                      "samples"}} */
+                      "wall_ns_per_op": [per round], "samples",
+                      "threads"}} */
     size_t out_len; /* of OUT: the rounds' paths are kept relative to it */
 };
 
@@ -77,6 +78,8 @@ static int merge_round(void *ctx, unsigned int k, unsigned int r,
         json_t *prof = json_object_get(cell, "profile"), *sides, *s;
         double cpu = json_number_value(
             json_object_get(json_object_get(cell, "cpu_summary"), "median"));
+        double wall = json_number_value(
+            json_object_get(json_object_get(cell, "summary"), "median"));
         double samples = json_number_value(json_object_get(prof, "samples"));
         const char *folded = json_string_value(json_object_get(prof, "folded"));
 
@@ -85,14 +88,20 @@ static int merge_round(void *ctx, unsigned int k, unsigned int r,
         sides = json_object_get(fa->cells, name);
         if ( sides == NULL )
         {
-            sides = json_pack("[{s:[], s:[], s:f}, {s:[], s:[], s:f}]",
-                              "rounds_folded", "cpu_ns_per_op", "samples", 0.0,
-                              "rounds_folded", "cpu_ns_per_op", "samples", 0.0);
+            sides = json_pack("[{s:[], s:[], s:[], s:f, s:O*}, "
+                              "{s:[], s:[], s:[], s:f, s:O*}]",
+                              "rounds_folded", "cpu_ns_per_op",
+                              "wall_ns_per_op", "samples", 0.0, "threads",
+                              json_object_get(cell, "threads"), "rounds_folded",
+                              "cpu_ns_per_op", "wall_ns_per_op", "samples", 0.0,
+                              "threads", json_object_get(cell, "threads"));
             json_object_set_new(fa->cells, name, sides);
         }
         s = json_array_get(sides, k);
         json_array_append_new(json_object_get(s, "cpu_ns_per_op"),
                               json_real(cpu));
+        json_array_append_new(json_object_get(s, "wall_ns_per_op"),
+                              json_real(wall));
         add_to(s, "samples", samples);
         /* A round without samples has no stacks to weigh. */
         snprintf(path, sizeof(path), "%s/%s", dir + fa->out_len + 1, folded);
@@ -105,33 +114,44 @@ static int merge_round(void *ctx, unsigned int k, unsigned int r,
     return 0;
 }
 
-/* Cell @name's entry of rv->flames from its rounds @sides. */
-static json_t *entry(const char *name, json_t *sides, unsigned int rounds)
+json_t *hvb_review_draw_entry(const char *sub, const char *name,
+                              unsigned int rounds, json_t *rounds_folded)
 {
-    char slug[512];
-    json_t *s[2] = {json_array_get(sides, 0), json_array_get(sides, 1)};
+    char slug[512], p[600];
 
     hvb_folded_slug(name, slug, sizeof(slug));
-    return json_pack(
-        "{s:i, s:s++, s:s++, s:s++, s:s++, s:s++, s:s+, s:[O, O], s:[O, O], "
-        "s:[O, O]}",
-        "rounds", rounds, "after_svg", "flame/", slug, "-after.svg",
-        "before_svg", "flame/", slug, "-before.svg", "table", "flame/", slug,
-        ".md", "base_folded", "flame/", slug, "-base.folded", "head_folded",
-        "flame/", slug, "-head.folded", "prefix", "flame/", slug,
-        "rounds_folded", json_object_get(s[0], "rounds_folded"),
-        json_object_get(s[1], "rounds_folded"), "cpu_ns_per_op",
-        json_object_get(s[0], "cpu_ns_per_op"),
-        json_object_get(s[1], "cpu_ns_per_op"), "samples",
-        json_object_get(s[0], "samples"), json_object_get(s[1], "samples"));
+    snprintf(p, sizeof(p), "%s/%s", sub, slug);
+    return json_pack("{s:i, s:s+, s:s+, s:s+, s:s+, s:s+, s:s, s:O}", "rounds",
+                     rounds, "after_svg", p, "-after.svg", "before_svg", p,
+                     "-before.svg", "table", p, ".md", "base_folded", p,
+                     "-base.folded", "head_folded", p, "-head.folded", "prefix",
+                     p, "rounds_folded", rounds_folded);
 }
 
-/*
- * Every cell of rv->flames drawn on one scale (flamegraph.py review):
- * OUT/flame/graphs.json in, OUT/flame/graphs-out.json back, whose
- * ranking, top frames and scale join each cell's entry.
- */
-static int draw_all(struct review *rv, char *err, size_t len)
+/* Cell @name's entry of rv->flames from its rounds @sides, of line @l. */
+static json_t *entry(const char *name, json_t *sides, unsigned int rounds,
+                     size_t l)
+{
+    json_t *s[2] = {json_array_get(sides, 0), json_array_get(sides, 1)};
+    json_t *rf = json_pack("[O, O]", json_object_get(s[0], "rounds_folded"),
+                           json_object_get(s[1], "rounds_folded"));
+    json_t *e = hvb_review_draw_entry("flame", name, rounds, rf);
+
+    json_decref(rf);
+    json_object_update_new(
+        e, json_pack("{s:[O, O], s:[O, O], s:[O, O], s:O*, s:I}",
+                     "cpu_ns_per_op", json_object_get(s[0], "cpu_ns_per_op"),
+                     json_object_get(s[1], "cpu_ns_per_op"), "wall_ns_per_op",
+                     json_object_get(s[0], "wall_ns_per_op"),
+                     json_object_get(s[1], "wall_ns_per_op"), "samples",
+                     json_object_get(s[0], "samples"),
+                     json_object_get(s[1], "samples"), "threads",
+                     json_object_get(s[0], "threads"), "line", (json_int_t)l));
+    return e;
+}
+
+int hvb_review_draw(struct review *rv, const char *sub, const char *unit,
+                    bool stacks, json_t *cells, char *err, size_t len)
 {
     char man[4300], res[4300], script[4200], logp[4300];
     char *av[] = {
@@ -142,12 +162,12 @@ static int draw_all(struct review *rv, char *err, size_t len)
     const char *name;
     int rc;
 
-    snprintf(man, sizeof(man), "%s/flame/graphs.json", rv->o.out);
-    snprintf(res, sizeof(res), "%s/flame/graphs-out.json", rv->o.out);
-    snprintf(logp, sizeof(logp), "%s/flame/graphs.log", rv->o.out);
+    snprintf(man, sizeof(man), "%s/%s/graphs.json", rv->o.out, sub);
+    snprintf(res, sizeof(res), "%s/%s/graphs-out.json", rv->o.out, sub);
+    snprintf(logp, sizeof(logp), "%s/%s/graphs.log", rv->o.out, sub);
     snprintf(script, sizeof(script), "%s/flamegraph.py", hvb_render_dir());
-    doc = json_pack("{s:s, s:s, s:O}", "unit", "CPU ns/op", "root", "..",
-                    "cells", rv->flames);
+    doc = json_pack("{s:s, s:s, s:b, s:O}", "unit", unit, "root", "..",
+                    "stacks", stacks, "cells", cells);
     rc = json_dump_file(doc, man, JSON_INDENT(1));
     json_decref(doc);
     if ( rc )
@@ -163,13 +183,15 @@ static int draw_all(struct review *rv, char *err, size_t len)
         return -EIO;
     }
     got = json_object_get(doc, "cells");
-    json_object_foreach(rv->flames, name, fl)
+    json_object_foreach(cells, name, fl)
     {
         one = json_object_get(got, name);
         json_object_set(fl, "scale_ns_per_op", json_object_get(doc, "scale"));
         json_object_set(fl, "self", json_object_get(one, "self"));
         json_object_set(fl, "top", json_object_get(one, "top"));
         json_object_set(fl, "coloured", json_object_get(one, "coloured"));
+        if ( stacks )
+            json_object_set(fl, "stacks", json_object_get(one, "stacks"));
     }
     json_decref(doc);
     return 0;
@@ -189,9 +211,11 @@ int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len)
     json_object_foreach(fa.cells, name, sides)
         if ( rc == 0 )
             json_object_set_new(rv->flames, name,
-                                entry(name, sides, rv->o.flame_rounds));
+                                entry(name, sides, rv->o.flame_rounds, l));
     json_decref(fa.cells);
-    return rc ? rc : draw_all(rv, err, len);
+    return rc ? rc
+              : hvb_review_draw(rv, "flame", "CPU ns/op", false, rv->flames,
+                                err, len);
 }
 
 /* One frame of .top: " 0.21 -> 56.1 (+55.9)", its kind where new or gone. */

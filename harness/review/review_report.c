@@ -296,7 +296,7 @@ static void markdown(FILE *f, const struct review *rv, const struct hvb_view *v,
         if ( fg != NULL )
             flame_rows(f, fg, false);
         if ( lk != NULL )
-            hvb_review_lock_rows(f, lk, false);
+            hvb_view_lock_rows(f, lk, false);
     }
     json_object_foreach(rv->explain_skipped, key, why)
     {
@@ -418,8 +418,9 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
                 "Differential flame graph, %d interleaved rounds per build "
                 "(CPU ns/op %.4g -> %.4g): [after](%s), [before](%s), "
                 "[every function](%s).\n",
-                rounds, hvb_review_mean(json_array_get(cpu, 0)),
-                hvb_review_mean(json_array_get(cpu, 1)), after, before, table);
+                rounds, hvb_view_mean(json_array_get(cpu, 0)),
+                hvb_view_mean(json_array_get(cpu, 1)), after, before, table);
+        hvb_review_waits_rows(f, fl, false);
         return;
     }
     fprintf(f,
@@ -431,8 +432,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
             "data=\"%s\" style=\"width:100%%\"></object>\n<table><tr><th>"
             "function</th><th>baseline %%</th><th>self CPU ns/op base "
             "(rounds)</th><th>head (rounds)</th><th>change</th></tr>\n",
-            rounds, hvb_review_mean(json_array_get(cpu, 0)),
-            hvb_review_mean(json_array_get(cpu, 1)), before, table, after);
+            rounds, hvb_view_mean(json_array_get(cpu, 0)),
+            hvb_view_mean(json_array_get(cpu, 1)), before, table, after);
     json_array_foreach(json_object_get(fl, "self"), i, r)
     {
         double d = json_number_value(json_object_get(r, "self_delta"));
@@ -440,8 +441,8 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
 
         if ( i == TOP_FUNCTIONS )
             break;
-        hvb_review_spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
-        hvb_review_spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
+        hvb_view_spread(json_object_get(r, "self_base_rounds"), b, sizeof(b));
+        hvb_view_spread(json_object_get(r, "self_head_rounds"), h, sizeof(h));
         fputs("<tr><td><code>", f);
         hvb_view_html(f, json_string_value(json_object_get(r, "function")));
         fprintf(f,
@@ -457,6 +458,7 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
                 d);
     }
     fputs("</table>\n", f);
+    hvb_review_waits_rows(f, fl, true);
 }
 
 /* The page's head: the answer first, then both revisions. */
@@ -543,8 +545,8 @@ static void html_table(FILE *f, const struct hvb_view *v)
             }
             /* The change and its CI below the figures: narrow columns. */
             fprintf(f, ">%s %s &rarr; %s<br>%s</td>", w,
-                    hvb_review_num(g->base, nb, sizeof(nb)),
-                    hvb_review_num(g->head, nh, sizeof(nh)),
+                    hvb_view_num(g->base, nb, sizeof(nb)),
+                    hvb_view_num(g->head, nh, sizeof(nh)),
                     hvb_view_change(g, fig, sizeof(fig)));
         }
         fputs("</tr>\n", f);
@@ -590,7 +592,7 @@ static void html(FILE *f, const struct review *rv, const struct hvb_view *v)
         if ( fg != NULL )
             flame_rows(f, fg, true);
         if ( lk != NULL )
-            hvb_review_lock_rows(f, lk, true);
+            hvb_view_lock_rows(f, lk, true);
     }
     fputs("<p>Options:", f);
     for ( i = 0; i < rv->cache.nr_defs; i++ )

@@ -9,7 +9,9 @@
 #   DIR/repo      this tree's tracked and untracked (not ignored) files
 #                 committed as GOOD, then 6 commits: the 3rd does not
 #                 build, the 4th mends it, the 5th makes rcu_ref_lock
-#                 spin (slow_rcu_ref), the others add a line to NOTES.txt
+#                 spin (slow_rcu_ref), the 6th makes lock-hold's holder
+#                 hold twice as long (slow_lock_hold: a wait, lookup
+#                 untouched), the others add a line to NOTES.txt
 #   DIR/cache     the build cache, GOOD, the 4th, 5th and 6th built in it
 #                 (one cold build, the others from its ccache); the 1st to
 #                 3rd are left to the tests that are about building them
@@ -65,6 +67,7 @@ while [ $n -le 6 ]; do
     3) printf '#error this revision does not build\n' >>"$repo/hv/domain.c" ;;
     4) sed -i '$d' "$repo/hv/domain.c" ;;
     5) slow_rcu_ref "$repo" || { echo "FAIL: the slowdown did not apply"; exit 1; } ;;
+    6) slow_lock_hold "$repo" || { echo "FAIL: the hold did not apply"; exit 1; } ;;
     *) echo "$n" >>"$repo/NOTES.txt"
        git_ add NOTES.txt ;;
     esac

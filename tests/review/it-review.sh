@@ -32,7 +32,16 @@
 # time part reads the fixture's repository; the sim part clones it (git
 # clone --shared: the same commits), as the dirty tree and the broken
 # commit change it.
-# usage: it-review.sh HVBENCH SCRATCH_DIR time|sim
+#   wait (ctest review-wait; a cell that waits, explained)
+#   - review slow c6 -- lock-hold lock=mutex hold_ns=200000: the 6th
+#     commit holds the lock twice as long; the wall view's first stack
+#     is the waiter asleep in the mutex's futex, the wait view's the
+#     lock class, each grown by ~hold_ns beyond the rounds' spread; the
+#     comment and the page have "Where the time waits", callgrind is
+#     skipped and says why.  Negative controls: A/A (c6 c6) fails the
+#     same check; --wall-views none draws no wall view.
+#
+# usage: it-review.sh HVBENCH SCRATCH_DIR time|sim|wait
 set -u
 hvb=$(realpath "$1")
 fix=$(realpath "$2")
@@ -254,8 +263,56 @@ sim)
         [ "$(wc -l <"$tmp/badblock.stderr")" -eq 1 ] && ok ||
         bad "--block of a metric not gated: exit $rc, $(cat "$tmp/badblock.stderr")"
     ;;
+wait)
+    # The 6th commit holds lock-hold's mutex twice as long: its waiter
+    # waits ~200 us more per op.  wv OUT VIEW FILTER: the view's entry.
+    wv() { jq -r ".cells[0].flame.$2$3" "$tmp/$1/review.json"; }
+    # grew OUT VIEW: its first stack grew by hold_ns (+-40%), beyond the
+    # rounds' spread, with the frames of the waiter's wait (wall: in the
+    # mutex, asleep in the futex; wait: the lock class as the leaf).
+    grew() {
+        case $2 in
+        wall) want='lh_thread;.*pthread_mutex_lock.*\[syscall futex\]; \[off-cpu\]$' ;;
+        wait) want='lh_thread; \[wait\] lock-hold$' ;;
+        esac
+        wv "$1" "$2" '.stacks[0].label' | tr -d ' ' | grep -q "$(printf '%s' "$want" | tr -d ' ')" &&
+            [ "$(wv "$1" "$2" '.stacks[0] | (.within_spread | not) and .delta > 120000 and .delta < 280000')" = true ]
+    }
+    LH="lock-hold --param lock=mutex --param hold_ns=200000 --threads 1"
+    # A waiting cell is explained with --explain all: its gate's time says
+    # unknown (the measured thread's CPU share is low by design).
+    [ "$(id -u)" = 0 ] || { echo "SKIP: the wall view needs root"; exit 77; }
+    review w "$slow" "$c6" --metric time --pairs 2 --max-pairs 2 \
+        --explain all --lock-rounds 0 -- $LH
+    for view in wall wait; do
+        grew w $view && ok ||
+            bad "the $view view's first stack: $(wv w $view '.stacks[0]' | jq -c '{label, delta, within_spread}') (exit $rc: $(tail -3 "$tmp/w.stderr"))"
+        for x in after_svg before_svg table; do
+            grep -q . "$tmp/w/$(wv w $view ".$x")" && ok || bad "$view: no $x"
+        done
+    done
+    # The comment and the page: the section, the ranked rows; callgrind
+    # skipped and said why.
+    grep -q "^#### Where the time waits" "$tmp/w/review.md" &&
+        grep -q '^| stack (wall view) |' "$tmp/w/review.md" &&
+        grep -q '^| stack (wait view) |' "$tmp/w/review.md" &&
+        grep -q "its threads mostly wait" "$tmp/w/review.md" &&
+        grep -q "<h3>Where the time waits</h3>" "$tmp/w/index.html" &&
+        grep -q "data=\"$(wv w wall .after_svg)\"" "$tmp/w/index.html" &&
+        ok || bad "the waits are not in the report"
+    # Negative control: the same check of an A/A review must fail (no
+    # stack grew by a hold), and --wall-views none draws no wall view.
+    review aa "$c6" "$c6" --metric time --pairs 2 --max-pairs 2 \
+        --explain all --lock-rounds 0 -- $LH
+    ! grew aa wall && ! grew aa wait && ok ||
+        bad "A/A: a stack grew by a hold: $(wv aa wall '.stacks[0]' | jq -c '{label, delta, within_spread}')"
+    review none "$slow" "$c6" --metric time --pairs 2 --max-pairs 2 \
+        --explain all --lock-rounds 0 --wall-views none -- $LH
+    [ "$(wv none wall '')" = null ] && ! grep -q "Where the time waits" "$tmp/none/review.md" &&
+        ok || bad "--wall-views none: $(wv none wall '' | head -c 200)"
+    ;;
 *)
-    echo "usage: $0 HVBENCH SCRATCH_DIR time|sim" >&2
+    echo "usage: $0 HVBENCH SCRATCH_DIR time|sim|wait" >&2
     exit 2
     ;;
 esac

@@ -185,6 +185,63 @@ def function_rows(rounds_a, rounds_b, per_sample):
     return rows
 
 
+# The kernel frame that names a system call: __x64_sys_futex_[k].
+SYSCALL = re.compile(r"^(?:__x64_sys_|__ia32_sys_|__se_sys_|__do_sys_|ksys_)"
+                     r"(\w+?)_\[k\]$")
+KEEP_FRAMES = 4
+
+
+def stack_label(stack):
+    """A stack as a reviewer reads it: the last KEEP_FRAMES frames of the
+    program, the system call it slept in, its leaf.  E.g. a wall view's
+      ...;lh_thread;__pthread_mutex_lock;__lll_lock_wait;
+        entry_SYSCALL_64_after_hwframe_[k];...;__x64_sys_futex_[k];
+        ...;__schedule_[k];[off-cpu]
+    reads "... lh_thread; __pthread_mutex_lock; __lll_lock_wait;
+    [syscall futex]; [off-cpu]"."""
+    user = [f for f in stack if not f.endswith("_[k]")]
+    leaf = user.pop() if user and user[-1].startswith("[") and \
+        user[-1] != ENGINE_FRAME else None
+    calls = [m.group(1) for m in map(SYSCALL.match, stack) if m]
+    out = (["..."] if len(user) > KEEP_FRAMES else []) + user[-KEEP_FRAMES:]
+    if calls:
+        out.append(f"[syscall {calls[0]}]")
+    elif len(user) < len(stack) - (leaf is not None):
+        out.append("[kernel]")
+    if leaf is not None:
+        out.append(leaf)
+    return "; ".join(out)
+
+
+def stack_rows(rounds_a, rounds_b, per_sample):
+    """Every stack's per-round values, ranked as the reviewer asks: the
+    stacks whose value per op changed beyond the rounds' spread first,
+    each group by the magnitude of the change.  For the wait and wall
+    views, whose time sits in leaves ("[off-cpu]", "[wait] CLASS") that
+    many stacks share, this says *which* wait changed."""
+    per = {}
+    for k, rounds in enumerate((rounds_a, rounds_b)):
+        for r, stacks in enumerate(rounds):
+            for stack, v in stacks.items():
+                row = per.setdefault(stack, ([0.0] * len(rounds_a),
+                                             [0.0] * len(rounds_b)))
+                row[k][r] += v
+    rows = []
+    for stack, (a, b) in per.items():
+        ma, mb = mean(a), mean(b)
+        rows.append({"stack": ";".join(stack), "label": stack_label(stack),
+                     "change": ("appeared" if not any(a) else
+                                "vanished" if not any(b) else
+                                "grew" if mb > ma else
+                                "shrank" if mb < ma else "same"),
+                     "base": ma, "head": mb, "delta": mb - ma,
+                     "base_rounds": a, "head_rounds": b,
+                     "within_spread": within_spread(a, b, per_sample)})
+    rows.sort(key=lambda x: (x["within_spread"], -abs(x["delta"]),
+                             x["stack"]))
+    return rows
+
+
 def top(rows, n=3):
     """The @n functions that changed most: those outside the spread
     first, each group by magnitude (@rows are ranked already)."""

@@ -4,7 +4,7 @@
 
   flamegraph.py render [--title T] [--subtitle S] [--unit U] FOLDED SVG [SPEEDSCOPE]
   flamegraph.py diff [--title T] [--scale-a X] [--scale-b Y] [--scale S]
-                     [--unit U] [--json J] A B PREFIX
+                     [--unit U] [--json J] [--stacks] A B PREFIX
   flamegraph.py review --json J MANIFEST
 
 render: an interactive SVG (hover shows name, value and percent; click
@@ -23,7 +23,9 @@ columns); PREFIX-base.folded, PREFIX-head.folded the merged stacks.
 
 review: every cell of a review (each build's per-round folded files) so
 drawn on one scale, the largest change of all; J gets each cell's three
-functions that changed most ("top") and its ranking ("self").
+functions that changed most ("top") and its ranking ("self"), and with
+"stacks" in the manifest (the wait and wall views, whose time sits in
+shared leaves) its whole stacks ranked by their change ("stacks").
 
 Google Benchmark's frames and the harness around the measured body fold
 into one "[benchmark engine]" frame.  The SVGs need no network.
@@ -38,7 +40,7 @@ import re
 import sys
 
 from flamediff import (build_tree, fold_engine, frames, function_rows, judge,
-                       largest_change, top)
+                       largest_change, stack_rows, top)
 
 WIDTH = 1200
 FRAME_H = 16
@@ -47,6 +49,8 @@ PAD_TOP = 50
 PAD_BOTTOM = 40
 MIN_W = 0.1
 TOP_SELF = 10
+TOP_STACKS = 10  # in the summary; PREFIX.md has STACKS_MD
+STACKS_MD = 50
 
 
 def read_folded(path, scale=1.0):
@@ -327,10 +331,11 @@ def write_speedscope(stacks, path, name, unit):
 class Pair:
     """One cell's two builds, per round: {stack: unit per op}."""
 
-    def __init__(self, title, prefix, rounds_a, rounds_b, per_sample):
+    def __init__(self, title, prefix, rounds_a, rounds_b, per_sample,
+                 stacks=False):
         self.title, self.prefix = title, prefix
         self.rounds_a, self.rounds_b = rounds_a, rounds_b
-        self.per_sample = per_sample
+        self.per_sample, self.stacks = per_sample, stacks
         self.root = build_tree(rounds_a, rounds_b)
         judge(self.root, per_sample)
 
@@ -370,7 +375,14 @@ def write_tables(p, rows, unit, scale):
            f"{'change':<9} {'function':<60} {'baseline':>8} {'before':>10} "
            f"{'after':>10} {'delta':>10}"]
     for r in rows:
-        if r["change"] == "same" or (ta and abs(r["self_delta"]) / ta < 0.001):
+        # Under 0.1% of the total and within the spread: left out.  A
+        # function that appeared, vanished or moved beyond the spread
+        # stays however small (the wall view's total is every thread's
+        # wall time: a daemon's vanished copy is a sliver of it).
+        if r["change"] == "same" or (
+                ta and abs(r["self_delta"]) / ta < 0.001 and
+                (r["within_spread"] or r["change"] in ("grew", "shrank") and
+                 len(p.rounds_a) == 1)):
             continue
         kind = r["change"] + (" (within spread)" if r["within_spread"] else "")
         md.append("| `%s` | %s | %.2f%% | %.4g | %.4g | %+.4g | %.3g-%.3g | "
@@ -388,6 +400,8 @@ def write_tables(p, rows, unit, scale):
                        f"{r['self_base']:>10.4g} {r['self_head']:>10.4g} "
                        f"{r['self_delta']:>+10.4g}"
                        f"{'  (within spread)' if r['within_spread'] else ''}")
+    if p.stacks:
+        md += stack_table(p, unit)
     with open(p.prefix + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
     with open(p.prefix + ".json", "w", encoding="utf-8") as f:
@@ -395,6 +409,28 @@ def write_tables(p, rows, unit, scale):
                    "scale": scale, "functions": rows}, f, sort_keys=True)
         f.write("\n")
     return con
+
+
+def stack_table(p, unit):
+    """PREFIX.md's second table: whole stacks ranked by their change."""
+    md = ["", f"## Stacks ranked by their change ({unit})", "",
+          "Those beyond the rounds' spread first; the label keeps the last "
+          "frames of the program, the system call and the leaf (the whole "
+          "stack below it).", "",
+          f"| stack | change | before ({unit}) | after ({unit}) | delta | "
+          "rounds before | rounds after |", "|---|---|---:|---:|---:|---:|---:|"]
+    for r in p.stack_rows[:STACKS_MD]:
+        if r["change"] == "same":
+            continue
+        kind = r["change"] + (" (within spread)" if r["within_spread"] else "")
+        md.append("| `%s`<br><sub>%s</sub> | %s | %.4g | %.4g | %+.4g | "
+                  "%.3g-%.3g | %.3g-%.3g |" % (
+                      r["label"].replace("|", "\\|"),
+                      html.escape(r["stack"]).replace("|", "\\|"), kind,
+                      r["base"], r["head"], r["delta"], min(r["base_rounds"]),
+                      max(r["base_rounds"]), min(r["head_rounds"]),
+                      max(r["head_rounds"])))
+    return md
 
 
 def draw(p, unit, scale):
@@ -411,11 +447,15 @@ def draw(p, unit, scale):
     write_folded(p.prefix + "-base.folded", mean_stacks(p.rounds_a))
     write_folded(p.prefix + "-head.folded", mean_stacks(p.rounds_b))
     rows = function_rows(p.rounds_a, p.rounds_b, p.per_sample)
+    if p.stacks:
+        p.stack_rows = stack_rows(p.rounds_a, p.rounds_b, p.per_sample)
     con = write_tables(p, rows, unit, scale)
     states = [n.state for n in frames(p.root)]
     entry = {"top": top([r for r in rows if r["self_delta"]]),
              "self": rows[:TOP_SELF], "scale": scale,
              "coloured": sum(s != "same" for s in states)}
+    if p.stacks:
+        entry["stacks"] = p.stack_rows[:TOP_STACKS]
     return entry, con
 
 
@@ -434,7 +474,7 @@ def cmd_diff(args):
     # name), so the two cells' stacks join as difffolded.pl joins them.
     p = Pair(args.title, args.prefix, [read_folded(args.a, args.scale_a)],
              [read_folded(args.b, args.scale_b)],
-             max(args.scale_a, args.scale_b))
+             max(args.scale_a, args.scale_b), args.stacks)
     entry, con = draw(p, args.unit, args.scale or shared_scale([p]))
     print("\n".join(con))
     print(f"diff: {args.prefix}-after.svg, {args.prefix}-before.svg, {args.prefix}.md")
@@ -445,22 +485,27 @@ def cmd_diff(args):
 
 
 def load_rounds(base, rounds):
-    """[{"folded": PATH, "ns_per_sample": X}] -> per-round stacks, and
-    the mean ns per sample."""
+    """[{"folded": PATH, "ns_per_sample": X[, "grain": G]}] -> per-round
+    stacks, and the mean grain: the smallest change a round can show
+    (one sample's worth: X, unless G says; the wait and wall views'
+    files are in ns/op already, X 1, their grain a sample's or 0)."""
     out = [read_folded(os.path.join(base, r["folded"]), r["ns_per_sample"])
            for r in rounds]
-    return out, sum(r["ns_per_sample"] for r in rounds) / len(rounds)
+    return out, sum(r.get("grain", r["ns_per_sample"])
+                    for r in rounds) / len(rounds)
 
 
 def cmd_review(args):
     """Every cell of a review manifest on one scale: MANIFEST is
-    {"unit", "root" (paths' base, relative to MANIFEST's folder), "cells":
+    {"unit", "root" (paths' base, relative to MANIFEST's folder),
+    "stacks" (rank whole stacks too: the wait and wall views), "cells":
     {NAME: {"prefix", "rounds_folded": [[base rounds], [head rounds]]}}}."""
     try:
         with open(args.manifest, encoding="utf-8") as f:
             doc = json.load(f)
         base = os.path.join(os.path.dirname(args.manifest), doc.get("root", "."))
         unit, pairs = doc.get("unit", "CPU ns/op"), {}
+        stacks = bool(doc.get("stacks", False))
         for name, c in sorted(doc["cells"].items()):
             if not all(c["rounds_folded"]):
                 print(f"flamegraph.py: review: {name}: a build has no round "
@@ -468,7 +513,8 @@ def cmd_review(args):
                 continue
             (ra, wa), (rb, wb) = (load_rounds(base, r) for r in c["rounds_folded"])
             pairs[name] = Pair(f"{name}: base -> head",
-                               os.path.join(base, c["prefix"]), ra, rb, max(wa, wb))
+                               os.path.join(base, c["prefix"]), ra, rb,
+                               max(wa, wb), stacks)
     except KeyError as e:
         sys.exit(f"flamegraph.py: review: {args.manifest}: no {e} in it")
     except (OSError, ValueError, TypeError) as e:
@@ -508,6 +554,9 @@ def main():
                    help="the colour scale (default: this graph's largest change)")
     d.add_argument("--unit", default="samples")
     d.add_argument("--json", help="also write the top changes and ranking here")
+    d.add_argument("--stacks", action="store_true",
+                   help="also rank whole stacks by their change (the wait, "
+                   "off-CPU and wall views: their time sits in shared leaves)")
     d.add_argument("a")
     d.add_argument("b")
     d.add_argument("prefix")

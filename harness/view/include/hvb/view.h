@@ -131,6 +131,24 @@ void hvb_view_html(FILE *f, const char *s);
 /* @s as a markdown code span (a table cell's '|' escaped): safe text. */
 void hvb_view_md_code(FILE *f, const char *s, bool cell);
 
+/*
+ * view_figures.c: the figures of a review's explanations.  @v for a
+ * table, without exponents ("0" below a thousandth); "min–max" of the
+ * per-round values @a ("-": none); their mean; "mean (min–max)" of @a
+ * over @div; the divisor and unit (ns/op, µs/op, ms/op) for values up
+ * to @max; a cell's lock table delta @lk (review_locks.c's) and the
+ * first @n rows that changed of a view's ranked stacks @rows
+ * (flamegraph.py's "stacks"), as markdown or (@html) HTML.
+ */
+const char *hvb_view_num(double v, char *buf, size_t len);
+const char *hvb_view_spread(json_t *a, char *buf, size_t len);
+double hvb_view_mean(json_t *a);
+void hvb_view_rounds(FILE *f, json_t *a, double div);
+double hvb_view_per_op(double max, const char **unit);
+void hvb_view_lock_rows(FILE *f, json_t *lk, bool html);
+void hvb_view_stack_rows(FILE *f, json_t *rows, const char *view, size_t n,
+                         bool html);
+
 void hvb_view_markdown(FILE *f, const struct hvb_view *v);
 void hvb_view_mail(FILE *f, const struct hvb_view *v);
 void hvb_view_junit(FILE *f, const struct hvb_view *v);

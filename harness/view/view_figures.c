@@ -3,10 +3,14 @@
  * The figures of the review's tables as a person reads them: a number
  * without exponents (2.16e-06 reads 0, 23.4 reads 23.4), the range of a
  * figure over the rounds ("22.9–24.1", an en dash, apart from a minus),
- * their mean, and the lock table delta built from them: a row per lock
- * whose figures read differently in the two builds, e.g.
+ * their mean, and the tables built from them: the lock table delta, a
+ * row per lock whose figures read differently in the two builds, e.g.
  *   | domlist_lock (read) rwlock_ref_lock | 1 (1–1) | 1 (1–1) | 45 (44–47)
  *   | 60 (58–61) | 58 (55–60) | 90 (88–93) |
+ * and the wait and wall views' stacks ranked by their change, in the
+ * unit their largest figure reads best in, e.g.
+ *   | `[benchmark engine]; lh_thread; [wait] lock-hold` | 240.9
+ *   (237.1–246.2) | 439.6 (438.0–441.5) | +198.7 |
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +18,11 @@
 
 #include <hvb/view.h>
 
-#include "private.h"
-
 /*
  * @v for a table: no exponents, "0" for what rounds to nothing at a
  * thousandth, fewer decimals as it grows: 0, 0.004, 2.16, 23.4, 12345.
  */
-const char *hvb_review_num(double v, char *buf, size_t len)
+const char *hvb_view_num(double v, char *buf, size_t len)
 {
     double a = fabs(v);
 
@@ -37,7 +39,7 @@ const char *hvb_review_num(double v, char *buf, size_t len)
 }
 
 /* "min–max" of the per-round values @a ("-" when there are none). */
-const char *hvb_review_spread(json_t *a, char *buf, size_t len)
+const char *hvb_view_spread(json_t *a, char *buf, size_t len)
 {
     char l[32], h[32];
     double lo = INFINITY, hi = -INFINITY, v;
@@ -53,12 +55,12 @@ const char *hvb_review_spread(json_t *a, char *buf, size_t len)
     if ( json_array_size(a) == 0 )
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%s–%s", hvb_review_num(lo, l, sizeof(l)),
-                 hvb_review_num(hi, h, sizeof(h)));
+        snprintf(buf, len, "%s–%s", hvb_view_num(lo, l, sizeof(l)),
+                 hvb_view_num(hi, h, sizeof(h)));
     return buf;
 }
 
-double hvb_review_mean(json_t *a)
+double hvb_view_mean(json_t *a)
 {
     double s = 0;
     size_t i;
@@ -80,8 +82,8 @@ static const char *lock_fig(json_t *side, const char *key, char *buf,
         snprintf(buf, len, "-");
     else
         snprintf(buf, len, "%s (%s)",
-                 hvb_review_num(hvb_review_mean(a), m, sizeof(m)),
-                 hvb_review_spread(a, r, sizeof(r)));
+                 hvb_view_num(hvb_view_mean(a), m, sizeof(m)),
+                 hvb_view_spread(a, r, sizeof(r)));
     return buf;
 }
 
@@ -107,7 +109,7 @@ static void lock_head(FILE *f, json_t *lk, bool html, const char *unit)
  * locks whose figures read differently in the two builds; when none
  * does, a line that says so.
  */
-void hvb_review_lock_rows(FILE *f, json_t *lk, bool html)
+void hvb_view_lock_rows(FILE *f, json_t *lk, bool html)
 {
     const char *by = json_string_value(json_object_get(lk, "by"));
     const char *unit =
@@ -157,4 +159,84 @@ void hvb_review_lock_rows(FILE *f, json_t *lk, bool html)
                 html ? "<p>" : "\n",
                 (int)json_integer_value(json_object_get(lk, "rounds")),
                 json_array_size(rows), html ? "</p>" : "");
+}
+
+double hvb_view_per_op(double max, const char **u)
+{
+    *u = max >= 1e7 ? "ms/op" : max >= 1e4 ? "µs/op" : "ns/op";
+    return max >= 1e7 ? 1e6 : max >= 1e4 ? 1e3 : 1;
+}
+
+void hvb_view_rounds(FILE *f, json_t *a, double div)
+{
+    char m[32], r[64];
+    json_t *s = json_array(), *x;
+    size_t i;
+
+    json_array_foreach(a, i, x)
+        json_array_append_new(s, json_real(json_number_value(x) / div));
+    fprintf(f, "%s (%s)", hvb_view_num(hvb_view_mean(s), m, sizeof(m)),
+            hvb_view_spread(s, r, sizeof(r)));
+    json_decref(s);
+}
+
+void hvb_view_stack_rows(FILE *f, json_t *rows, const char *view, size_t n,
+                         bool html)
+{
+    json_t *r;
+    const char *u;
+    double div = 0;
+    size_t i, shown = 0;
+
+    json_array_foreach(rows, i, r)
+    {
+        double a = json_number_value(json_object_get(r, "base"));
+        double h = json_number_value(json_object_get(r, "head"));
+
+        div = a > div ? a : h > div ? h : div;
+    }
+    div = hvb_view_per_op(div, &u);
+    fprintf(f,
+            html ? "<table><tr><th>stack (%s view)</th><th>base %s "
+                   "(rounds)</th><th>head</th><th>change</th></tr>\n"
+                 : "\n| stack (%s view) | base %s (rounds) | head | change "
+                   "|\n|---|---:|---:|---:|\n",
+            view, u);
+    json_array_foreach(rows, i, r)
+    {
+        const char *kind = json_string_value(json_object_get(r, "change"));
+        bool grey = json_is_true(json_object_get(r, "within_spread"));
+        char d[32];
+
+        if ( shown == n || (kind && strcmp(kind, "same") == 0) )
+            continue;
+        shown++;
+        fputs(html ? "<tr><td style=\"max-width:40em\"><code "
+                     "style=\"white-space:normal\">"
+                   : "| ",
+              f);
+        if ( html )
+            hvb_view_html(f, json_string_value(json_object_get(r, "label")));
+        else
+            hvb_view_md_code(f, json_string_value(json_object_get(r, "label")),
+                             false);
+        fputs(html ? "</code></td><td class=\"n\">" : " | ", f);
+        hvb_view_rounds(f, json_object_get(r, "base_rounds"), div);
+        fputs(html ? "</td><td class=\"n\">" : " | ", f);
+        hvb_view_rounds(f, json_object_get(r, "head_rounds"), div);
+        hvb_view_num(json_number_value(json_object_get(r, "delta")) / div, d,
+                     sizeof(d));
+        fprintf(f,
+                html ? "</td><td class=\"n %s\">%s%s%s</td></tr>\n"
+                     : " | %.0s%s%s%s |\n",
+                grey          ? "unk"
+                : d[0] == '-' ? "imp"
+                              : "reg",
+                d[0] == '-' ? "" : "+", d,
+                grey ? (html ? " <small>(within the rounds' spread)</small>"
+                             : " (within the rounds' spread)")
+                     : "");
+    }
+    if ( html )
+        fputs("</table>\n", f);
 }
