@@ -367,7 +367,10 @@ def write_tables(p, rows, unit, scale):
           f"Total: before {ta:.4g}, after {tb:.4g} {unit} "
           f"({(tb - ta) / ta * 100 if ta else 0:+.1f}%), {p.rounds()}. Self "
           "values per function, ranked by the magnitude of their change; "
-          "baseline: the function's self share of the base total.", "",
+          "baseline: the function's self share of the base total "
+          "(the stacks ranked by their change first, where asked).",
+          *(stack_table(p, unit) + ["", "## Functions ranked by their self "
+                                    "change", ""] if p.stacks else [""]),
           f"| function | change | baseline | self before ({unit}) | self after "
           f"({unit}) | delta | rounds before | rounds after | inclusive before "
           "-> after |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -400,8 +403,6 @@ def write_tables(p, rows, unit, scale):
                        f"{r['self_base']:>10.4g} {r['self_head']:>10.4g} "
                        f"{r['self_delta']:>+10.4g}"
                        f"{'  (within spread)' if r['within_spread'] else ''}")
-    if p.stacks:
-        md += stack_table(p, unit)
     with open(p.prefix + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
     with open(p.prefix + ".json", "w", encoding="utf-8") as f:
