@@ -163,28 +163,34 @@ static double json_median(json_t *a)
 
 /*
  * Cell @c's cpu-share<90% from its samples, for a cell that records no
- * flags (gate --base-bin's): the median task-clock per op against the
- * median wall time per op of its threads (HVB_RK_THREADS, else the
- * name's "threads:N", else 1), as the run flags it.
+ * flags (gate --base-bin's): the median run delay per op over a tenth
+ * of the median wall time per op of its threads (HVB_RK_THREADS, else
+ * the name's "threads:N", else 1), else the median task-clock per op
+ * under 90% of it, as the run flags it.
  */
 static unsigned int share_noise(json_t *c)
 {
-    json_t *tc =
-        json_object_get(json_object_get(json_object_get(c, HVB_RK_COUNTERS),
-                                        "sw_task_clock_ns_per_op"),
-                        HVB_RK_CTR_SAMPLES);
+    json_t *ctrs = json_object_get(c, HVB_RK_COUNTERS);
+    json_t *dl = json_object_get(
+        json_object_get(ctrs, "sched_run_delay_ns_per_op"), HVB_RK_CTR_SAMPLES);
+    json_t *tc = json_object_get(
+        json_object_get(ctrs, "sw_task_clock_ns_per_op"), HVB_RK_CTR_SAMPLES);
     const char *name = json_string_value(json_object_get(c, HVB_RK_NAME));
     const char *t = name ? strstr(name, "threads:") : NULL;
     json_int_t threads = json_integer_value(json_object_get(c, HVB_RK_THREADS));
     double task, wall;
 
-    if ( tc == NULL )
+    if ( tc == NULL && dl == NULL )
         return 0;
     if ( threads <= 0 && t != NULL )
         threads = strtol(t + strlen("threads:"), NULL, 10);
-    task = json_median(tc);
     wall = json_median(json_object_get(c, HVB_RK_SAMPLES)) *
            (double)(threads > 0 ? threads : 1);
+    if ( dl != NULL )
+        return json_median(dl) > (1 - HVB_CPU_SHARE_MIN) * wall
+                   ? HVB_NOISE_DESCHED
+                   : 0;
+    task = json_median(tc);
     return task < HVB_CPU_SHARE_MIN * wall ? HVB_NOISE_DESCHED : 0;
 }
 

@@ -4,12 +4,14 @@
  * start, stop, end; the counts as per-op counters.  What it counts is
  * what probe.c found.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include <valgrind/callgrind.h>
@@ -129,11 +131,27 @@ static void put_kept(struct hvb_meter *mt)
     mt->sw.nr = mt->hw.nr = 0;
 }
 
+int64_t hvb_meter_run_delay(int fd)
+{
+    char buf[96];
+    unsigned long long on, delay;
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+
+    if ( n <= 0 )
+        return -1;
+    buf[n] = '\0';
+    return sscanf(buf, "%llu %llu", &on, &delay) == 2 ? (int64_t)delay : -1;
+}
+
 void hvb_meter_begin(struct hvb_meter *mt)
 {
     char why[200];
 
     memset(mt, 0, sizeof(*mt));
+    mt->schedstat =
+        hvb_meter_cfg.schedstat
+            ? open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
+            : -1;
     find_alloc(mt);
     if ( take_kept(mt) )
         return;
@@ -155,6 +173,7 @@ void hvb_meter_start(struct hvb_meter *mt)
         mt->frees0 = hvb_meter_tl_frees;
     }
     read_alloc(mt, &mt->alloc0, &mt->dealloc0);
+    mt->delay0 = (uint64_t)hvb_meter_run_delay(mt->schedstat);
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw0);
     if ( mt->hw.nr )
@@ -180,6 +199,7 @@ void hvb_meter_stop(struct hvb_meter *mt)
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw1);
     read_alloc(mt, &mt->alloc1, &mt->dealloc1);
+    mt->delay1 = (uint64_t)hvb_meter_run_delay(mt->schedstat);
     if ( mt->counting )
     {
         mt->allocs1 = hvb_meter_tl_allocs;
@@ -240,6 +260,13 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
         }
         if ( hvb_meter_cfg.callgrind )
             hvb_meter_sim_add(ctrs);
+        if ( mt->schedstat >= 0 && (int64_t)mt->delay0 >= 0 &&
+             (int64_t)mt->delay1 >= 0 && mt->delay1 >= mt->delay0 )
+            hvb_ctr_add(ctrs, "sched_run_delay_ns_per_op",
+                        (double)(mt->delay1 - mt->delay0), HVB_CTR_PER_OP);
     }
+    if ( mt->schedstat >= 0 )
+        close(mt->schedstat);
+    mt->schedstat = -1;
     put_kept(mt);
 }

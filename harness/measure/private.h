@@ -44,6 +44,12 @@
 
 #define HVB_HIDDEN __attribute__((visibility("hidden")))
 
+/*
+ * meter.c: this thread's run delay so far (ns) from its schedstat @fd
+ * ("on-CPU run-delay slices"), or -1.
+ */
+int64_t hvb_meter_run_delay(int fd) HVB_HIDDEN;
+
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 
 /* What the probe found (probe.c); read by every meter. */
@@ -82,6 +88,8 @@ struct hvb_meter_cfg {
     char cg_creator[64];           /* "callgrind-3.19.0", from the dump */
     bool sim;                      /* the pinned cache simulation runs */
     char sim_why[240];             /* why not */
+    bool schedstat;                /* /proc/thread-self/schedstat reads */
+    char schedstat_why[160];
     double bracket_ns; /* start() + stop(): inside the timed window */
     unsigned int gen;  /* probes so far: a thread's kept groups are of one */
 };

@@ -4,6 +4,7 @@
  * process, which counters this machine gives, and why not the others.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -90,6 +91,21 @@ static void keep_sw(struct hvb_perfev_group *g)
     if ( hvb_meter_cfg.sw_keep.nr )
         hvb_perfev_close(&hvb_meter_cfg.sw_keep);
     hvb_meter_cfg.sw_keep = *g;
+}
+
+/* Does this thread's schedstat read (a kernel with CONFIG_SCHED_INFO)? */
+static void probe_schedstat(void)
+{
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+    hvb_meter_cfg.schedstat = fd >= 0 && hvb_meter_run_delay(fd) >= 0;
+    if ( !hvb_meter_cfg.schedstat )
+        snprintf(hvb_meter_cfg.schedstat_why,
+                 sizeof(hvb_meter_cfg.schedstat_why),
+                 "/proc/thread-self/schedstat: %s",
+                 fd < 0 ? strerror(errno) : "no run_delay in it");
+    if ( fd >= 0 )
+        close(fd);
 }
 
 static void probe_perf(void)
@@ -266,6 +282,9 @@ int hvb_meter_probe(enum hvb_counters_mode mode,
                  "not asked (--counters none)");
         snprintf(hvb_meter_cfg.count_why, sizeof(hvb_meter_cfg.count_why),
                  "not asked (--counters none)");
+        snprintf(hvb_meter_cfg.schedstat_why,
+                 sizeof(hvb_meter_cfg.schedstat_why),
+                 "not asked (--counters none)");
     }
     else
     {
@@ -275,6 +294,7 @@ int hvb_meter_probe(enum hvb_counters_mode mode,
             snprintf(hvb_meter_cfg.tsc_why, sizeof(hvb_meter_cfg.tsc_why),
                      "the TSC is not invariant (no constant_tsc+nonstop_tsc)");
         probe_perf();
+        probe_schedstat();
         hvb_meter_cfg.mallctl =
             (mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "mallctl");
         if ( hvb_meter_cfg.mallctl == NULL )
@@ -378,6 +398,8 @@ void hvb_meter_probe_line(FILE *f)
                     hvb_meter_cfg.sw_kernel_why);
     if ( !hvb_meter_cfg.mallctl )
         unavailable(f, &first, "alloc_bytes", hvb_meter_cfg.alloc_why);
+    if ( !hvb_meter_cfg.schedstat && hvb_meter_cfg.mode != HVB_COUNTERS_NONE )
+        unavailable(f, &first, "sched_run_delay", hvb_meter_cfg.schedstat_why);
     if ( !hvb_meter_cfg.hooks )
         unavailable(f, &first, "allocs", hvb_meter_cfg.count_why);
     if ( hvb_meter_cfg.callgrind && !hvb_meter_cfg.sim )
@@ -455,6 +477,10 @@ json_t *hvb_meter_probe_json(void)
         json_object_set_new(c, "sw_cpu_migrations_per_op",
                             one(false, "", hvb_meter_cfg.sw_kernel_why));
     }
+    json_object_set_new(c, "sched_run_delay_ns_per_op",
+                        one(hvb_meter_cfg.schedstat,
+                            "/proc/thread-self/schedstat run_delay",
+                            hvb_meter_cfg.schedstat_why));
     json_object_set_new(c, "alloc_bytes_per_op",
                         one(hvb_meter_cfg.mallctl != NULL,
                             "jemalloc thread.allocatedp",

@@ -183,9 +183,9 @@ static void noise_summary(FILE *err, const struct hvb_summary *s)
     fprintf(err, " (cells[].noise_flags)\n");
     if ( all & HVB_NOISE_DESCHED )
         fprintf(err,
-                "hvbench: warning: %s: the measured threads ran less than "
-                "90%% of the wall time (descheduled: other load or steal); "
-                "their times are suspect\n",
+                "hvbench: warning: %s: the measured threads were "
+                "descheduled (runnable, not running) over 10%% of the wall "
+                "time: other load or steal; their times are suspect\n",
                 hvb_noise_name((unsigned int)__builtin_ctz(HVB_NOISE_DESCHED)));
 }
 

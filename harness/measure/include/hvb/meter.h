@@ -21,6 +21,12 @@
  *   perf_coverage           thread 0's running/enabled of that group
  *   sw_task_clock_ns_per_op, sw_context_switches_per_op,
  *   sw_cpu_migrations_per_op, sw_page_faults_per_op   software group
+ *   sched_run_delay_ns_per_op  the time the measured threads were
+ *                           runnable but not running (on a run queue),
+ *                           /proc/thread-self/schedstat's run_delay
+ *                           (CONFIG_SCHED_INFO): descheduled by other
+ *                           work, where a thread that blocks (a lock, a
+ *                           reply) is not
  *   alloc_bytes_per_op, dealloc_bytes_per_op   jemalloc's per-thread
  *                           thread.allocatedp / thread.deallocatedp
  *   allocs_per_op, frees_per_op   allocation and free calls of the
@@ -72,6 +78,8 @@ struct hvb_meter {
     uint64_t alloc0, alloc1, dealloc0, dealloc1;
     uint64_t *allocp, *deallocp; /* this thread's jemalloc counters */
     uint64_t allocs0, allocs1, frees0, frees1; /* counting pass only */
+    uint64_t delay0, delay1;                   /* run_delay, ns */
+    int schedstat; /* this thread's schedstat, or -1 */
     bool started, stopped;
     bool counting; /* started inside a counting pass */
 };

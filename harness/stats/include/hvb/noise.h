@@ -22,8 +22,13 @@ enum {
     HVB_NOISE_OUTLIERS = 1u << 3, /* "outliers" */
     HVB_NOISE_SCALING = 1u << 4,  /* "cpu-scaling" */
     HVB_NOISE_FEW = 1u << 5,      /* "fewer-than-3-samples" */
-    HVB_NOISE_DESCHED = 1u << 6,  /* "cpu-share<90%": task-clock / wall */
-    HVB_NOISE_TIMER = 1u << 7,    /* "timer-cost>0.5%" of a sample */
+    /*
+     * "cpu-share<90%": the measured threads were runnable and not
+     * running (schedstat's run delay) over 10% of their wall time, or,
+     * where run delay is unknown, on CPU (task-clock) under 90% of it.
+     */
+    HVB_NOISE_DESCHED = 1u << 6,
+    HVB_NOISE_TIMER = 1u << 7, /* "timer-cost>0.5%" of a sample */
     /*
      * "one-process": two files compared on a metric that varies between
      * processes (layout, ASLR, placement), one of them measured in a
@@ -40,7 +45,10 @@ enum {
     HVB_NOISE_NR = 10,
 };
 
-/* Under this CPU share (task-clock / wall x threads): HVB_NOISE_DESCHED. */
+/*
+ * Under this CPU share (task-clock / wall x threads), or over 1 - it of
+ * run delay / wall x threads: HVB_NOISE_DESCHED.
+ */
 #define HVB_CPU_SHARE_MIN 0.9
 
 /*
