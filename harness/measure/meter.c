@@ -173,7 +173,7 @@ void hvb_meter_start(struct hvb_meter *mt)
         mt->frees0 = hvb_meter_tl_frees;
     }
     read_alloc(mt, &mt->alloc0, &mt->dealloc0);
-    mt->delay0 = (uint64_t)hvb_meter_run_delay(mt->schedstat);
+    mt->delay0 = hvb_meter_run_delay(mt->schedstat);
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw0);
     if ( mt->hw.nr )
@@ -199,7 +199,7 @@ void hvb_meter_stop(struct hvb_meter *mt)
     if ( mt->sw.nr )
         hvb_perfev_readg(&mt->sw, &mt->sw1);
     read_alloc(mt, &mt->alloc1, &mt->dealloc1);
-    mt->delay1 = (uint64_t)hvb_meter_run_delay(mt->schedstat);
+    mt->delay1 = hvb_meter_run_delay(mt->schedstat);
     if ( mt->counting )
     {
         mt->allocs1 = hvb_meter_tl_allocs;
@@ -260,8 +260,7 @@ void hvb_meter_end(struct hvb_meter *mt, bool thread0,
         }
         if ( hvb_meter_cfg.callgrind )
             hvb_meter_sim_add(ctrs);
-        if ( mt->schedstat >= 0 && (int64_t)mt->delay0 >= 0 &&
-             (int64_t)mt->delay1 >= 0 && mt->delay1 >= mt->delay0 )
+        if ( mt->schedstat >= 0 && mt->delay0 >= 0 && mt->delay1 >= mt->delay0 )
             hvb_ctr_add(ctrs, "sched_run_delay_ns_per_op",
                         (double)(mt->delay1 - mt->delay0), HVB_CTR_PER_OP);
     }

@@ -78,7 +78,7 @@ struct hvb_meter {
     uint64_t alloc0, alloc1, dealloc0, dealloc1;
     uint64_t *allocp, *deallocp; /* this thread's jemalloc counters */
     uint64_t allocs0, allocs1, frees0, frees1; /* counting pass only */
-    uint64_t delay0, delay1;                   /* run_delay, ns */
+    int64_t delay0, delay1;                    /* run_delay, ns (-1: unread) */
     int schedstat; /* this thread's schedstat, or -1 */
     bool started, stopped;
     bool counting; /* started inside a counting pass */
