@@ -39,6 +39,7 @@
 #include <hvb/results_read.h>
 #include <hvb/run.h>
 #include <hvb/sampler.h>
+#include <hvb/scope.h>
 #include <hvb/symbols.h>
 
 #include "private.h"
@@ -450,6 +451,7 @@ static void pr_annotate(void *ctx, const struct hvb_matrix *m,
             "backend", p->pf != NULL ? "perf" : "inprocess", "event", p->event,
             "frequency_hz", p->freq, "lost_samples", (json_int_t)p->lost,
             "unattributed_samples", (json_int_t)p->unattributed);
+    json_object_update_new(run, hvb_profile_scope_json(p->s, p->ov.sw));
     if ( p->ov.why[0] ) /* --view offcpu without the tracepoint */
         json_object_update_new(run, json_pack("{s:s, s:s}", "requested_view",
                                               "offcpu", "fallback", p->ov.why));
@@ -619,6 +621,7 @@ static void pr_print(void *ctx, const struct hvb_matrix *m,
         offcpu_notes(p, m);
     else
         cpu_notes(p, m, s);
+    hvb_profile_scope_note(p->s, p->ov.sw);
     for ( c = 0; c < p->nr_cells; c++ )
         render_cell(p, m, c);
     if ( p->diff == NULL )

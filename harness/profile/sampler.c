@@ -4,7 +4,8 @@
  * "hvbench profile" alone (cli/cmd_profile.c is its only user).  The
  * in-process sampler (sampler.c) or perf record (perf_backend.c) takes
  * the samples, the context-switch recorder (switches.c) the sched_switch
- * records, both on perf_rings.c's ring buffers; offcpu.c pairs the
+ * records, both on the ring buffers of the perfev room (hvb/perf_rings.h:
+ * CPU-wide where permitted, scope.c says so); offcpu.c pairs the
  * switches into off-CPU time; symbols.c and symname.c (with
  * demangle.cc) name user frames, ksyms.c kernel ones; folded.c and
  * wait_folded.c write the folded stacks, render.c runs the drawing
@@ -217,6 +218,12 @@ const struct hvb_sample_buf *hvb_sampler_samples(const struct hvb_sampler *s)
 uint64_t hvb_sampler_lost(const struct hvb_sampler *s)
 {
     return hvb_perf_rings_lost(s->rings);
+}
+
+bool hvb_sampler_cpu_wide(const struct hvb_sampler *s, uint64_t *foreign)
+{
+    *foreign = hvb_perf_rings_foreign(s->rings);
+    return hvb_perf_rings_cpu_wide(s->rings);
 }
 
 const char *hvb_sampler_event_name(const struct hvb_sampler *s)

@@ -55,6 +55,11 @@ int hvb_sampler_enable(struct hvb_sampler *s);
 int hvb_sampler_stop(struct hvb_sampler *s);
 const struct hvb_sample_buf *hvb_sampler_samples(const struct hvb_sampler *s);
 uint64_t hvb_sampler_lost(const struct hvb_sampler *s);
+/*
+ * Are its events CPU-wide (hvb/perf_rings.h)?  @foreign: the records of
+ * other tasks left out.
+ */
+bool hvb_sampler_cpu_wide(const struct hvb_sampler *s, uint64_t *foreign);
 const char *hvb_sampler_event_name(const struct hvb_sampler *s);
 /* Whether a hardware PMU is there (what HVB_EV_AUTO samples). */
 bool hvb_sampler_pmu_present(void);

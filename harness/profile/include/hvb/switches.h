@@ -15,6 +15,7 @@
 #ifndef HVB_SWITCHES_H
 #define HVB_SWITCHES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,6 +77,8 @@ int hvb_switches_stop(struct hvb_switches *s);
 const struct hvb_switch_log *hvb_switches_log(const struct hvb_switches *s);
 /* Records the kernel dropped (its rings were full). */
 uint64_t hvb_switches_lost(const struct hvb_switches *s);
+/* As hvb_sampler_cpu_wide(). */
+bool hvb_switches_cpu_wide(const struct hvb_switches *s, uint64_t *foreign);
 void hvb_switches_close(struct hvb_switches *s);
 
 #endif /* HVB_SWITCHES_H */
