@@ -150,11 +150,13 @@ static void flush_counters(struct run_thread *rt)
     struct hvb_mcell *mc = rt->mc;
     struct hvb_cell_rt *crt = &mc->rt;
     unsigned int i;
+    char why[96];
 
+    snprintf(why, sizeof(why),
+             "counters dropped (more than %d, or a name of %d bytes or more)",
+             HVB_CTR_MAX, HVB_CTR_NAME_MAX);
     if ( rt->ctrs.overflow || rt->ctrs.too_long )
-        warn_once(
-            mc, &crt->warned_dropped,
-            "counters dropped (more than 48, or a name of 64 bytes or more)");
+        warn_once(mc, &crt->warned_dropped, why);
     for ( i = 0; i < rt->ctrs.nr; i++ )
     {
         struct hvb_ctr *c = &rt->ctrs.c[i], *known;
@@ -168,8 +170,10 @@ static void flush_counters(struct run_thread *rt)
         pthread_mutex_unlock(&crt->lock);
         if ( known == NULL )
         {
-            warn_once(mc, &crt->warned_dropped,
-                      "counters dropped (more than 48 names in the cell)");
+            snprintf(why, sizeof(why),
+                     "counters dropped (more than %d names in the cell)",
+                     HVB_CTR_MAX);
+            warn_once(mc, &crt->warned_dropped, why);
             continue;
         }
         if ( flags != c->flags )
