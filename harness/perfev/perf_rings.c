@@ -70,6 +70,8 @@ struct hvb_perf_rings {
     uint64_t sample_type; /* where a sample's pid and time lie */
     uint32_t follow[MAX_FOLLOW];
     size_t nr_follow;
+    uint32_t gone[2][MAX_FOLLOW]; /* exited in the last pass, this one */
+    size_t nr_gone[2];
     uint64_t foreign;        /* records of other tasks left out */
     struct held held;        /* from the last pass */
     uint64_t tmp[65536 / 8]; /* a record that wraps (at most 64 KiB) */
@@ -101,6 +103,28 @@ static void follow(struct hvb_perf_rings *s, uint32_t pid)
 {
     if ( !follows(s, pid) && s->nr_follow < MAX_FOLLOW )
         s->follow[s->nr_follow++] = pid;
+}
+
+/*
+ * The processes that exited in the pass before last are followed no
+ * more (a helper spawned per op would fill the list, and its pid may
+ * come back as another's): their records all came before their EXIT,
+ * so into that pass or the last.  This process stays.
+ */
+static void forget_gone(struct hvb_perf_rings *s)
+{
+    size_t i, k;
+
+    for ( i = 0; i < s->nr_gone[0]; i++ )
+        for ( k = 1; k < s->nr_follow; k++ ) /* [0]: this process */
+            if ( s->follow[k] == s->gone[0][i] )
+            {
+                s->follow[k] = s->follow[--s->nr_follow];
+                break;
+            }
+    memcpy(s->gone[0], s->gone[1], s->nr_gone[1] * sizeof(s->gone[1][0]));
+    s->nr_gone[0] = s->nr_gone[1];
+    s->nr_gone[1] = 0;
 }
 
 /*
@@ -194,7 +218,7 @@ static void dispatch(struct hvb_perf_rings *s,
                      size_t words, uint64_t t0)
 {
     struct perf_event_header sw;
-    uint32_t pid, tid;
+    uint32_t pid = 0, tid = 0;
     uint64_t t;
 
     if ( h->type == PERF_RECORD_LOST )
@@ -220,6 +244,9 @@ static void dispatch(struct hvb_perf_rings *s,
             return;
         }
     }
+    if ( s->cpu_wide && h->type == PERF_RECORD_EXIT && pid == tid &&
+         s->nr_gone[1] < MAX_FOLLOW )
+        s->gone[1][s->nr_gone[1]++] = pid; /* the process is gone */
     if ( h->type == PERF_RECORD_SWITCH_CPU_WIDE )
     {
         sw = *h;
@@ -291,7 +318,8 @@ static void walk(struct hvb_perf_rings *s, struct ring *r, visit_fn *fn,
 /*
  * One pass over the rings: the heads loaded, the FORK records read
  * first (CPU-wide), the last pass's held records settled, then every
- * record handed over and the space given back.  @last: the events are
+ * record handed over and the space given back; the processes that
+ * exited the pass before forgotten.  @last: the events are
  * off, nothing is held.
  */
 static void pass(struct hvb_perf_rings *s, bool last)
@@ -316,6 +344,7 @@ static void pass(struct hvb_perf_rings *s, bool last)
         walk(s, &s->rings[i], dispatch, t0);
         __atomic_store_n(&mp->data_tail, s->rings[i].head, __ATOMIC_RELEASE);
     }
+    forget_gone(s);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -509,7 +538,7 @@ int hvb_perf_rings_enable(struct hvb_perf_rings *s)
     unsigned int i;
 
     pthread_mutex_lock(&s->lock);
-    s->nr_follow = 0;
+    s->nr_follow = s->nr_gone[0] = s->nr_gone[1] = 0;
     follow(s, (uint32_t)getpid());
     follow_children(s, (uint32_t)getpid(), 0);
     pthread_mutex_unlock(&s->lock);
