@@ -10,11 +10,12 @@
 #      sample L1 hits + 5 x LL hits + 35 x RAM of them (the weights as
 #      recorded), and sim_instructions_per_op = sim_ir_per_op.  A file
 #      with one raw count planted off must fail that check.
-#   3. Two runs agree: medians within 0.1%, a fifth of the threshold (a
-#      sample in which lookup's background thread was scheduled inside
-#      the window counts its few hundred instructions and their cold
-#      misses too: +0.04% on rwlock-ref's median when two of three
-#      samples had it; sim_instructions moves alike), and
+#   3. Two runs agree: medians within 0.2%, two fifths of the threshold
+#      (a sample in which lookup's background thread was scheduled
+#      inside the window counts its few hundred instructions and their
+#      cold misses too: +0.04% on rwlock-ref's median when two of three
+#      samples had it, +0.115% once beside a clean clone's asan build;
+#      sim_instructions moves alike), and
 #      gate --metric sim_cycles passes them; the same file with
 #      sim_cycles 1% higher is regressed (exit 1); a file without
 #      callgrind is exit 2 with the probe's reason.
@@ -91,7 +92,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 check "$tmp/planted.json" >/dev/null 2>&1 && bad "the formula check missed a planted D1mr"
 
-# 3. Two runs: the same medians (to 0.1%), the gate's verdicts.
+# 3. Two runs: the same medians (to 0.2%), the gate's verdicts.
 /usr/bin/python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || bad "two runs differ"
 import json, sys
 a, b = ([c["counters"] for c in json.load(open(f))["hvbench"]["cells"]]
@@ -99,7 +100,7 @@ a, b = ([c["counters"] for c in json.load(open(f))["hvbench"]["cells"]]
 for x, y in zip(a, b):
     for k in ("sim_cycles_per_op", "sim_instructions_per_op"):
         m, n = x[k]["summary"]["median"], y[k]["summary"]["median"]
-        assert abs(m - n) <= 1e-3 * m, (k, m, n)
+        assert abs(m - n) <= 2e-3 * m, (k, m, n)
 PY
 expect "sim_cycles A/A" 0 "gate: pass" \
     "$hvbench" gate "$tmp/a.json" "$tmp/b.json" --metric sim_cycles

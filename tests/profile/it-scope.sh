@@ -91,9 +91,12 @@ if [ -f "$tmp/a/results.json" ] && [ -f "$tmp/l/results.json" ]; then
             "alone $alone: the loop's samples kept?"
 fi
 
+render="$(cd "$(dirname "$0")/../.." && pwd)/harness/profile/render/flamegraph.py"
 as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 if ! command -v setpriv >/dev/null; then
     echo "SKIP part: no setpriv: the per-task fallback"
+elif ! $as_nobody test -r "$render"; then
+    echo "SKIP part: nobody cannot read $render: the per-task fallback untested"
 elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
     echo "SKIP part: perf_event_paranoid > 2: nobody may not profile at all"
 else
