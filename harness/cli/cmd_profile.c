@@ -719,7 +719,9 @@ const struct hvb_cmd_doc hvb_doc_profile = {
         "in one graph, so its total is their wall time per op; the share\n"
         "neither accounts for is printed.  Without the tracepoint, --view\n"
         "offcpu shows the model's lock waits alone (the wait view) and says\n"
-        "so; --view wall refuses.",
+        "so; --view wall refuses.  As root the events are CPU-wide (other\n"
+        "processes' records left out); else, or with HVBENCH_PERF_PER_TASK=1,\n"
+        "per task, which makes each of the threads' context switches dearer.",
     .opts = profile_opts,
     .inherits = "run",
     .notes = "exit status: 0 success, 1 a cell or the profiler failed, 2 "

@@ -220,6 +220,7 @@ static void dispatch(struct hvb_perf_rings *s,
     struct perf_event_header sw;
     uint32_t pid = 0, tid = 0;
     uint64_t t;
+    bool ours;
 
     if ( h->type == PERF_RECORD_LOST )
     {
@@ -228,14 +229,14 @@ static void dispatch(struct hvb_perf_rings *s,
     }
     if ( s->cpu_wide && task_of(s, h, p, words, &pid, &tid, &t) )
     {
+        ours = follows(s, pid);
         /*
          * The idle task; a thread's last switch out after its exit
          * (its tid is gone: -1); the harness's own threads.
          */
-        if ( pid == 0 || tid == UINT32_MAX ||
-             (follows(s, pid) && hvb_own_thread(tid)) )
+        if ( pid == 0 || tid == UINT32_MAX || (ours && hvb_own_thread(tid)) )
             return;
-        if ( !follows(s, pid) )
+        if ( !ours )
         {
             if ( t0 && t + SETTLE_NS >= t0 )
                 hold(s, h, p, words);
@@ -473,8 +474,7 @@ int hvb_perf_rings_open(struct hvb_perf_rings **out, struct perf_event_attr *a,
 {
     struct hvb_perf_rings *s = calloc(1, sizeof(*s));
     struct perf_event_attr wide;
-    const char *force = getenv("HVBENCH_PERF_PER_TASK");
-    int rc = -EACCES;
+    int rc;
 
     if ( s == NULL )
         return -ENOMEM;
@@ -494,7 +494,7 @@ int hvb_perf_rings_open(struct hvb_perf_rings **out, struct perf_event_attr *a,
     }
     s->reader_started = true;
     rc = -EACCES;
-    if ( force == NULL || strcmp(force, "1") != 0 ) /* the only value */
+    if ( !hvb_perf_rings_per_task_asked() )
     {
         wide = *a;
         wide.inherit = 0;
@@ -526,6 +526,13 @@ int hvb_perf_rings_filter(struct hvb_perf_rings *s, const char *filter)
         if ( ioctl(s->rings[i].fd, PERF_EVENT_IOC_SET_FILTER, filter) )
             return -errno;
     return 0;
+}
+
+bool hvb_perf_rings_per_task_asked(void)
+{
+    const char *v = getenv("HVBENCH_PERF_PER_TASK");
+
+    return v != NULL && strcmp(v, "1") == 0; /* the only value */
 }
 
 bool hvb_perf_rings_cpu_wide(const struct hvb_perf_rings *s)

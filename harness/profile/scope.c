@@ -12,9 +12,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include <hvb/perf_rings.h>
 #include <hvb/scope.h>
 
 /* false if neither is open; else whether all are CPU-wide. */
@@ -56,7 +55,6 @@ json_t *hvb_profile_scope_json(const struct hvb_sampler *s,
 void hvb_profile_scope_note(const struct hvb_sampler *s,
                             const struct hvb_switches *sw)
 {
-    const char *force = getenv("HVBENCH_PERF_PER_TASK");
     uint64_t foreign;
     bool wide;
 
@@ -72,7 +70,7 @@ void hvb_profile_scope_note(const struct hvb_sampler *s,
                 "hvbench: warning: profile: events per task (%s): each "
                 "context switch of the cell's threads costs more, and a "
                 "workload that switches often runs slower\n",
-                force != NULL && strcmp(force, "1") == 0
+                hvb_perf_rings_per_task_asked()
                     ? "HVBENCH_PERF_PER_TASK=1"
                     : "not permitted CPU-wide: see "
                       "/proc/sys/kernel/perf_event_paranoid");

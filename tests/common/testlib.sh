@@ -34,3 +34,22 @@ run_attempts() {
         fi
     done
 }
+
+# nobody_ready PART: can the caller run hvbench as nobody ($as_nobody)?
+# It needs setpriv, and nobody must reach the drawing scripts (a clone
+# under a private directory, mktemp -d's 0700, hides them, and the
+# drawing fails).  If so, $tmp/n is made for nobody's files; if not, a
+# "SKIP part" line names PART and it returns 1.
+as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+nobody_ready() {
+    _render="$(cd "$(dirname "$0")/../.." && pwd)/harness/profile/render/flamegraph.py"
+    if ! command -v setpriv >/dev/null; then
+        echo "SKIP part: no setpriv: $1"
+        return 1
+    fi
+    if ! $as_nobody test -r "$_render"; then
+        echo "SKIP part: nobody cannot read $_render: $1 untested"
+        return 1
+    fi
+    mkdir -p "$tmp/n" && chmod 777 "$tmp/n" "$tmp"
+}

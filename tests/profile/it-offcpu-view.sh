@@ -214,16 +214,7 @@ else
 fi
 
 # Without the tracepoint (nobody may not read tracefs).
-# nobody must reach the drawing scripts: a clone under a private
-# directory (mktemp -d's 0700) hides them, and the drawing fails.
-render="$(cd "$(dirname "$0")/../.." && pwd)/harness/profile/render/flamegraph.py"
-as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-if ! command -v setpriv >/dev/null; then
-    echo "SKIP part: no setpriv: the fallback without the tracepoint"
-elif ! $as_nobody test -r "$render"; then
-    echo "SKIP part: nobody cannot read $render: the fallback untested"
-else
-    mkdir -p "$tmp/n" && chmod 777 "$tmp/n" "$tmp"
+if nobody_ready "the fallback without the tracepoint"; then
     # shellcheck disable=SC2086
     $as_nobody "$hvbench" profile $lh --iterations 100 --view offcpu \
         --out "$tmp/n/o" >/dev/null 2>"$tmp/n/err"

@@ -91,16 +91,9 @@ if [ -f "$tmp/a/results.json" ] && [ -f "$tmp/l/results.json" ]; then
             "alone $alone: the loop's samples kept?"
 fi
 
-render="$(cd "$(dirname "$0")/../.." && pwd)/harness/profile/render/flamegraph.py"
-as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-if ! command -v setpriv >/dev/null; then
-    echo "SKIP part: no setpriv: the per-task fallback"
-elif ! $as_nobody test -r "$render"; then
-    echo "SKIP part: nobody cannot read $render: the per-task fallback untested"
-elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
     echo "SKIP part: perf_event_paranoid > 2: nobody may not profile at all"
-else
-    mkdir -p "$tmp/n" && chmod 777 "$tmp/n" "$tmp"
+elif nobody_ready "the per-task fallback"; then
     # shellcheck disable=SC2086
     $as_nobody "$hvbench" profile $lk --out "$tmp/n/o" >/dev/null \
         2>"$tmp/n/err" || bad "lookup as nobody: $(cat "$tmp/n/err")"

@@ -60,6 +60,8 @@ uint64_t hvb_perf_rings_lost(const struct hvb_perf_rings *r);
  * takes the call chains.  0 or -errno.
  */
 int hvb_perf_rings_filter(struct hvb_perf_rings *r, const char *filter);
+/* Does HVBENCH_PERF_PER_TASK=1 ask for per-task events? */
+bool hvb_perf_rings_per_task_asked(void);
 /* Are the events CPU-wide (the records filtered here)? */
 bool hvb_perf_rings_cpu_wide(const struct hvb_perf_rings *r);
 /* CPU-wide: the records of other tasks left out so far. */
