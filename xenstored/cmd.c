@@ -21,6 +21,7 @@
 
 #include <hv/hv.h>
 #include <hv/plugin.h>
+#include <hv/thread.h>
 #include <hv/xenstore.h>
 #include <hvb/cmdline.h>
 #include <xsd/xenstored.h>
@@ -191,7 +192,10 @@ static int serve(const struct xsd_opts *o, struct hv_config *cfg, bool fg,
         close(ready);
     }
     if ( rc == 0 )
+    {
+        hv_thread_role("xenstored");
         rc = xsd_server_run(s);
+    }
     running = NULL;
     xsd_server_destroy(s);
     hv_destroy(hv);

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hv/thread.h>
 #include <hv/types.h>
 
 #include "xsd-private.h"
@@ -638,8 +639,9 @@ int xsd_server_run(struct xsd_server *s)
     for ( ;; )
     {
         /* Paused accepting and unlogged drops look again in a second. */
-        n = epoll_wait(s->epfd, evs, 64,
-                       s->accept_paused || s->drops_unlogged ? 1000 : -1);
+        n = hv_idle_epoll_wait(s->epfd, evs, 64,
+                               s->accept_paused || s->drops_unlogged ? 1000
+                                                                     : -1);
         if ( n < 0 && errno == EINTR )
             continue;
         if ( n < 0 )

@@ -127,8 +127,9 @@ json_t *hvb_offcpu_view_json(const struct hvb_offcpu_total *t, bool wall)
         "stacks", (json_int_t)t->stacks);
 
     json_object_update_new(
-        o, json_pack("{s:I, s:I}", "threads", (json_int_t)t->threads,
-                     "measured_threads", (json_int_t)t->measured));
+        o, json_pack("{s:I, s:I, s:f}", "threads", (json_int_t)t->threads,
+                     "measured_threads", (json_int_t)t->measured,
+                     "idle_ns_per_op", per_op(t->idle_ns, t->ops)));
 
     if ( wall )
         json_object_update_new(
@@ -151,20 +152,22 @@ void hvb_offcpu_view_note(const char *cell, const struct hvb_offcpu_total *t,
     {
         fprintf(stderr,
                 "hvbench: profile: %s: off CPU %.1f ns/op (preempted %.1f, "
-                "modelled sleeps %.1f) of %.1f ns/op of its %zu threads' "
-                "wall time, %" PRIu64 " spans\n",
+                "modelled sleeps %.1f, idle %.1f) of %.1f ns/op of its %zu "
+                "threads' wall time, %" PRIu64 " spans\n",
                 cell, off, per_op(t->preempted_ns, t->ops),
-                per_op(t->modelled_ns, t->ops), per_op(t->wall_ns, t->ops),
-                t->threads, t->spans);
+                per_op(t->modelled_ns, t->ops), per_op(t->idle_ns, t->ops),
+                per_op(t->wall_ns, t->ops), t->threads, t->spans);
         return;
     }
     fprintf(stderr,
             "hvbench: profile: %s: wall %.1f ns/op of its %zu threads: on "
             "CPU %.1f (%" PRIu64 " samples) + off CPU %.1f (preempted %.1f, "
-            "modelled sleeps %.1f); %s (the worst thread %.1f%% off)\n",
+            "modelled sleeps %.1f, idle %.1f); %s (the worst thread %.1f%% "
+            "off)\n",
             cell, per_op(t->wall_ns, t->ops), t->threads,
             per_op(t->on_ns, t->ops), t->samples, off,
             per_op(t->preempted_ns, t->ops), per_op(t->modelled_ns, t->ops),
+            per_op(t->idle_ns, t->ops),
             accounted(acc, sizeof(acc), hvb_offcpu_unaccounted(t, true)),
             100.0 * t->worst_unaccounted);
 }

@@ -153,6 +153,7 @@ static bool task_of(const struct hvb_perf_rings *s,
         return true;
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
+    case PERF_RECORD_COMM:
         if ( words < 2 )
             return false;
         i = words - 2; /* sample_id_all */

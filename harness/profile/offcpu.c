@@ -31,6 +31,7 @@
  * of their wall time not accounted for (one thread 100%) while both
  * ends were dropped; with them, 0.2% (the worst thread 0.4%).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -173,8 +174,8 @@ static struct hvb_offcpu_thread *thread(struct hvb_offcpu *o, uint64_t tid,
         o->threads = n;
         o->cap_threads = c;
     }
-    o->threads[o->nr_threads] =
-        (struct hvb_offcpu_thread){tid, 0, 0, 0, cell, measured};
+    o->threads[o->nr_threads] = (struct hvb_offcpu_thread){
+        tid, 0, 0, 0, o->exec_t, o->role, cell, measured};
     return &o->threads[o->nr_threads++];
 }
 
@@ -193,8 +194,8 @@ static int push_span(struct hvb_offcpu *o, struct hvb_offcpu_thread *th,
         o->spans = n;
         o->cap_spans = c;
     }
-    o->spans[o->nr_spans++] =
-        (struct hvb_offcpu_span){a, b, out->chain, out->kind, th->cell};
+    o->spans[o->nr_spans++] = (struct hvb_offcpu_span){
+        a, b, out->chain, th->role, out->kind, out->t >= th->exec_t, th->cell};
     th->off_ns += b - a;
     return 0;
 }
@@ -339,6 +340,58 @@ static int one_thread(struct hvb_offcpu *o, const struct ev_ref *r, size_t n)
     return rc ? rc : walls(o, tid, measured, first, life);
 }
 
+/* The events of thread @tid in @r[0..n) (by tid): its first, or n. */
+static size_t events_of(const struct ev_ref *r, size_t n, uint64_t tid)
+{
+    size_t lo = 0, hi = n;
+
+    while ( lo < hi )
+    {
+        size_t mid = (lo + hi) / 2;
+
+        if ( r[mid].tid < tid )
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/*
+ * Thread @tid's role as of @t: its last name by then, else the name its
+ * parent had when it forked it (a thread is born with its parent's), and
+ * when it exec'd (@exec, if not NULL; UINT64_MAX: never).
+ */
+static uint32_t role_of(const struct hvb_switch_log *log,
+                        const struct ev_ref *r, size_t n, uint64_t tid,
+                        uint64_t t, uint64_t *exec, unsigned int depth)
+{
+    size_t i = events_of(r, n, tid), k;
+    uint32_t role = HVB_ROLE_UNNAMED, parent = 0;
+    uint64_t born = 0;
+
+    if ( exec != NULL )
+        *exec = UINT64_MAX;
+    for ( k = i; k < n && r[k].tid == tid; k++ )
+    {
+        const struct hvb_switch_ev *e = &log->ev[r[k].i];
+
+        if ( e->kind == HVB_SWITCH_EXEC && exec != NULL && *exec == UINT64_MAX )
+            *exec = e->t;
+        if ( (e->kind == HVB_SWITCH_COMM || e->kind == HVB_SWITCH_EXEC) &&
+             e->t <= t )
+            role = e->chain;
+        else if ( e->kind == HVB_SWITCH_FORK )
+        {
+            parent = e->chain;
+            born = e->t;
+        }
+    }
+    if ( role == HVB_ROLE_UNNAMED && parent && parent != tid && depth < 16 )
+        role = role_of(log, r, n, parent, born, NULL, depth + 1);
+    return role;
+}
+
 int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
                      const struct hvb_twindow *w, size_t nw, uint64_t main_tid)
 {
@@ -366,6 +419,7 @@ int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
     {
         for ( j = i + 1; j < log->nr && r[j].tid == r[i].tid; j++ )
             ;
+        o->role = role_of(log, r, log->nr, r[i].tid, UINT64_MAX, &o->exec_t, 0);
         rc = one_thread(o, &r[i], j - i);
     }
     free(r);
@@ -393,6 +447,34 @@ static struct hvb_offcpu_thread *find_thread(struct hvb_offcpu *o, uint64_t tid,
     return NULL;
 }
 
+/* Role @role's name, the root frame of its threads' stacks. */
+static const char *role_name(const struct hvb_offcpu *o, uint32_t role)
+{
+    return role < o->log->nr_names ? o->log->names[role] : "?";
+}
+
+/*
+ * "[thread: ROLE];" before @stack (taken): a malloc'd line, or NULL.  The
+ * brackets mark it as the profiler's frame, as "[off-cpu]" is.
+ */
+static char *rooted(const struct hvb_offcpu *o, uint32_t role, char *stack)
+{
+    const char *name = role_name(o, role);
+    char *line = NULL;
+
+    if ( stack != NULL && asprintf(&line, "[thread: %s]%s%s", name,
+                                   *stack ? ";" : "", stack) < 0 )
+        line = NULL;
+    free(stack);
+    return line;
+}
+
+/*
+ * After an exec the thread's user frames are another program's, which
+ * this process's maps would misname: they read as one frame.
+ */
+#define AFTER_EXEC "[after exec]"
+
 /* The wall view's on-CPU part: @cell's threads' samples. */
 static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
                   struct hvb_symbols *sym, const struct hvb_sample_buf *b,
@@ -400,7 +482,8 @@ static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
                   size_t *cap, struct hvb_offcpu_total *t)
 {
     uint64_t chain[256];
-    size_t off, nf, k;
+    size_t off, nf = 0, k;
+    char *stack;
     int rc;
 
     for ( off = 0; off < b->len; off += HVB_SAMPLE_HDR + b->v[off + 2] )
@@ -416,10 +499,12 @@ static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
                   o->iv[k].cell == cell )
             th = find_thread(o, r[1], cell);
         if ( th == NULL ||
-             (nf = hvb_folded_sample_chain(sym, r, chain, 256)) == 0 )
+             (r[0] < th->exec_t &&
+              (nf = hvb_folded_sample_chain(sym, r, chain, 256)) == 0) )
             continue; /* not the cell's, or a thread it never saw */
-        rc = hvb_folded_push(lines, n, cap,
-                             hvb_folded_stack(sym, chain, nf, true, NULL),
+        stack = r[0] < th->exec_t ? hvb_folded_stack(sym, chain, nf, true, NULL)
+                                  : strdup(AFTER_EXEC);
+        rc = hvb_folded_push(lines, n, cap, rooted(o, th->role, stack),
                              (double)period_ns * per);
         if ( rc )
             return rc;
@@ -430,29 +515,49 @@ static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
     return 0;
 }
 
-/* Functions whose sleep models a cost (the leaf says so). */
-static const char *const modelled[] = {"hv_virt_sleep_us", NULL};
-
-static bool is_modelled(struct hvb_symbols *sym, const uint64_t *u, size_t nu)
-{
-    size_t k, m;
-
-    for ( k = 0; k < nu; k++ )
-        for ( m = 0; modelled[m] != NULL; m++ )
-            if ( strcmp(hvb_symbols_name(sym, u[k], k > 0), modelled[m]) == 0 )
-                return true;
-    return false;
-}
+enum leaf {
+    SLEPT,
+    PREEMPTED,
+    MODELLED,
+    IDLE,
+    NR_LEAVES
+};
 
 static const char *const leaves[] = {
     "[off-cpu]", "[off-cpu: preempted]", "[off-cpu: modelled sleep]",
+    "[off-cpu: idle]",
     /* The same, for time before a thread's first switch seen. */
     "[stack not seen];[off-cpu]", "[stack not seen];[off-cpu: preempted]",
-    "[stack not seen];[off-cpu: modelled sleep]"};
+    "[stack not seen];[off-cpu: modelled sleep]",
+    "[stack not seen];[off-cpu: idle]"};
 
-/* Chain @c's stack with leaf @leaf (an index of leaves[]), or NULL. */
+/*
+ * What a sleep in user frames @u[0..nu) was: a sleep that models a cost
+ * (hv_virt_sleep_us), a wait for work (hv/thread.h's hv_idle_*), or
+ * neither (SLEPT).
+ */
+static enum leaf sleep_of(struct hvb_symbols *sym, const uint64_t *u, size_t nu)
+{
+    size_t k;
+
+    for ( k = 0; k < nu; k++ )
+    {
+        const char *name = hvb_symbols_name(sym, u[k], k > 0);
+
+        if ( strcmp(name, "hv_virt_sleep_us") == 0 )
+            return MODELLED;
+        if ( strncmp(name, "hv_idle_", 8) == 0 )
+            return IDLE;
+    }
+    return SLEPT;
+}
+
+/*
+ * Chain @c's stack (@exec: its user frames one AFTER_EXEC frame), with
+ * leaf @leaf (an index of leaves[]), or NULL.
+ */
 static char *chain_stack(const struct hvb_switch_log *l, size_t c,
-                         unsigned int leaf, struct hvb_symbols *sym,
+                         unsigned int leaf, bool exec, struct hvb_symbols *sym,
                          const struct hvb_ksyms *ks)
 {
     const uint64_t *w, *kc, *uc;
@@ -461,63 +566,100 @@ static char *chain_stack(const struct hvb_switch_log *l, size_t c,
     size_t k;
 
     if ( c == l->nr_chains ) /* HVB_CHAIN_UNSEEN */
-        return hvb_folded_stack(sym, NULL, 0, true, leaves[leaf + 3]);
+        return hvb_folded_stack(sym, NULL, 0, true, leaves[leaf + NR_LEAVES]);
     w = &l->words[l->chain_off[c]];
     kc = &w[2];
     uc = kc + w[0];
     hv_strbuf_init(&sb, tail, sizeof(tail));
+    if ( exec )
+        hv_strbuf_join(&sb, ";", "%s", AFTER_EXEC);
     for ( k = w[0]; k-- > 0; ) /* outermost kernel frame first */
         hv_strbuf_join(&sb, ";", "%s_[k]",
                        hvb_ksyms_name(ks, k > 0 ? kc[k] - 1 : kc[k]));
     hv_strbuf_join(&sb, ";", "%s", leaves[leaf]);
-    return hvb_folded_stack(sym, uc, w[1], true, tail);
+    return exec ? strdup(tail) : hvb_folded_stack(sym, uc, w[1], true, tail);
 }
 
-/* The spans' weights summed per (chain, leaf), then one line each. */
+/* A span's weight under its (role, chain, leaf, exec): one line each. */
+struct key {
+    uint32_t role, chain;
+    uint16_t leaf;
+    bool exec;
+    uint64_t ns;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+
+    if ( x->role != y->role )
+        return x->role < y->role ? -1 : 1;
+    if ( x->chain != y->chain )
+        return x->chain < y->chain ? -1 : 1;
+    if ( x->leaf != y->leaf )
+        return x->leaf < y->leaf ? -1 : 1;
+    return (int)x->exec - (int)y->exec;
+}
+
+/* The spans' weights summed per key, then one line each. */
 static int off_cpu(struct hvb_offcpu *o, size_t cell, double per,
                    struct hvb_symbols *sym, const struct hvb_ksyms *ks,
                    struct hvb_folded_line **lines, size_t *n, size_t *cap,
                    struct hvb_offcpu_total *t)
 {
     const struct hvb_switch_log *l = o->log;
-    /* Per (chain, leaf); the unseen chain's after the others'. */
-    uint64_t *ns = calloc(3 * l->nr_chains + 3, sizeof(*ns));
-    signed char *model = calloc(l->nr_chains + 1, 1);
-    size_t i;
+    struct key *keys = malloc((o->nr_spans + 1) * sizeof(*keys));
+    /* Per chain, its sleep's kind + 1 (0: not known yet). */
+    unsigned char *sleep = calloc(l->nr_chains + 1, 1);
+    size_t i, nk = 0;
     int rc = 0;
 
-    if ( ns == NULL || model == NULL )
+    if ( keys == NULL || sleep == NULL )
         rc = -ENOMEM;
     for ( i = 0; rc == 0 && i < o->nr_spans; i++ )
     {
         const struct hvb_offcpu_span *s = &o->spans[i];
         size_t c = s->chain == HVB_CHAIN_UNSEEN ? l->nr_chains : s->chain;
-        unsigned int leaf = s->kind == HVB_SWITCH_OUT_RUNNABLE;
+        enum leaf leaf = s->kind == HVB_SWITCH_OUT_RUNNABLE ? PREEMPTED : SLEPT;
+        uint64_t ns = s->t_in - s->t_out;
 
         if ( s->cell != cell )
             continue;
-        if ( c < l->nr_chains && model[c] == 0 )
+        if ( c < l->nr_chains && !s->exec && sleep[c] == 0 )
         {
             const uint64_t *w = &l->words[l->chain_off[c]];
 
-            model[c] = is_modelled(sym, &w[2 + w[0]], w[1]) ? 1 : -1;
+            sleep[c] = (unsigned char)(1 + sleep_of(sym, &w[2 + w[0]], w[1]));
         }
-        if ( model[c] > 0 )
-            leaf = 2;
-        ns[3 * c + leaf] += s->t_in - s->t_out;
+        /* A modelled sleep's time is the model's, preempted or not. */
+        if ( c < l->nr_chains && !s->exec &&
+             (sleep[c] == 1 + MODELLED || (sleep[c] == 1 + IDLE && !leaf)) )
+            leaf = (enum leaf)(sleep[c] - 1);
+        keys[nk++] =
+            (struct key){s->role, (uint32_t)c, (uint16_t)leaf, s->exec, ns};
         t->spans++;
-        t->off_ns += s->t_in - s->t_out;
-        t->preempted_ns += leaf == 1 ? s->t_in - s->t_out : 0;
-        t->modelled_ns += leaf == 2 ? s->t_in - s->t_out : 0;
+        t->off_ns += ns;
+        t->preempted_ns += leaf == PREEMPTED ? ns : 0;
+        t->modelled_ns += leaf == MODELLED ? ns : 0;
+        t->idle_ns += leaf == IDLE ? ns : 0;
     }
-    for ( i = 0; rc == 0 && i < 3 * l->nr_chains + 3; i++ )
-        if ( ns[i] )
-            rc = hvb_folded_push(
-                lines, n, cap,
-                chain_stack(l, i / 3, (unsigned int)(i % 3), sym, ks),
-                (double)ns[i] * per);
-    free(ns);
-    free(model);
+    if ( rc == 0 )
+        qsort(keys, nk, sizeof(*keys), key_cmp);
+    for ( i = 0; rc == 0 && i < nk; i++ )
+    {
+        if ( i + 1 < nk && key_cmp(&keys[i], &keys[i + 1]) == 0 )
+        {
+            keys[i + 1].ns += keys[i].ns;
+            continue;
+        }
+        rc = hvb_folded_push(lines, n, cap,
+                             rooted(o, keys[i].role,
+                                    chain_stack(l, keys[i].chain, keys[i].leaf,
+                                                keys[i].exec, sym, ks)),
+                             (double)keys[i].ns * per);
+    }
+    free(keys);
+    free(sleep);
     return rc;
 }
 

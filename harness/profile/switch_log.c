@@ -103,11 +103,33 @@ long hvb_switch_log_intern(struct hvb_switch_log *l, const uint64_t *w,
     return (long)l->nr_chains - 1;
 }
 
+long hvb_switch_log_name(struct hvb_switch_log *l, const char *name)
+{
+    char n[HVB_COMM_LEN], *p;
+    size_t i;
+
+    /* A frame of a folded line: no separator, no control character. */
+    strncpy(n, name, sizeof(n) - 1);
+    n[sizeof(n) - 1] = '\0';
+    for ( p = n; *p; p++ )
+        if ( *p == ';' || (unsigned char)*p < ' ' || *p == 0x7f )
+            *p = '_';
+    for ( i = 0; i < l->nr_names; i++ ) /* a few roles: a storm has ten */
+        if ( strcmp(l->names[i], n) == 0 )
+            return (long)i;
+    if ( !grow((void **)&l->names, &l->cap_names, l->nr_names + 1,
+               sizeof(*l->names)) )
+        return -1;
+    memcpy(l->names[l->nr_names], n, sizeof(n));
+    return (long)l->nr_names++;
+}
+
 void hvb_switch_log_free(struct hvb_switch_log *l)
 {
     free(l->ev);
     free(l->words);
     free(l->chain_off);
     free(l->hash);
+    free(l->names);
     memset(l, 0, sizeof(*l));
 }

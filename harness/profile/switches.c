@@ -23,6 +23,7 @@
  * it goes: a boot storm switches millions of times, over a few hundred
  * stacks.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -246,6 +247,30 @@ static void take_out(struct hvb_switches *s, const uint64_t *p, size_t words)
         s->oom = true;
 }
 
+/*
+ * pid, tid (u32 each), the name (NUL-padded to 8 bytes), sample_id_all:
+ * the thread's new name, and whether an exec gave it.
+ */
+static int take_comm(struct hvb_switches *s, const struct perf_event_header *h,
+                     const uint64_t *p, size_t words)
+{
+    char name[HVB_COMM_LEN];
+    size_t len = (words - 3) * 8;
+    long k;
+
+    if ( len > sizeof(name) - 1 )
+        len = sizeof(name) - 1;
+    memcpy(name, &p[1], len);
+    name[len] = '\0';
+    if ( (k = hvb_switch_log_name(&s->log, name)) < 0 )
+        return -ENOMEM;
+    return hvb_switch_log_event(&s->log, p[words - 1], (uint32_t)(p[0] >> 32),
+                                h->misc & PERF_RECORD_MISC_COMM_EXEC
+                                    ? HVB_SWITCH_EXEC
+                                    : HVB_SWITCH_COMM,
+                                (uint32_t)k);
+}
+
 static void take_record(void *ctx, const struct perf_event_header *h,
                         const uint64_t *p, size_t words)
 {
@@ -261,10 +286,13 @@ static void take_record(void *ctx, const struct perf_event_header *h,
                                   HVB_SWITCH_IN, 0);
     else if ( (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
               words >= 3 )
-        /* pid, ppid, tid, ptid (u32 each), time. */
+        /* pid, ppid, tid, ptid (u32 each), time; a fork keeps the parent. */
         rc = hvb_switch_log_event(
             &s->log, p[2], (uint32_t)p[1],
-            h->type == PERF_RECORD_FORK ? HVB_SWITCH_FORK : HVB_SWITCH_EXIT, 0);
+            h->type == PERF_RECORD_FORK ? HVB_SWITCH_FORK : HVB_SWITCH_EXIT,
+            h->type == PERF_RECORD_FORK ? (uint32_t)(p[1] >> 32) : 0);
+    else if ( h->type == PERF_RECORD_COMM && words >= 4 )
+        rc = take_comm(s, h, p, words);
     if ( rc )
         s->oom = true;
 }
@@ -299,6 +327,8 @@ int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
     }
     a.context_switch = 1;
     a.task = 1; /* fork and exit */
+    a.comm = 1; /* the threads' names: their roles (hv/thread.h) */
+    a.comm_exec = 1;
     a.sample_id_all = 1;
     a.disabled = 1;
     a.inherit = 1;
@@ -324,11 +354,53 @@ int hvb_switches_open(struct hvb_switches **out, char *err, size_t len)
     return 0;
 }
 
+/* The names of this process's threads now: those named before. */
+static int name_threads(struct hvb_switches *s)
+{
+    struct dirent *d;
+    struct timespec ts;
+    DIR *dir = opendir("/proc/self/task");
+    int rc = 0;
+
+    if ( dir == NULL )
+        return 0; /* their roles read "[unnamed]" */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    while ( rc == 0 && (d = readdir(dir)) != NULL )
+    {
+        char path[64], name[HVB_COMM_LEN] = "";
+        unsigned long tid = strtoul(d->d_name, NULL, 10);
+        FILE *f;
+        long k;
+
+        if ( tid == 0 )
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%lu/comm", tid);
+        if ( (f = fopen(path, "r")) == NULL )
+            continue; /* it exited */
+        if ( fgets(name, sizeof(name), f) != NULL )
+            name[strcspn(name, "\n")] = '\0';
+        fclose(f);
+        if ( (k = hvb_switch_log_name(&s->log, name)) < 0 ||
+             hvb_switch_log_event(&s->log,
+                                  (uint64_t)ts.tv_sec * 1000000000ull +
+                                      (uint64_t)ts.tv_nsec,
+                                  (uint32_t)tid, HVB_SWITCH_COMM, (uint32_t)k) )
+            rc = -ENOMEM;
+    }
+    closedir(dir);
+    return rc;
+}
+
 int hvb_switches_enable(struct hvb_switches *s)
 {
+    int rc;
+
     /* Without symbols, chains keep the frame walk's frames alone. */
     if ( s->sym == NULL && hvb_symbols_open(&s->sym) != 0 )
         s->sym = NULL;
+    /* Before the reader writes the log: the events start with them. */
+    if ( (rc = name_threads(s)) != 0 )
+        return rc;
     return hvb_perf_rings_enable(s->rings);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Symbolising addresses of this process with libdw (hvb/symbols.h). */
+#define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -62,11 +64,67 @@ int hvb_symbols_open(struct hvb_symbols **out)
     return 0;
 }
 
+/* Section @name of @elf's headers, into @sh: its section, or NULL. */
+static Elf_Scn *section(Elf *elf, size_t shstr, const char *name, GElf_Shdr *sh)
+{
+    Elf_Scn *scn = NULL;
+    const char *n;
+
+    while ( (scn = elf_nextscn(elf, scn)) != NULL )
+        if ( gelf_getshdr(scn, sh) != NULL &&
+             (n = elf_strptr(elf, shstr, sh->sh_name)) != NULL &&
+             strcmp(n, name) == 0 )
+            return scn;
+    return NULL;
+}
+
+/*
+ * A PLT stub's name, as perf gives it ("recv@plt"), or NULL.  E.g. the
+ * stub at .plt + 0x1500 is the 0x150th of 16 bytes after PLT0: it jumps
+ * through .rela.plt's entry 0x14f, whose symbol is recv.  With IBT's
+ * .plt.sec the stubs there count from 0.
+ */
+static char *plt_name(Dwfl_Module *mod, uint64_t addr)
+{
+    GElf_Shdr plt, rsh, dsh;
+    GElf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(mod, &bias);
+    Elf_Scn *rela, *dyn;
+    Elf_Data *rd, *sd;
+    const char *name;
+    size_t shstr;
+    GElf_Rela r;
+    GElf_Sym sym;
+    uint64_t a = addr - bias, idx;
+    char *out;
+
+    if ( elf == NULL || elf_getshdrstrndx(elf, &shstr) != 0 ||
+         (rela = section(elf, shstr, ".rela.plt", &rsh)) == NULL )
+        return NULL;
+    if ( section(elf, shstr, ".plt.sec", &plt) != NULL )
+        idx = a - plt.sh_addr;
+    else if ( section(elf, shstr, ".plt", &plt) != NULL )
+        idx = a - plt.sh_addr - 16;
+    else
+        return NULL;
+    if ( a < plt.sh_addr || idx >= plt.sh_size ||
+         (rd = elf_getdata(rela, NULL)) == NULL ||
+         gelf_getrela(rd, (int)(idx / 16), &r) == NULL ||
+         (dyn = elf_getscn(elf, rsh.sh_link)) == NULL ||
+         gelf_getshdr(dyn, &dsh) == NULL ||
+         (sd = elf_getdata(dyn, NULL)) == NULL ||
+         gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) == NULL ||
+         (name = elf_strptr(elf, dsh.sh_link, sym.st_name)) == NULL || !*name ||
+         asprintf(&out, "%s@plt", name) < 0 )
+        return NULL;
+    return out;
+}
+
 static char *resolve(struct hvb_symbols *s, uint64_t addr)
 {
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     const char *name = NULL, *mname;
-    char buf[512], *p;
+    char buf[512], *p, *plt;
     GElf_Off off = 0;
     GElf_Sym sym;
     Dwarf_Addr start;
@@ -77,6 +135,15 @@ static char *resolve(struct hvb_symbols *s, uint64_t addr)
     if ( name != NULL && *name )
         return hvb_symname_pretty(name);
     mname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    /*
+     * A file mapped twice (libdw reads the executable through mmap) is
+     * one module from its first mapping to its last: an address between
+     * them, gigabytes past the start, is none of its code.
+     */
+    if ( addr - start >= (1ull << 32) )
+        return strdup("[unknown]");
+    if ( (plt = plt_name(mod, addr)) != NULL )
+        return plt;
     p = mname ? strrchr(mname, '/') : NULL;
     snprintf(buf, sizeof(buf), "[%s+0x%llx]", p ? p + 1 : (mname ? mname : "?"),
              (unsigned long long)(addr - start));

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 #include <hvb/engine.h>
 #include <hvb/matrix.h>
 #include <hvb/meter.h>
@@ -126,6 +127,7 @@ static void *background_main(void *arg)
 {
     struct run_thread *rt = arg;
 
+    hv_thread_role("background");
     /* Best effort: an unpinned writer is still correct, only noisier. */
     (void)!hvb_affinity_apply(rt->mc->m->affinity, rt->t.index,
                               placed_threads(rt->mc, rt->t.nthreads));

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <hv/lock.h>
+#include <hv/thread.h>
 #include <hv/trace.h>
 #include <hv/virt_rpc.h>
 
@@ -129,13 +130,14 @@ static void *worker_main(void *arg)
     struct hv_rpc_server *s = wa->s;
     struct hv_rpc_call *c;
 
+    hv_thread_role(wa->prio ? "libvirtd-prio" : "libvirtd-worker");
     hv_trace_name_thread("libvirtd %sworker %u", wa->prio ? "prio " : "",
                          wa->index);
     hv_mutex_lock(&s->lock);
     for ( ;; )
     {
         while ( !s->quit && (c = take(s, wa->prio)) == NULL )
-            hv_cond_wait(wa->prio ? &s->prio_work : &s->work, &s->lock);
+            hv_idle_cond_wait(wa->prio ? &s->prio_work : &s->work, &s->lock);
         if ( s->quit )
             break;
         c->t_start = hv_now_ns();

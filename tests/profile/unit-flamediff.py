@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, sys.argv[1])
 from checklib import check, finish  # noqa: E402
+import flamediff  # noqa: E402
 import flamegraph  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -79,6 +80,50 @@ def graph(path):
 def coloured(frames):
     grey = "rgb(%d,%d,%d)" % flamegraph.GREY
     return sorted(n for n, v in frames.items() for _, fill in v if fill != grey)
+
+
+def roles():
+    """The wall view's roles: ranked by the change on CPU and waiting
+    (a pool's idle time grows most and comes after them), idle stacks
+    after the waits, a build without roles joined with one that has."""
+    def rounds(spec, side):
+        return [{tuple(k.split(";")): v[side][r] for k, v in spec.items()}
+                for r in range(4)]
+    spec = {
+        "[thread: xenstored];serve;htc_copy":
+            ([100, 102, 98, 101], [50, 51, 49, 50]),
+        "[thread: client];xsd_client_request;read;[off-cpu]":
+            ([400, 402, 398, 401], [300, 301, 299, 300]),
+        "[thread: libvirtd-worker];hv_idle_cond_wait_at;[off-cpu: idle]":
+            ([1000, 1001, 999, 1000], [3000, 3001, 2999, 3000]),
+        "[thread: poller];poll_once;[off-cpu]":
+            ([10, 12, 9, 11], [11, 10, 12, 10]),
+    }
+    a, b = rounds(spec, 0), rounds(spec, 1)
+    rows = flamediff.role_rows(a, b, 0.5)
+    order = [r["role"] for r in rows]
+    check(order == ["client", "xenstored", "poller", "libvirtd-worker"],
+          f"roles ranked {order}")
+    w = rows[3]
+    check(abs(w["idle"]["delta"] - 2000) < 1e-9 and w["within_spread"] and
+          not rows[0]["within_spread"], f"the pool's row: {w}")
+    check(abs(rows[1]["on"]["delta"] + 50.25) < 1e-9 and
+          rows[1]["waiting"]["delta"] == 0, f"xenstored's row: {rows[1]}")
+    st = [r["stack"] for r in flamediff.stack_rows(a, b, 0.5)
+          if not r["within_spread"]]
+    check(st and st[-1].endswith("[off-cpu: idle]") and len(st) == 3,
+          f"the idle stack not last of those that changed: {st}")
+    check(flamediff.stack_label(tuple(
+        "[thread: client];xsd_client_request;read;[off-cpu]".split(";"))) ==
+        "client: xsd_client_request; read; [off-cpu]", "a label's role")
+    plain = [{k[1:]: v for k, v in r.items()} for r in a]
+    ja, jb = flamediff.join_roles(plain, b)
+    check(ja == plain and all(flamediff.role_of(k) is None
+                              for r in jb for k in r) and
+          jb[0][("serve", "htc_copy")] == 50,
+          "a build without roles: the other's role frames not taken off")
+    check(flamediff.join_roles(a, b) == (a, b), "both with roles: changed")
+    check(flamediff.role_rows(plain, plain, 0.5) == [], "rows without roles")
 
 
 def main():
@@ -145,6 +190,7 @@ def main():
         check(r.returncode != 0 and r.stderr.count("\n") == 1 and
               r.stderr.startswith(f"flamegraph.py: review: {man}: no 'cells'"),
               f"a manifest without cells: {r.returncode} {r.stderr!r}")
+    roles()
     finish()
 
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 
 #include "wl.h"
 
@@ -59,21 +60,6 @@ uint64_t wl_clock_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void wl_sleep_until(uint64_t deadline_ns)
-{
-    uint64_t now = hv_now_ns();
-    struct timespec ts;
-
-    if ( deadline_ns <= now )
-        return;
-    deadline_ns -= now;
-    if ( deadline_ns > 1000000 )
-        deadline_ns = 1000000; /* wake at least every ms */
-    ts.tv_sec = 0;
-    ts.tv_nsec = (long)deadline_ns;
-    nanosleep(&ts, NULL);
-}
-
 void wl_churn(struct hvb_thread *t, domid_t first, unsigned int n,
               uint64_t per_sec, unsigned int nr_grants)
 {
@@ -90,7 +76,7 @@ void wl_churn(struct hvb_thread *t, domid_t first, unsigned int n,
 
         if ( hv_now_ns() < next )
         {
-            wl_sleep_until(next);
+            hv_idle_sleep_until(next);
             continue;
         }
         next += period;

@@ -46,9 +46,6 @@ unsigned int wl_gnttab_round_cpu(struct hv_cpu *cpu, unsigned int index,
 /* Clock @clk (a thread's or the process's CPU clock) in ns; 0 on error. */
 uint64_t wl_clock_ns(clockid_t clk);
 
-/* Sleep until hv_now_ns() reaches @deadline_ns, waking at least every ms. */
-void wl_sleep_until(uint64_t deadline_ns);
-
 /* A cleanup hook for workloads whose state is one malloc'd block. */
 void wl_free_priv(struct hvb_cell *c);
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 #include <hv/trace.h>
 #include <hv/xenstore.h>
 #include <xsd/xenstored.h>
@@ -45,6 +46,7 @@ static const char *const host_dirs[] = {"/vm",
 
 static void *serve(void *arg)
 {
+    hv_thread_role("xenstored");
     hv_trace_name_thread("xenstored");
     xsd_server_run(arg);
     return NULL;
@@ -62,6 +64,7 @@ static void *kernel_watcher(void *arg)
     size_t n;
     int rc;
 
+    hv_thread_role("xenbus-watch");
     while ( !atomic_load(&x->stop) )
     {
         rc = xsd_client_wait_event(x->watcher[0], NULL, 50, path, sizeof(path));
@@ -94,6 +97,7 @@ static void *consoled_watcher(void *arg)
 
     int rc = 0;
 
+    hv_thread_role("xenconsoled");
     while ( !atomic_load(&x->stop) && rc != -EIO )
     {
         rc = xsd_client_wait_event(x->watcher[1], NULL, 50, NULL, 0);

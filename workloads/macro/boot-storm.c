@@ -47,6 +47,7 @@
 #include <time.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 #include <hv/page_alloc.h>
 #include <hv/trace.h>
 #include <hv/virt_rpc.h>
@@ -326,7 +327,7 @@ static void boot_vm(struct storm *s, struct hv_cpu *cpu,
     {
         arrive += (uint64_t)i * 1000000000ull / s->rate;
         while ( hv_now_ns() < arrive )
-            wl_sleep_until(arrive);
+            hv_idle_sleep_until(arrive);
     }
     t = hv_trace_active() ? hv_now_ns() : 0;
     rc = hv_vmboot(cpu, conn, &s->boot, (domid_t)(FIRST_VM + i), &res);
@@ -362,6 +363,7 @@ static void *client_main(void *arg)
     unsigned int i;
 
     HV_BUG_ON(cpu == NULL);
+    hv_thread_role("client");
     hv_trace_name("client %u", cl->index);
     while ( (i = atomic_fetch_add(&s->next, 1)) < s->vms )
     {
@@ -413,6 +415,7 @@ static void *poller_main(void *arg)
     struct hv_xc xc;
 
     HV_BUG_ON(cpu == NULL);
+    hv_thread_role("poller");
     hv_trace_name("poller");
     hv_xc_open(&xc, cpu);
     while ( !bg_stop(s) )
@@ -429,7 +432,7 @@ static void *poller_main(void *arg)
         hv_trace_span("poll", "getinfolist", "domains", l.n, ts, te);
         next += (uint64_t)s->poll_ms * 1000000ull;
         while ( !bg_stop(s) && hv_now_ns() < next )
-            wl_sleep_until(next);
+            hv_idle_sleep_until(next);
         if ( hv_now_ns() > next )
             next = hv_now_ns();
     }
@@ -457,6 +460,7 @@ static void *granter_main(void *arg)
     domid_t id;
 
     HV_BUG_ON(cpu == NULL);
+    hv_thread_role("netback");
     hv_trace_name("netback %u", b->index);
     hv_cpu_set_domain(cpu, 0);
     while ( !bg_stop(s) )
@@ -464,7 +468,7 @@ static void *granter_main(void *arg)
         n = atomic_load_explicit(&s->nr_running, memory_order_acquire);
         if ( period == 0 || n == 0 || hv_now_ns() < next )
         {
-            wl_sleep_until(period && n ? next : hv_now_ns() + 1000000);
+            hv_idle_sleep_until(period && n ? next : hv_now_ns() + 1000000);
             continue;
         }
         next += period;
@@ -558,7 +562,7 @@ static void wait_frees(struct hv_cpu *cpu)
     {
         hv_rcu_quiescent(cpu);
         hv_rcu_poll(hv);
-        wl_sleep_until(hv_now_ns() + 100000);
+        hv_idle_sleep_until(hv_now_ns() + 100000);
     }
 }
 

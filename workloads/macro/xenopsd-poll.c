@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 #include <hv/xenctrl.h>
 #include <hv/xenstore.h>
 
@@ -193,6 +194,7 @@ static void *worker_main(void *arg)
              next = hv_now_ns(), x;
     clockid_t clk;
 
+    hv_thread_role("xenopsd-worker");
     if ( pthread_getcpuclockid(pthread_self(), &clk) == 0 )
     {
         pthread_mutex_lock(&s->lock);
@@ -203,7 +205,7 @@ static void *worker_main(void *arg)
     {
         if ( period == 0 || hv_now_ns() < next )
         {
-            wl_sleep_until(period ? next : hv_now_ns() + 1000000);
+            hv_idle_sleep_until(period ? next : hv_now_ns() + 1000000);
             continue;
         }
         next += period;
@@ -279,7 +281,7 @@ static void xpoll_thread(struct hvb_thread *t)
             if ( ts >= s->workers )
                 break;
             HV_BUG_ON(waited > 10000); /* 10 s: a worker did not start */
-            wl_sleep_until(hv_now_ns() + 1000000);
+            hv_idle_sleep_until(hv_now_ns() + 1000000);
         }
         polls = late = busy = 0;
         c0 = wl_clock_ns(CLOCK_THREAD_CPUTIME_ID);

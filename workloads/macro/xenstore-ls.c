@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include <hv/hv.h>
+#include <hv/thread.h>
 #include <hv/xenstore.h>
 #include <xsd/client.h>
 #include <xsd/wire.h>
@@ -124,6 +125,7 @@ static int xs_ls_check(struct hvb_cell *c)
 
 static void *serve(void *arg)
 {
+    hv_thread_role("xenstored");
     xsd_server_run(arg);
     return NULL;
 }

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/thread.h>
+
 #include "../lib/wl_virt.h"
 
 /* The params (dd_param_table[] below names each field). */
@@ -81,6 +83,7 @@ static void *creator_main(void *arg)
     struct creator *cr = arg;
     unsigned char uuid[HV_VIRT_UUID_LEN];
 
+    hv_thread_role("creator");
     hv_virt_uuid(SEED_EXISTING + cr->k, uuid);
     while ( !hvb_bg_should_stop(cr->bg) )
     {

@@ -185,6 +185,79 @@ def function_rows(rounds_a, rounds_b, per_sample):
     return rows
 
 
+# The off-CPU and wall views root each stack at its thread's role (its
+# name in the kernel, hv/thread.h); a wait for work ends in IDLE.
+ROLE = re.compile(r"^\[thread: (.*)\]$")
+IDLE = "[off-cpu: idle]"
+
+
+def role_of(stack):
+    """("[thread: client]", "start_thread", ...) -> "client"; else None."""
+    m = ROLE.match(stack[0]) if stack else None
+    return m.group(1) if m else None
+
+
+def join_roles(rounds_a, rounds_b):
+    """Two builds' rounds whose stacks join: where one build roots them at
+    the thread's role and the other does not (a build before roles), the
+    role frames are taken off."""
+    def rooted(rounds):
+        return any(role_of(k) for r in rounds for k in r)
+
+    def strip(rounds):
+        out = []
+        for r in rounds:
+            d = {}
+            for k, v in r.items():
+                k = k[1:] if role_of(k) else k
+                d[k] = d.get(k, 0.0) + v
+            out.append(d)
+        return out
+
+    if rooted(rounds_a) == rooted(rounds_b):
+        return rounds_a, rounds_b
+    return strip(rounds_a), strip(rounds_b)
+
+
+def role_rows(rounds_a, rounds_b, per_sample):
+    """Per role, per round, the time on CPU, off CPU waiting (a reply, a
+    lock, the CPU) and idle (waiting for work); ranked by the change of
+    the first two (idle time is nobody's wait), those beyond the rounds'
+    spread first.  [] where the stacks have no roles."""
+    parts = ("on", "waiting", "idle")
+    per = {}
+    for k, rounds in enumerate((rounds_a, rounds_b)):
+        for r, stacks in enumerate(rounds):
+            for stack, v in stacks.items():
+                role = role_of(stack)
+                if role is None:
+                    continue
+                row = per.setdefault(role, {p: ([0.0] * len(rounds_a),
+                                                [0.0] * len(rounds_b))
+                                            for p in parts})
+                leaf = stack[-1]
+                part = ("idle" if leaf == IDLE else
+                        "waiting" if leaf.startswith("[off-cpu") else "on")
+                row[part][k][r] += v
+    rows = []
+    for role, row in per.items():
+        out = {"role": role}
+        for p in parts:
+            a, b = row[p]
+            out[p] = {"base": mean(a), "head": mean(b),
+                      "delta": mean(b) - mean(a), "base_rounds": a,
+                      "head_rounds": b,
+                      "within_spread": within_spread(a, b, per_sample)}
+        out["busy_delta"] = out["on"]["delta"] + out["waiting"]["delta"]
+        out["within_spread"] = (out["on"]["within_spread"] and
+                                out["waiting"]["within_spread"])
+        rows.append(out)
+    rows.sort(key=lambda x: (x["within_spread"],
+                             -(abs(x["on"]["delta"]) +
+                               abs(x["waiting"]["delta"])), x["role"]))
+    return rows
+
+
 # The kernel frame that names a system call: __x64_sys_futex_[k].
 SYSCALL = re.compile(r"^(?:__x64_sys_|__ia32_sys_|__se_sys_|__do_sys_|ksys_)"
                      r"(\w+?)_\[k\]$")
@@ -193,12 +266,15 @@ KEEP_FRAMES = 4
 
 def stack_label(stack):
     """A stack as a reviewer reads it: the last KEEP_FRAMES frames of the
-    program, the system call it slept in, its leaf.  E.g. a wall view's
-      ...;lh_thread;__pthread_mutex_lock;__lll_lock_wait;
+    program, the system call it slept in, its leaf, after the thread's
+    role.  E.g. a wall view's
+      [thread: hvbench];...;lh_thread;__pthread_mutex_lock;__lll_lock_wait;
         entry_SYSCALL_64_after_hwframe_[k];...;__x64_sys_futex_[k];
         ...;__schedule_[k];[off-cpu]
-    reads "... lh_thread; __pthread_mutex_lock; __lll_lock_wait;
+    reads "hvbench: ... lh_thread; __pthread_mutex_lock; __lll_lock_wait;
     [syscall futex]; [off-cpu]"."""
+    role = role_of(stack)
+    stack = stack[1:] if role else stack
     user = [f for f in stack if not f.endswith("_[k]")]
     leaf = user.pop() if user and user[-1].startswith("[") and \
         user[-1] != ENGINE_FRAME else None
@@ -210,7 +286,7 @@ def stack_label(stack):
         out.append("[kernel]")
     if leaf is not None:
         out.append(leaf)
-    return "; ".join(out)
+    return (f"{role}: " if role else "") + "; ".join(out)
 
 
 def stack_rows(rounds_a, rounds_b, per_sample):
@@ -237,8 +313,9 @@ def stack_rows(rounds_a, rounds_b, per_sample):
                      "base": ma, "head": mb, "delta": mb - ma,
                      "base_rounds": a, "head_rounds": b,
                      "within_spread": within_spread(a, b, per_sample)})
-    rows.sort(key=lambda x: (x["within_spread"], -abs(x["delta"]),
-                             x["stack"]))
+    # A wait for work (idle) after the others: it delays nobody.
+    rows.sort(key=lambda x: (x["within_spread"], x["stack"].endswith(IDLE),
+                             -abs(x["delta"]), x["stack"]))
     return rows
 
 

@@ -39,8 +39,9 @@ import os
 import re
 import sys
 
-from flamediff import (build_tree, fold_engine, frames, function_rows, judge,
-                       largest_change, stack_rows, top)
+from flamediff import (build_tree, fold_engine, frames, function_rows,
+                       join_roles, judge, largest_change, role_rows,
+                       stack_rows, top)
 
 WIDTH = 1200
 FRAME_H = 16
@@ -334,9 +335,10 @@ class Pair:
     def __init__(self, title, prefix, rounds_a, rounds_b, per_sample,
                  stacks=False):
         self.title, self.prefix = title, prefix
-        self.rounds_a, self.rounds_b = rounds_a, rounds_b
+        self.rounds_a, self.rounds_b = join_roles(rounds_a, rounds_b)
         self.per_sample, self.stacks = per_sample, stacks
-        self.root = build_tree(rounds_a, rounds_b)
+        self.root = build_tree(self.rounds_a, self.rounds_b)
+        self.role_rows = []
         judge(self.root, per_sample)
 
     def rounds(self):
@@ -369,12 +371,14 @@ def write_tables(p, rows, unit, scale):
           "values per function, ranked by the magnitude of their change; "
           "baseline: the function's self share of the base total "
           "(the stacks ranked by their change first, where asked).",
-          *(stack_table(p, unit) + ["", "## Functions ranked by their self "
-                                    "change", ""] if p.stacks else [""]),
+          *(role_table(p, unit) + stack_table(p, unit) +
+            ["", "## Functions ranked by their self change", ""]
+            if p.stacks else [""]),
           f"| function | change | baseline | self before ({unit}) | self after "
           f"({unit}) | delta | rounds before | rounds after | inclusive before "
           "-> after |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     con = [p.title, f"total {ta:.4g} -> {tb:.4g} {unit} ({p.rounds()})",
+           *role_console(p),
            f"{'change':<9} {'function':<60} {'baseline':>8} {'before':>10} "
            f"{'after':>10} {'delta':>10}"]
     for r in rows:
@@ -410,6 +414,46 @@ def write_tables(p, rows, unit, scale):
                    "scale": scale, "functions": rows}, f, sort_keys=True)
         f.write("\n")
     return con
+
+
+ROLES_MD = 20
+
+
+def role_table(p, unit):
+    """PREFIX.md's first table: the threads' time by role."""
+    if not p.role_rows:
+        return []
+    md = ["", f"## Threads by role ({unit})", "",
+          "Each thread's time under its role (its name in the kernel): on "
+          "CPU, off CPU waiting (for a reply, a lock, the CPU), and idle "
+          "(waiting for work: a pool worker with no call, a daemon with no "
+          "request). Ranked by the change on CPU and waiting, those beyond "
+          "the rounds' spread first: idle time delays nobody.", "",
+          "| role | on CPU before -> after | delta | waiting before -> after "
+          "| delta | idle before -> after | delta |",
+          "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in p.role_rows[:ROLES_MD]:
+        cells = ["%.4g -> %.4g | %+.4g" % (r[x]["base"], r[x]["head"],
+                                           r[x]["delta"])
+                 for x in ("on", "waiting", "idle")]
+        md.append("| `%s`%s | %s |" % (
+            r["role"].replace("|", "\\|"),
+            " (within spread)" if r["within_spread"] else "", " | ".join(cells)))
+    return md
+
+
+def role_console(p):
+    """The console's lines of the role table (its first 8 roles)."""
+    if not p.role_rows:
+        return []
+    out = [f"{'role':<20} {'on CPU':>10} {'delta':>11} {'waiting':>10} "
+           f"{'delta':>11} {'idle':>10} {'delta':>11}"]
+    for r in p.role_rows[:8]:
+        out.append(f"{r['role']:<20} " + " ".join(
+            f"{r[x]['head']:>10.4g} {r[x]['delta']:>+11.4g}"
+            for x in ("on", "waiting", "idle")) +
+            ("  (within spread)" if r["within_spread"] else ""))
+    return out + [""]
 
 
 def stack_table(p, unit):
@@ -450,6 +494,7 @@ def draw(p, unit, scale):
     rows = function_rows(p.rounds_a, p.rounds_b, p.per_sample)
     if p.stacks:
         p.stack_rows = stack_rows(p.rounds_a, p.rounds_b, p.per_sample)
+        p.role_rows = role_rows(p.rounds_a, p.rounds_b, p.per_sample)
     con = write_tables(p, rows, unit, scale)
     states = [n.state for n in frames(p.root)]
     entry = {"top": top([r for r in rows if r["self_delta"]]),
@@ -457,6 +502,7 @@ def draw(p, unit, scale):
              "coloured": sum(s != "same" for s in states)}
     if p.stacks:
         entry["stacks"] = p.stack_rows[:TOP_STACKS]
+        entry["roles"] = p.role_rows
     return entry, con
 
 

@@ -37,16 +37,23 @@ struct hvb_twindow {
     size_t cell;
 };
 
+/* A thread's role when it was never named: hvb_switch_log.names's index. */
+#define HVB_ROLE_UNNAMED UINT32_MAX
+
 struct hvb_offcpu_span {
     uint64_t t_out, t_in; /* clipped to the cell */
     uint32_t chain;       /* the switch out's */
+    uint32_t role;        /* the thread's */
     uint16_t kind;        /* enum hvb_switch_kind: why it left */
+    bool exec;            /* after the thread's exec: not our frames */
     size_t cell;
 };
 
 /* A thread's time in a cell: its windows, or its life in the cell. */
 struct hvb_offcpu_thread {
     uint64_t tid, wall_ns, on_ns, off_ns;
+    uint64_t exec_t; /* when it exec'd; UINT64_MAX: never */
+    uint32_t role;   /* its last name, else its parent's at its fork */
     size_t cell;
     bool measured;
 };
@@ -63,12 +70,14 @@ struct hvb_offcpu {
     struct hvb_offcpu_thread *threads;
     size_t nr_threads, cap_threads;
     uint64_t unpaired; /* switches out whose switch in was not seen */
+    uint32_t role;     /* the role and exec of the thread being read */
+    uint64_t exec_t;
 };
 
 /* A cell's totals, in ns of its threads. */
 struct hvb_offcpu_total {
     uint64_t ops, wall_ns, on_ns, off_ns;
-    uint64_t preempted_ns, modelled_ns; /* parts of off_ns */
+    uint64_t preempted_ns, modelled_ns, idle_ns; /* parts of off_ns */
     uint64_t spans, samples;
     size_t stacks, threads, measured;
     double worst_unaccounted; /* of a thread, on + off against its wall */

@@ -25,15 +25,24 @@ enum hvb_switch_kind {
     HVB_SWITCH_OUT_RUNNABLE, /* it was preempted, still runnable */
     HVB_SWITCH_FORK,         /* the thread began */
     HVB_SWITCH_EXIT,         /* the thread ended */
+    HVB_SWITCH_COMM,         /* it was named: chain is the name's index */
+    HVB_SWITCH_EXEC,         /* it exec'd, and was named: the same */
 };
 
 /* One event of a thread: a switch out names its call chain. */
 struct hvb_switch_ev {
     uint64_t t; /* ns, CLOCK_MONOTONIC */
     uint32_t tid;
-    uint16_t kind;  /* enum hvb_switch_kind */
-    uint32_t chain; /* a switch out's: hvb_switch_log.chain_off's index */
+    uint16_t kind; /* enum hvb_switch_kind */
+    /*
+     * A switch out's: hvb_switch_log.chain_off's index; a fork's: the
+     * parent thread; a name's: hvb_switch_log.names's index.
+     */
+    uint32_t chain;
 };
+
+/* A thread's name in the kernel (its comm): 15 characters and a NUL. */
+#define HVB_COMM_LEN 16
 
 /* The chain of off-CPU time whose switch out was never recorded. */
 #define HVB_CHAIN_UNSEEN UINT32_MAX
@@ -56,6 +65,8 @@ struct hvb_switch_log {
     size_t nr_chains, cap_chains;
     uint32_t *hash; /* open addressing: chain index + 1, 0 free */
     size_t hcap;
+    char (*names)[HVB_COMM_LEN]; /* the threads' names, each once */
+    size_t nr_names, cap_names;
 };
 
 /* Append an event: 0 or -ENOMEM (switch_log.c). */
@@ -64,6 +75,8 @@ int hvb_switch_log_event(struct hvb_switch_log *l, uint64_t t, uint32_t tid,
 /* The index of chain @w[0..n) (nk, nu, frames), added if new; -1: ENOMEM. */
 long hvb_switch_log_intern(struct hvb_switch_log *l, const uint64_t *w,
                            size_t n);
+/* @name's index in @l->names (added if new; cut to 15 characters), or -1. */
+long hvb_switch_log_name(struct hvb_switch_log *l, const char *name);
 void hvb_switch_log_free(struct hvb_switch_log *l);
 
 struct hvb_switches;
