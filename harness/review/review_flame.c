@@ -191,7 +191,10 @@ int hvb_review_draw(struct review *rv, const char *sub, const char *unit,
         json_object_set(fl, "top", json_object_get(one, "top"));
         json_object_set(fl, "coloured", json_object_get(one, "coloured"));
         if ( stacks )
+        {
             json_object_set(fl, "stacks", json_object_get(one, "stacks"));
+            json_object_set(fl, "roles", json_object_get(one, "roles"));
+        }
     }
     json_decref(doc);
     return 0;

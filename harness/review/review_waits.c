@@ -37,6 +37,7 @@
 /* Stacks shown per view: in the comment, on the page. */
 #define STACKS_MD   5
 #define STACKS_HTML 10
+#define ROLES_SHOWN 6 /* the threads by role, ranked */
 
 static const struct wait_view {
     const char *name, *unit, *what;
@@ -285,6 +286,7 @@ static void view_rows(FILE *f, json_t *fl, const struct wait_view *v, bool html)
                  : "; [after](%3$s), [before](%1$s), [every stack](%2$s).\n",
             json_string_value(json_object_get(e, "before_svg")),
             json_string_value(json_object_get(e, "table")), after);
+    hvb_view_role_rows(f, json_object_get(e, "roles"), ROLES_SHOWN, html);
     hvb_view_stack_rows(f, json_object_get(e, "stacks"), v->name,
                         html ? STACKS_HTML : STACKS_MD, html);
 }

@@ -180,6 +180,64 @@ void hvb_view_rounds(FILE *f, json_t *a, double div)
     json_decref(s);
 }
 
+void hvb_view_role_rows(FILE *f, json_t *rows, size_t n, bool html)
+{
+    static const char *const parts[] = {"on", "waiting", "idle"};
+    json_t *r;
+    const char *u;
+    double div = 0;
+    size_t i, k;
+
+    if ( json_array_size(rows) == 0 )
+        return;
+    json_array_foreach(rows, i, r)
+        for ( k = 0; k < 3; k++ )
+        {
+            json_t *p = json_object_get(r, parts[k]);
+            double a = json_number_value(json_object_get(p, "base"));
+            double h = json_number_value(json_object_get(p, "head"));
+
+            div = a > div ? a : h > div ? h : div;
+        }
+    div = hvb_view_per_op(div, &u);
+    fprintf(f,
+            html ? "<table><tr><th>threads by role</th><th>on CPU, %s: base "
+                   "(rounds) &rarr; head</th><th>waiting</th><th>idle</th>"
+                   "</tr>\n"
+                 : "\n| threads by role | on CPU, %s: base (rounds) -> head "
+                   "| waiting | idle |\n|---|---:|---:|---:|\n",
+            u);
+    json_array_foreach(rows, i, r)
+    {
+        if ( i == n )
+            break;
+        fputs(html ? "<tr><td><code>" : "| ", f);
+        if ( html )
+            hvb_view_html(f, json_string_value(json_object_get(r, "role")));
+        else
+            hvb_view_md_code(f, json_string_value(json_object_get(r, "role")),
+                             false);
+        if ( json_is_true(json_object_get(r, "within_spread")) )
+            fputs(html ? "</code> <small>(within the rounds' spread)</small>"
+                       : " (within the rounds' spread)",
+                  f);
+        else if ( html )
+            fputs("</code>", f);
+        for ( k = 0; k < 3; k++ )
+        {
+            json_t *p = json_object_get(r, parts[k]);
+
+            fputs(html ? "</td><td class=\"n\">" : " | ", f);
+            hvb_view_rounds(f, json_object_get(p, "base_rounds"), div);
+            fputs(html ? " &rarr; " : " -> ", f);
+            hvb_view_rounds(f, json_object_get(p, "head_rounds"), div);
+        }
+        fputs(html ? "</td></tr>\n" : " |\n", f);
+    }
+    if ( html )
+        fputs("</table>\n", f);
+}
+
 void hvb_view_stack_rows(FILE *f, json_t *rows, const char *view, size_t n,
                          bool html)
 {

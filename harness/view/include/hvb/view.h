@@ -148,6 +148,12 @@ double hvb_view_per_op(double max, const char **unit);
 void hvb_view_lock_rows(FILE *f, json_t *lk, bool html);
 void hvb_view_stack_rows(FILE *f, json_t *rows, const char *view, size_t n,
                          bool html);
+/*
+ * The first @n rows of a view's threads by role @rows (flamegraph.py's
+ * "roles": on CPU, waiting, idle per round of each build); nothing
+ * where there are none.
+ */
+void hvb_view_role_rows(FILE *f, json_t *rows, size_t n, bool html);
 
 void hvb_view_markdown(FILE *f, const struct hvb_view *v);
 void hvb_view_mail(FILE *f, const struct hvb_view *v);
