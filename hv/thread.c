@@ -38,6 +38,15 @@ hv_idle_epoll_wait(int epfd, struct epoll_event *ev, int n, int timeout)
     return rc;
 }
 
+__attribute__((noinline)) int hv_idle_poll(struct pollfd *fds, nfds_t n,
+                                           int timeout)
+{
+    int rc = poll(fds, n, timeout);
+
+    __asm__ volatile("" ::: "memory");
+    return rc;
+}
+
 __attribute__((noinline)) void hv_idle_sleep_until(uint64_t deadline_ns)
 {
     uint64_t now = hv_now_ns();

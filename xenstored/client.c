@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <hv/thread.h>
 #include <xsd/client.h>
 #include <xsd/wire.h>
 
@@ -21,6 +23,7 @@ struct xsd_client {
     int fd;
     uint32_t next_req;
     uint64_t events;
+    bool idle_waits; /* a watcher's: waits for events are for work */
 };
 
 int xsd_client_open(const char *path, struct xsd_client **out)
@@ -144,6 +147,11 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
     return 0;
 }
 
+void xsd_client_idle_waits(struct xsd_client *c)
+{
+    c->idle_waits = true;
+}
+
 int xsd_client_wait_event(struct xsd_client *c, const char *token,
                           int timeout_ms, char *path, size_t cap)
 {
@@ -155,7 +163,8 @@ int xsd_client_wait_event(struct xsd_client *c, const char *token,
 
     for ( ;; )
     {
-        n = poll(&pfd, 1, timeout_ms);
+        n = c->idle_waits ? hv_idle_poll(&pfd, 1, timeout_ms)
+                          : poll(&pfd, 1, timeout_ms);
         if ( n < 0 && errno == EINTR )
             continue;
         if ( n == 0 )

@@ -7,8 +7,9 @@
 #
 # Roles: every folded line starts with "[thread: ROLE]"; the storm's
 # clients, the xenstore daemon and libvirtd's pool are there by name.
-# Idle: the pool's wait for a call (hv_idle_cond_wait_at) and the
-# daemon's for a request (hv_idle_epoll_wait) end in "[off-cpu: idle]",
+# Idle: the pool's wait for a call (hv_idle_cond_wait_at), the daemon's
+# for a request (hv_idle_epoll_wait) and a watcher's for an event
+# (hv_idle_poll) end in "[off-cpu: idle]",
 # counted in results.json's idle_ns_per_op and on stderr; a client's wait
 # for the daemon's reply (xsd_client_request) does not.  Exec: the label
 # helper (/bin/true, spawned per VM) runs another program, whose frames
@@ -47,6 +48,8 @@ for f in "$tmp"/w/boot-storm*-wall.folded; do
         bad "$name: the pool's wait for a call is not idle"
     grep -q '^\[thread: xenstored\];.*hv_idle_epoll_wait;.*;\[off-cpu: idle\] ' "$f" ||
         bad "$name: the daemon's wait for a request is not idle"
+    grep -q '^\[thread: xenbus-watch\];.*hv_idle_poll;.*;\[off-cpu: idle\] ' "$f" ||
+        bad "$name: the watcher's wait for an event is not idle"
     grep -q '^\[thread: client\];.*;xsd_client_request;read;.*;\[off-cpu\] ' "$f" ||
         bad "$name: no client wait on a reply"
     grep -q 'xsd_client_request;.*\[off-cpu: idle\] ' "$f" &&

@@ -212,7 +212,8 @@ int wl_xl_open(struct hvb_cell *c, struct hv_xs *xs,
         x->pid = ext->pid;
     }
     for ( i = 0; rc == 0 && i < NR_WATCHERS; i++ )
-        rc = xl_connect(x, &x->watcher[i]);
+        if ( (rc = xl_connect(x, &x->watcher[i])) == 0 )
+            xsd_client_idle_waits(x->watcher[i]);
     if ( rc == 0 && (rc = xl_connect(x, &x->kernel)) == 0 &&
          (rc = xl_connect(x, &x->control)) == 0 && x->external )
         rc = host_nodes_wire(x);

@@ -34,13 +34,14 @@
 void hv_thread_role(const char *role);
 
 /*
- * Idle waits: hv_cond_wait(), epoll_wait(2) and a sleep to @deadline_ns
+ * Idle waits: hv_cond_wait(), epoll_wait(2), poll(2) and a sleep to @deadline_ns
  * (CLOCK_MONOTONIC, hv_now_ns()) that the profiler knows as idle.
  */
 void hv_idle_cond_wait_at(pthread_cond_t *c, hv_mutex_t *l,
                           const struct hv_lock_site *site);
 #define hv_idle_cond_wait(c, l) hv_idle_cond_wait_at((c), (l), HV_LOCK_SITE())
 int hv_idle_epoll_wait(int epfd, struct epoll_event *ev, int n, int timeout);
+int hv_idle_poll(struct pollfd *fds, nfds_t n, int timeout);
 void hv_idle_sleep_until(uint64_t deadline_ns);
 
 #endif /* HV_THREAD_H */

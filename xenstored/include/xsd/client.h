@@ -42,6 +42,13 @@ int xsd_client_request(struct xsd_client *c, uint32_t type, uint32_t tx,
 int xsd_client_wait_event(struct xsd_client *c, const char *token,
                           int timeout_ms, char *path, size_t cap);
 
+/*
+ * @c's waits for events are waits for work (a watcher's, which has
+ * nothing else to do): the profiler calls them idle (hv/thread.h).  A
+ * toolstack's wait for a backend's state is not.
+ */
+void xsd_client_idle_waits(struct xsd_client *c);
+
 /* Watch events received so far (skipped or waited for). */
 uint64_t xsd_client_events(const struct xsd_client *c);
 
