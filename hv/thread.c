@@ -21,6 +21,12 @@ void hv_thread_role(const char *role)
     (void)pthread_setname_np(pthread_self(), name);
 }
 
+void hv_thread_role_get(char *buf, size_t len)
+{
+    if ( pthread_getname_np(pthread_self(), buf, len) != 0 && len > 0 )
+        buf[0] = '\0';
+}
+
 __attribute__((noinline)) void
 hv_idle_cond_wait_at(pthread_cond_t *c, hv_mutex_t *l,
                      const struct hv_lock_site *site)

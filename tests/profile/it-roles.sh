@@ -16,10 +16,11 @@
 # this process's maps cannot name: after its exec its stacks read
 # "[thread: true];[after exec]" and its kernel frames, and no frame of
 # any thread is a raw "[hvbench+0x...]" address (the PLT stubs are named
-# "malloc@plt", as perf names them).  The differential: its .md leads
-# with the "Threads by role" table, ranked by the change on CPU and
-# waiting, idle time apart; its stack table ranks idle stacks after the
-# others.
+# "malloc@plt", as perf names them).  parallel-create's clients, the
+# harness's threads, are "client" while they run it.  The differential:
+# its .md leads with the "Threads by role" table, ranked by the change on
+# CPU and waiting, idle time apart; its stack table ranks idle stacks
+# after the others.
 #
 # Usage: it-roles.sh HVBENCH
 hvbench=$1
@@ -64,6 +65,18 @@ for f in "$tmp"/w/boot-storm*-wall.folded; do
 done
 grep -q '@plt' "$tmp"/w/boot-storm*-wall.folded ||
     echo "note: no PLT stub sampled (not checked)"
+
+# parallel-create's clients are the harness's threads (thread 0 the main
+# one), named "client" while they run it: a role is the name a thread
+# had when it left the CPU, not its last.
+"$hvbench" profile parallel-create --threads 2 --iterations 3 -r 1 -q \
+    --view offcpu --out "$tmp/p" >/dev/null 2>"$tmp/perr" ||
+    bad "parallel-create --view offcpu: $(cat "$tmp/perr")"
+f=$(ls "$tmp"/p/parallel-create*-offcpu.folded)
+grep -q '^\[thread: client\];.*hv_rpc_call;' "$f" ||
+    bad "parallel-create: no client waiting on its call"
+grep -q '^\[thread: hvbench\];.*hv_rpc_call;' "$f" &&
+    bad "parallel-create: a client's call under the harness's name"
 
 jq -e '[.hvbench.cells[].profile | .idle_ns_per_op > 0 and
         .idle_ns_per_op < .off_cpu_ns_per_op] | all' "$tmp/w/results.json" \

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hv/thread.h>
 #include <hv/trace.h>
 #include <hv/virt_rpc.h>
 
@@ -115,8 +116,12 @@ static void pc_thread(struct hvb_thread *t)
     struct hv_rpc_client *conn = wl_libvirtd_conn(&s->d, t->index);
     struct hv_virt_req *reqs = calloc(s->rounds, sizeof(*reqs));
     unsigned int r, a;
+    char was[16];
 
     HV_BUG_ON(reqs == NULL);
+    /* A harness thread (thread 0 the main one): its name given back. */
+    hv_thread_role_get(was, sizeof(was));
+    hv_thread_role("client");
     hv_trace_name("client %u", t->index);
     for ( r = 0; r < s->rounds; r++ )
     {
@@ -144,6 +149,7 @@ static void pc_thread(struct hvb_thread *t)
         HV_BUG_ON(hv_virt_undefine(s->d.v, reqs[r].uuid) != 0);
     }
     free(reqs);
+    hv_thread_role(was);
 }
 
 static void pc_report(struct hvb_cell *c)

@@ -25,6 +25,7 @@
 #define HV_THREAD_H
 
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 
@@ -32,6 +33,12 @@
 
 /* The calling thread's role: at most 15 characters (longer is cut). */
 void hv_thread_role(const char *role);
+/*
+ * The calling thread's role now, into @buf (16 bytes at least): to give
+ * it back, where a thread takes a role for a while (a harness thread
+ * that runs a workload's clients).
+ */
+void hv_thread_role_get(char *buf, size_t len);
 
 /*
  * Idle waits: hv_cond_wait(), epoll_wait(2), poll(2) and a sleep to @deadline_ns

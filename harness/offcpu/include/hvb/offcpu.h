@@ -40,6 +40,13 @@ struct hvb_twindow {
 /* A thread's role when it was never named: hvb_switch_log.names's index. */
 #define HVB_ROLE_UNNAMED UINT32_MAX
 
+/* Thread @tid named @role (or forked by @parent, or exec'd) at @t. */
+struct hvb_offcpu_name {
+    uint64_t tid, t;
+    uint32_t role, parent;
+    uint16_t kind; /* HVB_SWITCH_COMM, _EXEC or _FORK */
+};
+
 struct hvb_offcpu_span {
     uint64_t t_out, t_in; /* clipped to the cell */
     uint32_t chain;       /* the switch out's */
@@ -53,7 +60,6 @@ struct hvb_offcpu_span {
 struct hvb_offcpu_thread {
     uint64_t tid, wall_ns, on_ns, off_ns;
     uint64_t exec_t; /* when it exec'd; UINT64_MAX: never */
-    uint32_t role;   /* its last name, else its parent's at its fork */
     size_t cell;
     bool measured;
 };
@@ -70,8 +76,9 @@ struct hvb_offcpu {
     struct hvb_offcpu_thread *threads;
     size_t nr_threads, cap_threads;
     uint64_t unpaired; /* switches out whose switch in was not seen */
-    uint32_t role;     /* the role and exec of the thread being read */
-    uint64_t exec_t;
+    struct hvb_offcpu_name *names; /* the threads' names, by tid and time */
+    size_t nr_names;
+    uint64_t exec_t; /* of the thread being read */
 };
 
 /* A cell's totals, in ns of its threads. */
@@ -102,6 +109,13 @@ int hvb_offcpu_write(struct hvb_offcpu *o, size_t cell, uint64_t ops,
                      struct hvb_symbols *sym, const struct hvb_ksyms *ks,
                      const struct hvb_sample_buf *cpu, uint64_t period_ns,
                      const char *path, struct hvb_offcpu_total *t);
+
+/*
+ * Thread @tid's role at @t: its name then (its first if it had none
+ * yet), else the name its parent had when it forked it (a thread is born
+ * with its parent's): an index of the log's names or HVB_ROLE_UNNAMED.
+ */
+uint32_t hvb_offcpu_role(const struct hvb_offcpu *o, uint64_t tid, uint64_t t);
 
 void hvb_offcpu_free(struct hvb_offcpu *o);
 

@@ -174,8 +174,8 @@ static struct hvb_offcpu_thread *thread(struct hvb_offcpu *o, uint64_t tid,
         o->threads = n;
         o->cap_threads = c;
     }
-    o->threads[o->nr_threads] = (struct hvb_offcpu_thread){
-        tid, 0, 0, 0, o->exec_t, o->role, cell, measured};
+    o->threads[o->nr_threads] =
+        (struct hvb_offcpu_thread){tid, 0, 0, 0, o->exec_t, cell, measured};
     return &o->threads[o->nr_threads++];
 }
 
@@ -194,8 +194,11 @@ static int push_span(struct hvb_offcpu *o, struct hvb_offcpu_thread *th,
         o->spans = n;
         o->cap_spans = c;
     }
-    o->spans[o->nr_spans++] = (struct hvb_offcpu_span){
-        a, b, out->chain, th->role, out->kind, out->t >= th->exec_t, th->cell};
+    o->spans[o->nr_spans++] =
+        (struct hvb_offcpu_span){a,          b,
+                                 out->chain, hvb_offcpu_role(o, th->tid, a),
+                                 out->kind,  out->t >= th->exec_t,
+                                 th->cell};
     th->off_ns += b - a;
     return 0;
 }
@@ -340,16 +343,47 @@ static int one_thread(struct hvb_offcpu *o, const struct ev_ref *r, size_t n)
     return rc ? rc : walls(o, tid, measured, first, life);
 }
 
-/* The events of thread @tid in @r[0..n) (by tid): its first, or n. */
-static size_t events_of(const struct ev_ref *r, size_t n, uint64_t tid)
+static int name_cmp(const void *a, const void *b)
 {
-    size_t lo = 0, hi = n;
+    const struct hvb_offcpu_name *x = a, *y = b;
+
+    if ( x->tid != y->tid )
+        return x->tid < y->tid ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The threads' names, forks and execs of @log, by tid and time. */
+static int collect_names(struct hvb_offcpu *o, const struct hvb_switch_log *log)
+{
+    size_t i;
+
+    o->names = malloc((log->nr + 1) * sizeof(*o->names));
+    if ( o->names == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < log->nr; i++ )
+    {
+        const struct hvb_switch_ev *e = &log->ev[i];
+
+        if ( e->kind == HVB_SWITCH_COMM || e->kind == HVB_SWITCH_EXEC ||
+             e->kind == HVB_SWITCH_FORK )
+            o->names[o->nr_names++] = (struct hvb_offcpu_name){
+                e->tid, e->t, e->kind == HVB_SWITCH_FORK ? 0 : e->chain,
+                e->kind == HVB_SWITCH_FORK ? e->chain : 0, e->kind};
+    }
+    qsort(o->names, o->nr_names, sizeof(*o->names), name_cmp);
+    return 0;
+}
+
+/* The index of @tid's first name event, or of the next thread's. */
+static size_t first_name(const struct hvb_offcpu *o, uint64_t tid)
+{
+    size_t lo = 0, hi = o->nr_names;
 
     while ( lo < hi )
     {
         size_t mid = (lo + hi) / 2;
 
-        if ( r[mid].tid < tid )
+        if ( o->names[mid].tid < tid )
             lo = mid + 1;
         else
             hi = mid;
@@ -357,39 +391,48 @@ static size_t events_of(const struct ev_ref *r, size_t n, uint64_t tid)
     return lo;
 }
 
-/*
- * Thread @tid's role as of @t: its last name by then, else the name its
- * parent had when it forked it (a thread is born with its parent's), and
- * when it exec'd (@exec, if not NULL; UINT64_MAX: never).
- */
-static uint32_t role_of(const struct hvb_switch_log *log,
-                        const struct ev_ref *r, size_t n, uint64_t tid,
-                        uint64_t t, uint64_t *exec, unsigned int depth)
+static uint32_t role_at(const struct hvb_offcpu *o, uint64_t tid, uint64_t t,
+                        unsigned int depth)
 {
-    size_t i = events_of(r, n, tid), k;
-    uint32_t role = HVB_ROLE_UNNAMED, parent = 0;
+    size_t k = first_name(o, tid);
+    uint32_t role = HVB_ROLE_UNNAMED, first = HVB_ROLE_UNNAMED, parent = 0;
     uint64_t born = 0;
 
-    if ( exec != NULL )
-        *exec = UINT64_MAX;
-    for ( k = i; k < n && r[k].tid == tid; k++ )
+    for ( ; k < o->nr_names && o->names[k].tid == tid; k++ )
     {
-        const struct hvb_switch_ev *e = &log->ev[r[k].i];
+        const struct hvb_offcpu_name *n = &o->names[k];
 
-        if ( e->kind == HVB_SWITCH_EXEC && exec != NULL && *exec == UINT64_MAX )
-            *exec = e->t;
-        if ( (e->kind == HVB_SWITCH_COMM || e->kind == HVB_SWITCH_EXEC) &&
-             e->t <= t )
-            role = e->chain;
-        else if ( e->kind == HVB_SWITCH_FORK )
+        if ( n->kind == HVB_SWITCH_FORK )
         {
-            parent = e->chain;
-            born = e->t;
+            parent = n->parent;
+            born = n->t;
+            continue;
         }
+        if ( first == HVB_ROLE_UNNAMED )
+            first = n->role;
+        if ( n->t <= t )
+            role = n->role;
     }
     if ( role == HVB_ROLE_UNNAMED && parent && parent != tid && depth < 16 )
-        role = role_of(log, r, n, parent, born, NULL, depth + 1);
-    return role;
+        role = role_at(o, parent, born, depth + 1);
+    return role != HVB_ROLE_UNNAMED ? role : first;
+}
+
+uint32_t hvb_offcpu_role(const struct hvb_offcpu *o, uint64_t tid, uint64_t t)
+{
+    return role_at(o, tid, t, 0);
+}
+
+/* When @tid exec'd: UINT64_MAX if it did not. */
+static uint64_t exec_of(const struct hvb_offcpu *o, uint64_t tid)
+{
+    size_t k;
+
+    for ( k = first_name(o, tid); k < o->nr_names && o->names[k].tid == tid;
+          k++ )
+        if ( o->names[k].kind == HVB_SWITCH_EXEC )
+            return o->names[k].t;
+    return UINT64_MAX;
 }
 
 int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
@@ -410,6 +453,11 @@ int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
     }
     memcpy(o->win, w, nw * sizeof(*w));
     o->nr_win = nw;
+    if ( (rc = collect_names(o, log)) != 0 )
+    {
+        free(r);
+        return rc;
+    }
     qsort(o->win, nw, sizeof(*w), win_cmp);
     rc = merge_windows(o);
     for ( i = 0; i < log->nr; i++ )
@@ -419,7 +467,7 @@ int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
     {
         for ( j = i + 1; j < log->nr && r[j].tid == r[i].tid; j++ )
             ;
-        o->role = role_of(log, r, log->nr, r[i].tid, UINT64_MAX, &o->exec_t, 0);
+        o->exec_t = exec_of(o, r[i].tid);
         rc = one_thread(o, &r[i], j - i);
     }
     free(r);
@@ -504,7 +552,8 @@ static int on_cpu(struct hvb_offcpu *o, size_t cell, double per,
             continue; /* not the cell's, or a thread it never saw */
         stack = r[0] < th->exec_t ? hvb_folded_stack(sym, chain, nf, true, NULL)
                                   : strdup(AFTER_EXEC);
-        rc = hvb_folded_push(lines, n, cap, rooted(o, th->role, stack),
+        rc = hvb_folded_push(lines, n, cap,
+                             rooted(o, hvb_offcpu_role(o, r[1], r[0]), stack),
                              (double)period_ns * per);
         if ( rc )
             return rc;
@@ -704,6 +753,7 @@ int hvb_offcpu_write(struct hvb_offcpu *o, size_t cell, uint64_t ops,
 
 void hvb_offcpu_free(struct hvb_offcpu *o)
 {
+    free(o->names);
     free(o->win);
     free(o->iv);
     free(o->spans);
