@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,21 +77,34 @@ static int t0_cmp(const void *a, const void *b)
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-/* The index of the first window of @tid, or of the next thread's. */
-static size_t first_window(const struct hvb_offcpu *o, uint64_t tid)
+/*
+ * In @n elements of @size bytes at @v, sorted by the tid at @off of
+ * each: the index of the first of @tid, or of the next thread's.
+ */
+static size_t first_of(const void *v, size_t n, size_t size, size_t off,
+                       uint64_t tid)
 {
-    size_t lo = 0, hi = o->nr_win;
+    size_t lo = 0, hi = n;
 
     while ( lo < hi )
     {
         size_t mid = (lo + hi) / 2;
+        uint64_t x;
 
-        if ( o->win[mid].tid < tid )
+        memcpy(&x, (const char *)v + mid * size + off, sizeof(x));
+        if ( x < tid )
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The index of the first window of @tid, or of the next thread's. */
+static size_t first_window(const struct hvb_offcpu *o, uint64_t tid)
+{
+    return first_of(o->win, o->nr_win, sizeof(*o->win),
+                    offsetof(struct hvb_twindow, tid), tid);
 }
 
 static bool is_measured(const struct hvb_offcpu *o, uint64_t tid)
@@ -155,6 +169,88 @@ static int merge_windows(struct hvb_offcpu *o)
     return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+    const struct hvb_offcpu_name *x = a, *y = b;
+
+    if ( x->tid != y->tid )
+        return x->tid < y->tid ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The threads' names, forks and execs of @log, by tid and time. */
+static int collect_names(struct hvb_offcpu *o, const struct hvb_switch_log *log)
+{
+    size_t i;
+
+    o->names = malloc((log->nr + 1) * sizeof(*o->names));
+    if ( o->names == NULL )
+        return -ENOMEM;
+    for ( i = 0; i < log->nr; i++ )
+    {
+        const struct hvb_switch_ev *e = &log->ev[i];
+
+        if ( e->kind == HVB_SWITCH_COMM || e->kind == HVB_SWITCH_EXEC ||
+             e->kind == HVB_SWITCH_FORK )
+            o->names[o->nr_names++] = (struct hvb_offcpu_name){
+                e->tid, e->t, e->kind == HVB_SWITCH_FORK ? 0 : e->chain,
+                e->kind == HVB_SWITCH_FORK ? e->chain : 0, e->kind};
+    }
+    qsort(o->names, o->nr_names, sizeof(*o->names), name_cmp);
+    return 0;
+}
+
+/* The index of @tid's first name event, or of the next thread's. */
+static size_t first_name(const struct hvb_offcpu *o, uint64_t tid)
+{
+    return first_of(o->names, o->nr_names, sizeof(*o->names),
+                    offsetof(struct hvb_offcpu_name, tid), tid);
+}
+
+static uint32_t role_at(const struct hvb_offcpu *o, uint64_t tid, uint64_t t,
+                        unsigned int depth)
+{
+    size_t k = first_name(o, tid);
+    uint32_t role = HVB_ROLE_UNNAMED, first = HVB_ROLE_UNNAMED, parent = 0;
+    uint64_t born = 0;
+
+    for ( ; k < o->nr_names && o->names[k].tid == tid; k++ )
+    {
+        const struct hvb_offcpu_name *n = &o->names[k];
+
+        if ( n->kind == HVB_SWITCH_FORK )
+        {
+            parent = n->parent;
+            born = n->t;
+            continue;
+        }
+        if ( first == HVB_ROLE_UNNAMED )
+            first = n->role;
+        if ( n->t <= t )
+            role = n->role;
+    }
+    if ( role == HVB_ROLE_UNNAMED && parent && parent != tid && depth < 16 )
+        role = role_at(o, parent, born, depth + 1);
+    return role != HVB_ROLE_UNNAMED ? role : first;
+}
+
+uint32_t hvb_offcpu_role(const struct hvb_offcpu *o, uint64_t tid, uint64_t t)
+{
+    return role_at(o, tid, t, 0);
+}
+
+/* When @tid exec'd: UINT64_MAX if it did not. */
+static uint64_t exec_of(const struct hvb_offcpu *o, uint64_t tid)
+{
+    size_t k;
+
+    for ( k = first_name(o, tid); k < o->nr_names && o->names[k].tid == tid;
+          k++ )
+        if ( o->names[k].kind == HVB_SWITCH_EXEC )
+            return o->names[k].t;
+    return UINT64_MAX;
+}
+
 /* The thread entry of (@tid, @cell), added (no wall yet) if new. */
 static struct hvb_offcpu_thread *thread(struct hvb_offcpu *o, uint64_t tid,
                                         size_t cell, bool measured)
@@ -174,8 +270,8 @@ static struct hvb_offcpu_thread *thread(struct hvb_offcpu *o, uint64_t tid,
         o->threads = n;
         o->cap_threads = c;
     }
-    o->threads[o->nr_threads] =
-        (struct hvb_offcpu_thread){tid, 0, 0, 0, o->exec_t, cell, measured};
+    o->threads[o->nr_threads] = (struct hvb_offcpu_thread){
+        tid, 0, 0, 0, exec_of(o, tid), cell, measured};
     return &o->threads[o->nr_threads++];
 }
 
@@ -343,98 +439,6 @@ static int one_thread(struct hvb_offcpu *o, const struct ev_ref *r, size_t n)
     return rc ? rc : walls(o, tid, measured, first, life);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-    const struct hvb_offcpu_name *x = a, *y = b;
-
-    if ( x->tid != y->tid )
-        return x->tid < y->tid ? -1 : 1;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* The threads' names, forks and execs of @log, by tid and time. */
-static int collect_names(struct hvb_offcpu *o, const struct hvb_switch_log *log)
-{
-    size_t i;
-
-    o->names = malloc((log->nr + 1) * sizeof(*o->names));
-    if ( o->names == NULL )
-        return -ENOMEM;
-    for ( i = 0; i < log->nr; i++ )
-    {
-        const struct hvb_switch_ev *e = &log->ev[i];
-
-        if ( e->kind == HVB_SWITCH_COMM || e->kind == HVB_SWITCH_EXEC ||
-             e->kind == HVB_SWITCH_FORK )
-            o->names[o->nr_names++] = (struct hvb_offcpu_name){
-                e->tid, e->t, e->kind == HVB_SWITCH_FORK ? 0 : e->chain,
-                e->kind == HVB_SWITCH_FORK ? e->chain : 0, e->kind};
-    }
-    qsort(o->names, o->nr_names, sizeof(*o->names), name_cmp);
-    return 0;
-}
-
-/* The index of @tid's first name event, or of the next thread's. */
-static size_t first_name(const struct hvb_offcpu *o, uint64_t tid)
-{
-    size_t lo = 0, hi = o->nr_names;
-
-    while ( lo < hi )
-    {
-        size_t mid = (lo + hi) / 2;
-
-        if ( o->names[mid].tid < tid )
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static uint32_t role_at(const struct hvb_offcpu *o, uint64_t tid, uint64_t t,
-                        unsigned int depth)
-{
-    size_t k = first_name(o, tid);
-    uint32_t role = HVB_ROLE_UNNAMED, first = HVB_ROLE_UNNAMED, parent = 0;
-    uint64_t born = 0;
-
-    for ( ; k < o->nr_names && o->names[k].tid == tid; k++ )
-    {
-        const struct hvb_offcpu_name *n = &o->names[k];
-
-        if ( n->kind == HVB_SWITCH_FORK )
-        {
-            parent = n->parent;
-            born = n->t;
-            continue;
-        }
-        if ( first == HVB_ROLE_UNNAMED )
-            first = n->role;
-        if ( n->t <= t )
-            role = n->role;
-    }
-    if ( role == HVB_ROLE_UNNAMED && parent && parent != tid && depth < 16 )
-        role = role_at(o, parent, born, depth + 1);
-    return role != HVB_ROLE_UNNAMED ? role : first;
-}
-
-uint32_t hvb_offcpu_role(const struct hvb_offcpu *o, uint64_t tid, uint64_t t)
-{
-    return role_at(o, tid, t, 0);
-}
-
-/* When @tid exec'd: UINT64_MAX if it did not. */
-static uint64_t exec_of(const struct hvb_offcpu *o, uint64_t tid)
-{
-    size_t k;
-
-    for ( k = first_name(o, tid); k < o->nr_names && o->names[k].tid == tid;
-          k++ )
-        if ( o->names[k].kind == HVB_SWITCH_EXEC )
-            return o->names[k].t;
-    return UINT64_MAX;
-}
-
 int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
                      const struct hvb_twindow *w, size_t nw, uint64_t main_tid)
 {
@@ -467,28 +471,19 @@ int hvb_offcpu_build(struct hvb_offcpu *o, const struct hvb_switch_log *log,
     {
         for ( j = i + 1; j < log->nr && r[j].tid == r[i].tid; j++ )
             ;
-        o->exec_t = exec_of(o, r[i].tid);
         rc = one_thread(o, &r[i], j - i);
     }
     free(r);
     return rc;
 }
 
-/* The entry of (@tid, @cell), or NULL. */
+/* The entry of (@tid, @cell), or NULL (entries are by tid). */
 static struct hvb_offcpu_thread *find_thread(struct hvb_offcpu *o, uint64_t tid,
                                              size_t cell)
 {
-    size_t lo = 0, hi = o->nr_threads;
+    size_t lo = first_of(o->threads, o->nr_threads, sizeof(*o->threads),
+                         offsetof(struct hvb_offcpu_thread, tid), tid);
 
-    while ( lo < hi ) /* entries are by tid */
-    {
-        size_t mid = (lo + hi) / 2;
-
-        if ( o->threads[mid].tid < tid )
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     for ( ; lo < o->nr_threads && o->threads[lo].tid == tid; lo++ )
         if ( o->threads[lo].cell == cell )
             return &o->threads[lo];

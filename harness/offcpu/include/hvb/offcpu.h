@@ -78,7 +78,6 @@ struct hvb_offcpu {
     uint64_t unpaired; /* switches out whose switch in was not seen */
     struct hvb_offcpu_name *names; /* the threads' names, by tid and time */
     size_t nr_names;
-    uint64_t exec_t; /* of the thread being read */
 };
 
 /* A cell's totals, in ns of its threads. */
