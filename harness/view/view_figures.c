@@ -180,6 +180,15 @@ void hvb_view_rounds(FILE *f, json_t *a, double div)
     json_decref(s);
 }
 
+/* The largest of @m and row @r's "base" and "head": a table's unit. */
+static double larger(double m, json_t *r)
+{
+    double a = json_number_value(json_object_get(r, "base"));
+    double h = json_number_value(json_object_get(r, "head"));
+
+    return a > m && a >= h ? a : h > m ? h : m;
+}
+
 void hvb_view_role_rows(FILE *f, json_t *rows, size_t n, bool html)
 {
     static const char *const parts[] = {"on", "waiting", "idle"};
@@ -192,13 +201,7 @@ void hvb_view_role_rows(FILE *f, json_t *rows, size_t n, bool html)
         return;
     json_array_foreach(rows, i, r)
         for ( k = 0; k < 3; k++ )
-        {
-            json_t *p = json_object_get(r, parts[k]);
-            double a = json_number_value(json_object_get(p, "base"));
-            double h = json_number_value(json_object_get(p, "head"));
-
-            div = a > div ? a : h > div ? h : div;
-        }
+            div = larger(div, json_object_get(r, parts[k]));
     div = hvb_view_per_op(div, &u);
     fprintf(f,
             html ? "<table><tr><th>threads by role</th><th>on CPU, %s: base "
@@ -247,12 +250,7 @@ void hvb_view_stack_rows(FILE *f, json_t *rows, const char *view, size_t n,
     size_t i, shown = 0;
 
     json_array_foreach(rows, i, r)
-    {
-        double a = json_number_value(json_object_get(r, "base"));
-        double h = json_number_value(json_object_get(r, "head"));
-
-        div = a > div ? a : h > div ? h : div;
-    }
+        div = larger(div, r);
     div = hvb_view_per_op(div, &u);
     fprintf(f,
             html ? "<table><tr><th>stack (%s view)</th><th>base %s "

@@ -456,6 +456,14 @@ def role_console(p):
     return out + [""]
 
 
+def md_literal(text):
+    """@text shown as it is inside the table's raw HTML: escaped for HTML,
+    and for markdown, whose emphasis would eat the underscores of
+    __pthread_mutex_lock;__lll_lock_wait."""
+    return (html.escape(text).replace("_", "&#95;").replace("*", "&#42;")
+            .replace("|", "\\|"))
+
+
 def stack_table(p, unit):
     """PREFIX.md's second table: whole stacks ranked by their change."""
     md = ["", f"## Stacks ranked by their change ({unit})", "",
@@ -471,7 +479,7 @@ def stack_table(p, unit):
         md.append("| `%s`<br><sub>%s</sub> | %s | %.4g | %.4g | %+.4g | "
                   "%.3g-%.3g | %.3g-%.3g |" % (
                       r["label"].replace("|", "\\|"),
-                      html.escape(r["stack"]).replace("|", "\\|"), kind,
+                      md_literal(r["stack"]), kind,
                       r["base"], r["head"], r["delta"], min(r["base_rounds"]),
                       max(r["base_rounds"]), min(r["head_rounds"]),
                       max(r["head_rounds"])))
