@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include <hv/thread.h>
+#include <hv/trace.h>
 #include <hv/types.h>
 
 #include "xsd-private.h"
@@ -314,11 +315,17 @@ static void flush_dirty(struct xsd_server *s)
     }
 }
 
-/* Hand every whole message in the buffer to the dispatcher. */
+/*
+ * Hand every whole message in the buffer to the dispatcher.  While the
+ * timeline recorder is on (run --trace), each request is an interval on
+ * the daemon's row, named by its type, with the connection's id: the
+ * time the daemon spent on it, beside the client's wait on the wire.
+ */
 static void process(struct xsd_server *s, struct xsd_conn *c)
 {
     struct xsd_hdr h;
     size_t off = 0, mlen;
+    uint64_t t0;
     int r;
 
     while ( c->replies < s->opts.max_outstanding && !c->closing )
@@ -336,7 +343,10 @@ static void process(struct xsd_server *s, struct xsd_conn *c)
             c->closing = true;
             break;
         }
+        t0 = hv_trace_active() ? hv_now_ns() : 0;
         xsd_dispatch(s, c, &h, c->in + off + XSD_HDR_LEN);
+        hv_trace_span("xenstored", xsd_type_name(h.type), "conn", c->id, t0,
+                      hv_now_ns());
         off += mlen;
     }
     if ( off )

@@ -17,7 +17,10 @@ event names is present.  --wait CLASS: "wait CLASS" events with class,
 site (file:line) and wait_ns >= the threshold.  --convoy CLASS:K: waits
 for CLASS on at least K distinct "client" rows, staggered (at least 3
 clients wait at one instant, and their waits end one after the other,
-at least 1 us apart).  --max-events N: at most N events written;  --over-cap: the
+at least 1 us apart).  --served NAMES: the daemon's row ("xenstored") has
+requests of each of these names (cat "xenstored", args conn), and each
+one lies within a wire request of the same name on a client's row (one
+clock).  --max-events N: at most N events written;  --over-cap: the
 cap was reached and said so (otherData.over_cap > 0).
 Exit 0 or 1 with the first failure on stderr.
 """
@@ -155,6 +158,25 @@ def check_convoy(xs, threads, spec, threshold):
         fail("waits for %s not staggered (ends %r)" % (cls, ends))
 
 
+def check_served(xs, threads, names):
+    wire = {}
+    for e in xs:
+        if e["cat"] == "wire":
+            wire.setdefault(e["name"], []).append((e["ts"], e["ts"] + e["dur"]))
+    for n in names:
+        served = [e for e in xs if e["cat"] == "xenstored" and e["name"] == n]
+        if not served:
+            fail("the daemon served no %s" % n)
+        for e in served:
+            if threads[(e["pid"], e["tid"])] != "xenstored" or \
+                    "conn" not in e.get("args", {}):
+                fail("a request served off the daemon's row: %r" % e)
+            a, b = e["ts"], e["ts"] + e["dur"]
+            if not any(s - EPS <= a and b <= t + EPS
+                       for s, t in wire.get(n, [])):
+                fail("the daemon's %r is within no client's %s" % (e, n))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
@@ -162,6 +184,7 @@ def main():
     ap.add_argument("--names", default="")
     ap.add_argument("--wait", action="append", default=[])
     ap.add_argument("--convoy")
+    ap.add_argument("--served", default="")
     ap.add_argument("--max-events", type=int)
     ap.add_argument("--over-cap", action="store_true")
     a = ap.parse_args()
@@ -183,6 +206,8 @@ def main():
         check_wait(xs, cls, od["lock_threshold_ns"])
     if a.convoy:
         check_convoy(xs, threads, a.convoy, od["lock_threshold_ns"])
+    if a.served:
+        check_served(xs, threads, a.served.split(","))
     if a.max_events is not None and len(xs) > a.max_events:
         fail("%d events, the cap is %d" % (len(xs), a.max_events))
     if a.over_cap and not od["over_cap"] > 0:

@@ -6,7 +6,9 @@
 #     thread, the boot phases, a getinfolist poll, a xenstore
 #     transaction and an RCU grace period present, times monotonic per
 #     row and within the run (results.json's hvbench.trace and its
-#     written time), requests on the xenstore wire (xs_client=socket),
+#     written time), requests on the xenstore wire (xs_client=socket)
+#     and the daemon's row, each request it served within the client's
+#     wait for it,
 #     profile passes --trace through;
 #  2. parallel-create, seclock=global namesearch=lock-each, 6 clients:
 #     the convoy, waits for virSecurityManager (class, site) staggered
@@ -47,8 +49,9 @@ if ! "$hvbench" run boot-storm --param vms=4 --param clients=2 \
         >/dev/null 2>"$tmp/err"; then
     bad "1: boot-storm xs_client=socket --trace failed: $(cat "$tmp/err")"
 else
-    $check "$tmp/wire.json" --names WRITE,TRANSACTION_START,TRANSACTION_END ||
-        bad "1: the wire's requests"
+    $check "$tmp/wire.json" --names WRITE,TRANSACTION_START,TRANSACTION_END \
+        --served READ,TRANSACTION_START,TRANSACTION_END ||
+        bad "1: the wire's requests, the daemon's row"
 fi
 # (few params: profile names its files by the cell)
 if ! "$hvbench" profile boot-storm --param vms=4 --param clients=2 -r 1 -q \
