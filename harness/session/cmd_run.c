@@ -151,7 +151,9 @@ static const struct hvb_optdef run_opts[] = {
                 "also write a timeline of the run to FILE (atomically), in "
                 "Chrome Trace Event Format (Perfetto, chrome://tracing, "
                 "speedscope): per thread the macro workloads' phases, lock "
-                "waits and holds, RCU grace periods; one process per cell"),
+                "waits and holds, RCU grace periods; one process per cell "
+                "(and per --processes child)",
+                .flags = HVB_OPTF_PARENT),
     HVB_OPT_CALL("trace-max-events", 0, "N", opt_trace_max,
                  "write at most N events to the --trace file, the newest "
                  "(default " HVB_STR(DEFAULT_TRACE_EVENTS) ")"),
@@ -426,8 +428,6 @@ static int run_check(struct run_cmd *r, const struct hvb_run_hooks *hooks)
                                r->trace_max_set    ? "max-events"
                                : r->trace_lock_set ? "lock-ns"
                                                    : "holds");
-    if ( o->trace_path != NULL && o->processes > 1 )
-        return hvb_usage_error("--trace does not go with --processes");
     if ( o->processes > 1 && (hooks != NULL || o->resume ||
                               o->instrument == HVB_INSTRUMENT_CALLGRIND) )
         return hvb_usage_error("--processes does not go with %s",

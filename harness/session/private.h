@@ -49,12 +49,27 @@ struct hvb_trace_run {
     uint64_t origin_ns;
     uint64_t origin_realtime_ns; /* CLOCK_REALTIME at origin_ns */
     uint64_t written, overwritten, over_cap;
+    /* --processes (trace_merge.c): the children's, taken one by one. */
+    json_t *merged_events, *merged_names;
+    unsigned int children;
+    bool lock_sites, holds_timed;
 };
 int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
                     size_t n);
 int hvb_trace_end(struct hvb_trace_run *tr, const struct hvb_matrix *m);
 void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root);
 void hvb_trace_free(struct hvb_trace_run *tr);
+
+/*
+ * trace_merge.c: --trace with --processes.  hvb_trace_merge_begin() sets
+ * the file's origin; hvb_trace_take() adds child @k's trace file @path
+ * (0, or -errno with @err); hvb_trace_merge_end() writes the file: 0 or
+ * the exit status, having said why.
+ */
+void hvb_trace_merge_begin(struct hvb_trace_run *tr);
+int hvb_trace_take(struct hvb_trace_run *tr, const struct hvb_matrix *m,
+                   const char *path, unsigned int k, char *err, size_t len);
+int hvb_trace_merge_end(struct hvb_trace_run *tr, const struct hvb_matrix *m);
 
 /*
  * run_session.c: one measuring run's state, shared with run_processes.c
@@ -76,6 +91,7 @@ struct hvb_run_state {
     pid_t child;          /* --processes: the child running, or 0 */
     unsigned int proc;    /* --processes: its number, from 1 */
     const char *child_out;
+    const char *child_trace;    /* --trace: the child's own file */
     struct hvb_trace_run trace; /* --trace: path NULL when not */
 };
 

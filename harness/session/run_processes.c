@@ -4,7 +4,9 @@
  * N times, one child process after another, each writing its own
  * temporary results file, whose rounds are pooled into the parent's
  * result.  E.g. --processes 3 --repetitions 4: children 1, 2, 3 each run
- * 4 rounds; child 2's round 1 becomes repetition 5 of 12.
+ * 4 rounds; child 2's round 1 becomes repetition 5 of 12.  With --trace,
+ * each child writes its timeline beside its results file, and the parent
+ * merges them (trace_merge.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,12 +49,16 @@ static int child_out(const struct hvb_run_opts *o, char *path, size_t len)
     return 0;
 }
 
-/* Run one child of --processes; its exit status (128 + signal) or -errno. */
-static int run_child(struct hvb_run_state *st, const char *out)
+/*
+ * Run one child of --processes, with --trace @trace when not NULL; its
+ * exit status (128 + signal) or -errno.
+ */
+static int run_child(struct hvb_run_state *st, const char *out,
+                     const char *trace)
 {
     const struct hvb_run_opts *o = st->o;
     char self[PATH_MAX];
-    char **av = calloc((size_t)o->child_argc + 6, sizeof(*av));
+    char **av = calloc((size_t)o->child_argc + 8, sizeof(*av));
     int status, n = 0, i, fd;
     ssize_t sl;
     pid_t pid;
@@ -72,6 +78,11 @@ static int run_child(struct hvb_run_state *st, const char *out)
     av[n++] = "--out";
     av[n++] = (char *)out;
     av[n++] = "--quiet";
+    if ( trace != NULL )
+    {
+        av[n++] = "--trace";
+        av[n++] = (char *)trace;
+    }
     av[n] = NULL;
 
     fflush(NULL);
@@ -126,11 +137,14 @@ static int run_child(struct hvb_run_state *st, const char *out)
  * done" said "in process 1 of 3" while the parent was pooling).
  */
 static void child_done(struct hvb_run_state *st, unsigned int k,
-                       const char *path)
+                       const char *path, const char *trace)
 {
     pthread_mutex_lock(&st->write_lock);
     hvb_outfile_remove(path);
     st->child_out = NULL;
+    if ( trace != NULL )
+        hvb_outfile_remove(trace);
+    st->child_trace = NULL;
     if ( k + 1 < st->o->processes )
         st->proc = k + 2;
     pthread_mutex_unlock(&st->write_lock);
@@ -140,30 +154,36 @@ int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
 {
     const struct hvb_run_opts *o = st->o;
     unsigned int k, total = o->repetitions * o->processes;
-    char path[PATH_MAX], err[512] = "";
+    char path[PATH_MAX], tpath[PATH_MAX + 8], err[512] = "";
+    const char *trace = NULL;
     int rc;
 
     for ( k = 0; k < o->processes; k++ )
     {
-        /* Made and made known at once: an interrupt removes it. */
+        /* Made and made known at once: an interrupt removes them. */
         pthread_mutex_lock(&st->write_lock);
         rc = child_out(o, path, sizeof(path));
         st->child_out = rc ? NULL : path;
+        if ( rc == 0 && st->trace.path != NULL )
+        {
+            snprintf(tpath, sizeof(tpath), "%s.trace", path);
+            trace = st->child_trace = tpath;
+        }
         st->proc = k + 1;
         pthread_mutex_unlock(&st->write_lock);
         if ( rc )
             return hvb_failure("--processes: temporary file %s: %s", path,
                                strerror(-rc));
-        rc = run_child(st, path);
+        rc = run_child(st, path, trace);
         if ( rc < 0 )
         {
-            child_done(st, k, path);
+            child_done(st, k, path, trace);
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, strerror(-rc));
         }
         if ( rc != 0 )
         {
-            child_done(st, k, path);
+            child_done(st, k, path, trace);
             return hvb_failure("--processes: process %u of %u failed (%s %d)",
                                k + 1, o->processes,
                                rc > 128 ? "signal" : "exit status",
@@ -171,7 +191,9 @@ int hvb_run_processes(struct hvb_run_state *st, struct hvb_engine_result *res)
         }
         rc = hvb_resume_pool(path, st->m, o->repetitions, k * o->repetitions,
                              total, st->iters, res, err, sizeof(err));
-        child_done(st, k, path);
+        if ( rc == 0 && trace != NULL )
+            rc = hvb_trace_take(&st->trace, st->m, trace, k, err, sizeof(err));
+        child_done(st, k, path, trace);
         if ( rc )
             return hvb_failure("--processes: process %u of %u: %s", k + 1,
                                o->processes, err);

@@ -295,6 +295,8 @@ static void on_signal(void *ctx, int sig)
     /* Whether a child runs, has ended, or is about to start. */
     if ( st->child_out != NULL )
         hvb_outfile_remove(st->child_out);
+    if ( st->child_trace != NULL )
+        hvb_outfile_remove(st->child_trace);
     if ( st->last != NULL &&
          hvb_results_write(o->out_path, st->last, err, sizeof(err)) )
         st->written = 0;
@@ -371,8 +373,13 @@ static int run_rounds(struct hvb_run_state *st, struct hvb_matrix *m,
     if ( o->hooks != NULL && o->hooks->before != NULL &&
          (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
         return rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
+    if ( o->processes > 1 && st->trace.path != NULL )
+        hvb_trace_merge_begin(&st->trace);
+    if ( o->processes > 1 && (status = hvb_run_processes(st, res)) == 0 &&
+         st->trace.path != NULL )
+        status = hvb_trace_merge_end(&st->trace, m);
     if ( o->processes > 1 )
-        return hvb_run_processes(st, res);
+        return status;
     if ( st->trace.path != NULL &&
          (status = hvb_trace_begin(&st->trace, bodies, m->nr_cells)) )
         return status;

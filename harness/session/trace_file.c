@@ -349,4 +349,7 @@ void hvb_trace_free(struct hvb_trace_run *tr)
 {
     free(tr->w);
     tr->w = NULL;
+    json_decref(tr->merged_events);
+    json_decref(tr->merged_names);
+    tr->merged_events = tr->merged_names = NULL;
 }

@@ -20,7 +20,9 @@ clients wait at one instant, and their waits end one after the other,
 at least 1 us apart).  --served NAMES: the daemon's row ("xenstored") has
 requests of each of these names (cat "xenstored", args conn), and each
 one lies within a wire request of the same name on a client's row (one
-clock).  --max-events N: at most N events written;  --over-cap: the
+clock).  --processes N: otherData.processes is N, each cell a process per
+child ("(process K of N)"), each child's events after the one before
+it.  --max-events N: at most N events written;  --over-cap: the
 cap was reached and said so (otherData.over_cap > 0).
 Exit 0 or 1 with the first failure on stderr.
 """
@@ -177,6 +179,27 @@ def check_served(xs, threads, names):
                 fail("the daemon's %r is within no client's %s" % (e, n))
 
 
+def check_processes(od, procs, xs, n):
+    if od.get("processes") != n or len(procs) % n:
+        fail("%r processes of %d cells, want %d" %
+             (od.get("processes"), len(procs), n))
+    cells = len(procs) // n
+    for pid, name in procs.items():
+        want = "(process %d of %d)" % (pid // cells + 1, n)
+        if not name.endswith(want):
+            fail("pid %d is %r, want ...%s" % (pid, name, want))
+    spans = [None] * n
+    for e in xs:
+        k = e["pid"] // cells
+        a, b = e["ts"], e["ts"] + e["dur"]
+        spans[k] = (min(a, spans[k][0]), max(b, spans[k][1])) if spans[k] \
+            else (a, b)
+    for k in range(1, n):
+        if spans[k] and spans[k - 1] and spans[k][0] < spans[k - 1][1]:
+            fail("process %d's events start before process %d's end: %r" %
+                 (k + 1, k, spans))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
@@ -185,6 +208,7 @@ def main():
     ap.add_argument("--wait", action="append", default=[])
     ap.add_argument("--convoy")
     ap.add_argument("--served", default="")
+    ap.add_argument("--processes", type=int)
     ap.add_argument("--max-events", type=int)
     ap.add_argument("--over-cap", action="store_true")
     a = ap.parse_args()
@@ -206,6 +230,8 @@ def main():
         check_wait(xs, cls, od["lock_threshold_ns"])
     if a.convoy:
         check_convoy(xs, threads, a.convoy, od["lock_threshold_ns"])
+    if a.processes:
+        check_processes(od, procs, xs, a.processes)
     if a.served:
         check_served(xs, threads, a.served.split(","))
     if a.max_events is not None and len(xs) > a.max_events:

@@ -14,11 +14,13 @@
 #     the convoy, waits for virSecurityManager (class, site) staggered
 #     on the clients' rows, holds only with --trace-holds; the negative
 #     control, seclock=per-domain, must fail the same convoy check;
-#  3. a tiny --trace-max-events: the cap honoured, said on stderr and in
-#     otherData;
+#  3. --processes 2: one file, a process per child and cell, the
+#     children's times in order, no child's file left; a tiny
+#     --trace-max-events: the cap honoured (per child, then on the
+#     merged file), said on stderr and in otherData;
 #  4. bad input, exit 2 with one line: a directory or a dangling link at
 #     FILE, a bad --trace-lock-ns, --trace-max-events or --trace-holds
-#     without --trace, --trace with --processes.
+#     without --trace.
 # Usage: it-trace.sh HVBENCH
 set -u
 hvbench=$1
@@ -87,6 +89,27 @@ if $check "$tmp/pc-per-domain.json" --convoy virSecurityManager:4 \
     bad "2: negative control: a convoy found under seclock=per-domain"
 fi
 
+# --processes: each child's timeline in one file, a process per child.
+# shellcheck disable=SC2086
+if ! "$hvbench" run boot-storm $small --processes 2 --plugin quota=hashtbl-copy,persistent \
+        --trace "$tmp/procs.json" --out "$tmp/procs-results.json" \
+        >/dev/null 2>"$tmp/err"; then
+    bad "3: --processes 2 --trace failed: $(cat "$tmp/err")"
+else
+    $check "$tmp/procs.json" --results "$tmp/procs-results.json" \
+        --processes 2 --names boot,getinfolist || bad "3: --processes' trace"
+    ls -A "$tmp" | grep -q "hvbench-process" &&
+        bad "3: a child's file left behind: $(ls -A "$tmp")"
+fi
+# shellcheck disable=SC2086
+"$hvbench" run boot-storm $small --processes 2 --trace "$tmp/pcap.json" \
+    --trace-max-events 25 >/dev/null 2>"$tmp/err" ||
+    bad "3: the capped run of 2 processes failed: $(cat "$tmp/err")"
+grep -q "warning: trace: the oldest 25 of 50 events of the 2 processes not written" \
+    "$tmp/err" || bad "3: the merged cap not said: $(cat "$tmp/err")"
+$check "$tmp/pcap.json" --max-events 25 --over-cap --processes 2 ||
+    bad "3: the merged cap"
+
 # shellcheck disable=SC2086
 "$hvbench" run boot-storm $small --trace "$tmp/cap.json" \
     --trace-max-events 25 >/dev/null 2>"$tmp/err" ||
@@ -114,7 +137,6 @@ usage "--trace-lock-ns 1q" --trace "$tmp/x.json" --trace-lock-ns 1q
 usage "--trace-max-events 0" --trace "$tmp/x.json" --trace-max-events 0
 usage "--trace-max-events alone" --trace-max-events 10
 usage "--trace-holds alone" --trace-holds
-usage "--processes" --trace "$tmp/x.json" --processes 2
 [ -e "$tmp/x.json" ] && bad "4: a refused run wrote its trace"
 
 [ "$fail" = 0 ] || exit 1
