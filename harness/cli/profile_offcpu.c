@@ -134,11 +134,12 @@ json_t *hvb_offcpu_view_json(const struct hvb_offcpu_total *t, bool wall)
     if ( wall )
         json_object_update_new(
             o,
-            json_pack("{s:f, s:I, s:f, s:f}", "on_cpu_ns_per_op",
+            json_pack("{s:f, s:I, s:f, s:f, s:f}", "on_cpu_ns_per_op",
                       per_op(t->on_ns, t->ops), "on_cpu_samples",
                       (json_int_t)t->samples, "unaccounted_share",
                       hvb_offcpu_unaccounted(t, true),
-                      "worst_thread_unaccounted_share", t->worst_unaccounted));
+                      "worst_thread_unaccounted_share", t->worst_unaccounted,
+                      "worst_thread_sampling_error", t->worst_sampling_error));
     return o;
 }
 

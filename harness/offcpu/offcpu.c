@@ -734,10 +734,18 @@ int hvb_offcpu_write(struct hvb_offcpu *o, size_t cell, uint64_t ops,
         const struct hvb_offcpu_thread *th = &o->threads[i];
         double d = 1 - (double)(th->off_ns + th->on_ns) / (double)th->wall_ns;
 
+        double on = (double)th->on_ns / (double)th->wall_ns,
+               samples =
+                   (double)th->on_ns / (double)(period_ns ? period_ns : 1);
+
         /* A thread of under 1% of the cell's time is not judged alone. */
         if ( th->cell == cell && th->wall_ns > 0 &&
              th->wall_ns * 100 >= t->wall_ns && fabs(d) > t->worst_unaccounted )
+        {
             t->worst_unaccounted = fabs(d);
+            /* Its on-CPU share counted in samples: +-share / sqrt(samples). */
+            t->worst_sampling_error = samples > 0 ? on / sqrt(samples) : 0;
+        }
     }
     if ( rc == 0 )
         rc = hvb_folded_emit(path, lines, n, false);

@@ -86,7 +86,8 @@ struct hvb_offcpu_total {
     uint64_t preempted_ns, modelled_ns, idle_ns; /* parts of off_ns */
     uint64_t spans, samples;
     size_t stacks, threads, measured;
-    double worst_unaccounted; /* of a thread, on + off against its wall */
+    double worst_unaccounted;    /* of a thread, on + off against its wall */
+    double worst_sampling_error; /* its on-CPU share's, one standard error */
 };
 
 /*
