@@ -124,6 +124,23 @@ def roles():
           "a build without roles: the other's role frames not taken off")
     check(flamediff.join_roles(a, b) == (a, b), "both with roles: changed")
     check(flamediff.role_rows(plain, plain, 0.5) == [], "rows without roles")
+    # Two waits that read the same in their last frames (the review of
+    # seed 000 showed two rows "client: ...; xpath; xo_req; ...; read;
+    # [off-cpu]"): their labels grow until they differ; a third stack,
+    # alone, keeps its short label.
+    two = {"[thread: client];main;boot;hotplug;xpath;xo_req;req;read;[off-cpu]":
+           ([5, 5, 5, 5], [3, 3, 3, 3]),
+           "[thread: client];main;boot;devices;xpath;xo_req;req;read;[off-cpu]":
+           ([4, 4, 4, 4], [2, 2, 2, 2]),
+           "[thread: client];main;boot;a;b;c;d;e;[off-cpu]":
+           ([1, 1, 1, 1], [1, 1, 1, 1])}
+    labels = [r["label"] for r in
+              flamediff.stack_rows(rounds(two, 0), rounds(two, 1), 0.5)]
+    check(sorted(labels) == [
+        "client: ...; b; c; d; e; [off-cpu]",
+        "client: ...; devices; xpath; xo_req; req; read; [off-cpu]",
+        "client: ...; hotplug; xpath; xo_req; req; read; [off-cpu]"],
+          f"labels that read the same: {labels}")
 
 
 def main():

@@ -76,4 +76,26 @@ with tempfile.TemporaryDirectory() as d:
                 r, gr, b = fill
                 check(r - gr >= 60 and r - b >= 60,
                       f"grow_fn (10 -> 14) is not clearly red: {fill}")
+    # A cell's long name: the title wraps between the buttons, and the
+    # heading's lines (and a differential's legend) stay above the frames.
+    long = "/".join(["boot-storm"] + [f"slot{i}=plugin-name-{i}" for i in range(12)])
+    for args, name in ((["render", "--title", long, "--subtitle", long, a], "long.svg"),
+                       (["diff", "--title", long, a,
+                         os.path.join(d, "b.folded")], "long")):
+        out = os.path.join(d, name)
+        subprocess.run([sys.executable, render] + args + [out], check=True,
+                       capture_output=True)
+        root = ET.parse(out if out.endswith(".svg") else out + "-after.svg").getroot()
+        texts = [t for t in root.iter(ns + "text") if t.get("id") is None
+                 and t.get("text-anchor") == "middle"]
+        title = [t for t in texts if t.get("font-size") == "16"]
+        check(len(title) >= 3 and "".join(t.text for t in title) == long and
+              all(len(t.text) <= 96 for t in title),
+              f"{name}: the title wraps in lines of <= 96: {[t.text for t in title]}")
+        in_frames = {id(g.find(ns + "text")) for g in root.iter(ns + "g")}
+        low = max(float(t.get("y")) for t in root.iter(ns + "text")
+                  if t.get("id") is None and id(t) not in in_frames)
+        top = min(float(g.find(ns + "rect").get("y")) for g in root.iter(ns + "g")
+                  if g.get("class") == "f")
+        check(low < top, f"{name}: heading or legend (y {low}) over the frames (y {top})")
 finish()

@@ -264,7 +264,7 @@ SYSCALL = re.compile(r"^(?:__x64_sys_|__ia32_sys_|__se_sys_|__do_sys_|ksys_)"
 KEEP_FRAMES = 4
 
 
-def stack_label(stack):
+def stack_label(stack, keep=KEEP_FRAMES):
     """A stack as a reviewer reads it: the last KEEP_FRAMES frames of the
     program, the system call it slept in, its leaf, after the thread's
     role.  E.g. a wall view's
@@ -272,14 +272,14 @@ def stack_label(stack):
         entry_SYSCALL_64_after_hwframe_[k];...;__x64_sys_futex_[k];
         ...;__schedule_[k];[off-cpu]
     reads "hvbench: ... lh_thread; __pthread_mutex_lock; __lll_lock_wait;
-    [syscall futex]; [off-cpu]"."""
+    [syscall futex]; [off-cpu]"; with @keep, that many frames."""
     role = role_of(stack)
     stack = stack[1:] if role else stack
     user = [f for f in stack if not f.endswith("_[k]")]
     leaf = user.pop() if user and user[-1].startswith("[") and \
         user[-1] != ENGINE_FRAME else None
     calls = [m.group(1) for m in map(SYSCALL.match, stack) if m]
-    out = (["..."] if len(user) > KEEP_FRAMES else []) + user[-KEEP_FRAMES:]
+    out = (["..."] if len(user) > keep else []) + user[-keep:]
     if calls:
         out.append(f"[syscall {calls[0]}]")
     elif len(user) < len(stack) - (leaf is not None):
@@ -287,6 +287,27 @@ def stack_label(stack):
     if leaf is not None:
         out.append(leaf)
     return (f"{role}: " if role else "") + "; ".join(out)
+
+
+def distinct_labels(rows):
+    """Rows whose labels read the same (two stacks that differ only
+    above their last KEEP_FRAMES frames: one wait reached from two
+    callers) get longer labels, each group as few frames longer as makes
+    them differ: a reviewer must tell two rows of the table apart."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["label"], []).append(r)
+    for same in groups.values():
+        keep = KEEP_FRAMES
+        longest = max(len(r["stack"].split(";")) for r in same)
+        while len(same) > 1 and keep < longest:
+            keep += 1
+            labels = [stack_label(tuple(r["stack"].split(";")), keep)
+                      for r in same]
+            if len(set(labels)) == len(labels) or keep == longest:
+                for r, label in zip(same, labels):
+                    r["label"] = label
+                break
 
 
 def stack_rows(rounds_a, rounds_b, per_sample):
@@ -313,6 +334,7 @@ def stack_rows(rounds_a, rounds_b, per_sample):
                      "base": ma, "head": mb, "delta": mb - ma,
                      "base_rounds": a, "head_rounds": b,
                      "within_spread": within_spread(a, b, per_sample)})
+    distinct_labels(rows)
     # A wait for work (idle) after the others: it delays nobody.
     rows.sort(key=lambda x: (x["within_spread"], x["stack"].endswith(IDLE),
                              -abs(x["delta"]), x["stack"]))

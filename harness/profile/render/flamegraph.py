@@ -189,10 +189,48 @@ def num(x):
     return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
 
 
-def legend(scale, unit, rounds):
+# Characters of a heading line between the buttons: the title's 16 px
+# Verdana (about 9.5 px a character) in the 960 px between "Reset zoom"
+# and "Search", the subtitle's 12 px in the whole width.
+TITLE_CHARS = 96
+SUBTITLE_CHARS = 160
+
+
+def wrap(text, width):
+    """@text in lines of at most @width characters, broken after a '/',
+    a ',' or a space where one is (a cell's name is its slots and
+    params joined by '/'), else anywhere."""
+    lines, cur = [], ""
+    for part in re.split(r"(?<=[/, ])", text):
+        if cur and len(cur) + len(part) > width:
+            lines.append(cur)
+            cur = ""
+        while len(part) > width:
+            lines.append(part[:width])
+            part = part[width:]
+        cur += part
+    return lines + [cur] if cur or not lines else lines
+
+
+def heading(title, subtitle):
+    """The heading's SVG text lines and the height they take below the
+    usual one line of each."""
+    out, y = [], 20
+    for line in wrap(title, TITLE_CHARS):
+        out.append(f'<text x="{WIDTH / 2}" y="{y}" text-anchor="middle" '
+                   f'font-size="16">{html.escape(line)}</text>')
+        y += 18
+    for line in wrap(subtitle, SUBTITLE_CHARS):
+        out.append(f'<text x="{WIDTH / 2}" y="{y}" text-anchor="middle">'
+                   f"{html.escape(line)}</text>")
+        y += 16
+    return out, y - 54
+
+
+def legend(scale, unit, rounds, y=46):
     """The colour key of a differential graph: one scale for every graph
     drawn in one call (a review's), said in ns."""
-    y, x, out = 46, 10, []
+    x, out = 10, []
 
     def swatch(rgb, text, w=14):
         nonlocal x
@@ -240,7 +278,8 @@ def render_svg(root, path, title, subtitle, unit, side="a", scale=None,
     diff = scale is not None
     total = root.a if side == "a" else root.b
     rows = []
-    top = PAD_TOP + (24 if diff else 0)
+    head, extra = heading(title, subtitle)
+    top = PAD_TOP + extra + (24 if diff else 0)
 
     def depth_of(node, d):
         return max([d] + [depth_of(k, d + 1) for k in node.kids.values()])
@@ -281,16 +320,14 @@ def render_svg(root, path, title, subtitle, unit, side="a", scale=None,
         " .btn { cursor: pointer; fill: #036; } .f { cursor: pointer; }</style>",
         f"<script type=\"text/ecmascript\">{JS}</script>",
         f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f8f8f0"/>',
-        f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="16">'
-        f"{html.escape(title)}</text>",
-        f'<text x="{WIDTH / 2}" y="38" text-anchor="middle">{html.escape(subtitle)}</text>',
+        *head,
         '<text id="reset" class="btn" x="10" y="20">Reset zoom</text>',
         f'<text id="search" class="btn" x="{WIDTH - 110}" y="20">Search</text>',
         f'<text id="matched" x="{WIDTH - 160}" y="{height - 12}"> </text>',
         f'<text id="details" x="10" y="{height - 12}"> </text>',
     ]
     if diff:
-        out.extend(legend(scale, unit, rounds))
+        out.extend(legend(scale, unit, rounds, 46 + extra))
     out.extend(rows)
     out.append("</svg>")
     with open(path, "w", encoding="utf-8") as f:
