@@ -215,37 +215,6 @@ static int pr_before(void *ctx, struct hvb_matrix *m,
     return 0;
 }
 
-static int win_cmp(const void *a, const void *b)
-{
-    const struct hvb_twindow *x = a, *y = b;
-
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
-
-/* The cell whose window holds @t, or SIZE_MAX. */
-static size_t cell_at(const struct hvb_twindow *w, size_t n, uint64_t t)
-{
-    size_t lo = 0, hi = n;
-
-    while ( lo < hi ) /* first window with t0 > t */
-    {
-        size_t mid = (lo + hi) / 2;
-
-        if ( w[mid].t0 <= t )
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    while ( lo-- > 0 )
-    {
-        if ( w[lo].t0 <= t && t <= w[lo].t1 )
-            return w[lo].cell;
-        if ( lo + 64 < n && w[lo].t1 + 5000000000ull < t )
-            break; /* no body runs that long */
-    }
-    return SIZE_MAX;
-}
-
 /* Every cell's slug and the symbols: 0, or the exit status (printed). */
 static int cells_open(struct prof *p, struct hvb_matrix *m,
                       struct hvb_symbols **sym)
@@ -354,7 +323,7 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
         return;
     }
     b = samples(p);
-    qsort(p->win, p->nr_win, sizeof(*p->win), win_cmp);
+    hvb_twindow_sort(p->win, p->nr_win);
     owner = calloc(b->nr_samples + 1, sizeof(*owner));
     if ( owner == NULL )
         p->status = hvb_failure("out of memory");
@@ -370,7 +339,7 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     for ( off = 0, idx = 0; off < b->len;
           off += HVB_SAMPLE_HDR + b->v[off + 2], idx++ )
     {
-        owner[idx] = cell_at(p->win, p->nr_win, b->v[off]);
+        owner[idx] = hvb_twindow_cell_at(p->win, p->nr_win, b->v[off]);
         if ( owner[idx] == SIZE_MAX )
             p->unattributed++;
     }
@@ -390,11 +359,31 @@ static void pr_after(void *ctx, struct hvb_matrix *m)
     free(owner);
 }
 
+/*
+ * A cpu view's sample of cell @c, in CPU ns per op: cpu-clock's period
+ * over the cell's ops (every thread's samples, user mode), else the
+ * measured threads' CPU time over the samples (cycles, perf: no period).
+ */
+static double sample_ns(const struct prof *p, size_t c, bool *by_period)
+{
+    uint64_t per = p->pf ? 0 : hvb_sampler_period_ns(p->s),
+             ops = atomic_load(&p->w[c].ops);
+
+    *by_period = per && ops;
+    if ( *by_period )
+        return (double)per / (double)ops;
+    return p->cells[c].samples
+               ? p->cells[c].cpu_ns_per_op / (double)p->cells[c].samples
+               : 0;
+}
+
 static json_t *pr_cell(void *ctx, size_t i)
 {
     struct prof *p = ctx;
     const char *x = view_info[p->view].sfx;
     char f[1100], svg[1100], ss[1100];
+    bool per;
+    double w;
     json_t *o;
 
     if ( p->cells == NULL || i >= p->nr_cells || p->cells[i].slug == NULL )
@@ -414,6 +403,11 @@ static json_t *pr_cell(void *ctx, size_t i)
                                             (json_int_t)p->cells[i].samples,
                                             "mean_stack_depth",
                                             p->cells[i].mean_depth));
+    if ( p->view == PR_VIEW_CPU && (w = sample_ns(p, i, &per), per) )
+        json_object_update_new(
+            o, json_pack("{s:I, s:f, s:f}", "ops",
+                         (json_int_t)atomic_load(&p->w[i].ops), "ns_per_sample",
+                         w, "cpu_ns_per_op", w * (double)p->cells[i].samples));
     return o;
 }
 
@@ -504,6 +498,7 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
     bool cpu = p->view == PR_VIEW_CPU;
     char fa[1200], fb[1200], prefix[2400], sa[64], sb[64], title[600];
     char pair[1100];
+    bool per;
     char *args[] = {"diff",
                     "--title",
                     title,
@@ -524,15 +519,8 @@ static void render_diff(struct prof *p, const struct hvb_matrix *m, size_t a,
     hvb_folded_pair_name(p->cells[a].slug, p->cells[b].slug, pair,
                          sizeof(pair));
     snprintf(prefix, sizeof(prefix), "%s/diff%s-%s", p->dir, x, pair);
-    /* Per op: a sample is worth (cpu ns/op) / (samples of the cell). */
-    snprintf(sa, sizeof(sa), "%.9g",
-             p->cells[a].samples
-                 ? p->cells[a].cpu_ns_per_op / (double)p->cells[a].samples
-                 : 0.0);
-    snprintf(sb, sizeof(sb), "%.9g",
-             p->cells[b].samples
-                 ? p->cells[b].cpu_ns_per_op / (double)p->cells[b].samples
-                 : 0.0);
+    snprintf(sa, sizeof(sa), "%.9g", sample_ns(p, a, &per));
+    snprintf(sb, sizeof(sb), "%.9g", sample_ns(p, b, &per));
     if ( !cpu ) /* the weights are per op already */
     {
         snprintf(sa, sizeof(sa), "1");

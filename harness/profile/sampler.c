@@ -40,6 +40,7 @@
 struct hvb_sampler {
     struct hvb_perf_rings *rings;
     const char *event;
+    uint64_t period_ns;        /* cpu-clock's; 0: cycles (frequency mode) */
     struct hvb_sample_buf buf; /* under the rings' reader */
     bool oom;
 };
@@ -180,6 +181,7 @@ int hvb_sampler_open(struct hvb_sampler **out, enum hvb_sample_event ev,
 retry:
     fill_attr(&a, cycles, freq, kernel);
     s->event = cycles ? "cycles" : "cpu-clock";
+    s->period_ns = cycles ? 0 : a.sample_period;
     rc = hvb_perf_rings_open(&s->rings, &a, DATA_PAGES, take_sample, s,
                              s->event, err, len);
     if ( rc && cycles && ev == HVB_EV_AUTO )
@@ -229,6 +231,11 @@ bool hvb_sampler_cpu_wide(const struct hvb_sampler *s, uint64_t *foreign)
 const char *hvb_sampler_event_name(const struct hvb_sampler *s)
 {
     return s->event;
+}
+
+uint64_t hvb_sampler_period_ns(const struct hvb_sampler *s)
+{
+    return s->period_ns;
 }
 
 void hvb_sampler_close(struct hvb_sampler *s)

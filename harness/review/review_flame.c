@@ -42,13 +42,43 @@
 /* How many of a cell's frames the page shows beside its graph. */
 #define TOP_SHOWN 3
 
+/*
+ * A sample's weight: cpu-clock's period over the cell's ops, every
+ * thread's CPU (a build that writes profile.ns_per_sample); else, and
+ * for both builds where one of them does not write it, the measured
+ * threads' CPU time over the samples (too small where other threads do
+ * the work: boot-storm's clients and daemon under its joining thread).
+ */
 struct flame_acc {
     json_t *cells;  /* {"CELL": [side] {"rounds_folded": [{"folded",
-                      "ns_per_sample"}], "cpu_ns_per_op": [per round],
-                      "wall_ns_per_op": [per round], "samples",
-                      "threads"}} */
+                      "ns_per_sample", "measured"}], "cpu_ns_per_op",
+                      "measured_cpu": [per round], "wall_ns_per_op": [per
+                      round], "samples", "threads"}} */
     size_t out_len; /* of OUT: the rounds' paths are kept relative to it */
+    unsigned int by_period, by_measured; /* rounds weighed either way */
 };
+
+/* Where one build weighs by the measured threads, both do. */
+static void same_weights(struct flame_acc *fa)
+{
+    json_t *sides, *e;
+    const char *name;
+    size_t k, i;
+
+    if ( fa->by_period == 0 || fa->by_measured == 0 )
+        return;
+    json_object_foreach(fa->cells, name, sides)
+        for ( k = 0; k < 2; k++ )
+        {
+            json_t *s = json_array_get(sides, k);
+
+            json_array_foreach(json_object_get(s, "rounds_folded"), i, e)
+                json_object_set(e, "ns_per_sample",
+                                json_object_get(e, "measured"));
+            json_object_set(s, "cpu_ns_per_op",
+                            json_object_get(s, "measured_cpu"));
+        }
+}
 
 /* @o[@key] += @v (a number). */
 static void add_to(json_t *o, const char *key, double v)
@@ -82,33 +112,41 @@ static int merge_round(void *ctx, unsigned int k, unsigned int r,
             json_object_get(json_object_get(cell, "summary"), "median"));
         double samples = json_number_value(json_object_get(prof, "samples"));
         const char *folded = json_string_value(json_object_get(prof, "folded"));
+        json_t *nps = json_object_get(prof, "ns_per_sample");
+        double all = json_number_value(json_object_get(prof, "cpu_ns_per_op"));
 
         if ( name == NULL || folded == NULL )
             continue;
         sides = json_object_get(fa->cells, name);
         if ( sides == NULL )
         {
-            sides = json_pack("[{s:[], s:[], s:[], s:f, s:O*}, "
-                              "{s:[], s:[], s:[], s:f, s:O*}]",
-                              "rounds_folded", "cpu_ns_per_op",
+            sides = json_pack("[{s:[], s:[], s:[], s:[], s:f, s:O*}, "
+                              "{s:[], s:[], s:[], s:[], s:f, s:O*}]",
+                              "rounds_folded", "cpu_ns_per_op", "measured_cpu",
                               "wall_ns_per_op", "samples", 0.0, "threads",
                               json_object_get(cell, "threads"), "rounds_folded",
-                              "cpu_ns_per_op", "wall_ns_per_op", "samples", 0.0,
-                              "threads", json_object_get(cell, "threads"));
+                              "cpu_ns_per_op", "measured_cpu", "wall_ns_per_op",
+                              "samples", 0.0, "threads",
+                              json_object_get(cell, "threads"));
             json_object_set_new(fa->cells, name, sides);
         }
         s = json_array_get(sides, k);
         json_array_append_new(json_object_get(s, "cpu_ns_per_op"),
+                              json_real(nps ? all : cpu));
+        json_array_append_new(json_object_get(s, "measured_cpu"),
                               json_real(cpu));
+        *(nps ? &fa->by_period : &fa->by_measured) += 1;
         json_array_append_new(json_object_get(s, "wall_ns_per_op"),
                               json_real(wall));
         add_to(s, "samples", samples);
         /* A round without samples has no stacks to weigh. */
         snprintf(path, sizeof(path), "%s/%s", dir + fa->out_len + 1, folded);
         if ( samples > 0 )
-            json_array_append_new(json_object_get(s, "rounds_folded"),
-                                  json_pack("{s:s, s:f}", "folded", path,
-                                            "ns_per_sample", cpu / samples));
+            json_array_append_new(
+                json_object_get(s, "rounds_folded"),
+                json_pack("{s:s, s:f, s:f}", "folded", path, "ns_per_sample",
+                          nps ? json_number_value(nps) : cpu / samples,
+                          "measured", cpu / samples));
     }
     json_decref(doc);
     return 0;
@@ -139,9 +177,12 @@ static json_t *entry(const char *name, json_t *sides, unsigned int rounds,
 
     json_decref(rf);
     json_object_update_new(
-        e, json_pack("{s:[O, O], s:[O, O], s:[O, O], s:O*, s:I}",
+        e, json_pack("{s:[O, O], s:[O, O], s:[O, O], s:[O, O], s:O*, s:I}",
                      "cpu_ns_per_op", json_object_get(s[0], "cpu_ns_per_op"),
-                     json_object_get(s[1], "cpu_ns_per_op"), "wall_ns_per_op",
+                     json_object_get(s[1], "cpu_ns_per_op"),
+                     "measured_cpu_ns_per_op",
+                     json_object_get(s[0], "measured_cpu"),
+                     json_object_get(s[1], "measured_cpu"), "wall_ns_per_op",
                      json_object_get(s[0], "wall_ns_per_op"),
                      json_object_get(s[1], "wall_ns_per_op"), "samples",
                      json_object_get(s[0], "samples"),
@@ -204,13 +245,14 @@ int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len)
 {
     char *extra[] = {"--repetitions",          "1",  "--min-time",
                      (char *)rv->o.flame_time, "-q", NULL};
-    struct flame_acc fa = {json_object(), strlen(rv->o.out)};
+    struct flame_acc fa = {json_object(), strlen(rv->o.out), 0, 0};
     json_t *sides;
     const char *name;
     int rc;
 
     rc = hvb_review_alternate(rv, l, "flame", "profile", extra,
                               rv->o.flame_rounds, merge_round, &fa, err, len);
+    same_weights(&fa);
     json_object_foreach(fa.cells, name, sides)
         if ( rc == 0 )
             json_object_set_new(rv->flames, name,

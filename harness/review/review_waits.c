@@ -139,7 +139,8 @@ static size_t waiting_cells(struct review *rv, size_t l, struct hv_strbuf *b)
 
     json_object_foreach(rv->flames, name, fl)
     {
-        json_t *cpu = json_object_get(fl, "cpu_ns_per_op");
+        /* The measured threads': do they run or wait? */
+        json_t *cpu = json_object_get(fl, "measured_cpu_ns_per_op");
         json_t *wall = json_object_get(fl, "wall_ns_per_op");
         json_int_t t = json_integer_value(json_object_get(fl, "threads"));
         double w = mean2(json_array_get(wall, 0), json_array_get(wall, 1)) *

@@ -37,6 +37,13 @@ struct hvb_twindow {
     size_t cell;
 };
 
+/*
+ * twindow.c: sort windows by start; the cell whose window (sorted) holds
+ * @t, or SIZE_MAX.
+ */
+void hvb_twindow_sort(struct hvb_twindow *w, size_t n);
+size_t hvb_twindow_cell_at(const struct hvb_twindow *w, size_t n, uint64_t t);
+
 /* A thread's role when it was never named: hvb_switch_log.names's index. */
 #define HVB_ROLE_UNNAMED UINT32_MAX
 

@@ -61,6 +61,11 @@ uint64_t hvb_sampler_lost(const struct hvb_sampler *s);
  */
 bool hvb_sampler_cpu_wide(const struct hvb_sampler *s, uint64_t *foreign);
 const char *hvb_sampler_event_name(const struct hvb_sampler *s);
+/*
+ * The CPU time a sample stands for, in ns: cpu-clock's fixed period; 0
+ * for cycles, sampled in frequency mode (its period varies).
+ */
+uint64_t hvb_sampler_period_ns(const struct hvb_sampler *s);
 /* Whether a hardware PMU is there (what HVB_EV_AUTO samples). */
 bool hvb_sampler_pmu_present(void);
 void hvb_sampler_close(struct hvb_sampler *s);
