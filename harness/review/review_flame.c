@@ -27,6 +27,7 @@
  * red in the "after" graph, its callers and "[benchmark engine]" grey.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,25 +265,47 @@ int hvb_review_flame(struct review *rv, size_t l, char *err, size_t len)
 }
 
 /* One frame of .top: " 0.21 -> 56.1 (+55.9)", its kind where new or gone. */
-static void top_figures(FILE *f, json_t *t, const char *arrow)
+static void top_figures(FILE *f, json_t *t, const char *arrow, double div)
 {
     const char *kind = json_string_value(json_object_get(t, "kind"));
     bool gone =
         kind && (!strcmp(kind, "appeared") || !strcmp(kind, "vanished"));
+    double ch = json_number_value(json_object_get(t, "change")) / div;
+    char b[32], h[32], c[32];
 
-    fprintf(f, " %.4g %s %.4g (%+.4g%s%s%s)",
-            json_number_value(json_object_get(t, "base")), arrow,
-            json_number_value(json_object_get(t, "head")),
-            json_number_value(json_object_get(t, "change")), gone ? ", " : "",
+    fprintf(f, " %s %s %s (%s%s%s%s%s)",
+            hvb_view_num(json_number_value(json_object_get(t, "base")) / div, b,
+                         sizeof(b)),
+            arrow,
+            hvb_view_num(json_number_value(json_object_get(t, "head")) / div, h,
+                         sizeof(h)),
+            ch > 0 ? "+" : "", hvb_view_num(ch, c, sizeof(c)), gone ? ", " : "",
             gone ? kind : "",
             json_is_true(json_object_get(t, "within_spread"))
                 ? ", within the rounds' spread"
                 : "");
 }
 
+/* The unit of a cell's top frames and colour scale: the largest figure's. */
+static double top_unit(json_t *fl, const char **unit)
+{
+    double max = json_number_value(json_object_get(fl, "scale_ns_per_op"));
+    json_t *t;
+    size_t i;
+
+    json_array_foreach(json_object_get(fl, "top"), i, t)
+        max = fmax(max,
+                   fmax(fabs(json_number_value(json_object_get(t, "base"))),
+                        fabs(json_number_value(json_object_get(t, "head")))));
+    return hvb_view_per_op(max, unit);
+}
+
 void hvb_review_flame_top_html(FILE *f, json_t *fl)
 {
     json_t *top = json_object_get(fl, "top"), *t;
+    const char *unit;
+    double div = top_unit(fl, &unit);
+    char sc[32];
     size_t i;
 
     if ( json_array_size(top) == 0 )
@@ -290,9 +313,12 @@ void hvb_review_flame_top_html(FILE *f, json_t *fl)
     fprintf(f,
             "<aside class=\"flame-top\" style=\"float:right;max-width:28em;"
             "margin:0 0 .5em 1em;padding:.3em .8em;border:1px solid #ccc;"
-            "background:#fafafa\"><b>Changed most</b> (self CPU ns/op, base "
-            "&rarr; head; colours: &plusmn;%.4g on every graph):<ol>",
-            json_number_value(json_object_get(fl, "scale_ns_per_op")));
+            "background:#fafafa\"><b>Changed most</b> (self CPU %s, base "
+            "&rarr; head; colours: &plusmn;%s on every graph):<ol>",
+            unit,
+            hvb_view_num(
+                json_number_value(json_object_get(fl, "scale_ns_per_op")) / div,
+                sc, sizeof(sc)));
     json_array_foreach(top, i, t)
     {
         if ( i == TOP_SHOWN )
@@ -300,7 +326,7 @@ void hvb_review_flame_top_html(FILE *f, json_t *fl)
         fputs("<li><code>", f);
         hvb_view_html(f, json_string_value(json_object_get(t, "name")));
         fputs("</code>", f);
-        top_figures(f, t, "&rarr;");
+        top_figures(f, t, "&rarr;", div);
         fputs("</li>", f);
     }
     fputs("</ol></aside>\n", f);
@@ -309,12 +335,14 @@ void hvb_review_flame_top_html(FILE *f, json_t *fl)
 void hvb_review_flame_top_md(FILE *f, json_t *fl)
 {
     json_t *top = json_object_get(fl, "top"), *t;
-    const char *n;
+    const char *n, *unit;
+    double div = top_unit(fl, &unit);
+    char sc[32];
     size_t i;
 
     if ( json_array_size(top) == 0 )
         return;
-    fputs("\nChanged most (self CPU ns/op, base -> head):", f);
+    fprintf(f, "\nChanged most (self CPU %s, base -> head):", unit);
     json_array_foreach(top, i, t)
     {
         if ( i == TOP_SHOWN )
@@ -323,8 +351,11 @@ void hvb_review_flame_top_md(FILE *f, json_t *fl)
         /* A name with a backtick in it is quoted by two. */
         fprintf(f, "%s %s%s%s", i ? ";" : "", n && strchr(n, '`') ? "`` " : "`",
                 n ? n : "?", n && strchr(n, '`') ? " ``" : "`");
-        top_figures(f, t, "->");
+        top_figures(f, t, "->", div);
     }
-    fprintf(f, ". Colours: +-%.4g CPU ns/op on every graph of this review.\n",
-            json_number_value(json_object_get(fl, "scale_ns_per_op")));
+    fprintf(f, ". Colours: +-%s %s on every graph of this review.\n",
+            hvb_view_num(
+                json_number_value(json_object_get(fl, "scale_ns_per_op")) / div,
+                sc, sizeof(sc)),
+            unit);
 }

@@ -407,8 +407,15 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
     const char *before = json_string_value(json_object_get(fl, "before_svg"));
     const char *table = json_string_value(json_object_get(fl, "table"));
     int rounds = (int)json_integer_value(json_object_get(fl, "rounds"));
+    double ca = hvb_view_mean(json_array_get(cpu, 0)),
+           cb = hvb_view_mean(json_array_get(cpu, 1));
+    const char *u;
+    double div = hvb_view_per_op(fmax(ca, cb), &u);
+    char sa[32], sb[32];
     size_t i;
 
+    hvb_view_num(ca / div, sa, sizeof(sa));
+    hvb_view_num(cb / div, sb, sizeof(sb));
     /* Beside the graph: the three frames that changed most. */
     (html ? hvb_review_flame_top_html : hvb_review_flame_top_md)(f, fl);
     if ( !html )
@@ -416,24 +423,22 @@ static void flame_rows(FILE *f, json_t *fl, bool html)
         /* The comment links the graphs; the page has the table. */
         fprintf(f,
                 "Differential flame graph, %d interleaved rounds per build "
-                "(CPU ns/op %.4g -> %.4g): [after](%s), [before](%s), "
+                "(CPU %s %s -> %s): [after](%s), [before](%s), "
                 "[every function](%s).\n",
-                rounds, hvb_view_mean(json_array_get(cpu, 0)),
-                hvb_view_mean(json_array_get(cpu, 1)), after, before, table);
+                rounds, u, sa, sb, after, before, table);
         hvb_review_waits_rows(f, fl, false);
         return;
     }
     fprintf(f,
             "<p>Differential flame graph, %d interleaved rounds per build "
-            "(CPU ns/op %.4g -&gt; %.4g; a frame coloured by its own change "
+            "(CPU %s %s -&gt; %s; a frame coloured by its own change "
             "where it lies beyond the rounds' spread, grey within it; "
             "<a href=\"%s\">before</a> shows what vanished, <a href=\"%s\">"
             "every function</a>):</p>\n<object type=\"image/svg+xml\" "
             "data=\"%s\" style=\"width:100%%\"></object>\n<table><tr><th>"
             "function</th><th>baseline %%</th><th>self CPU ns/op base "
             "(rounds)</th><th>head (rounds)</th><th>change</th></tr>\n",
-            rounds, hvb_view_mean(json_array_get(cpu, 0)),
-            hvb_view_mean(json_array_get(cpu, 1)), before, table, after);
+            rounds, u, sa, sb, before, table, after);
     json_array_foreach(json_object_get(fl, "self"), i, r)
     {
         double d = json_number_value(json_object_get(r, "self_delta"));

@@ -56,11 +56,12 @@ static void test_markdown(void **state)
 
     (void)state;
     assert_non_null(strstr(s, "\nChanged most (self CPU ns/op, base -> head):"
-                              " `rcu_ref_lock` 0.2 -> 56.1 (+55.9);"));
-    assert_non_null(strstr(s, "`a<b>&c` 3.4 -> 3.5 (+0.1, within the rounds' "
-                              "spread);"));
-    assert_non_null(strstr(s, "`` x`y `` 0 -> 1.5 (+1.5, appeared)."));
-    assert_non_null(strstr(s, "+-56 CPU ns/op on every graph"));
+                              " `rcu_ref_lock` 0.200 -> 56.10 (+55.90);"));
+    assert_non_null(strstr(s,
+                           "`a<b>&c` 3.40 -> 3.50 (+0.100, within the rounds' "
+                           "spread);"));
+    assert_non_null(strstr(s, "`` x`y `` 0 -> 1.50 (+1.50, appeared)."));
+    assert_non_null(strstr(s, "+-56.00 ns/op on every graph"));
     assert_null(strstr(s, "fourth_fn"));
     assert_int_equal(strchr(s + 1, '\n') - s, (long)strlen(s) - 1);
     free(s);
@@ -74,12 +75,29 @@ static void test_html(void **state)
 
     (void)state;
     assert_true(strncmp(s, "<aside class=\"flame-top\"", 24) == 0);
-    assert_non_null(strstr(s, "<li><code>rcu_ref_lock</code> 0.2 &rarr; 56.1 "
-                              "(+55.9)</li>"));
+    assert_non_null(strstr(s,
+                           "<li><code>rcu_ref_lock</code> 0.200 &rarr; 56.10 "
+                           "(+55.90)</li>"));
     assert_non_null(strstr(s, "<code>a&lt;b&gt;&amp;c</code>"));
     assert_non_null(strstr(s, "within the rounds' spread"));
     assert_null(strstr(s, "fourth_fn"));
     assert_non_null(strstr(s, "</ol></aside>\n"));
+    free(s);
+    json_decref(fl);
+}
+
+/* A macro workload's figures, in the unit of the largest. */
+static void test_unit(void **state)
+{
+    json_t *fl = json_pack("{s:f, s:[{s:s, s:f, s:f, s:f, s:s, s:b}]}",
+                           "scale_ns_per_op", 27000.0, "top", "name", "free",
+                           "base", 665300.0, "head", 48480.0, "change",
+                           -616820.0, "kind", "shrank", "within_spread", 0);
+    char *s = aside(fl, 0);
+
+    (void)state;
+    assert_non_null(strstr(s, "(self CPU µs/op, base -> head): `free` 665.3 -> "
+                              "48.48 (-616.8). Colours: +-27.00 µs/op"));
     free(s);
     json_decref(fl);
 }
@@ -104,6 +122,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_unit),
         cmocka_unit_test(test_no_top),
     };
 

@@ -145,7 +145,7 @@ time)
         small lookup_thread && small '[benchmark engine]' &&
         ! grep -q 'data-depth="1" data-name="[^"]*+0x' "$svg" &&
         [ "$(fl ab '.top[0] | (.name == "rcu_ref_lock") and (.within_spread | not)')" = true ] &&
-        grep -q "^Changed most (self CPU ns/op" "$tmp/ab/review.md" &&
+        grep -q "^Changed most (self CPU [^ ]*s/op" "$tmp/ab/review.md" &&
         grep -q 'class="flame-top"' "$tmp/ab/index.html" && ok ||
         bad "the flame graph's colours: rcu_ref_lock $(st rcu_ref_lock), its callers $(st hv_domain_lock_by_id)/$(st lookup_thread)/$(st '\[benchmark engine\]'), top $(fl ab '.top[0]' | jq -c .), self changes $(fl ab ' | [.self[] | {function, self_delta, within_spread, self_base_rounds, self_head_rounds}]' | jq -c .)"
     # The lock table delta: rcu-ref's cell takes the update lock; per op.
