@@ -111,8 +111,17 @@ static void change(struct hv_strbuf *b, const struct hvb_view_metric *m,
 
     if ( is_time(m) )
     {
-        hv_strbuf_add(b, "%.1f%% %s (%.3g -> %.3g %s", fabs(pct),
-                      pct > 0 ? "slower" : "faster", g->base, g->head, m->unit);
+        /* ns/op in the unit of the larger: "20.01 -> 16.14 ms/op". */
+        const char *u = m->unit;
+        double div = strcmp(u, "ns/op") == 0
+                         ? hvb_view_per_op(fmax(g->base, g->head), &u)
+                         : 1;
+        char fb[32], fh[32];
+
+        hv_strbuf_add(b, "%.1f%% %s (%s -> %s %s", fabs(pct),
+                      pct > 0 ? "slower" : "faster",
+                      hvb_view_num(g->base / div, fb, sizeof(fb)),
+                      hvb_view_num(g->head / div, fh, sizeof(fh)), u);
         if ( isfinite(m->level) && isfinite(g->lo) && isfinite(g->hi) )
             hv_strbuf_add(b, ", %.0f%% CI %+.1f to %+.1f%%", m->level * 100,
                           (g->lo - 1) * 100, (g->hi - 1) * 100);

@@ -208,6 +208,14 @@ def main():
               r.stderr.startswith(f"flamegraph.py: review: {man}: no 'cells'"),
               f"a manifest without cells: {r.returncode} {r.stderr!r}")
     roles()
+    # Figures as a reader takes them: ns per op in the unit of its size.
+    for x, unit, want in ((84000, "CPU ns/op", ("84", "CPU µs/op")),
+                          (2.5e7, "wall ns/op", ("25", "wall ms/op")),
+                          (9.52e6, "CPU ns/op", ("9520", "CPU µs/op")),
+                          (500, "CPU ns/op", ("500", "CPU ns/op")),
+                          (50000, "samples", ("50000", "samples"))):
+        got = flamegraph.per_op(x, unit)
+        check(got == want, f"per_op({x}, {unit!r}) = {got}, want {want}")
     finish()
 
 

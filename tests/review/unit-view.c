@@ -92,6 +92,11 @@ static void test_spin_answer(void **state)
         "rcu_ref_lock (plugins/domlookup/rcu-ref.c:31-40); +60 simulated "
         "cycles per op (+15.0%)");
     assert_string_equal(hvb_view_sentence(&v, &v.cells[0], s, sizeof(s)), "");
+    /* A macro workload's time, in the unit of the larger figure. */
+    v.cells[1].figs[0].base = 20008122;
+    v.cells[1].figs[0].head = 16141116;
+    assert_non_null(strstr(hvb_view_sentence(&v, &v.cells[1], s, sizeof(s)),
+                           "(20.01 -> 16.14 ms/op, 99% CI"));
     assert_string_equal(hvb_view_rest(&v, s, sizeof(s)),
                         "6 other cells unchanged.");
     hvb_view_free(&v);

@@ -189,6 +189,17 @@ def num(x):
     return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
 
 
+def per_op(x, unit):
+    """A figure and its unit as a reader takes them: ns per op in the
+    unit of its size, 84000 "CPU ns/op" -> ("84", "CPU µs/op"); any
+    other unit as it is."""
+    if not unit.endswith("ns/op") or abs(x) < 1e4:
+        return num(x), unit
+    div, u = (1e6, "ms/op") if abs(x) >= 1e7 else (1e3, "µs/op")
+    return "%.3g" % (x / div) if abs(x / div) < 100 else "%.0f" % (x / div), \
+        unit[:-5] + u
+
+
 # Characters of a heading line between the buttons: the title's 16 px
 # Verdana (about 9.5 px a character) in the 960 px between "Reset zoom"
 # and "Search", the subtitle's 12 px in the whole width.
@@ -243,13 +254,14 @@ def legend(scale, unit, rounds, y=46):
 
     out.append(f'<text x="{x}" y="{y + 10}">self change per op:</text>')
     x += 140
+    v, u = per_op(scale, unit)
     for i, t in enumerate((1.0, 0.5, 0.1)):
         swatch(diff_colour("shrank", t * scale, scale),
-               f"-{num(scale)}" if i == 0 else "", 18)
+               f"-{v}" if i == 0 else "", 18)
     swatch(GREY, "within the rounds' spread", 18)
     for i, t in enumerate((0.1, 0.5, 1.0)):
         swatch(diff_colour("grew", t * scale, scale),
-               f"+{num(scale)} {unit}" if i == 2 else "", 18)
+               f"+{v} {u}" if i == 2 else "", 18)
     swatch(APPEARED, "appeared")
     swatch(VANISHED, "vanished")
     out.append(f'<text x="{x}" y="{y + 10}">({rounds})</text>')
@@ -526,13 +538,13 @@ def stack_table(p, unit):
 def draw(p, unit, scale):
     """@p's two graphs, folded means and tables on the shared @scale;
     returns its entry of the summary and the console lines."""
-    what = (f"self change coloured, one scale ({num(scale)} {unit}); "
+    what = ("self change coloured, one scale (%s %s); " % per_op(scale, unit) +
             "grey: unchanged or within the rounds' spread")
     render_svg(p.root, p.prefix + "-after.svg", p.title,
-               f"widths: after ({p.root.b:.4g} {unit}); {what}", unit,
+               "widths: after (%s %s); %s" % (*per_op(p.root.b, unit), what), unit,
                side="b", scale=scale, rounds=p.rounds())
     render_svg(p.root, p.prefix + "-before.svg", p.title,
-               f"widths: before ({p.root.a:.4g} {unit}); {what}", unit,
+               "widths: before (%s %s); %s" % (*per_op(p.root.a, unit), what), unit,
                side="a", scale=scale, rounds=p.rounds())
     write_folded(p.prefix + "-base.folded", mean_stacks(p.rounds_a))
     write_folded(p.prefix + "-head.folded", mean_stacks(p.rounds_b))
