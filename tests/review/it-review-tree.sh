@@ -56,8 +56,11 @@ review
     bad "untracked files changed the pair: base $(j "$dflt" .review.base.spec) $(j "$dflt" .review.base.commit), head dirty $(j "$dflt" .review.head.dirty)"
 [ "$(objects)" = "$before" ] && ok || bad "untracked files written into .git/objects"
 
+# Any verdict (0, 1 or 3): the A/A's time on a busy machine (the parallel
+# suite) may read as a regression; the pair reviewed is the subject.
 review --include-untracked --out "$tmp/inc"
-[ $rc -eq 3 ] || [ $rc -eq 0 ] && [ "$(j "$tmp/inc" .review.head.dirty)" = true ] &&
+[ $rc -eq 3 ] || [ $rc -eq 0 ] || [ $rc -eq 1 ] &&
+    [ "$(j "$tmp/inc" .review.head.dirty)" = true ] &&
     [ "$(j "$tmp/inc" .review.base.commit)" = "$head" ] && ok ||
     bad "--include-untracked: exit $rc, head dirty $(j "$tmp/inc" .review.head.dirty), $(cat "$tmp/err")"
 [ "$(objects)" = "$before" ] && ok || bad "--include-untracked wrote .git/objects"
