@@ -70,13 +70,6 @@ static int win_cmp(const void *a, const void *b)
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-static int t0_cmp(const void *a, const void *b)
-{
-    const struct hvb_twindow *x = a, *y = b;
-
-    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
-
 /*
  * In @n elements of @size bytes at @v, sorted by the tid at @off of
  * each: the index of the first of @tid, or of the next thread's.
@@ -152,7 +145,7 @@ static int merge_windows(struct hvb_offcpu *o)
     if ( o->iv == NULL )
         return -ENOMEM;
     memcpy(o->iv, o->win, o->nr_win * sizeof(*o->iv));
-    qsort(o->iv, o->nr_win, sizeof(*o->iv), t0_cmp);
+    hvb_twindow_sort(o->iv, o->nr_win);
     for ( i = 0; i < o->nr_win; i++ )
     {
         struct hvb_twindow *last = o->nr_iv ? &o->iv[o->nr_iv - 1] : NULL;

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <pthread.h>
 #include <sys/types.h>
@@ -59,14 +60,22 @@ int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
 int hvb_trace_end(struct hvb_trace_run *tr, const struct hvb_matrix *m);
 void hvb_trace_annotate(const struct hvb_trace_run *tr, json_t *root);
 void hvb_trace_free(struct hvb_trace_run *tr);
+/*
+ * The file's time 0: @origin_ns (CLOCK_MONOTONIC) and the CLOCK_REALTIME
+ * of now.  The file's head up to "traceEvents":[ for @n events, with
+ * @generator, "@key": @val and the lock flags (trace_merge.c's too).
+ */
+void hvb_trace_set_origin(struct hvb_trace_run *tr, uint64_t origin_ns);
+void hvb_trace_put_head(FILE *f, const struct hvb_trace_run *tr, size_t n,
+                        const char *generator, const char *key,
+                        unsigned int val, bool holds, bool sites);
 
 /*
- * trace_merge.c: --trace with --processes.  hvb_trace_merge_begin() sets
- * the file's origin; hvb_trace_take() adds child @k's trace file @path
- * (0, or -errno with @err); hvb_trace_merge_end() writes the file: 0 or
- * the exit status, having said why.
+ * trace_merge.c: --trace with --processes (the file's origin set with
+ * hvb_trace_set_origin()).  hvb_trace_take() adds child @k's trace file
+ * @path (0, or -errno with @err); hvb_trace_merge_end() writes the file:
+ * 0 or the exit status, having said why.
  */
-void hvb_trace_merge_begin(struct hvb_trace_run *tr);
 int hvb_trace_take(struct hvb_trace_run *tr, const struct hvb_matrix *m,
                    const char *path, unsigned int k, char *err, size_t len);
 int hvb_trace_merge_end(struct hvb_trace_run *tr, const struct hvb_matrix *m);

@@ -34,6 +34,8 @@
 
 #include <valgrind/valgrind.h>
 
+#include <hv/compiler.h>
+
 #include <hvb/buildinfo.h>
 #include "callgrind.h"
 #include <hvb/cmdline.h>
@@ -374,7 +376,7 @@ static int run_rounds(struct hvb_run_state *st, struct hvb_matrix *m,
          (rc = o->hooks->before(o->hooks->ctx, m, bodies, m->nr_cells)) )
         return rc == HVB_HOOK_DONE ? HOOK_DONE : HVB_EXIT_FAIL;
     if ( o->processes > 1 && st->trace.path != NULL )
-        hvb_trace_merge_begin(&st->trace);
+        hvb_trace_set_origin(&st->trace, hv_now_ns());
     if ( o->processes > 1 && (status = hvb_run_processes(st, res)) == 0 &&
          st->trace.path != NULL )
         status = hvb_trace_merge_end(&st->trace, m);

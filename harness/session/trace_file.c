@@ -62,7 +62,6 @@ static void traced_body(void *arg, struct hvb_engine_thread *et)
 int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
                     size_t n)
 {
-    struct timespec rt;
     size_t i;
 
     tr->w = calloc(n ? n : 1, sizeof(*tr->w));
@@ -76,11 +75,18 @@ int hvb_trace_begin(struct hvb_trace_run *tr, struct hvb_engine_bench *b,
     }
     if ( hv_trace_start(tr->lock_ns, tr->holds) )
         return hvb_failure("out of memory starting the trace");
+    hvb_trace_set_origin(tr, hv_trace_origin_ns());
+    return 0;
+}
+
+void hvb_trace_set_origin(struct hvb_trace_run *tr, uint64_t origin_ns)
+{
+    struct timespec rt;
+
     clock_gettime(CLOCK_REALTIME, &rt);
-    tr->origin_ns = hv_trace_origin_ns();
+    tr->origin_ns = origin_ns;
     tr->origin_realtime_ns =
         (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
-    return 0;
 }
 
 /* Oldest first; at one time the longer (the enclosing) first. */
@@ -203,6 +209,25 @@ static void put_names(FILE *f, const struct hvb_matrix *m,
     free(seen);
 }
 
+void hvb_trace_put_head(FILE *f, const struct hvb_trace_run *tr, size_t n,
+                        const char *generator, const char *key,
+                        unsigned int val, bool holds, bool sites)
+{
+    fprintf(f,
+            "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
+            "\"generator\":\"%s\","
+            "\"clock\":\"CLOCK_MONOTONIC\",\"origin_monotonic_ns\":%" PRIu64
+            ",\"origin_realtime_ns\":%" PRIu64 ",\"events\":%zu,"
+            "\"overwritten\":%" PRIu64 ",\"over_cap\":%" PRIu64
+            ",\"max_events\":%" PRIu64 ",\"%s\":%u,"
+            "\"lock_threshold_ns\":%" PRIu64 ",\"lock_holds\":%s,"
+            "\"lock_sites\":%s},\n"
+            "\"traceEvents\":[\n",
+            generator, tr->origin_ns, tr->origin_realtime_ns, n,
+            tr->overwritten, tr->over_cap, tr->max_events, key, val,
+            tr->lock_ns, holds ? "true" : "false", sites ? "true" : "false");
+}
+
 static void put_file(FILE *f, const struct hvb_trace_run *tr,
                      const struct hvb_matrix *m,
                      const struct hv_trace_event *ev, size_t n,
@@ -210,20 +235,10 @@ static void put_file(FILE *f, const struct hvb_trace_run *tr,
 {
     size_t i;
 
-    fprintf(f,
-            "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
-            "\"generator\":\"hvbench run --trace\","
-            "\"clock\":\"CLOCK_MONOTONIC\",\"origin_monotonic_ns\":%" PRIu64
-            ",\"origin_realtime_ns\":%" PRIu64 ",\"events\":%zu,"
-            "\"overwritten\":%" PRIu64 ",\"over_cap\":%" PRIu64
-            ",\"max_events\":%" PRIu64 ",\"ring_events_per_thread\":%u,"
-            "\"lock_threshold_ns\":%" PRIu64 ",\"lock_holds\":%s,"
-            "\"lock_sites\":%s},\n"
-            "\"traceEvents\":[\n",
-            tr->origin_ns, tr->origin_realtime_ns, n, tr->overwritten,
-            tr->over_cap, tr->max_events, HV_TRACE_RING, tr->lock_ns,
-            tr->holds && hv_lockstat_available() ? "true" : "false",
-            hv_lockstat_available() ? "true" : "false");
+    hvb_trace_put_head(f, tr, n, "hvbench run --trace",
+                       "ring_events_per_thread", HV_TRACE_RING,
+                       tr->holds && hv_lockstat_available(),
+                       hv_lockstat_available());
     put_names(f, m, ev, n, orig);
     for ( i = 0; i < n; i++ )
         put_event(f, &ev[i], tr->origin_ns);

@@ -20,9 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <hv/compiler.h>
 #include <hvb/cmdline.h>
 #include <hvb/outfile.h>
 
@@ -30,16 +28,6 @@
 
 /* Times: microseconds with nanosecond fractions, as trace_file.c writes. */
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
-
-void hvb_trace_merge_begin(struct hvb_trace_run *tr)
-{
-    struct timespec rt;
-
-    clock_gettime(CLOCK_REALTIME, &rt);
-    tr->origin_ns = hv_now_ns();
-    tr->origin_realtime_ns =
-        (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
-}
 
 static uint64_t count_of(json_t *od, const char *key)
 {
@@ -157,20 +145,9 @@ static void put_merged(FILE *f, const struct hvb_trace_run *tr,
     char name[512];
     json_t *e;
 
-    fprintf(f,
-            "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
-            "\"generator\":\"hvbench run --trace --processes\","
-            "\"clock\":\"CLOCK_MONOTONIC\",\"origin_monotonic_ns\":%" PRIu64
-            ",\"origin_realtime_ns\":%" PRIu64 ",\"events\":%zu,"
-            "\"overwritten\":%" PRIu64 ",\"over_cap\":%" PRIu64
-            ",\"max_events\":%" PRIu64 ",\"processes\":%u,"
-            "\"lock_threshold_ns\":%" PRIu64 ",\"lock_holds\":%s,"
-            "\"lock_sites\":%s},\n"
-            "\"traceEvents\":[\n",
-            tr->origin_ns, tr->origin_realtime_ns, n - skip, tr->overwritten,
-            tr->over_cap, tr->max_events, tr->children, tr->lock_ns,
-            tr->holds_timed ? "true" : "false",
-            tr->lock_sites ? "true" : "false");
+    hvb_trace_put_head(f, tr, n - skip, "hvbench run --trace --processes",
+                       "processes", tr->children, tr->holds_timed,
+                       tr->lock_sites);
     for ( i = 0; i < tr->children; i++ )
         for ( c = 0; c < m->nr_cells; c++ )
         {
